@@ -1,0 +1,235 @@
+"""What replaces the middle when no summary could be generated.
+
+v0.15.1 inserts a fixed sentence; v0.16.0 builds a deterministic structured summary from the
+dropped turns (tool names, paths, one-liners, blockers, the last user ask).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from core import profiles as P
+from core.phases.content import content_text
+from core.phases.oneliners import summarize_tool_result
+from core.phases.summary import with_summary_prefix
+from core.profiles import Profile
+
+Redactor = Callable[[Any], Any]
+
+_PATH_MENTION_RE = re.compile(r"(?:/|~/?|[A-Za-z]:\\)[^\s`'\")\]}<>]+")
+_GH_TOKEN_RE = re.compile(r"\bgh[pousr]_[A-Za-z0-9_]{8,}\b")
+_GH_MASK_RE = re.compile(r"\bgh[pousr]_[A-Za-z0-9_.-]+")
+_WHITESPACE_RE = re.compile(r"\s+")
+_BLOCKER_RE = re.compile(r"\b(error|failed|exception|traceback|timeout|timed out|fatal)\b", re.IGNORECASE)
+_PATH_KEYS = ("path", "workdir", "file_path", "output_path")
+_MAX_FILES = 12
+_MAX_BLOCKERS = 5
+_MAX_DROPPED_TURNS = 8
+_MAX_COMPLETED = 12
+_MAX_TOOL_NAMES = 6
+
+
+def static_fallback_summary(n_dropped: int, profile: Profile) -> str:
+    """The v0.15.1 text: no extraction, only a count."""
+    return (
+        f"{profile.summary_prefix}\nSummary generation was unavailable. {n_dropped} message(s) were removed to "
+        "free context space but could not be summarized. The removed messages contained earlier work in this "
+        "session. Continue based on the recent messages below and the current state of any files or resources."
+    )
+
+
+def _call_fields(call: Any) -> tuple[str, str, str]:
+    """(id, name, arguments) of a tool call, stringified as the fallback reads them."""
+    if isinstance(call, dict):
+        function = call.get("function") or {}
+        if not isinstance(function, dict):
+            function = {}
+        return (
+            str(call.get("id") or ""),
+            str(function.get("name") or "unknown"),
+            str(function.get("arguments") or ""),
+        )
+    function = getattr(call, "function", None)
+    return (
+        str(getattr(call, "id", None) or ""),
+        str(getattr(function, "name", None) or "unknown"),
+        str(getattr(function, "arguments", None) or ""),
+    )
+
+
+def _shorten_turn_text(text: str) -> str:
+    if len(text) > P.FALLBACK_TURN_MAX_CHARS:
+        return text[:685].rstrip() + " ...[truncated]"
+    return text
+
+
+def _turn_text(message: dict[str, Any], redact: Redactor) -> str:
+    text = redact(content_text(message.get("content")))
+    text = _GH_TOKEN_RE.sub("[REDACTED]", text)
+    text = _WHITESPACE_RE.sub(" ", text).strip()
+    text = _shorten_turn_text(text)
+    return _GH_MASK_RE.sub("[REDACTED]", text)
+
+
+def _bullets(items: Sequence[str], limit: int) -> str:
+    kept: list[str] = []
+    for item in items:
+        item = item.strip()
+        if not item or item in kept:
+            continue
+        kept.append(item)
+        if len(kept) >= limit:
+            break
+    return "\n".join(f"- {item}" for item in kept) if kept else "None."
+
+
+class _FileCollector:
+    def __init__(self) -> None:
+        self.files: list[str] = []
+
+    def add(self, value: str) -> None:
+        value = value.strip()
+        if value and value not in self.files and len(self.files) < _MAX_FILES:
+            self.files.append(value)
+
+    def add_mentions(self, text: str) -> None:
+        for match in _PATH_MENTION_RE.findall(text):
+            self.add(match.rstrip(".,:;"))
+
+    def walk(self, value: Any, depth: int = 0) -> None:
+        if depth > 200:
+            return
+        if isinstance(value, dict):
+            for key, item in value.items():
+                if key in _PATH_KEYS and isinstance(item, str):
+                    self.add(item)
+                self.walk(item, depth + 1)
+        elif isinstance(value, list):
+            for item in value:
+                self.walk(item, depth + 1)
+        elif isinstance(value, str):
+            self.add_mentions(value)
+
+
+def deterministic_fallback_summary(
+    turns: Sequence[Any],
+    reason: str | None,
+    previous_summary: str | None,
+    profile: Profile,
+    redact: Redactor,
+) -> str:
+    """The v0.16.0 structured fallback, built only from the dropped window."""
+    files = _FileCollector()
+    call_map: dict[str, tuple[str, str]] = {}
+
+    for message in turns:
+        if not isinstance(message, dict) or message.get("role") != "assistant" or not message.get("tool_calls"):
+            continue
+        calls = message["tool_calls"]
+        for call in calls if isinstance(calls, list) else [calls]:
+            call_id, name, arguments = _call_fields(call)
+            redacted_args = redact(arguments)
+            if call_id:
+                call_map[call_id] = (name, redacted_args)
+            if redacted_args:
+                try:
+                    parsed: Any = json.loads(redacted_args)
+                except (json.JSONDecodeError, ValueError, RecursionError):
+                    parsed = redacted_args
+                files.walk(parsed)
+
+    dropped_turns: list[str] = []
+    user_asks: list[str] = []
+    assistant_actions: list[str] = []
+    tool_actions: list[str] = []
+    blockers: list[str] = []
+    for message in turns:
+        if not isinstance(message, dict):
+            continue
+        role = message.get("role", "unknown")
+        text = _turn_text(message, redact)
+        files.add_mentions(text)
+        calls = message.get("tool_calls") if role == "assistant" else None
+        names: list[str] = []
+        if calls:
+            names = [_call_fields(c)[1] for c in (calls if isinstance(calls, list) else [calls])][:_MAX_TOOL_NAMES]
+            entry = "tool calls: " + ", ".join(names)
+            if text:
+                entry += f"; {text}"
+        else:
+            entry = text
+        if entry.strip():
+            dropped_turns.append(f"{str(role).upper()}: {entry}")
+            dropped_turns = dropped_turns[-_MAX_DROPPED_TURNS:]
+        if len(text) > 600:
+            text = text[:420].rstrip() + " ... " + text[-160:].lstrip()
+        if role == "user":
+            if text:
+                user_asks.append(text)
+        elif role == "assistant":
+            if calls:
+                assistant_actions.append("Called tool(s): " + ", ".join(names))
+            elif text:
+                assistant_actions.append(text)
+        elif role == "tool":
+            name, arguments = call_map.get(str(message.get("tool_call_id") or ""), ("unknown", ""))
+            tool_actions.append(summarize_tool_result(name, arguments, text))
+            if _BLOCKER_RE.search(text):
+                blockers.append(text[:500])
+
+    completed = (assistant_actions + tool_actions)[:_MAX_COMPLETED]
+    completed_text = (
+        "\n".join(f"{i}. {item}" for i, item in enumerate(completed, 1))
+        if completed
+        else "None recoverable from compacted turns."
+    )
+    active_task = f"User asked: {user_asks[-1]!r}" if user_asks else "Unknown from deterministic fallback."
+    goal = (
+        "Recovered from a deterministic fallback because the LLM context summarizer was unavailable. Continue "
+        "from the protected recent messages after this summary and use current file/system state for exact details."
+    )
+    if previous_summary:
+        goal += (
+            "\n\nPrevious compaction summary was present and should still be treated as background continuity "
+            "context, but the latest LLM summary update failed."
+        )
+    critical = (
+        "Summary generation was unavailable, so this is a best-effort deterministic fallback for "
+        f"{len(turns)} compacted message(s)."
+    )
+    if reason:
+        critical += f" Summary failure reason: {reason}."
+    sections = [
+        ("## Active Task", active_task),
+        ("## Goal", goal),
+        (
+            "## Constraints & Preferences",
+            "- This fallback was generated locally without an LLM summary call.\n"
+            "- Secrets and credentials were redacted before preservation.\n"
+            "- The summary may be incomplete; prefer verifying current files, git state, processes, and test "
+            "results instead of assuming omitted details.",
+        ),
+        ("## Completed Actions", completed_text),
+        ("## Active State", "Unknown from deterministic fallback. Inspect current repository/session state if needed."),
+        ("## In Progress", active_task),
+        ("## Blocked", _bullets(blockers, _MAX_BLOCKERS)),
+        ("## Key Decisions", "None recoverable from deterministic fallback."),
+        ("## Resolved Questions", "None recoverable from deterministic fallback."),
+        ("## Pending User Asks", active_task),
+        ("## Relevant Files", _bullets(files.files, _MAX_FILES)),
+        (
+            "## Remaining Work",
+            "Continue from the most recent unfulfilled user ask and protected tail messages. Verify state with "
+            "tools before making claims.",
+        ),
+        ("## Last Dropped Turns", _bullets(dropped_turns, _MAX_DROPPED_TURNS)),
+        ("## Critical Context", critical),
+    ]
+    body = "\n\n".join(f"{heading}\n{text}" for heading, text in sections)
+    summary = with_summary_prefix(redact(body.strip()), profile)
+    if len(summary) > P.FALLBACK_SUMMARY_MAX_CHARS:
+        summary = summary[:7958].rstrip() + P.FALLBACK_TRUNCATION_MARK
+    return summary

@@ -1,0 +1,262 @@
+"""Phase 3: choosing the turns, serialising them, the summary budget and the summariser prompt."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from core import profiles as P
+from core.phases.content import content_text, role_of
+from core.profiles import Profile
+
+Redactor = Callable[[Any], Any]
+
+TEMPLATE_SECTIONS: tuple[str, ...] = (
+    "## Active Task",
+    "## Goal",
+    "## Constraints & Preferences",
+    "## Completed Actions",
+    "## Active State",
+    "## In Progress",
+    "## Blocked",
+    "## Key Decisions",
+    "## Resolved Questions",
+    "## Pending User Asks",
+    "## Relevant Files",
+    "## Remaining Work",
+    "## Critical Context",
+)
+
+
+# --- recognising and cleaning handoff summaries -------------------------------------------------
+
+
+def is_summary_text(text: str, profile: Profile) -> bool:
+    stripped = text.lstrip()
+    return any(stripped.startswith(prefix) for prefix in profile.recognised_prefixes)
+
+
+def is_summary_content(content: Any, profile: Profile) -> bool:
+    return is_summary_text(content_text(content), profile)
+
+
+def strip_summary_prefix(text: str, profile: Profile) -> str:
+    """Remove a recognised prefix (current, legacy, historical) and the whitespace around it."""
+    stripped = text.strip()
+    for prefix in profile.recognised_prefixes:
+        if stripped.startswith(prefix):
+            return stripped[len(prefix) :].lstrip()
+    return stripped
+
+
+def with_summary_prefix(text: str, profile: Profile) -> str:
+    body = strip_summary_prefix(text, profile)
+    return f"{profile.summary_prefix}\n{body}" if body else profile.summary_prefix
+
+
+def find_existing_summary(messages: Sequence[Any], compress_end: int, profile: Profile) -> int | None:
+    """Index of the newest handoff summary in ``messages[s:compress_end]`` (``s`` skips a system prompt)."""
+    start = 1 if messages and role_of(messages[0]) == "system" else 0
+    for k in range(min(compress_end, len(messages)) - 1, start - 1, -1):
+        message = messages[k]
+        if isinstance(message, dict) and is_summary_content(message.get("content"), profile):
+            return k
+    return None
+
+
+# --- serialising the turns ----------------------------------------------------------------------
+
+
+def truncate_content(text: str) -> str:
+    if len(text) > P.CONTENT_MAX:
+        return text[: P.CONTENT_HEAD] + P.SERIALIZER_TRUNCATION_MARK + text[-P.CONTENT_TAIL :]
+    return text
+
+
+def _as_text(value: Any) -> str:
+    return value if isinstance(value, str) else str(value)
+
+
+def serialize_for_summary(turns: Sequence[Any], redact: Redactor) -> str:
+    """Role-labelled text of the turns, redacted and truncated, blocks joined by a blank line."""
+    blocks = []
+    for message in turns:
+        if not isinstance(message, dict):
+            blocks.append(f"[UNKNOWN]: {truncate_content(_as_text(redact(str(message))))}")
+            continue
+        role = message.get("role", "unknown")
+        content = truncate_content(_as_text(redact(message.get("content") or "")))
+        if role == "tool":
+            blocks.append(f"[TOOL RESULT {message.get('tool_call_id', '')}]: {content}")
+        elif role == "assistant":
+            block = f"[ASSISTANT]: {content}"
+            tool_calls = message.get("tool_calls")
+            if tool_calls:
+                lines = []
+                for call in tool_calls if isinstance(tool_calls, list) else [tool_calls]:
+                    if isinstance(call, dict):
+                        function = call.get("function", {})
+                        if not isinstance(function, dict):
+                            function = {}
+                        name = function.get("name", "?")
+                        args = _as_text(redact(function.get("arguments", "")))
+                        if len(args) > P.TOOL_ARGS_MAX:
+                            args = args[: P.TOOL_ARGS_HEAD] + "..."
+                        lines.append(f"  {name}({args})")
+                    else:
+                        function = getattr(call, "function", None)
+                        name = getattr(function, "name", "?") if function else "?"
+                        lines.append(f"  {name}(...)")
+                block += "\n[Tool calls:\n" + "\n".join(lines) + "\n]"
+            blocks.append(block)
+        else:
+            blocks.append(f"[{str(role).upper()}]: {content}")
+    return "\n\n".join(blocks)
+
+
+def redacted_turns(turns: Sequence[Any], redact: Redactor) -> list[Any]:
+    """Copies of the turns with content and tool-call arguments redacted (what an extractive summarizer sees)."""
+    out: list[Any] = []
+    for message in turns:
+        if not isinstance(message, dict):
+            out.append(redact(str(message)))
+            continue
+        copy = dict(message)
+        content = message.get("content")
+        if isinstance(content, str):
+            copy["content"] = redact(content)
+        elif isinstance(content, list):
+            parts = []
+            for part in content:
+                if isinstance(part, dict) and isinstance(part.get("text"), str):
+                    parts.append({**part, "text": redact(part["text"])})
+                elif isinstance(part, str):
+                    parts.append(redact(part))
+                else:
+                    parts.append(part)
+            copy["content"] = parts
+        elif content is not None:
+            copy["content"] = redact(str(content))
+        calls = message.get("tool_calls")
+        if isinstance(calls, list):
+            new_calls = []
+            for call in calls:
+                if isinstance(call, dict) and isinstance(call.get("function"), dict):
+                    function = call["function"]
+                    args = function.get("arguments")
+                    if args is not None:
+                        function = {**function, "arguments": redact(args if isinstance(args, str) else str(args))}
+                    call = {**call, "function": function}
+                new_calls.append(call)
+            copy["tool_calls"] = new_calls
+        out.append(copy)
+    return out
+
+
+# --- budget -------------------------------------------------------------------------------------
+
+
+def summary_budget(content_tokens: int, max_summary_tokens: int) -> int:
+    return max(P.MIN_SUMMARY_TOKENS, min(int(content_tokens * P.SUMMARY_RATIO), max_summary_tokens))
+
+
+def max_tokens_for_budget(budget: int) -> int:
+    return int(budget * P.MAX_TOKENS_FACTOR)
+
+
+# --- the prompt ---------------------------------------------------------------------------------
+
+_PREAMBLE = (
+    "You are a summarization agent creating a context checkpoint for an ongoing piece of work. "
+    "Treat the conversation turns below as source material for a compact, factual record of the work done "
+    "so far. Output only the structured summary: no greeting, no preamble and no prefix. Write in the same "
+    "language the user used; do not translate it into English. Never include API keys, tokens, passwords, "
+    "secrets, credentials or connection strings; write [REDACTED] instead, noting only that a credential "
+    "was present."
+)
+_FIRST_INSTRUCTION = (
+    "Write a structured checkpoint summary of the turns below, detailed enough that nobody needs to "
+    "re-read them to continue the work."
+)
+_ITERATIVE_INTRO = (
+    "A previous compaction already produced the summary below. Merge the new turns into it so it stays "
+    "one complete, current record."
+)
+_ITERATIVE_RULES = (
+    "Use the exact structure below. Keep every item that is still relevant, add the new completed actions "
+    "to the numbered list (continue its numbering), move finished In Progress items to Completed Actions "
+    "and answered questions to Resolved Questions, refresh Active State, and remove only information that "
+    "is clearly obsolete. "
+)
+
+
+def _template(profile: Profile) -> str:
+    instructions = {
+        "## Active Task": profile.active_task_instruction,
+        "## Goal": "[The user's overall objective for this session.]",
+        "## Constraints & Preferences": (
+            "[Preferences, coding style, constraints and important decisions the user stated.]"
+        ),
+        "## Completed Actions": (
+            "[A numbered list, one line each: N. ACTION target — outcome [tool: name]. Be concrete with paths, "
+            "commands, line numbers and results, e.g.\n"
+            "1. READ config.py:45 — found the timeout set to 5 s [tool: read_file]\n"
+            "2. PATCH config.py:45 — raised the timeout to 30 s [tool: patch]\n"
+            "3. TEST `pytest tests/` — 3 failed, 41 passed [tool: terminal]]"
+        ),
+        "## Active State": (
+            "[Working directory and branch, files modified or created, test status as X/Y, running "
+            "processes, relevant environment details.]"
+        ),
+        "## In Progress": "[What was being worked on when this checkpoint was taken.]",
+        "## Blocked": "[Unresolved blockers and errors, quoting the exact error messages.]",
+        "## Key Decisions": "[Important technical decisions and the reasons for them.]",
+        "## Resolved Questions": "[Questions already answered, with their answers, so they are not asked again.]",
+        "## Pending User Asks": "[User questions or requests not yet answered or fulfilled; \"None.\" if none.]",
+        "## Relevant Files": "[Files read, modified or created, each with a short note.]",
+        "## Remaining Work": "[What remains to be done, framed as context rather than instructions.]",
+        "## Critical Context": (
+            "[Specific values, error messages and configuration details that would otherwise be lost. "
+            "Never credentials: write [REDACTED].]"
+        ),
+    }
+    return "\n\n".join(f"{heading}\n{instructions[heading]}" for heading in TEMPLATE_SECTIONS)
+
+
+def build_summary_prompt(
+    serialized_turns: str,
+    *,
+    profile: Profile,
+    summary_budget_tokens: int,
+    previous_summary: str | None = None,
+    focus_topic: str | None = None,
+) -> str:
+    """The single user message sent to the summariser.
+
+    Layout: preamble, blank line, the mode's body (the turns after their header line, a blank
+    line, one instruction paragraph), a blank line, the template, the closing sentences, and the
+    focus block at the very end.
+    """
+    if previous_summary:
+        body = (
+            f"{_ITERATIVE_INTRO}\n\nPREVIOUS SUMMARY:\n{previous_summary}\n\n"
+            f"NEW TURNS TO INCORPORATE:\n{serialized_turns}\n\n"
+            f"{_ITERATIVE_RULES}{profile.iterative_critical_sentence}"
+        )
+    else:
+        body = f"{_FIRST_INSTRUCTION}\n\nTURNS TO SUMMARIZE:\n{serialized_turns}\n\nUse this exact structure:"
+    closing = (
+        f"Target ~{summary_budget_tokens} tokens. Be concrete: include file paths, command outputs, error "
+        "messages, line numbers and exact values, and avoid vague phrases such as \"made some changes\".\n\n"
+        "Write only the summary body, with no preamble and no prefix."
+    )
+    prompt = f"{_PREAMBLE}\n\n{body}\n\n{_template(profile)}\n\n{closing}"
+    if focus_topic:
+        prompt += (
+            f'\n\nFOCUS TOPIC: "{focus_topic}"\n'
+            "The user wants this compaction to PRIORITISE everything related to this topic: keep full detail "
+            "(exact values, paths, command outputs, errors and decisions). Summarise unrelated content "
+            "aggressively, as one-liners or not at all. Give the focus-related sections roughly 60-70% of the "
+            "summary token budget. Credentials are still written as [REDACTED]."
+        )
+    return prompt

@@ -1,0 +1,45 @@
+"""The small interface every summarizer implements.
+
+A summarizer is any callable ``fn(prompt: str, max_tokens: int) -> str``. Raising any
+exception means the summary failed (the compressor then applies the profile's cooldown and
+fallback rules); raising ``RuntimeError`` means "no provider configured" (600 s cooldown).
+
+A summarizer that can work from the turns themselves (the offline extractive one) may also
+define ``summarize_request(request: SummaryRequest) -> str``; the compressor then calls that
+instead of the plain callable, with exactly the same prompt and ``max_tokens`` inside the
+request, so the two paths never disagree about what would have been sent.
+
+A summarizer with a separate summary model may define the fallback hooks used by spec 4.8:
+``can_fall_back_to_main() -> bool``, ``fall_back_to_main() -> None`` and the attribute
+``summary_model`` (the model that just failed).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+
+@dataclass(frozen=True)
+class SummaryRequest:
+    """Everything one summary call is about.
+
+    ``turns`` are the messages being compacted *after* the profile's redaction (and strict
+    redaction when enabled) of their text and tool-call arguments, so nothing in them may
+    leave the machine that the prompt would not carry. ``serialized_turns`` is the block the
+    prompt embeds; ``prompt`` is the full text an LLM would receive.
+    """
+
+    prompt: str
+    max_tokens: int
+    turns: list[dict[str, Any]]
+    serialized_turns: str
+    previous_summary: str | None = None
+    focus_topic: str | None = None
+    summary_budget: int = 0
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+
+@runtime_checkable
+class Summarizer(Protocol):
+    def __call__(self, prompt: str, max_tokens: int) -> str: ...

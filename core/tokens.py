@@ -1,0 +1,239 @@
+"""Token estimators: the reference's rough heuristics and exact tiktoken counts.
+
+The ``hermes`` estimator reproduces the reference's numbers exactly (it drives every decision by
+default so previews match Hermes). The ``tiktoken`` estimator counts exactly with the model's
+encoding; its encoding files come from the installed litellm package, so nothing is downloaded.
+Exact counts are cached per text, so re-analysing with other parameters never re-tokenizes.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+from collections.abc import Iterable, Sequence
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from core import profiles as P
+from core.phases.content import IMAGE_PART_TYPES, message_budget_tokens
+
+__all__ = [
+    "estimate_tokens_rough",
+    "estimate_messages_tokens_rough",
+    "message_rough_chars",
+    "message_budget_tokens",
+    "TokenCounter",
+    "get_counter",
+    "encoding_name_for_model",
+    "ensure_tiktoken_cache",
+]
+
+
+def estimate_tokens_rough(text: str | None) -> int:
+    return (len(text) + 3) // 4 if text else 0
+
+
+def _shadow(message: dict[str, Any]) -> dict[str, Any]:
+    shadow: dict[str, Any] = {}
+    for key, value in message.items():
+        if key == "_anthropic_content_blocks":
+            continue
+        if key == "content":
+            if isinstance(value, list):
+                value = [
+                    {"type": part.get("type"), "image": "[stripped]"}
+                    if isinstance(part, dict) and part.get("type") in IMAGE_PART_TYPES
+                    else part
+                    for part in value
+                ]
+            elif isinstance(value, dict) and value.get("_multimodal"):
+                value = value.get("text_summary", "")
+        shadow[key] = value
+    return shadow
+
+
+def _image_count(message: dict[str, Any]) -> int:
+    count = 0
+    content = message.get("content")
+    if isinstance(content, list):
+        count += sum(1 for p in content if isinstance(p, dict) and p.get("type") in IMAGE_PART_TYPES)
+    blocks = message.get("_anthropic_content_blocks")
+    if isinstance(blocks, list):
+        count += sum(1 for b in blocks if isinstance(b, dict) and b.get("type") == "image")
+    if isinstance(content, dict) and content.get("_multimodal"):
+        inner = content.get("content")
+        if isinstance(inner, list):
+            count += sum(1 for p in inner if isinstance(p, dict) and p.get("type") in ("image", "image_url"))
+    return count
+
+
+def message_rough_chars(message: Any) -> tuple[int, int]:
+    """``(len(str(shadow)), image_parts)`` of one message, as the rough estimator sees it."""
+    if not isinstance(message, dict):
+        return len(str(message)), 0
+    content = message.get("content")
+    if isinstance(content, str) and "_anthropic_content_blocks" not in message:
+        # Fast path: the shadow is the message itself.
+        return len(str(message)), 0
+    return len(str(_shadow(message))), _image_count(message)
+
+
+def estimate_messages_tokens_rough(messages: Iterable[Any]) -> int:
+    """``(sum of len(str(message)) + 3) // 4 + 1500 per image``: the ceiling applies once, to the sum."""
+    chars = 0
+    images = 0
+    for message in messages:
+        c, i = message_rough_chars(message)
+        chars += c
+        images += i
+    return (chars + 3) // 4 + P.ROUGH_IMAGE_TOKENS * images
+
+
+# --- exact counting -----------------------------------------------------------------------------
+
+
+def ensure_tiktoken_cache() -> str | None:
+    """Point tiktoken at the encoding files shipped inside litellm, without importing litellm."""
+    if os.environ.get("TIKTOKEN_CACHE_DIR"):
+        return os.environ["TIKTOKEN_CACHE_DIR"]
+    spec = importlib.util.find_spec("litellm")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    for location in spec.submodule_search_locations:
+        candidate = Path(location) / "litellm_core_utils" / "tokenizers"
+        if candidate.is_dir():
+            os.environ["TIKTOKEN_CACHE_DIR"] = str(candidate)
+            return str(candidate)
+    return None
+
+
+_O200K_MARKERS = ("gpt-4o", "gpt-4.1", "gpt-5", "o1", "o3", "o4", "chatgpt-4o", "gpt-oss")
+
+
+def encoding_name_for_model(model: str | None) -> str:
+    """``o200k_base`` for gpt-4o / 4.1 / 5 / o-series, ``cl100k_base`` otherwise."""
+    name = (model or "").lower().rsplit("/", 1)[-1]
+    if any(name.startswith(marker) for marker in _O200K_MARKERS):
+        return "o200k_base"
+    return "cl100k_base"
+
+
+@lru_cache(maxsize=4)
+def _encoding(name: str):
+    ensure_tiktoken_cache()
+    import tiktoken
+
+    return tiktoken.get_encoding(name)
+
+
+# Per-message framing used by OpenAI chat models (role + separators), and a flat image cost
+# (litellm's rule for a low-detail image; high-detail images are sized by their tiles).
+MESSAGE_FRAME_TOKENS = 3
+IMAGE_TOKENS_LOW = 85
+
+
+class TokenCounter:
+    """Exact counts with one encoding, cached per distinct text."""
+
+    def __init__(self, encoding_name: str = "cl100k_base") -> None:
+        self.encoding_name = encoding_name
+        self._encoding = _encoding(encoding_name)
+        self._cache: dict[str, int] = {}
+
+    def count_text(self, text: str) -> int:
+        if not text:
+            return 0
+        cached = self._cache.get(text)
+        if cached is None:
+            cached = len(self._encoding.encode_ordinary(text))
+            self._cache[text] = cached
+        return cached
+
+    def count_texts(self, texts: Sequence[str]) -> list[int]:
+        """Count many texts at once; only the ones never seen before are encoded (in a batch)."""
+        cache = self._cache
+        missing = list({t for t in texts if t and t not in cache})
+        if missing:
+            for text, tokens in zip(
+                missing, self._encoding.encode_ordinary_batch(missing, num_threads=os.cpu_count() or 1), strict=True
+            ):
+                cache[text] = len(tokens)
+        return [cache[t] if t else 0 for t in texts]
+
+    def message_parts(self, message: Any) -> dict[str, int]:
+        """Tokens of one message split into categories (text, tool calls, images, overhead)."""
+        parts = {"text": 0, "tool_calls": 0, "images": 0, "overhead": MESSAGE_FRAME_TOKENS}
+        if not isinstance(message, dict):
+            parts["text"] = self.count_text(str(message))
+            return parts
+        content = message.get("content")
+        if isinstance(content, str):
+            parts["text"] += self.count_text(content)
+        elif isinstance(content, list):
+            for part in content:
+                if isinstance(part, str):
+                    parts["text"] += self.count_text(part)
+                elif isinstance(part, dict):
+                    if part.get("type") in IMAGE_PART_TYPES:
+                        parts["images"] += IMAGE_TOKENS_LOW
+                    else:
+                        text = part.get("text")
+                        parts["text"] += self.count_text(text if isinstance(text, str) else "")
+        elif content is not None:
+            parts["text"] += self.count_text(str(content))
+        for call in message.get("tool_calls") or ():
+            if isinstance(call, dict):
+                function = call.get("function") or {}
+                if isinstance(function, dict):
+                    args = function.get("arguments", "")
+                    parts["tool_calls"] += self.count_text(args if isinstance(args, str) else str(args))
+                    parts["tool_calls"] += self.count_text(str(function.get("name") or ""))
+        return parts
+
+    def count_message(self, message: Any) -> int:
+        return sum(self.message_parts(message).values())
+
+    def count_messages(self, messages: Iterable[Any]) -> int:
+        return sum(self.count_message(m) for m in messages)
+
+
+@lru_cache(maxsize=8)
+def get_counter(encoding_name: str = "cl100k_base") -> TokenCounter:
+    """A shared counter per encoding, so its cache lives as long as the process."""
+    return TokenCounter(encoding_name)
+
+
+class RoughEstimator:
+    """The reference heuristics (decisions match Hermes exactly)."""
+
+    name = "hermes"
+
+    def message_tokens(self, message: Any) -> int:
+        return message_budget_tokens(message)
+
+    def messages_tokens(self, messages: Sequence[Any]) -> int:
+        return estimate_messages_tokens_rough(messages)
+
+
+class ExactEstimator:
+    """Decide with exact tiktoken counts instead of the heuristics."""
+
+    name = "tiktoken"
+
+    def __init__(self, model: str | None = None) -> None:
+        self.counter = get_counter(encoding_name_for_model(model))
+
+    def message_tokens(self, message: Any) -> int:
+        return self.counter.count_message(message)
+
+    def messages_tokens(self, messages: Sequence[Any]) -> int:
+        return self.counter.count_messages(messages)
+
+
+def make_estimator(name: str, model: str | None = None) -> RoughEstimator | ExactEstimator:
+    if name == "hermes":
+        return RoughEstimator()
+    if name == "tiktoken":
+        return ExactEstimator(model)
+    raise ValueError(f"unknown token_estimator {name!r}; expected 'hermes' or 'tiktoken'")
