@@ -1,0 +1,228 @@
+"""A summarizer that asks a real model through litellm.
+
+One user message, ``max_tokens`` as the compressor computed it, no ``temperature`` (spec 4.4-4.5).
+Failures are litellm's own exception classes, left unwrapped: their class names and texts
+(``Timeout``, ``APIConnectionError``, "connection refused", ...) are what the compressor's
+failure classification reads (spec 6.3). Only "nothing configured at all" is a
+``RuntimeError``, which the compressor treats as "no provider" (600 s cooldown).
+
+litellm is imported lazily, on the first call: importing it costs several seconds.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from typing import Any
+
+NO_PROVIDER_MESSAGE = "no LLM provider configured"
+
+
+def import_litellm() -> Any:
+    """Import litellm offline: its bundled cost map, no network look-ups, no HF tokenizer downloads."""
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    os.environ.setdefault("LITELLM_OFFLINE_MODE", "true")
+    import litellm
+
+    # Keeps litellm from printing its "Give Feedback / Get Help" banner on every failure.
+    litellm.suppress_debug_info = True
+    return litellm
+
+
+class LiteLLMSummarizer:
+    """``fn(prompt, max_tokens) -> str`` backed by ``litellm.completion``.
+
+    ``model`` is the main model as litellm names it (``gpt-4o``, ``anthropic/claude-sonnet-4-5``,
+    ``openai/<name>`` for an OpenAI-compatible server at ``api_base``). ``summary_model``, when
+    given, writes the summaries until :meth:`fall_back_to_main` switches this instance to the
+    main model for good (spec 4.8). ``summary_api_base`` / ``summary_api_key`` address the
+    summary model; left as None they are the main ones, an empty string means "none" (the
+    summary model then uses litellm's own provider defaults and environment variables).
+
+    ``last_call`` describes the most recent call: model, max_tokens, prompt size, usage,
+    latency, cost when litellm knows it, and the error if it failed. It never holds a key.
+    """
+
+    def __init__(
+        self,
+        model: str | None,
+        *,
+        summary_model: str | None = None,
+        api_base: str | None = None,
+        api_key: str | None = None,
+        timeout: float = 120.0,
+        extra_body: dict[str, Any] | None = None,
+        summary_api_base: str | None = None,
+        summary_api_key: str | None = None,
+        mock_response: Any = None,
+    ) -> None:
+        if model is not None and not isinstance(model, str):
+            raise TypeError(f"model must be a string such as 'gpt-4o', got {type(model).__name__}")
+        if summary_model is not None and not isinstance(summary_model, str):
+            raise TypeError(f"summary_model must be a string or None, got {type(summary_model).__name__}")
+        if isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0:
+            raise ValueError(f"timeout must be a positive number of seconds, got {timeout!r}")
+        if extra_body is not None and not isinstance(extra_body, dict):
+            raise TypeError(f"extra_body must be a dict, got {type(extra_body).__name__}")
+        self.model: str = (model or "").strip()
+        self._summary_model: str = (summary_model or "").strip()
+        self.api_base = api_base or None
+        self._api_key = api_key or None
+        self.timeout = float(timeout)
+        self.extra_body: dict[str, Any] = dict(extra_body or {})
+        self._summary_api_base = summary_api_base
+        self._summary_api_key = summary_api_key
+        self.mock_response = mock_response
+        self.fallen_back = False
+        self.last_call: dict[str, Any] | None = None
+
+    def __repr__(self) -> str:
+        # Written out by hand so a key can never appear in logs or tracebacks.
+        return (
+            f"LiteLLMSummarizer(model={self.model!r}, summary_model={self.summary_model!r}, "
+            f"api_base={self.api_base!r}, timeout={self.timeout!r})"
+        )
+
+    # -- the fallback hooks the compressor uses (spec 4.8) ------------------------------------
+
+    @property
+    def summary_model(self) -> str:
+        """The separate summary model still in use; "" when there is none or after the fallback."""
+        return "" if self.fallen_back else self._summary_model
+
+    def can_fall_back_to_main(self) -> bool:
+        return bool(self._summary_model) and self._summary_model != self.model and not self.fallen_back
+
+    def fall_back_to_main(self) -> None:
+        """Write every later summary with the main model (permanent for this instance)."""
+        self.fallen_back = True
+
+    # -- the call ---------------------------------------------------------------------------
+
+    def current_model(self) -> str:
+        """The model the next call goes to."""
+        return self.summary_model or self.model
+
+    def request_kwargs(self, prompt: str, max_tokens: int) -> dict[str, Any]:
+        """The exact keyword arguments the next call passes to ``litellm.completion``."""
+        if not self.current_model():
+            raise RuntimeError(NO_PROVIDER_MESSAGE)
+        using_summary_model = bool(self.summary_model)
+        api_base, api_key = self.api_base, self._api_key
+        if using_summary_model:
+            if self._summary_api_base is not None:
+                api_base = self._summary_api_base or None
+            if self._summary_api_key is not None:
+                api_key = self._summary_api_key or None
+        kwargs: dict[str, Any] = {
+            "model": self.current_model(),
+            "messages": [{"role": "user", "content": prompt}],
+            "max_tokens": max_tokens,
+            "timeout": self.timeout,
+        }
+        if api_base:
+            kwargs["api_base"] = api_base
+        if api_key:
+            kwargs["api_key"] = api_key
+        if self.extra_body:
+            kwargs["extra_body"] = dict(self.extra_body)
+        if self.mock_response is not None:
+            kwargs["mock_response"] = self.mock_response
+        return kwargs
+
+    def __call__(self, prompt: str, max_tokens: int) -> str:
+        if not isinstance(prompt, str):
+            raise TypeError(f"prompt must be a string, got {type(prompt).__name__}")
+        if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens <= 0:
+            raise ValueError(f"max_tokens must be a positive integer, got {max_tokens!r}")
+        kwargs = self.request_kwargs(prompt, max_tokens)
+        record: dict[str, Any] = {
+            "model": kwargs["model"],
+            "used_summary_model": bool(self.summary_model),
+            "api_base": kwargs.get("api_base"),
+            "max_tokens": max_tokens,
+            "prompt_chars": len(prompt),
+            "usage": None,
+            "latency_s": None,
+            "response_cost": None,
+            "error": None,
+        }
+        self.last_call = record
+        litellm = import_litellm()
+        started = time.monotonic()
+        try:
+            response = litellm.completion(**kwargs)
+        except Exception as exc:
+            record["latency_s"] = time.monotonic() - started
+            connection_error = _as_connection_error(litellm, exc, kwargs["model"])
+            failure = connection_error or exc
+            record["error"] = f"{type(failure).__name__}: {failure}"
+            if connection_error is not None:
+                raise connection_error from exc
+            raise
+        record["latency_s"] = time.monotonic() - started
+        record["usage"] = _usage_dict(response)
+        record["response_cost"] = _response_cost(response)
+        return _message_text(response)
+
+
+def _as_connection_error(litellm: Any, exc: BaseException, model: str) -> Exception | None:
+    """Restore a connection failure that litellm reported as a plain server error.
+
+    litellm turns the OpenAI client's ``APIConnectionError`` (refused connection, server hung
+    up mid-response, ...) into ``InternalServerError("Connection error.")``. The reference
+    compressor sees the client's connection error itself and gives it the short 30 s cooldown,
+    so the failure is raised again as litellm's ``APIConnectionError``, carrying the root
+    cause's class and text ("ConnectionRefusedError: [Errno 111] Connection refused").
+    """
+    name = type(exc).__name__
+    if any(marker in name for marker in ("Connection", "Timeout", "DNS", "SSL")):
+        return None
+    import openai
+
+    link: BaseException | None = exc
+    seen: set[int] = set()
+    found_connection_error = False
+    root: BaseException | None = None
+    while link is not None and id(link) not in seen:
+        seen.add(id(link))
+        if isinstance(link, openai.APIConnectionError):
+            found_connection_error = True
+        root = link
+        link = link.__cause__ or link.__context__
+    if not found_connection_error:
+        return None
+    detail = f"{type(root).__name__}: {root}" if root is not None else ""
+    message = f"Connection error while calling {model}: {detail}".rstrip(": ")
+    return litellm.APIConnectionError(
+        message=message,
+        llm_provider=getattr(exc, "llm_provider", None) or "openai",
+        model=model,
+    )
+
+
+def _message_text(response: Any) -> str:
+    choices = getattr(response, "choices", None)
+    if not choices:
+        raise ValueError("the model returned a response without choices")
+    message = getattr(choices[0], "message", None)
+    content = getattr(message, "content", None)
+    if isinstance(content, str):
+        return content
+    # Spec 4.6: a non-string becomes its str() when truthy, otherwise the empty string.
+    return str(content) if content else ""
+
+
+def _usage_dict(response: Any) -> dict[str, int] | None:
+    usage = getattr(response, "usage", None)
+    if usage is None:
+        return None
+    fields = ("prompt_tokens", "completion_tokens", "total_tokens")
+    values = {name: getattr(usage, name, None) for name in fields}
+    return {name: int(value) for name, value in values.items() if isinstance(value, int | float)}
+
+
+def _response_cost(response: Any) -> float | None:
+    hidden = getattr(response, "_hidden_params", None)
+    cost = hidden.get("response_cost") if isinstance(hidden, dict) else None
+    return float(cost) if isinstance(cost, int | float) and not isinstance(cost, bool) else None
