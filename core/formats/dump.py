@@ -1,0 +1,46 @@
+"""``dump``: a conversation (or a bare message list) written as JSON text."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from core.formats import anthropic, openai_chat, openai_responses, sharegpt
+from core.formats.model import DUMP_FORMATS, Conversation
+
+_WRITERS = {
+    openai_chat.NAME: openai_chat.to_document,
+    openai_responses.NAME: openai_responses.to_document,
+    anthropic.NAME: anthropic.to_document,
+    sharegpt.NAME: sharegpt.to_document,
+}
+
+
+def as_conversation(conversation_or_messages: Conversation | list[dict[str, Any]]) -> Conversation:
+    if isinstance(conversation_or_messages, Conversation):
+        return conversation_or_messages
+    if isinstance(conversation_or_messages, list):
+        messages = conversation_or_messages
+        return Conversation(
+            format=openai_chat.NAME,
+            messages=messages,
+            sources=[f"[{i}]" for i in range(len(messages))],
+            usage=[None] * len(messages),
+            reasoning=[None] * len(messages),
+        )
+    raise TypeError(f"dump expects a Conversation or a list of message dicts, got {type(conversation_or_messages).__name__}")
+
+
+def dump(conversation_or_messages: Conversation | list[dict[str, Any]], format: str = "openai-chat") -> str:
+    """JSON text of the conversation in ``format``.
+
+    ``openai-chat`` (``{"messages": [...]}``, plus ``model`` / ``tools`` when known) works for
+    any conversation; ``openai-responses``, ``anthropic`` and ``sharegpt`` write those formats,
+    so that loading the result gives back the same messages, tool pairs and content parts
+    (ShareGPT keeps only the text of non-text parts). Indented by 2, non-ASCII kept as is.
+    The conversation is not modified.
+    """
+    if format not in _WRITERS:
+        raise ValueError(f"cannot write format {format!r}; dump writes one of {', '.join(DUMP_FORMATS)}")
+    document = _WRITERS[format](as_conversation(conversation_or_messages))
+    return json.dumps(document, indent=2, ensure_ascii=False, default=str)

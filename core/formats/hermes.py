@@ -1,0 +1,299 @@
+"""Hermes Agent sessions: the SQLite ``state.db``, ``hermes sessions export`` JSONL, the per-session
+JSON snapshots and the legacy gateway JSONL transcripts.
+
+Rows are ordered by ``id``; ``session_meta`` rows are skipped; content stored as
+``"\\x00json:" + JSON`` is decoded; ``tool_calls`` may be a JSON string or a list. When the
+store has an ``active`` column (in-place compaction), rows with ``active = 0`` are left out of
+``messages`` and listed in ``metadata["archived_messages"]``. Sessions chained through
+``parent_session_id`` after a split with ``end_reason = "compression"`` give before/after
+pairs: see :attr:`SessionInfo.compressed_from` / ``compressed_into``. ``load`` returns the
+most recently started session unless ``session=`` names another.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from typing import Any
+
+from core.formats.messages import Builder, FieldProblem, is_hermes_summary, kind_of, make_message, text_of
+from core.formats.model import CompactionEvent, Conversation, FormatError, SessionInfo
+from core.formats.openai_chat import MessageNormalizer
+from core.formats.session_pick import pick_session
+from core.formats.source import InputSource, JsonLines
+
+NAME = "hermes"
+JSON_CONTENT_PREFIX = "\x00json:"
+SESSION_KEYS = ("source", "parent_session_id", "started_at")
+_MESSAGE_COLUMNS = ("session_id", "role", "content")
+
+
+def looks_like_session(record: Any) -> bool:
+    """An export line / session object: ``messages`` plus Hermes session columns."""
+    return (
+        isinstance(record, dict)
+        and isinstance(record.get("messages"), list)
+        and (any(key in record for key in SESSION_KEYS) or ("session_id" in record and "session_start" in record))
+    )
+
+
+def looks_like(doc: Any) -> bool:
+    if looks_like_session(doc):
+        return True
+    return isinstance(doc, list) and bool(doc) and all(looks_like_session(item) for item in doc[:20])
+
+
+def looks_like_records(records: list[tuple[int, Any]]) -> bool:
+    dicts = [record for _, record in records if isinstance(record, dict)]
+    if not dicts:
+        return False
+    if dicts[0].get("role") == "session_meta":
+        return True
+    return all(looks_like_session(record) for record in dicts[:5])
+
+
+# ---------------------------------------------------------------------------------------------
+# Rows → messages
+
+
+def _decode_content(content: Any, where: str, builder: Builder) -> Any:
+    if isinstance(content, str) and content.startswith(JSON_CONTENT_PREFIX):
+        try:
+            return json.loads(content[len(JSON_CONTENT_PREFIX) :])
+        except ValueError:
+            builder.warnings.append(f"{where}: content has the JSON marker but is not valid JSON; kept as text")
+            return content[len(JSON_CONTENT_PREFIX) :]
+    return content
+
+
+def _is_inactive(row: dict[str, Any]) -> bool:
+    return "active" in row and row["active"] is not None and not row["active"]
+
+
+def convert_rows(
+    rows: Any,
+    builder: Builder,
+    system_prompt: str | None,
+    parent: SessionInfo | None = None,
+    where_of: Any = None,
+) -> None:
+    """Append a session's message rows (dicts) to ``builder``."""
+    normalizer = MessageNormalizer(builder)
+    archived: list[dict[str, Any]] = []
+    prepended = False
+    for position, row in enumerate(rows):
+        where = where_of(position, row) if where_of else f"messages[{position}]"
+        if not isinstance(row, dict):
+            raise FieldProblem(where, f"expected a message object, got {kind_of(row)}")
+        role = row.get("role")
+        if role == "session_meta":
+            continue
+        if not prepended:
+            prepended = True
+            if system_prompt and role != "system":
+                builder.add(make_message("system", system_prompt), "sessions.system_prompt")
+        clean = {
+            "role": role,
+            "content": _decode_content(row.get("content"), where, builder),
+            "tool_calls": row.get("tool_calls"),
+        }
+        if role == "tool":
+            clean["tool_call_id"] = row.get("tool_call_id")
+        for key in ("reasoning_content", "reasoning"):
+            if row.get(key):
+                clean[key] = row[key]
+        message, reasoning = normalizer.normalize(clean, where)
+        if _is_inactive(row):
+            archived.append({"source": where, "message": message})
+            continue
+        usage = {"token_count": row["token_count"]} if row.get("token_count") is not None else None
+        index = builder.add(message, where, usage=usage, reasoning=reasoning)
+        if is_hermes_summary(message.get("content")) or row.get("_compressed_summary"):
+            event = CompactionEvent(position=index, kind="hermes-summary", summary=text_of(message.get("content")), source=where)
+            if parent is not None and parent.end_reason == "compression":
+                event.kind = "hermes-compression-split"
+                event.details["before_session"] = parent.id
+            builder.events.append(event)
+    if not prepended and system_prompt:
+        builder.add(make_message("system", system_prompt), "sessions.system_prompt")
+    normalizer.finish()
+    if archived:
+        builder.metadata["archived_messages"] = archived
+
+
+def _link_chains(infos: list[SessionInfo]) -> None:
+    by_id = {info.id: info for info in infos}
+    for info in infos:
+        parent = by_id.get(info.parent_id) if info.parent_id else None
+        if parent is not None and parent.end_reason == "compression":
+            info.compressed_from = parent.id
+            parent.compressed_into = info.id
+
+
+def _latest(infos: list[SessionInfo]) -> str:
+    def key(pair: tuple[int, SessionInfo]) -> tuple[float, int]:
+        position, info = pair
+        started = info.started_at if isinstance(info.started_at, (int, float)) else float("-inf")
+        return started, position
+
+    return max(enumerate(infos), key=key)[1].id
+
+
+def _info_from_record(record: dict[str, Any], message_count: int, fallback_id: str) -> SessionInfo:
+    started = record.get("started_at", record.get("session_start"))
+    return SessionInfo(
+        id=str(record.get("id") or record.get("session_id") or fallback_id),
+        title=record.get("title") if isinstance(record.get("title"), str) else None,
+        message_count=message_count,
+        parent_id=str(record["parent_session_id"]) if record.get("parent_session_id") else None,
+        started_at=started if isinstance(started, (int, float, str)) else None,
+        end_reason=record.get("end_reason") if isinstance(record.get("end_reason"), str) else None,
+        model=record.get("model") if isinstance(record.get("model"), str) else None,
+    )
+
+
+def _live_count(rows: list[Any]) -> int:
+    return sum(1 for r in rows if isinstance(r, dict) and r.get("role") != "session_meta" and not _is_inactive(r))
+
+
+def _session_conversation(
+    record: dict[str, Any], infos: list[SessionInfo], chosen: str, src: InputSource, prefix: str
+) -> Conversation:
+    builder = Builder(NAME, src.name)
+    by_id = {info.id: info for info in infos}
+    info = by_id[chosen]
+    parent = by_id.get(info.parent_id) if info.parent_id else None
+    system_prompt = record.get("system_prompt") if isinstance(record.get("system_prompt"), str) else None
+    convert_rows(record["messages"], builder, system_prompt, parent, lambda i, _row: f"{prefix}messages[{i}]")
+    tools = record.get("tools") if isinstance(record.get("tools"), list) else None
+    return builder.build(model=info.model, tools=tools, sessions=infos, session_id=chosen)
+
+
+# ---------------------------------------------------------------------------------------------
+# JSON / JSONL inputs
+
+
+def parse_document(doc: Any, src: InputSource, session: str | None) -> Conversation:
+    records = doc if isinstance(doc, list) else [doc]
+    for index, record in enumerate(records):
+        if not looks_like_session(record):
+            raise FieldProblem(f"[{index}]" if isinstance(doc, list) else None, "expected a Hermes session object with 'messages'")
+    infos = [_info_from_record(r, _live_count(r["messages"]), f"session {i}") for i, r in enumerate(records)]
+    _link_chains(infos)
+    chosen = pick_session(infos, session, src, default=_latest(infos))
+    position = [info.id for info in infos].index(chosen)
+    prefix = f"[{position}]." if isinstance(doc, list) else ""
+    return _session_conversation(records[position], infos, chosen, src, prefix)
+
+
+def parse_records(lines: JsonLines, src: InputSource, session: str | None) -> Conversation:
+    head = [record for _, record in lines.head(1)]
+    if head and isinstance(head[0], dict) and head[0].get("role") == "session_meta":
+        return _parse_gateway(lines, src)
+    # Export: one session per line. First pass: session infos only (messages are not kept).
+    infos: list[SessionInfo] = []
+    line_of: dict[str, int] = {}
+    for line, record in lines.records():
+        if not looks_like_session(record):
+            lines.warnings.append(f"line {line}: not a Hermes session object (no 'messages'); skipped")
+            continue
+        info = _info_from_record(record, _live_count(record["messages"]), f"line {line}")
+        infos.append(info)
+        line_of[info.id] = line
+    if not infos:
+        raise FieldProblem(None, "no Hermes sessions found; expected one session object with 'messages' per line")
+    _link_chains(infos)
+    chosen = pick_session(infos, session, src, default=_latest(infos))
+    warnings = list(lines.warnings)
+    target_line = line_of[chosen]
+    for line, record in lines.records():
+        if line == target_line:
+            conv = _session_conversation(record, infos, chosen, src, f"line {line} ")
+            conv.warnings[:0] = warnings
+            return conv
+    raise FormatError(f"{src.name}: line {target_line}: the session changed while it was being read")
+
+
+def _parse_gateway(lines: JsonLines, src: InputSource) -> Conversation:
+    """The pre-v0.15 gateway transcript: a ``session_meta`` line, then one message per line."""
+    builder = Builder(NAME, src.name)
+    normalizer = MessageNormalizer(builder)
+    meta: dict[str, Any] = {}
+    for line, record in lines.records():
+        where = f"line {line}"
+        if not isinstance(record, dict):
+            lines.warnings.append(f"{where}: expected a message object; skipped")
+            continue
+        if record.get("role") == "session_meta":
+            meta = record
+            continue
+        clean = {key: record[key] for key in ("role", "content", "tool_calls", "tool_call_id", "name") if key in record}
+        clean["content"] = _decode_content(clean.get("content"), where, builder)
+        try:
+            index = normalizer.add(clean, where)
+        except FieldProblem as exc:
+            lines.warnings.append(f"{exc}; line skipped")
+            continue
+        if index is not None and is_hermes_summary(builder.messages[index].get("content")):
+            builder.events.append(
+                CompactionEvent(position=index, kind="hermes-summary", summary=text_of(builder.messages[index]["content"]), source=where)
+            )
+    normalizer.finish()
+    builder.warnings[:0] = lines.warnings
+    tools = meta.get("tools") if isinstance(meta.get("tools"), list) else None
+    model = meta.get("model") if isinstance(meta.get("model"), str) else None
+    return builder.build(model=model, tools=tools)
+
+
+# ---------------------------------------------------------------------------------------------
+# SQLite store
+
+
+def _columns(conn: sqlite3.Connection, table: str) -> list[str]:
+    return [row[1] for row in conn.execute(f"PRAGMA table_info({table})")]
+
+
+def parse_sqlite(conn: sqlite3.Connection, src: InputSource, session: str | None) -> Conversation:
+    try:
+        return _parse_sqlite(conn, src, session)
+    except sqlite3.DatabaseError as exc:
+        raise FormatError(f"{src.name}: reading the Hermes store failed ({exc}); the file may be damaged") from None
+    finally:
+        conn.close()
+
+
+def _parse_sqlite(conn: sqlite3.Connection, src: InputSource, session: str | None) -> Conversation:
+    tables = [row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
+    session_cols = _columns(conn, "sessions") if "sessions" in tables else []
+    message_cols = _columns(conn, "messages") if "messages" in tables else []
+    missing = [c for c in _MESSAGE_COLUMNS if c not in message_cols]
+    if "id" not in session_cols or missing:
+        found = ", ".join(tables[:15]) or "none"
+        raise FormatError(
+            f"{src.name}: a SQLite database, but not a Hermes state.db: it has the tables {found}; expected "
+            "a 'sessions' table (with 'id') and a 'messages' table (with 'session_id', 'role', 'content')"
+        )
+    has_active = "active" in message_cols
+    live_filter = " AND (active IS NULL OR active != 0)" if has_active else ""
+    counts = dict(
+        conn.execute(
+            f"SELECT session_id, COUNT(*) FROM messages WHERE role != 'session_meta'{live_filter} GROUP BY session_id"
+        ).fetchall()
+    )
+    order = "started_at, rowid" if "started_at" in session_cols else "rowid"
+    session_rows = [dict(row) for row in conn.execute(f"SELECT * FROM sessions ORDER BY {order}")]
+    if not session_rows:
+        raise FormatError(f"{src.name}: the Hermes store holds no sessions")
+    infos = [_info_from_record(row, counts.get(row["id"], 0), str(row["id"])) for row in session_rows]
+    _link_chains(infos)
+    chosen = pick_session(infos, session, src, default=_latest(infos))
+    record = session_rows[[info.id for info in infos].index(chosen)]
+    rows = (dict(row) for row in conn.execute("SELECT * FROM messages WHERE session_id = ? ORDER BY id", (chosen,)))
+    builder = Builder(NAME, src.name)
+    by_id = {info.id: info for info in infos}
+    info = by_id[chosen]
+    parent = by_id.get(info.parent_id) if info.parent_id else None
+    system_prompt = record.get("system_prompt") if isinstance(record.get("system_prompt"), str) else None
+    convert_rows(rows, builder, system_prompt, parent, lambda _i, row: f"row {row.get('id')}")
+    builder.metadata["store"] = {"tables": tables, "has_active_column": has_active}
+    return builder.build(model=info.model, sessions=infos, session_id=chosen)

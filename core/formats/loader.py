@@ -1,0 +1,223 @@
+"""``load`` and ``detect``: from a path or bytes to a :class:`Conversation`."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from core.formats import (
+    anthropic,
+    claude_code,
+    codex,
+    hermes,
+    langchain,
+    openai_chat,
+    openai_responses,
+    openhands,
+    sharegpt,
+    swe_agent,
+)
+from core.formats.detection import detect_document, detect_records
+from core.formats.messages import FieldProblem, tool_pair_problems
+from core.formats.model import FORMAT_NAMES, Conversation, FormatError
+from core.formats.source import (
+    DEFAULT_MAX_BYTES,
+    InputSource,
+    JsonLines,
+    JsonProblem,
+    decode_all,
+    open_input,
+    open_sqlite,
+    parse_json_problem,
+    sniff_layout,
+)
+
+MODULES = {
+    module.NAME: module
+    for module in (
+        claude_code,
+        codex,
+        openhands,
+        swe_agent,
+        hermes,
+        sharegpt,
+        openai_responses,
+        anthropic,
+        openai_chat,
+        langchain,
+    )
+}
+_ALIASES = {"openai": "openai-chat", "chat": "openai-chat", "responses": "openai-responses", "claude": "claude-code"}
+_MAX_LISTED_PAIR_PROBLEMS = 10
+_UNKNOWN = (
+    "unknown structure: expected one of the supported transcript formats "
+    f"({', '.join(FORMAT_NAMES)}); pass format= to choose one"
+)
+
+
+def _format_name(format: str | None, src: InputSource) -> str | None:
+    if format is None:
+        return None
+    name = _ALIASES.get(format, format)
+    if name not in MODULES:
+        raise FormatError(f"{src.name}: unknown format {format!r}; expected one of {', '.join(FORMAT_NAMES)}")
+    return name
+
+
+class _Parsed:
+    """What the input turned out to be: one JSON document, JSON Lines, or a SQLite store."""
+
+    def __init__(self, layout: str, doc: Any = None, lines: JsonLines | None = None) -> None:
+        self.layout = layout
+        self.doc = doc
+        self.lines = lines
+
+
+def _parse(src: InputSource) -> _Parsed:
+    layout = sniff_layout(src)
+    if layout == "sqlite":
+        return _Parsed("sqlite")
+    if layout == "json":
+        text = decode_all(src)
+        if text.startswith("\ufeff"):
+            text = text[1:]
+        try:
+            return _Parsed("json", doc=parse_json_problem(text))
+        except JsonProblem as exc:
+            if not exc.what.startswith("invalid JSON: Extra data"):
+                raise src.error(exc.where, exc.what) from None
+        # Several values one after another: JSON Lines after all.
+    lines = JsonLines(src)
+    head = lines.head()
+    if not head:
+        # Nothing parsed: report the first line's own problem.
+        list(lines.records())
+        detail = lines.warnings[0].removesuffix("; line skipped") if lines.warnings else "no JSON values found"
+        raise FormatError(f"{src.name}: {detail}; {_UNKNOWN.split(':', 1)[1].strip()}")
+    if len(head) == 1 and not isinstance(head[0][1], dict):
+        return _Parsed("json", doc=head[0][1])
+    return _Parsed("jsonl", lines=lines)
+
+
+def _single_record(parsed: _Parsed) -> Any | None:
+    """The value of a JSONL input with exactly one valid line and nothing else."""
+    if parsed.lines is None:
+        return None
+    head = parsed.lines.head(2)
+    if len(head) == 1:
+        records = list(parsed.lines.records())
+        if len(records) == 1 and not parsed.lines.warnings:
+            return records[0][1]
+    return None
+
+
+def _detect(parsed: _Parsed, src: InputSource) -> str:
+    if parsed.layout == "sqlite":
+        return hermes.NAME
+    if parsed.layout == "json":
+        found = detect_document(parsed.doc)
+    else:
+        assert parsed.lines is not None
+        found = detect_records(parsed.lines.head())
+        if found is None:
+            single = _single_record(parsed)
+            if single is not None:
+                found = detect_document(single)
+    if found is None:
+        raise FormatError(f"{src.name}: {_UNKNOWN}")
+    return found
+
+
+def _convert(parsed: _Parsed, fmt: str, src: InputSource, session: str | None) -> Conversation:
+    module = MODULES[fmt]
+    if parsed.layout == "sqlite":
+        if fmt != hermes.NAME:
+            raise FormatError(f"{src.name}: a SQLite database can only be read as the hermes format, not {fmt!r}")
+        return hermes.parse_sqlite(open_sqlite(src), src, session)
+    if parsed.layout == "json":
+        return module.parse_document(parsed.doc, src, session)
+    assert parsed.lines is not None
+    single = _single_record(parsed)
+    if single is not None and (not isinstance(single, dict) or not hasattr(module, "parse_records")):
+        return module.parse_document(single, src, session)
+    if hasattr(module, "parse_records"):
+        return module.parse_records(parsed.lines, src, session)
+    # Formats without a line layout of their own: the lines are the items of one document.
+    records = list(parsed.lines.records())
+    conv = module.parse_document([value for _, value in records], src, session)
+    line_numbers = [line for line, _ in records]
+    conv.sources = [_line_source(where, line_numbers) for where in conv.sources]
+    conv.warnings[:0] = parsed.lines.warnings
+    return conv
+
+
+def _line_source(where: str, line_numbers: list[int]) -> str:
+    """``[3]`` (an item index) → ``line 5`` (its line in the file)."""
+    if where.startswith("[") and "]" in where:
+        index_text, rest = where[1:].split("]", 1)
+        if index_text.isdigit() and int(index_text) < len(line_numbers):
+            return f"line {line_numbers[int(index_text)]}{rest}"
+    return where
+
+
+def _name_for(path_or_bytes: Any, filename: str | None) -> str | None:
+    if filename:
+        return filename
+    if isinstance(path_or_bytes, (str, os.PathLike)):
+        return os.path.basename(os.fspath(path_or_bytes))
+    name = getattr(path_or_bytes, "name", None)
+    return str(name) if name else None
+
+
+def load(
+    path_or_bytes: Any,
+    filename: str | None = None,
+    format: str | None = None,
+    *,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    session: str | None = None,
+) -> Conversation:
+    """Read a transcript into a canonical :class:`Conversation`.
+
+    ``path_or_bytes`` is a file path (``str`` or ``Path``), the file's bytes, or a binary file
+    object (e.g. an upload). ``filename`` names bytes input in messages and helps detection
+    (``.jsonl``). ``format`` skips detection (one of ``FORMAT_NAMES``). ``max_bytes`` refuses
+    larger input. ``session`` picks one session of a multi-session source (a Hermes store or
+    export, a Claude Code log with sidechains, a JSONL of conversations); the default is the
+    main one: for Hermes the most recently started session, for Claude Code the main
+    (non-sidechain) chain, for lists of conversations the last one. ``Conversation.sessions``
+    lists them all.
+
+    Raises :class:`FormatError` (a ValueError) with the file, the line or field and what was
+    expected, for every kind of bad input. Damaged lines of a JSONL log are skipped and listed
+    in ``Conversation.warnings`` instead.
+    """
+    src = open_input(path_or_bytes, filename, max_bytes)
+    fmt = _format_name(format, src)
+    try:
+        parsed = _parse(src)
+        fmt = fmt or _detect(parsed, src)
+        conv = _convert(parsed, fmt, src, None if session is None else str(session))
+    except FieldProblem as exc:
+        raise FormatError(f"{src.name}: {exc} (reading it as {fmt or 'an unknown format'})") from None
+    except RecursionError:
+        raise FormatError(
+            f"{src.name}: the data is nested too deeply to read; expected a transcript with ordinary nesting"
+        ) from None
+    if session is not None and conv.session_id != str(session):
+        raise FormatError(f"{src.name}: session {session!r} not found; this {fmt} input holds a single conversation")
+    if not conv.messages:
+        conv.warnings.append("the transcript holds no messages")
+    problems = tool_pair_problems(conv.messages)
+    if problems:
+        listed = "; ".join(problems[:_MAX_LISTED_PAIR_PROBLEMS])
+        more = len(problems) - _MAX_LISTED_PAIR_PROBLEMS
+        conv.warnings.append(f"unpaired tool messages: {listed}" + (f" (and {more} more)" if more > 0 else ""))
+    conv.filename = _name_for(path_or_bytes, filename)
+    return conv
+
+
+def detect(path_or_bytes: Any, filename: str | None = None, *, max_bytes: int = DEFAULT_MAX_BYTES) -> str:
+    """The format name ``load`` would use for this input (raises FormatError when none fits)."""
+    src = open_input(path_or_bytes, filename, max_bytes)
+    return _detect(_parse(src), src)

@@ -1,0 +1,236 @@
+"""Helpers shared by the importers: building canonical messages, content parts and tool calls."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from typing import Any
+
+from core.formats.model import CompactionEvent, Conversation, SessionInfo
+
+ROLES = ("system", "developer", "user", "assistant", "tool")
+IMAGE_PART_TYPES = ("image_url", "input_image", "image")
+
+# Summary prefixes written by Hermes' compressor (the stable detection key and the legacy one).
+HERMES_SUMMARY_KEY = "[CONTEXT COMPACTION — REFERENCE ONLY]"
+HERMES_LEGACY_SUMMARY_PREFIX = "[CONTEXT SUMMARY]:"
+
+
+def text_part(text: str) -> dict[str, Any]:
+    return {"type": "text", "text": text}
+
+
+def image_part(url: str, detail: str | None = None) -> dict[str, Any]:
+    image: dict[str, Any] = {"url": url}
+    if detail:
+        image["detail"] = detail
+    return {"type": "image_url", "image_url": image}
+
+
+def data_url(media_type: str, base64_data: str) -> str:
+    return f"data:{media_type};base64,{base64_data}"
+
+
+def split_data_url(url: str) -> tuple[str, str] | None:
+    """``(media_type, base64_data)`` of a base64 data URL, else None."""
+    if not url.startswith("data:"):
+        return None
+    header, sep, payload = url.partition(",")
+    if not sep or not header.endswith(";base64"):
+        return None
+    return header[len("data:") : -len(";base64")] or "application/octet-stream", payload
+
+
+def arguments_json(value: Any) -> str:
+    """Tool-call arguments as the JSON string OpenAI chat uses."""
+    if value is None:
+        return "{}"
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False)
+
+
+def parse_arguments(arguments: str) -> Any:
+    """The arguments string parsed, or None when it is not JSON."""
+    try:
+        return json.loads(arguments)
+    except (ValueError, TypeError, RecursionError):
+        return None
+
+
+def tool_call(call_id: str, name: str, arguments: Any) -> dict[str, Any]:
+    return {
+        "id": call_id,
+        "type": "function",
+        "function": {"name": name, "arguments": arguments_json(arguments)},
+    }
+
+
+def make_message(
+    role: str,
+    content: Any = None,
+    *,
+    tool_calls: list[dict[str, Any]] | None = None,
+    tool_call_id: str | None = None,
+    name: str | None = None,
+) -> dict[str, Any]:
+    message: dict[str, Any] = {"role": role, "content": content}
+    if tool_calls:
+        message["tool_calls"] = tool_calls
+    if tool_call_id is not None:
+        message["tool_call_id"] = tool_call_id
+    if name:
+        message["name"] = name
+    return message
+
+
+def text_of(content: Any) -> str:
+    """The text view of a content value: strings as is, text parts joined with newlines."""
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(
+            str(part.get("text", "")) for part in content if isinstance(part, dict) and part.get("type") == "text"
+        )
+    return str(content)
+
+
+def simplify_parts(parts: list[dict[str, Any]], join_texts: bool = False) -> Any:
+    """A single text part becomes a plain string; ``join_texts`` joins several text-only parts too."""
+    if not parts:
+        return ""
+    if all(part.get("type") == "text" for part in parts):
+        if len(parts) == 1:
+            return parts[0]["text"]
+        if join_texts:
+            return "\n".join(part["text"] for part in parts)
+    return parts
+
+
+def is_hermes_summary(content: Any) -> bool:
+    text = text_of(content).lstrip()
+    return text.startswith(HERMES_SUMMARY_KEY) or text.startswith(HERMES_LEGACY_SUMMARY_PREFIX)
+
+
+class FieldProblem(Exception):
+    """A problem at a known place in the input; ``load`` adds the file name and raises FormatError."""
+
+    def __init__(self, where: str | None, what: str) -> None:
+        super().__init__(f"{where}: {what}" if where else what)
+        self.where = where
+        self.what = what
+
+
+def kind_of(value: Any) -> str:
+    """How a JSON value is described in error messages."""
+    names = {dict: "an object", list: "a list", str: "a string", type(None): "null", bool: "a boolean"}
+    return names.get(type(value), f"a {type(value).__name__}")
+
+
+class IdMaker:
+    """Deterministic ids for tool calls the source left without one, never reusing a taken id."""
+
+    def __init__(self, prefix: str = "call_") -> None:
+        self.prefix = prefix
+        self.taken: set[str] = set()
+        self.counter = 0
+
+    def reserve(self, call_id: str) -> None:
+        self.taken.add(call_id)
+
+    def new(self) -> str:
+        while True:
+            self.counter += 1
+            candidate = f"{self.prefix}{self.counter}"
+            if candidate not in self.taken:
+                self.taken.add(candidate)
+                return candidate
+
+
+class Builder:
+    """Collects messages with their parallel source/usage/reasoning entries."""
+
+    def __init__(self, fmt: str, filename: str | None) -> None:
+        self.format = fmt
+        self.filename = filename
+        self.messages: list[dict[str, Any]] = []
+        self.sources: list[str] = []
+        self.usage: list[dict[str, Any] | None] = []
+        self.reasoning: list[str | None] = []
+        self.warnings: list[str] = []
+        self.events: list[CompactionEvent] = []
+        self.metadata: dict[str, Any] = {}
+
+    def __len__(self) -> int:
+        return len(self.messages)
+
+    def add(
+        self,
+        message: dict[str, Any],
+        source: str,
+        usage: dict[str, Any] | None = None,
+        reasoning: str | None = None,
+    ) -> int:
+        self.messages.append(message)
+        self.sources.append(source)
+        self.usage.append(usage)
+        self.reasoning.append(reasoning or None)
+        return len(self.messages) - 1
+
+    def last(self) -> dict[str, Any] | None:
+        return self.messages[-1] if self.messages else None
+
+    def note(self, key: str, value: Any) -> None:
+        """Append ``value`` to the metadata list ``key``."""
+        self.metadata.setdefault(key, []).append(value)
+
+    def build(
+        self,
+        *,
+        model: str | None = None,
+        tools: list[dict[str, Any]] | None = None,
+        sessions: list[SessionInfo] | None = None,
+        session_id: str | None = None,
+        system_prompt: str | None = None,
+    ) -> Conversation:
+        if system_prompt is None and self.messages and self.messages[0]["role"] in ("system", "developer"):
+            system_prompt = text_of(self.messages[0]["content"])
+        return Conversation(
+            format=self.format,
+            messages=self.messages,
+            sources=self.sources,
+            usage=self.usage,
+            reasoning=self.reasoning,
+            model=model,
+            system_prompt=system_prompt,
+            tools=tools or None,
+            compaction_events=self.events,
+            sessions=sessions or [],
+            session_id=session_id,
+            warnings=self.warnings,
+            filename=self.filename,
+            metadata=self.metadata,
+        )
+
+
+def tool_pair_problems(messages: Iterable[dict[str, Any]]) -> list[str]:
+    """Tool calls without a result and results without a call, as readable notes."""
+    calls: dict[str, int] = {}
+    results: dict[str, int] = {}
+    for index, message in enumerate(messages):
+        for call in message.get("tool_calls") or []:
+            if isinstance(call, dict) and call.get("id"):
+                calls.setdefault(call["id"], index)
+        if message.get("role") == "tool" and message.get("tool_call_id"):
+            results.setdefault(message["tool_call_id"], index)
+    problems = [
+        f"message {index}: tool call {call_id!r} has no result" for call_id, index in calls.items() if call_id not in results
+    ]
+    problems += [
+        f"message {index}: tool result {call_id!r} has no matching call"
+        for call_id, index in results.items()
+        if call_id not in calls
+    ]
+    return problems

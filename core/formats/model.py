@@ -1,0 +1,115 @@
+"""The canonical conversation every importer produces.
+
+Messages are plain OpenAI chat dicts holding only the keys such a message really has
+(``role``, ``content``, ``tool_calls``, ``tool_call_id``, ``name``). Everything else the log
+knows about a message (where it came from, real token usage, reasoning text) lives in lists
+parallel to ``messages``, because the compressor's rough estimator counts every key of a
+message and extra keys would change its decisions.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+from typing import Any
+
+#: Every format name ``load`` accepts, in auto-detection order (SQLite stores are recognised
+#: first by their file header).
+FORMAT_NAMES: tuple[str, ...] = (
+    "claude-code",
+    "codex",
+    "openhands",
+    "swe-agent",
+    "hermes",
+    "sharegpt",
+    "openai-responses",
+    "anthropic",
+    "openai-chat",
+    "langchain",
+)
+
+#: The formats ``dump`` can write back (besides openai-chat, which works for everything).
+DUMP_FORMATS: tuple[str, ...] = ("openai-chat", "openai-responses", "anthropic", "sharegpt")
+
+#: The only keys a canonical message dict may carry.
+MESSAGE_KEYS: frozenset[str] = frozenset({"role", "content", "tool_calls", "tool_call_id", "name"})
+
+
+class FormatError(ValueError):
+    """Input that cannot be read as a transcript.
+
+    The message always names the file and, where it applies, the line or field and what
+    was expected there, so it can be shown to the user as is.
+    """
+
+
+@dataclass
+class CompactionEvent:
+    """A point where the agent that wrote the log compacted its own context.
+
+    ``position`` is the index in ``Conversation.messages`` of the first message after the
+    compaction (the summary message, when the log keeps one).
+    """
+
+    position: int
+    kind: str
+    summary: str | None = None
+    pre_tokens: int | None = None
+    source: str = ""
+    details: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class SessionInfo:
+    """One session of a multi-session source (a Hermes store, a Claude Code log with sidechains, ...).
+
+    For Hermes compression splits, ``compressed_from`` is the parent session that holds the
+    full transcript *before* compaction (this session starts with its compacted form), and
+    ``compressed_into`` is the child session that holds the transcript *after* compaction.
+    """
+
+    id: str
+    title: str | None = None
+    message_count: int = 0
+    parent_id: str | None = None
+    is_sidechain: bool = False
+    compressed_from: str | None = None
+    compressed_into: str | None = None
+    started_at: float | str | None = None
+    end_reason: str | None = None
+    model: str | None = None
+
+
+@dataclass
+class Conversation:
+    """A transcript in canonical form.
+
+    ``sources``, ``usage`` and ``reasoning`` always have one entry per message:
+    ``sources[i]`` says where message ``i`` came from (``"line 12"``, ``"event 40"``,
+    ``"row 813"``, ...), ``usage[i]`` is the real token usage the log recorded for it (or
+    None) and ``reasoning[i]`` the reasoning/thinking text attached to it (or None).
+    ``session_id`` names the session that was loaded when the source holds several
+    (see ``sessions``).
+    """
+
+    format: str
+    messages: list[dict[str, Any]] = field(default_factory=list)
+    sources: list[str] = field(default_factory=list)
+    usage: list[dict[str, Any] | None] = field(default_factory=list)
+    reasoning: list[str | None] = field(default_factory=list)
+    model: str | None = None
+    system_prompt: str | None = None
+    tools: list[dict[str, Any]] | None = None
+    compaction_events: list[CompactionEvent] = field(default_factory=list)
+    sessions: list[SessionInfo] = field(default_factory=list)
+    session_id: str | None = None
+    warnings: list[str] = field(default_factory=list)
+    filename: str | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+    def __len__(self) -> int:
+        return len(self.messages)
+
+    def copy_messages(self) -> list[dict[str, Any]]:
+        """A deep copy of the messages, safe to hand to code that may change them."""
+        return copy.deepcopy(self.messages)

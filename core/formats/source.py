@@ -1,0 +1,459 @@
+"""Reading the raw input: size limit, encodings, JSON / JSONL / SQLite, and clear errors.
+
+Everything here turns low-level failures (bad bytes, truncated JSON, absurd nesting, huge
+numbers) into a :class:`FormatError` naming the file, the line and column or field, and
+what was expected. JSONL files given by path are read line by line from disk.
+"""
+
+from __future__ import annotations
+
+import codecs
+import io
+import json
+import os
+import re
+import sqlite3
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, BinaryIO
+
+from core.formats.model import FormatError
+
+DEFAULT_MAX_BYTES = 200 * 1024 * 1024
+SQLITE_MAGIC = b"SQLite format 3\x00"
+# How much of the start of the input is decoded to decide what it is.
+HEAD_BYTES = 1024 * 1024
+# Integers longer than this are refused before Python's own digit limit raises mid-parse.
+MAX_INT_DIGITS = 1000
+
+_BINARY_SIGNATURES: tuple[tuple[bytes, str], ...] = (
+    (b"\x89PNG\r\n\x1a\n", "a PNG image"),
+    (b"\xff\xd8\xff", "a JPEG image"),
+    (b"GIF87a", "a GIF image"),
+    (b"GIF89a", "a GIF image"),
+    (b"%PDF-", "a PDF document"),
+    (b"PK\x03\x04", "a ZIP archive (or an Office document)"),
+    (b"\x1f\x8b", "a gzip archive (decompress it first)"),
+    (b"\xfd7zXZ\x00", "an xz archive (decompress it first)"),
+    (b"\x28\xb5\x2f\xfd", "a zstd archive (decompress it first)"),
+    (b"BZh", "a bzip2 archive (decompress it first)"),
+    (b"\x7fELF", "an executable"),
+)
+
+# BOMs, longest first so UTF-32 LE is not mistaken for UTF-16 LE.
+_BOMS: tuple[tuple[bytes, str], ...] = (
+    (codecs.BOM_UTF32_LE, "utf-32"),
+    (codecs.BOM_UTF32_BE, "utf-32"),
+    (codecs.BOM_UTF8, "utf-8-sig"),
+    (codecs.BOM_UTF16_LE, "utf-16"),
+    (codecs.BOM_UTF16_BE, "utf-16"),
+)
+
+_EXPECTED = "expected a JSON or JSONL transcript (or a Hermes state.db)"
+
+
+@dataclass
+class InputSource:
+    """The user's input, either a file on disk or bytes already in memory."""
+
+    name: str
+    path: Path | None = None
+    data: bytes | None = None
+    size: int = 0
+    encoding: str = "utf-8"
+    head: bytes = b""
+    warnings: list[str] = field(default_factory=list)
+
+    def error(self, where: str | None, what: str) -> FormatError:
+        prefix = f"{self.name}: {where}: " if where else f"{self.name}: "
+        return FormatError(prefix + what)
+
+    def read_bytes(self) -> bytes:
+        if self.data is not None:
+            return self.data
+        assert self.path is not None
+        return self.path.read_bytes()
+
+
+def open_input(path_or_bytes: Any, filename: str | None, max_bytes: int) -> InputSource:
+    """Wrap a path, bytes or binary file object, enforcing the size limit and sniffing the head."""
+    if isinstance(path_or_bytes, (bytes, bytearray, memoryview)):
+        data = bytes(path_or_bytes)
+        src = InputSource(name=filename or "<uploaded data>", data=data, size=len(data))
+    elif isinstance(path_or_bytes, (str, os.PathLike)):
+        path = Path(path_or_bytes)
+        name = filename or str(path)
+        if not path.exists():
+            raise FormatError(f"{name}: no such file")
+        if path.is_dir():
+            raise FormatError(f"{name}: is a directory, {_EXPECTED}")
+        src = InputSource(name=name, path=path, size=path.stat().st_size)
+    elif hasattr(path_or_bytes, "read"):
+        stream: BinaryIO = path_or_bytes
+        data = stream.read(max_bytes + 1)
+        if isinstance(data, str):
+            data = data.encode("utf-8")
+        name = filename or str(getattr(stream, "name", "") or "<uploaded data>")
+        src = InputSource(name=name, data=bytes(data), size=len(data))
+    else:
+        raise FormatError(
+            f"{filename or '<input>'}: cannot read a {type(path_or_bytes).__name__}; "
+            "expected a file path, bytes or a binary file object"
+        )
+    if src.size > max_bytes:
+        raise src.error(
+            None,
+            f"the file is {_human_size(src.size)}, above the {_human_size(max_bytes)} limit "
+            f"(pass a larger max_bytes= to load it anyway)",
+        )
+    if src.data is not None:
+        src.head = src.data[:HEAD_BYTES]
+    else:
+        assert src.path is not None
+        with src.path.open("rb") as fh:
+            src.head = fh.read(HEAD_BYTES)
+    _check_text_head(src)
+    return src
+
+
+def _human_size(n: int) -> str:
+    if n >= 1024 * 1024:
+        return f"{n / (1024 * 1024):.1f} MB"
+    if n >= 1024:
+        return f"{n / 1024:.1f} KB"
+    return f"{n} bytes"
+
+
+def is_sqlite(src: InputSource) -> bool:
+    return src.head.startswith(SQLITE_MAGIC)
+
+
+def _check_text_head(src: InputSource) -> None:
+    """Refuse empty and binary input, pick the text encoding and check the head decodes."""
+    head = src.head
+    if not head.strip():
+        raise src.error(None, f"the file is empty, {_EXPECTED}")
+    if head.startswith(SQLITE_MAGIC):
+        return
+    for signature, kind in _BINARY_SIGNATURES:
+        if head.startswith(signature):
+            raise src.error(None, f"this is {kind}, not text; {_EXPECTED}")
+    for bom, encoding in _BOMS:
+        if head.startswith(bom):
+            src.encoding = encoding
+            break
+    else:
+        if b"\x00" in head:
+            sample = head[:4096]
+            even_nuls = sample[0::2].count(0)
+            odd_nuls = sample[1::2].count(0)
+            if max(even_nuls, odd_nuls) > len(sample) // 4 and min(even_nuls, odd_nuls) == 0:
+                raise src.error(
+                    None,
+                    "looks like UTF-16 text without a byte-order mark; save it as UTF-8 "
+                    "(or UTF-16 with a BOM)",
+                )
+            raise src.error(
+                None, f"contains NUL bytes at byte {head.index(0)}: this is a binary file; {_EXPECTED}"
+            )
+        src.encoding = "utf-8"
+    if src.encoding == "utf-8":
+        decoder = codecs.getincrementaldecoder("utf-8")("strict")
+        try:
+            # final=False: a multi-byte character cut by the head boundary is not an error.
+            decoder.decode(head, final=len(head) >= src.size)
+        except UnicodeDecodeError as exc:
+            raise _decode_error(src, head, exc) from None
+
+
+def _decode_error(src: InputSource, data: bytes, exc: UnicodeDecodeError, line_offset: int = 0) -> FormatError:
+    before = data[: exc.start]
+    line = before.count(b"\n") + 1 + line_offset
+    column = exc.start - (before.rfind(b"\n") + 1) + 1
+    bad = data[exc.start : exc.start + 1]
+    return src.error(
+        f"line {line}, column {column}",
+        f"byte 0x{bad.hex()} is not valid UTF-8; expected UTF-8 text (UTF-8 with BOM and UTF-16 "
+        "with BOM are accepted too); re-save the file as UTF-8",
+    )
+
+
+def decode_all(src: InputSource) -> str:
+    data = src.read_bytes()
+    try:
+        return data.decode(src.encoding)
+    except UnicodeDecodeError as exc:
+        if src.encoding == "utf-8":
+            raise _decode_error(src, data, exc) from None
+        raise src.error(None, f"cannot be decoded as {src.encoding}: {exc.reason}") from None
+
+
+# ---------------------------------------------------------------------------------------------
+# JSON parsing with precise errors
+
+
+class _HugeNumber(ValueError):
+    pass
+
+
+def _parse_int(text: str) -> int:
+    if len(text) > MAX_INT_DIGITS:
+        raise _HugeNumber(f"a number with {len(text):,} digits (at most {MAX_INT_DIGITS} are accepted)")
+    return int(text)
+
+
+class JsonProblem(Exception):
+    """A JSON parse failure: ``where`` (line/column, may be None) and ``what`` went wrong."""
+
+    def __init__(self, where: str | None, what: str) -> None:
+        super().__init__(f"{where}: {what}" if where else what)
+        self.where = where
+        self.what = what
+
+
+def parse_json_problem(text: str, line_offset: int = 0) -> Any:
+    """``json.loads`` whose failures become :class:`JsonProblem` with line and column.
+
+    ``line_offset`` is added to reported line numbers when ``text`` is one line of a bigger file.
+    """
+    try:
+        return json.loads(text, parse_int=_parse_int)
+    except json.JSONDecodeError as exc:
+        raise _json_problem(text, exc, line_offset) from None
+    except _HugeNumber as exc:
+        raise JsonProblem(_line_label(line_offset), f"{exc}; expected ordinary JSON values") from None
+    except RecursionError:
+        where = _deep_nesting_position(text)
+        label = f"line {where[0] + line_offset}, column {where[1]}" if where else _line_label(line_offset)
+        raise JsonProblem(
+            label,
+            "JSON nested too deeply (hundreds of levels of arrays/objects); expected a transcript "
+            "with ordinary nesting",
+        ) from None
+
+
+def parse_json_text(text: str, src: InputSource, line_offset: int = 0) -> Any:
+    try:
+        return parse_json_problem(text, line_offset)
+    except JsonProblem as exc:
+        raise src.error(exc.where, exc.what) from None
+
+
+def _line_label(line_offset: int) -> str | None:
+    return f"line {line_offset + 1}" if line_offset else None
+
+
+def _json_problem(text: str, exc: json.JSONDecodeError, line_offset: int) -> JsonProblem:
+    where = f"line {exc.lineno + line_offset}, column {exc.colno}"
+    if exc.pos >= len(text.rstrip()) - 1 and exc.msg in (
+        "Expecting value",
+        "Expecting ',' delimiter",
+        "Expecting property name enclosed in double quotes",
+        "Expecting ':' delimiter",
+    ):
+        return JsonProblem(where, f"the JSON ends before it is complete ({exc.msg}); the file looks truncated")
+    if exc.msg.startswith("Unterminated string"):
+        return JsonProblem(where, f"{exc.msg}; the file looks truncated or a quote is missing")
+    return JsonProblem(where, f"invalid JSON: {exc.msg}")
+
+
+_NESTING_TOKENS = re.compile(r'\\.|"|[\[\]{}]', re.DOTALL)
+
+
+def _deep_nesting_position(text: str) -> tuple[int, int] | None:
+    """Line and column where nesting first gets deeper than Python can parse."""
+    limit = max(50, sys.getrecursionlimit() - 200)
+    depth = 0
+    in_string = False
+    for match in _NESTING_TOKENS.finditer(text):
+        token = match.group()
+        if token == '"':
+            in_string = not in_string
+        elif in_string or token.startswith("\\"):
+            continue
+        elif token in "[{":
+            depth += 1
+            if depth > limit:
+                pos = match.start()
+                line = text.count("\n", 0, pos) + 1
+                return line, pos - (text.rfind("\n", 0, pos) + 1) + 1
+        else:
+            depth -= 1
+    return None
+
+
+# ---------------------------------------------------------------------------------------------
+# Layout: one JSON document or JSON Lines
+
+
+def _first_lines(src: InputSource, limit: int = 25) -> list[bytes]:
+    """The first few non-empty raw lines (the first one complete even when it is long)."""
+    lines: list[bytes] = []
+    if src.data is not None:
+        stream: BinaryIO = io.BytesIO(src.data)
+    else:
+        assert src.path is not None
+        stream = src.path.open("rb")
+    try:
+        read = 0
+        while len(lines) < limit and read < HEAD_BYTES * 4:
+            raw = stream.readline()
+            if not raw:
+                break
+            read += len(raw)
+            if raw.strip():
+                lines.append(raw)
+    finally:
+        stream.close()
+    return lines
+
+
+def sniff_layout(src: InputSource) -> str:
+    """``"sqlite"``, ``"json"`` (one document) or ``"jsonl"`` (one value per line)."""
+    if is_sqlite(src):
+        return "sqlite"
+    if src.encoding != "utf-8" and src.encoding != "utf-8-sig":
+        text = decode_all(src)
+        return _layout_from_text_lines(src, [ln for ln in text.splitlines() if ln.strip()][:25])
+    lines = _first_lines(src)
+    if lines and lines[0].startswith(codecs.BOM_UTF8):
+        lines[0] = lines[0][len(codecs.BOM_UTF8) :]
+    decoded = [ln.decode("utf-8", errors="replace") for ln in lines]
+    return _layout_from_text_lines(src, decoded)
+
+
+def _layout_from_text_lines(src: InputSource, lines: list[str]) -> str:
+    if not lines:
+        raise src.error(None, f"the file is empty, {_EXPECTED}")
+    first = lines[0].lstrip()
+    suffix = src.name.lower().rsplit(".", 1)[-1] if "." in src.name else ""
+    if first[:1] not in ("{", "["):
+        snippet = first.strip()[:40]
+        raise src.error("line 1", f"starts with {snippet!r}, which is not JSON; {_EXPECTED}")
+    if suffix in ("jsonl", "ndjson"):
+        return "jsonl"
+    if first.startswith("["):
+        return "json"
+    if _parses_alone(first):
+        return "jsonl" if len(lines) > 1 else "json"
+    # The first line is not a whole value: a pretty-printed document, or JSONL whose first
+    # line is damaged. Unindented later lines that are whole objects mean JSONL.
+    whole_objects = sum(1 for ln in lines[1:] if ln.startswith("{") and _parses_alone(ln))
+    return "jsonl" if whole_objects >= 2 or (whole_objects == 1 and len(lines) == 2) else "json"
+
+
+def _parses_alone(line: str) -> bool:
+    try:
+        value = json.loads(line)
+    except (ValueError, RecursionError):
+        return False
+    return isinstance(value, dict)
+
+
+def load_json_document(src: InputSource) -> Any:
+    text = decode_all(src)
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    return parse_json_text(text, src)
+
+
+@dataclass
+class JsonLines:
+    """The records of a JSONL input, read lazily; corrupt lines become warnings."""
+
+    src: InputSource
+    warnings: list[str] = field(default_factory=list)
+    _head: list[tuple[int, Any]] | None = None
+
+    def head(self, count: int = 40) -> list[tuple[int, Any]]:
+        """The first ``count`` valid records, for detection (corrupt lines here are not reported)."""
+        if self._head is None:
+            found: list[tuple[int, Any]] = []
+            for item in self._iterate(report=False):
+                found.append(item)
+                if len(found) >= count:
+                    break
+            self._head = found
+        return self._head
+
+    def records(self) -> Iterator[tuple[int, Any]]:
+        """Every valid record as ``(line_number, value)``; bad lines are listed in ``warnings``."""
+        return self._iterate(report=True)
+
+    def _iterate(self, report: bool) -> Iterator[tuple[int, Any]]:
+        for line_no, raw in self._raw_lines():
+            if isinstance(raw, bytes):
+                try:
+                    text = raw.decode("utf-8")
+                except UnicodeDecodeError as exc:
+                    if report:
+                        self.warnings.append(
+                            f"line {line_no}: byte 0x{raw[exc.start:exc.start + 1].hex()} at column "
+                            f"{exc.start + 1} is not valid UTF-8; line skipped"
+                        )
+                    continue
+            else:
+                text = raw
+            if not text.strip():
+                continue
+            try:
+                value = parse_json_problem(text, line_offset=line_no - 1)
+            except JsonProblem as exc:
+                if report:
+                    self.warnings.append(f"{exc.where or f'line {line_no}'}: {exc.what}; line skipped")
+                continue
+            yield line_no, value
+
+    def _raw_lines(self) -> Iterator[tuple[int, bytes | str]]:
+        if self.src.encoding not in ("utf-8", "utf-8-sig"):
+            text = decode_all(self.src)
+            if text.startswith("\ufeff"):
+                text = text[1:]
+            for index, line in enumerate(text.split("\n"), start=1):
+                yield index, line
+            return
+        if self.src.data is not None:
+            stream: BinaryIO = io.BytesIO(self.src.data)
+        else:
+            assert self.src.path is not None
+            stream = self.src.path.open("rb")
+        with stream:
+            for index, raw in enumerate(stream, start=1):
+                if index == 1 and raw.startswith(codecs.BOM_UTF8):
+                    raw = raw[len(codecs.BOM_UTF8) :]
+                yield index, raw
+
+
+# ---------------------------------------------------------------------------------------------
+# SQLite
+
+
+def open_sqlite(src: InputSource) -> sqlite3.Connection:
+    """Open a SQLite store read-only (a path) or from memory (uploaded bytes)."""
+    try:
+        if src.path is not None:
+            uri = src.path.resolve().as_uri() + "?mode=ro"
+            try:
+                conn = sqlite3.connect(uri, uri=True)
+                conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+            except sqlite3.OperationalError:
+                # A WAL database in a read-only directory cannot create its -shm file; the
+                # immutable flag reads the main file without any locking.
+                conn = sqlite3.connect(src.path.resolve().as_uri() + "?immutable=1", uri=True)
+                conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        else:
+            data = bytearray(src.read_bytes())
+            # A WAL-mode file (format bytes 18/19 == 2) cannot be used from memory; the rollback
+            # journal mode reads the same pages.
+            if len(data) > 19 and data[18] == 2 and data[19] == 2:
+                data[18] = data[19] = 1
+            conn = sqlite3.connect(":memory:")
+            conn.deserialize(bytes(data))
+            conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        conn.execute("PRAGMA query_only = ON")
+        conn.row_factory = sqlite3.Row
+        return conn
+    except sqlite3.DatabaseError as exc:
+        raise src.error(None, f"cannot be read as a SQLite database ({exc}); the file may be damaged") from None
