@@ -1,0 +1,79 @@
+"""Builders for small hand-made conversations."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+
+def sys(content: str = "You are a coding agent.") -> dict[str, Any]:
+    return {"role": "system", "content": content}
+
+
+def user(content: Any) -> dict[str, Any]:
+    return {"role": "user", "content": content}
+
+
+def asst(content: Any = None, calls: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    message: dict[str, Any] = {"role": "assistant", "content": content}
+    if calls:
+        message["tool_calls"] = calls
+    return message
+
+
+def call(call_id: str, name: str, args: Any) -> dict[str, Any]:
+    arguments = args if isinstance(args, str) else json.dumps(args)
+    return {"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}
+
+
+def tool(call_id: str, content: Any) -> dict[str, Any]:
+    return {"role": "tool", "tool_call_id": call_id, "content": content}
+
+
+def failing(exc: BaseException):
+    def summarizer(prompt: str, max_tokens: int) -> str:
+        raise exc
+
+    return summarizer
+
+
+class Recorder:
+    """A summarizer that records what it was asked and answers with a fixed body."""
+
+    def __init__(self, answer: Any = "## Active Task\nNone.") -> None:
+        self.answer = answer
+        self.calls: list[tuple[str, int]] = []
+
+    def __call__(self, prompt: str, max_tokens: int) -> Any:
+        self.calls.append((prompt, max_tokens))
+        return self.answer
+
+
+class Clock:
+    def __init__(self, now: float = 1000.0) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def pairs_valid(messages: list[dict[str, Any]]) -> bool:
+    call_ids = {
+        (c.get("call_id") or c.get("id"))
+        for m in messages
+        if m.get("role") == "assistant"
+        for c in (m.get("tool_calls") or [])
+    }
+    result_ids = {m.get("tool_call_id") for m in messages if m.get("role") == "tool" and m.get("tool_call_id")}
+    return call_ids - {None, ""} <= result_ids and result_ids <= call_ids
+
+
+def long_agent_run(n_rounds: int = 12, size: int = 2000, with_system: bool = True) -> list[dict[str, Any]]:
+    messages: list[dict[str, Any]] = [sys()] if with_system else []
+    messages.append(user("Please fix the failing tests in src/app.py"))
+    for r in range(n_rounds):
+        cid = f"call_{r}"
+        messages.append(asst(f"Step {r}", [call(cid, "terminal", {"command": f"pytest -q tests/test_{r}.py"})]))
+        messages.append(tool(cid, json.dumps({"output": f"round {r} " + "x" * size, "exit_code": r % 2})))
+    messages.append(user("Thanks. Now run the full suite."))
+    return messages
