@@ -1,0 +1,47 @@
+# Context Lens: `make run` starts the dashboard, `make test` runs every test.
+# Both create the virtual environment (.venv) and install what they need when it is missing.
+
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
+PORT ?= 8501
+STREAMLIT_FLAGS := --server.address 127.0.0.1 --server.port $(PORT) --browser.gatherUsageStats false --server.headless true
+
+.PHONY: run test bench fuzz lint local-model browser clean
+
+$(STAMP): pyproject.toml
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[test]'
+	@rm -f $(VENV)/.installed-*
+	@touch $(STAMP)
+
+run: $(STAMP)
+	@$(PY) -c "from core.summarizers.local import missing_parts; import sys; sys.exit(0 if not missing_parts() else 1)" 2>/dev/null \
+		|| echo "Tip: 'make local-model' installs an optional offline summary model (about 100 MB)."
+	@echo "Context Lens on http://127.0.0.1:$(PORT)"
+	$(VENV)/bin/streamlit run app.py $(STREAMLIT_FLAGS)
+
+# The browser tests need Debian's chromium, the local-model test the bundled model.
+test: $(STAMP) browser local-model
+	CONTEXT_LENS_REQUIRE_LOCAL_LLM=1 CONTEXT_LENS_REQUIRE_BROWSER=1 $(PY) -m pytest -q
+
+bench: $(STAMP)
+	$(PY) -m bench
+
+fuzz: $(STAMP)
+	CONTEXT_LENS_FUZZ_EXAMPLES=10000 $(PY) -m pytest -q tests/core/test_properties.py tests/robustness
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check .
+
+local-model: $(STAMP)
+	@$(PY) -c "from core.summarizers.local import missing_parts; import sys; sys.exit(1 if missing_parts() else 0)" 2>/dev/null \
+		|| bash scripts/install_local_model.sh
+
+browser:
+	@test -x /usr/bin/chromium || bash scripts/install_chromium.sh
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis test-artifacts
