@@ -713,8 +713,8 @@ def _build_items(
         for line in previous["Goal"]:
             add("Goal", line, _TIER_GOAL, 0, carried=True)
     elif asks:
-        # The first request that is not a bare question says most about the overall objective.
-        first_index, first_ask = next(((i, t) for i, t in asks if not t.rstrip().endswith("?")), asks[0])
+        # The first request that asks no question says most about the overall objective.
+        first_index, first_ask = next(((i, t) for i, t in asks if "?" not in t), asks[0])
         if len(asks) == 1 and active != EMPTY_SECTION_TEXT:
             add("Goal", "Same as the Active Task.", _TIER_GOAL, first_index)
         else:

@@ -1,0 +1,334 @@
+"""Fact extraction and retention on small hand-built conversations."""
+
+from __future__ import annotations
+
+import copy
+import json
+
+import pandas as pd
+import pytest
+
+from core.analysis.facts import (
+    FACT_KINDS,
+    MAX_FACT_CHARS,
+    extract_facts,
+    retention,
+    retention_by_kind,
+    retention_score,
+    searchable_text,
+)
+
+
+def _call(call_id: str, name: str, **arguments: object) -> dict:
+    return {"id": call_id, "type": "function", "function": {"name": name, "arguments": json.dumps(arguments)}}
+
+
+LOGIN_FIX = [
+    {"role": "system", "content": "You are a coding agent."},
+    {
+        "role": "user",
+        "content": "The login endpoint returns 500. Fix src/auth/login.py and keep the tests in "
+        "tests/test_login.py green. Don't touch the public API; see #42.",
+    },
+    {
+        "role": "assistant",
+        "content": "Running the failing test first.",
+        "tool_calls": [
+            _call("call_1", "terminal", command="pytest -q tests/test_login.py::test_ok", workdir="/home/dev/app")
+        ],
+    },
+    {
+        "role": "tool",
+        "tool_call_id": "call_1",
+        "content": json.dumps(
+            {
+                "output": "FAILED tests/test_login.py::test_ok - KeyError: 'session_id'\n1 failed, 4 passed in 0.31s",
+                "exit_code": 1,
+            }
+        ),
+    },
+    {"role": "assistant", "content": None, "tool_calls": [_call("call_2", "read_file", path="src/auth/login.py")]},
+    {
+        "role": "tool",
+        "tool_call_id": "call_2",
+        "content": "def login(request):\n    token = request.cookies['session_id']\n    return SessionStore.lookup(token)\n",
+    },
+    {
+        "role": "assistant",
+        "content": "I'll use request.cookies.get() instead of indexing, so a missing cookie gives 401. "
+        "Docs: https://docs.example.com/auth#cookies.",
+    },
+    {"role": "user", "content": "Also add a test. Run `ruff check src/` before you finish."},
+]
+
+LOGIN_FIX_FACTS = [
+    (1, "path", "src/auth/login.py"),
+    (1, "path", "tests/test_login.py"),
+    (1, "issue", "#42"),
+    (2, "path", "/home/dev/app"),
+    (2, "path", "tests/test_login.py::test_ok"),
+    (2, "command", "pytest -q tests/test_login.py::test_ok"),
+    (3, "error", "FAILED tests/test_login.py::test_ok - KeyError: 'session_id'"),
+    (3, "quantity", "1 failed"),
+    (3, "quantity", "4 passed"),
+    (3, "quantity", "0.31s"),
+    (3, "identifier", "KeyError"),
+    (5, "identifier", "login"),
+    (5, "identifier", "SessionStore.lookup"),
+    (5, "identifier", "SessionStore"),
+    (6, "url", "https://docs.example.com/auth#cookies"),
+    (6, "identifier", "request.cookies.get"),
+    (7, "user_request", "Also add a test. Run `ruff check src/` before you finish."),
+    (7, "path", "src/"),
+    (7, "command", "ruff check src/"),
+]
+
+
+def _rows(df: pd.DataFrame) -> list[tuple[int, str, str]]:
+    return [(int(index), kind, value) for kind, value, index in df.itertuples(index=False, name=None)]
+
+
+def _values(messages: list[dict], kind: str) -> list[str]:
+    df = extract_facts(messages)
+    return df.loc[df["kind"] == kind, "value"].tolist()
+
+
+def test_extracts_the_expected_facts_in_order() -> None:
+    df = extract_facts(LOGIN_FIX)
+    assert list(df.columns) == ["kind", "value", "message_index"]
+    assert _rows(df) == LOGIN_FIX_FACTS
+
+
+def test_input_is_not_mutated_and_result_is_deterministic() -> None:
+    before = copy.deepcopy(LOGIN_FIX)
+    first = extract_facts(LOGIN_FIX)
+    second = extract_facts(LOGIN_FIX)
+    assert LOGIN_FIX == before
+    pd.testing.assert_frame_equal(first, second)
+
+
+def test_empty_conversation_gives_an_empty_table_with_columns() -> None:
+    df = extract_facts([])
+    assert list(df.columns) == ["kind", "value", "message_index"]
+    assert df.empty
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("edit /etc/nginx/nginx.conf now", ["/etc/nginx/nginx.conf"]),
+        ("see ~/app/settings.py:45.", ["~/app/settings.py"]),
+        ("run ./scripts/build.sh and ../lib/util.js", ["./scripts/build.sh", "../lib/util.js"]),
+        ("tests/test_api.py::TestUsers::test_create[admin] fails", ["tests/test_api.py::TestUsers::test_create[admin]"]),
+        (r"open C:\Users\dev\notes.txt", [r"C:\Users\dev\notes.txt"]),
+        ("update README.md and pyproject.toml", ["README.md", "pyproject.toml"]),
+        ("the docs/ folder", ["docs/"]),
+        # fractions, alternatives, dates, plain words and URL parts are not paths
+        ("3/4 of runs, and/or TCP/IP on 2024/05/01", []),
+        ("fetch https://example.com/a/b.json", []),
+        ("close the </div> tag", []),
+    ],
+)
+def test_paths(text: str, expected: list[str]) -> None:
+    assert _values([{"role": "assistant", "content": text}], "path") == expected
+
+
+def test_commands_come_from_tool_arguments_and_known_backticked_commands() -> None:
+    messages = [
+        {"role": "user", "content": "Try `git status`, then `$ npm run build`; `foo()` is code and `x = 1` too."},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                _call("c1", "terminal", command="make test\nmake lint"),
+                _call("c2", "shell", cmd="ls -la"),
+            ],
+        },
+    ]
+    assert _values(messages, "command") == ["git status", "npm run build", "make test", "ls -la"]
+
+
+def test_long_command_is_capped_to_a_prefix() -> None:
+    command = "echo " + "x" * 400
+    messages = [{"role": "assistant", "content": None, "tool_calls": [_call("c1", "terminal", command=command)]}]
+    [value] = _values(messages, "command")
+    assert len(value) == MAX_FACT_CHARS
+    assert command.startswith(value)
+
+
+def test_error_lines_are_exact_trimmed_lines_of_tool_output() -> None:
+    output = (
+        "collected 3 items\n"
+        "Traceback (most recent call last):\n"
+        '  File "/srv/app/main.py", line 3, in <module>\n'
+        "    raise ValueError('bad port')\n"
+        "  ValueError: bad port  \n"
+        "  12|    except OSError:\n"
+        "npm ERR! missing script: start\n"
+        "fatal: not a git repository\n"
+        "error[E0308]: mismatched types\n"
+        "all good here"
+    )
+    messages = [
+        {"role": "tool", "tool_call_id": "c1", "content": output},
+        # assistant prose that names an error is not a tool error line
+        {"role": "assistant", "content": "The ValueError comes from parse_port."},
+    ]
+    assert _values(messages, "error") == [
+        "Traceback (most recent call last):",
+        "ValueError: bad port",
+        "npm ERR! missing script: start",
+        "fatal: not a git repository",
+        "error[E0308]: mismatched types",
+    ]
+
+
+def test_error_lines_are_read_from_json_encoded_output() -> None:
+    content = json.dumps({"output": "ok\nModuleNotFoundError: No module named 'redis'", "exit_code": 1})
+    assert _values([{"role": "tool", "tool_call_id": "c", "content": content}], "error") == [
+        "ModuleNotFoundError: No module named 'redis'"
+    ]
+
+
+def test_urls_numbers_with_units_issues_and_identifiers() -> None:
+    text = (
+        "Latency is 42 ms (was 1,200 ms), memory 3.5 MB, CPU 85%, timeout 120 s, served on port 8080 "
+        "and localhost:5173. See https://github.com/acme/api/pull/7, (https://example.org/x). "
+        "Fixes #123 but not &#38; or version 3.11. class RetryPolicy: def backoff_delay(attempt): "
+        "calls compute_jitter(attempt) and print(x); the file(s) changed. HTTPServer and JSONDecodeError."
+    )
+    messages = [{"role": "assistant", "content": text}]
+    assert _values(messages, "quantity") == [
+        "42 ms",
+        "1,200 ms",
+        "3.5 MB",
+        "85%",
+        "120 s",
+        "port 8080",
+        "localhost:5173",
+    ]
+    assert _values(messages, "url") == ["https://github.com/acme/api/pull/7", "https://example.org/x"]
+    assert _values(messages, "issue") == ["#123"]
+    assert _values(messages, "identifier") == [
+        "RetryPolicy",
+        "backoff_delay",
+        "compute_jitter",
+        "HTTPServer",
+        "JSONDecodeError",
+    ]
+
+
+def test_latest_user_request_skips_handoff_summaries_and_is_capped() -> None:
+    long_request = "Please " + "refactor the parser " * 40
+    messages = [
+        {"role": "user", "content": long_request},
+        {"role": "assistant", "content": "On it."},
+        {"role": "user", "content": "[CONTEXT SUMMARY]: ## Active Task\nsomething older"},
+    ]
+    [value] = _values(messages, "user_request")
+    # cut to 300 characters, then the trailing space of the cut is trimmed
+    assert value == long_request[:300].rstrip()
+    assert len(value) == 299
+    assert extract_facts(messages).loc[0, "message_index"] == 0
+
+
+def test_user_request_reads_text_parts_of_multimodal_content() -> None:
+    messages = [
+        {
+            "role": "user",
+            "content": [
+                {"type": "text", "text": "What is wrong in this screenshot?"},
+                {"type": "image_url", "image_url": {"url": "data:image/png;base64,AAAA"}},
+            ],
+        }
+    ]
+    assert _values(messages, "user_request") == ["What is wrong in this screenshot?"]
+
+
+def test_duplicates_keep_their_first_message() -> None:
+    messages = [
+        {"role": "user", "content": "look at app.py"},
+        {"role": "assistant", "content": "app.py again, and app.py"},
+    ]
+    df = extract_facts(messages)
+    paths = df[df["kind"] == "path"]
+    assert paths["value"].tolist() == ["app.py"]
+    assert paths["message_index"].tolist() == [0]
+
+
+@pytest.mark.parametrize("bad", [None, "text", 42, {"role": "user"}])
+def test_rejects_what_is_not_a_message_list(bad: object) -> None:
+    with pytest.raises(TypeError, match="messages must be a list"):
+        extract_facts(bad)  # type: ignore[arg-type]
+
+
+def test_rejects_a_non_dict_message_with_its_index() -> None:
+    with pytest.raises(TypeError, match="message 1 must be a dict"):
+        extract_facts([{"role": "user", "content": "hi"}, "oops"])  # type: ignore[list-item]
+
+
+# --- retention -----------------------------------------------------------------------------
+
+
+def test_retention_against_text() -> None:
+    facts = extract_facts(LOGIN_FIX)
+    summary = (
+        "Fixed src/auth/login.py: FAILED tests/test_login.py::test_ok - KeyError: 'session_id'. "
+        "Ran pytest -q tests/test_login.py::test_ok."
+    )
+    scored = retention(facts, summary)
+    kept = scored.loc[scored["kept"], "value"].tolist()
+    assert kept == [
+        "src/auth/login.py",
+        "tests/test_login.py",
+        "tests/test_login.py::test_ok",
+        "pytest -q tests/test_login.py::test_ok",
+        "FAILED tests/test_login.py::test_ok - KeyError: 'session_id'",
+        "KeyError",
+        # plain substring matching: "login" is inside "login.py", "src/" inside "src/auth"
+        "login",
+        "src/",
+    ]
+    assert scored["kept"].dtype == bool
+    assert retention_score(scored) == pytest.approx(8 / 19)
+    assert "kept" not in facts.columns  # the input table is not modified
+
+
+def test_retention_against_messages_searches_content_arguments_and_decoded_json() -> None:
+    facts = extract_facts(LOGIN_FIX)
+    scored = retention(facts, LOGIN_FIX)
+    assert retention_score(scored) == 1.0
+    # A value that only exists JSON-escaped in the raw text is still found.
+    escaped_only = [{"role": "tool", "tool_call_id": "x", "content": json.dumps({"o": 'say "hi"\nnow'})}]
+    assert 'say "hi"' in searchable_text(escaped_only)
+
+
+def test_retention_by_kind_and_empty_scores() -> None:
+    facts = extract_facts(LOGIN_FIX)
+    scored = retention(facts, "/home/dev/app #42 0.31s")
+    by_kind = retention_by_kind(scored)
+    assert list(by_kind.columns) == ["kind", "total", "kept", "score"]
+    assert by_kind["kind"].tolist() == [kind for kind in FACT_KINDS if kind in set(facts["kind"])]
+    as_dict = {row.kind: (row.total, row.kept) for row in by_kind.itertuples()}
+    assert as_dict == {
+        "user_request": (1, 0),
+        "path": (5, 1),
+        "command": (2, 0),
+        "error": (1, 0),
+        "url": (1, 0),
+        "quantity": (3, 1),
+        "identifier": (5, 0),
+        "issue": (1, 1),
+    }
+    empty = retention(extract_facts([]), "anything")
+    assert retention_score(empty) == 1.0
+    assert retention_by_kind(empty).empty
+
+
+def test_retention_rejects_bad_tables() -> None:
+    with pytest.raises(TypeError, match="'value' column"):
+        retention(pd.DataFrame({"x": [1]}), "text")
+    with pytest.raises(TypeError, match="'kept' column"):
+        retention_score(extract_facts(LOGIN_FIX))
+    with pytest.raises(TypeError, match="'kept' column"):
+        retention_by_kind("nope")  # type: ignore[arg-type]
