@@ -38,6 +38,8 @@ class LiteLLMSummarizer:
     main model for good (spec 4.8). ``summary_api_base`` / ``summary_api_key`` address the
     summary model; left as None they are the main ones, an empty string means "none" (the
     summary model then uses litellm's own provider defaults and environment variables).
+    ``max_retries`` overrides the HTTP client's own retries (None keeps its default, as the
+    reference does; each retry can take up to ``timeout`` again).
 
     ``last_call`` describes the most recent call: model, max_tokens, prompt size, usage,
     latency, cost when litellm knows it, and the error if it failed. It never holds a key.
@@ -54,6 +56,7 @@ class LiteLLMSummarizer:
         extra_body: dict[str, Any] | None = None,
         summary_api_base: str | None = None,
         summary_api_key: str | None = None,
+        max_retries: int | None = None,
         mock_response: Any = None,
     ) -> None:
         if model is not None and not isinstance(model, str):
@@ -62,6 +65,8 @@ class LiteLLMSummarizer:
             raise TypeError(f"summary_model must be a string or None, got {type(summary_model).__name__}")
         if isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0:
             raise ValueError(f"timeout must be a positive number of seconds, got {timeout!r}")
+        if max_retries is not None and (isinstance(max_retries, bool) or not isinstance(max_retries, int) or max_retries < 0):
+            raise ValueError(f"max_retries must be a non-negative integer or None, got {max_retries!r}")
         if extra_body is not None and not isinstance(extra_body, dict):
             raise TypeError(f"extra_body must be a dict, got {type(extra_body).__name__}")
         self.model: str = (model or "").strip()
@@ -72,6 +77,7 @@ class LiteLLMSummarizer:
         self.extra_body: dict[str, Any] = dict(extra_body or {})
         self._summary_api_base = summary_api_base
         self._summary_api_key = summary_api_key
+        self.max_retries = max_retries
         self.mock_response = mock_response
         self.fallen_back = False
         self.last_call: dict[str, Any] | None = None
@@ -91,7 +97,13 @@ class LiteLLMSummarizer:
         return "" if self.fallen_back else self._summary_model
 
     def can_fall_back_to_main(self) -> bool:
-        return bool(self._summary_model) and self._summary_model != self.model and not self.fallen_back
+        # Without a main model a retry could only fail as "no provider" and hide the real error.
+        return (
+            bool(self._summary_model)
+            and bool(self.model)
+            and self._summary_model != self.model
+            and not self.fallen_back
+        )
 
     def fall_back_to_main(self) -> None:
         """Write every later summary with the main model (permanent for this instance)."""
@@ -124,6 +136,8 @@ class LiteLLMSummarizer:
             kwargs["api_base"] = api_base
         if api_key:
             kwargs["api_key"] = api_key
+        if self.max_retries is not None:
+            kwargs["max_retries"] = self.max_retries
         if self.extra_body:
             kwargs["extra_body"] = dict(self.extra_body)
         if self.mock_response is not None:
