@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
@@ -85,6 +85,7 @@ _ACTIVE_TASK_SHARE = 0.4
 _MAX_TARGET_CHARS = 160
 _MAX_SENTENCE_CHARS = 240
 _MAX_OUTCOME_HISTORY = 4
+_MAX_NOTE_CHARS = 300
 
 _TEST_COMMAND_RE = re.compile(
     r"\b(?:pytest|py\.test|unittest|tox|nox|jest|vitest|mocha|rspec|phpunit|go test|cargo test|"
@@ -342,14 +343,20 @@ def _describe(call: _Call) -> tuple[str, str, str, str]:
         return "RUN", f"`{_first_line(command)}`", "cmd:" + command, "run"
     if path is not None and any(word in lowered for word in ("read", "view", "cat", "open", "show")):
         offset = next(
-            (args.get(key) for key in ("offset", "start_line", "line") if isinstance(args, Mapping) and args.get(key)),
+            (
+                args.get(key)
+                for key in ("offset", "start_line", "line")
+                if isinstance(args, Mapping) and args.get(key)
+            ),
             None,
         )
         shown_offset = isinstance(offset, (int, str)) and str(offset) not in ("", "0", "1")
         return "READ", f"{path}:{offset}" if shown_offset else path, "read:" + path, "read"
     if path is not None and any(word in lowered for word in ("write", "create", "save")):
         return "WRITE", path, "edit:" + path, "write"
-    if path is not None and any(word in lowered for word in ("patch", "edit", "replace", "apply", "insert", "modify")):
+    if path is not None and any(
+        word in lowered for word in ("patch", "edit", "replace", "apply", "insert", "modify")
+    ):
         return "PATCH", path, "edit:" + path, "patch"
     if any(word in lowered for word in ("search", "grep", "find", "glob")) and "web" not in lowered:
         pattern = _first_string(args, ("pattern", "query", "regex", "glob", "name")) or "?"
@@ -448,13 +455,23 @@ def _classify(call: _Call) -> _Action:
     elif kind == "write":
         content = call.arguments.get("content") if isinstance(call.arguments, Mapping) else None
         parts.append(
-            "failed" if errors else f"{_line_count(content)} lines" if isinstance(content, str) and content else "written"
+            "failed"
+            if errors
+            else f"{_line_count(content)} lines"
+            if isinstance(content, str) and content
+            else "written"
         )
     elif kind == "patch":
         parts.append("failed" if errors else "applied")
     elif kind == "search":
         count = _TOTAL_COUNT_RE.search(result)
-        parts.append(f"{count.group(1)} matches" if count else "failed" if errors else f"{_line_count(decoded)} result lines")
+        parts.append(
+            f"{count.group(1)} matches"
+            if count
+            else "failed"
+            if errors
+            else f"{_line_count(decoded)} result lines"
+        )
     else:
         parts.append("failed" if errors else f"{len(decoded):,} chars result")
     return _Action(call.index, verb, target, ", ".join(parts), call.name, succeeded, key, is_test, errors)
@@ -467,6 +484,8 @@ class _Reading:
     n_turns: int
     user_asks: list[tuple[int, str]] = field(default_factory=list)
     assistant_texts: list[tuple[int, str]] = field(default_factory=list)
+    # Indices of assistant texts sent without tool calls: replies to the user, not preambles.
+    reply_indices: set[int] = field(default_factory=set)
     actions: list[_Action] = field(default_factory=list)
     files: dict[str, dict[str, Any]] = field(default_factory=dict)
     workdir: tuple[int, str] | None = None
@@ -508,6 +527,8 @@ def _read_turns(turns: Sequence[Mapping[str, Any]]) -> _Reading:
         elif role == "assistant":
             if text.strip():
                 reading.assistant_texts.append((index, text.strip()))
+                if not message.get("tool_calls"):
+                    reading.reply_indices.add(index)
             for position, call in enumerate(message.get("tool_calls") or []):
                 call_id, name, arguments = _call_fields(call)
                 parsed = _parse_arguments(arguments)
@@ -726,15 +747,12 @@ def _build_items(
     # Constraints & Preferences -----------------------------------------------------------
     for line in previous.get("Constraints & Preferences", []):
         add("Constraints & Preferences", line, _TIER_CONSTRAINT, 0, carried=True)
-    constraints: dict[str, tuple[int, str]] = {}
-    for index, text in asks:
-        for sentence in _sentences(text):
-            if _CONSTRAINT_RE.search(sentence):
-                # A constraint restated with other numbers (an issue, a limit) keeps its latest form.
-                shape = re.sub(r"\d+", "0", sentence)
-                constraints.pop(shape, None)
-                constraints[shape] = (index, sentence)
-    for index, sentence in constraints.values():
+    for index, sentence in _latest_by_shape(
+        (index, sentence)
+        for index, text in asks
+        for sentence in _sentences(text)
+        if _CONSTRAINT_RE.search(sentence)
+    ):
         add("Constraints & Preferences", f"- {sentence}", _TIER_CONSTRAINT, index)
 
     # Completed Actions -------------------------------------------------------------------
@@ -771,8 +789,11 @@ def _build_items(
         new_labels.add("Started in background")
         add("Active State", f"`{command}`", _TIER_STATE, index, group="Started in background")
     for line in previous.get("Active State", []):
-        label = line.lstrip("- ").split(":", 1)[0]
-        if label not in new_labels:
+        grouped = _group_line(line, _STATE_GROUPS)
+        if grouped is not None:
+            for value in grouped[1]:
+                add("Active State", value, _TIER_STATE - 1, 0, group=grouped[0], carried=True)
+        elif line.lstrip("- ").split(":", 1)[0] not in new_labels:
             add("Active State", line, _TIER_STATE - 1, 0, carried=True)
 
     # In Progress -------------------------------------------------------------------------
@@ -796,7 +817,9 @@ def _build_items(
             )
         if reading.assistant_texts:
             index, text = reading.assistant_texts[-1]
-            statement = next(iter(_sentences(text)), "")
+            statement = " ".join(_sentences(text))
+            if len(statement) > _MAX_NOTE_CHARS:
+                statement = statement[: _MAX_NOTE_CHARS - 1].rstrip() + "…"
             if statement:
                 add("In Progress", f"- Agent's last note: {statement}", _TIER_IN_PROGRESS, index)
 
@@ -823,12 +846,13 @@ def _build_items(
     # Key Decisions -----------------------------------------------------------------------
     for line in previous.get("Key Decisions", []):
         add("Key Decisions", line, _TIER_DECISION, 0, carried=True)
-    seen_decisions: set[str] = set()
-    for index, text in reading.assistant_texts:
-        for sentence in _sentences(text):
-            if _DECISION_RE.search(sentence) and sentence not in seen_decisions:
-                seen_decisions.add(sentence)
-                add("Key Decisions", f"- {sentence}", _TIER_DECISION, index)
+    for index, sentence in _latest_by_shape(
+        (index, sentence)
+        for index, text in reading.assistant_texts
+        for sentence in _sentences(text)
+        if _DECISION_RE.search(sentence)
+    ):
+        add("Key Decisions", f"- {sentence}", _TIER_DECISION, index)
 
     # Resolved Questions / Pending User Asks ----------------------------------------------
     for line in previous.get("Resolved Questions", []):
@@ -892,12 +916,19 @@ def _build_items(
     # Critical Context --------------------------------------------------------------------
     for name in ("Critical Context", "Last Dropped Turns"):
         for line in previous.get(name, []):
-            add("Critical Context", line, _TIER_VALUE_CONTEXT, 0, carried=True)
+            grouped = _group_line(line, _CONTEXT_GROUPS)
+            if grouped is None:
+                add("Critical Context", line, _TIER_VALUE_CONTEXT, 0, carried=True)
+                continue
+            for value in grouped[1]:
+                add("Critical Context", value, _CONTEXT_GROUPS[grouped[0]], 0, group=grouped[0], carried=True)
     _add_missing_facts(turns, items, add, blocked_lines)
     return _dedupe(items)
 
 
-_UNINFORMATIVE_OUTCOMES = frozenset({"same output as a later call", "output cleared", "result in an earlier summary"})
+_UNINFORMATIVE_OUTCOMES = frozenset(
+    {"same output as a later call", "output cleared", "result in an earlier summary"}
+)
 _LATEST_OUTCOME_ONLY = frozenset({"READ", "WRITE", "PATCH"})
 
 
@@ -926,12 +957,51 @@ def _consolidated_actions(actions: Sequence[_Action]) -> list[tuple[int, str]]:
             target += f" ×{total}" if total > 1 else ""
             shown = [outcomes[-1][0]] if outcomes and outcomes[-1][0] else []
         else:
-            shown = [f"{outcome} ×{count}" if count > 1 else outcome for outcome, count in outcomes if outcome]
+            shown = [
+                f"{outcome} ×{count}" if count > 1 else outcome for outcome, count in outcomes if outcome
+            ]
         if len(shown) > _MAX_OUTCOME_HISTORY:
             shown = ["…", *shown[-_MAX_OUTCOME_HISTORY:]]
         outcome_text = f" — {' → '.join(shown)}" if shown else ""
         lines.append((group["index"], f"{verb} {target}{outcome_text} [tool: {group['tool']}]"))
     return lines
+
+
+def _latest_by_shape(sentences: Iterable[tuple[int, str]]) -> list[tuple[int, str]]:
+    """Keep the latest of sentences that differ only in their numbers: a constraint or a decision
+    restated with another limit, issue or name suffix supersedes the earlier form."""
+    latest: dict[str, tuple[int, str]] = {}
+    for index, sentence in sentences:
+        shape = re.sub(r"\d+", "0", sentence)
+        latest.pop(shape, None)
+        latest[shape] = (index, sentence)
+    return list(latest.values())
+
+
+_STATE_GROUPS = {"Modified files": _TIER_STATE - 1, "Started in background": _TIER_STATE - 1}
+_CONTEXT_GROUPS = {
+    "Commands": _TIER_VALUE_CONTEXT,
+    "URLs": _TIER_VALUE_CONTEXT,
+    "Issues": _TIER_VALUE_CONTEXT,
+    "Values": _TIER_QUANTITY_CONTEXT,
+    "Identifiers": _TIER_IDENTIFIER_CONTEXT,
+}
+_BACKTICKED_GROUPS = frozenset({"Commands", "Started in background"})
+
+
+def _group_line(line: str, groups: Mapping[str, float]) -> tuple[str, list[str]] | None:
+    """(group, values) when a carried line is one of the grouped lines this summarizer writes
+    (``- Identifiers: a, b``), so merging extends the group instead of repeating the label."""
+    if not line.startswith("- ") or ": " not in line:
+        return None
+    label, rest = line[2:].split(": ", 1)
+    if label not in groups:
+        return None
+    if label in _BACKTICKED_GROUPS:
+        values = re.findall(r"`[^`]*`", rest)
+    else:
+        values = [value.strip() for value in rest.split(", ") if value.strip()]
+    return (label, values) if values else None
 
 
 def _replies_by_ask(reading: _Reading) -> dict[int, tuple[list[tuple[int, str]], bool]]:
@@ -942,7 +1012,11 @@ def _replies_by_ask(reading: _Reading) -> dict[int, tuple[list[tuple[int, str]],
     for position, ask_index in enumerate(ask_indices):
         has_next = position + 1 < len(ask_indices)
         end = ask_indices[position + 1] if has_next else reading.n_turns
-        texts = [(index, text) for index, text in reading.assistant_texts if ask_index < index < end]
+        texts = [
+            (index, text)
+            for index, text in reading.assistant_texts
+            if ask_index < index < end and index in reading.reply_indices
+        ]
         by_ask[ask_index] = (texts, has_next)
     return by_ask
 
@@ -1027,7 +1101,8 @@ def _add_missing_facts(
         if value in draft:
             continue
         if kind == "error":
-            add("Critical Context", f"- Error: {value}", _TIER_ERROR_CONTEXT, int(index))
+            # Unresolved errors are already under Blocked, so these were met earlier.
+            add("Critical Context", f"- Earlier error: {value}", _TIER_ERROR_CONTEXT, int(index))
         elif kind == "path":
             add("Relevant Files", f"- {value} — mentioned", _TIER_FILE_MENTIONED, int(index))
         elif kind == "command":

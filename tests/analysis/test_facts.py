@@ -34,7 +34,12 @@ LOGIN_FIX = [
         "role": "assistant",
         "content": "Running the failing test first.",
         "tool_calls": [
-            _call("call_1", "terminal", command="pytest -q tests/test_login.py::test_ok", workdir="/home/dev/app")
+            _call(
+                "call_1",
+                "terminal",
+                command="pytest -q tests/test_login.py::test_ok",
+                workdir="/home/dev/app",
+            )
         ],
     },
     {
@@ -47,7 +52,11 @@ LOGIN_FIX = [
             }
         ),
     },
-    {"role": "assistant", "content": None, "tool_calls": [_call("call_2", "read_file", path="src/auth/login.py")]},
+    {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [_call("call_2", "read_file", path="src/auth/login.py")],
+    },
     {
         "role": "tool",
         "tool_call_id": "call_2",
@@ -119,7 +128,10 @@ def test_empty_conversation_gives_an_empty_table_with_columns() -> None:
         ("edit /etc/nginx/nginx.conf now", ["/etc/nginx/nginx.conf"]),
         ("see ~/app/settings.py:45.", ["~/app/settings.py"]),
         ("run ./scripts/build.sh and ../lib/util.js", ["./scripts/build.sh", "../lib/util.js"]),
-        ("tests/test_api.py::TestUsers::test_create[admin] fails", ["tests/test_api.py::TestUsers::test_create[admin]"]),
+        (
+            "tests/test_api.py::TestUsers::test_create[admin] fails",
+            ["tests/test_api.py::TestUsers::test_create[admin]"],
+        ),
         (r"open C:\Users\dev\notes.txt", [r"C:\Users\dev\notes.txt"]),
         ("update README.md and pyproject.toml", ["README.md", "pyproject.toml"]),
         ("the docs/ folder", ["docs/"]),
@@ -135,7 +147,10 @@ def test_paths(text: str, expected: list[str]) -> None:
 
 def test_commands_come_from_tool_arguments_and_known_backticked_commands() -> None:
     messages = [
-        {"role": "user", "content": "Try `git status`, then `$ npm run build`; `foo()` is code and `x = 1` too."},
+        {
+            "role": "user",
+            "content": "Try `git status`, then `$ npm run build`; `foo()` is code and `x = 1` too.",
+        },
         {
             "role": "assistant",
             "content": None,
@@ -150,7 +165,9 @@ def test_commands_come_from_tool_arguments_and_known_backticked_commands() -> No
 
 def test_long_command_is_capped_to_a_prefix() -> None:
     command = "echo " + "x" * 400
-    messages = [{"role": "assistant", "content": None, "tool_calls": [_call("c1", "terminal", command=command)]}]
+    messages = [
+        {"role": "assistant", "content": None, "tool_calls": [_call("c1", "terminal", command=command)]}
+    ]
     [value] = _values(messages, "command")
     assert len(value) == MAX_FACT_CHARS
     assert command.startswith(value)

@@ -1,0 +1,662 @@
+"""The offline extractive summarizer: exact output, budgets, merging, focus and safety."""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import json
+import re
+
+import pytest
+
+from core import CompressorConfig, ContextCompressor
+from core.analysis.facts import extract_facts, retention, retention_score
+from core.phases.summary import build_summary_prompt, serialize_for_summary
+from core.profiles import get_profile
+from core.redaction.hermes import redact_sensitive_text
+from core.summarizers.base import SummaryRequest
+from core.summarizers.extractive import SECTION_HEADINGS, ExtractiveSummarizer, count_tokens, parse_prompt
+
+
+def _call(call_id: str, name: str, **arguments: object) -> dict:
+    return {"id": call_id, "type": "function", "function": {"name": name, "arguments": json.dumps(arguments)}}
+
+
+def _request(
+    turns: list[dict], *, budget: int = 2000, previous: str | None = None, focus: str | None = None
+) -> SummaryRequest:
+    return SummaryRequest(
+        prompt="",
+        max_tokens=int(budget * 1.3),
+        turns=turns,
+        serialized_turns="",
+        previous_summary=previous,
+        focus_topic=focus,
+        summary_budget=budget,
+    )
+
+
+def _summarize(turns: list[dict], **kwargs: object) -> str:
+    return ExtractiveSummarizer().summarize_request(_request(turns, **kwargs))  # type: ignore[arg-type]
+
+
+def _headings(text: str) -> list[str]:
+    return [line for line in text.splitlines() if line.startswith("## ")]
+
+
+# --- a finished fix --------------------------------------------------------------------------
+
+CSV_FIX = [
+    {
+        "role": "user",
+        "content": "The CSV export crashes on empty rows. Fix it in src/export/csv_writer.py, and don't change "
+        "the output format.",
+    },
+    {
+        "role": "assistant",
+        "content": "Reproducing first.",
+        "tool_calls": [_call("c1", "terminal", command="pytest -q tests/test_csv.py", workdir="/work/shop")],
+    },
+    {
+        "role": "tool",
+        "tool_call_id": "c1",
+        "content": json.dumps(
+            {
+                "output": "FAILED tests/test_csv.py::test_empty_row - IndexError: list index out of range\n"
+                "1 failed, 7 passed in 0.52s",
+                "exit_code": 1,
+            }
+        ),
+    },
+    {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [_call("c2", "read_file", path="src/export/csv_writer.py", offset=30)],
+    },
+    {
+        "role": "tool",
+        "tool_call_id": "c2",
+        "content": "def write_row(row):\n    first = row[0]\n    return ','.join(row)\n",
+    },
+    {
+        "role": "assistant",
+        "content": "The writer indexes row[0] without a guard. I'll use an early return for empty rows instead of a "
+        "try/except.",
+        "tool_calls": [
+            _call(
+                "c3",
+                "patch",
+                path="src/export/csv_writer.py",
+                old_string="first = row[0]",
+                new_string="if not row:\n        return ''",
+            )
+        ],
+    },
+    {"role": "tool", "tool_call_id": "c3", "content": json.dumps({"success": True})},
+    {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [_call("c4", "terminal", command="pytest -q tests/test_csv.py")],
+    },
+    {
+        "role": "tool",
+        "tool_call_id": "c4",
+        "content": json.dumps({"output": "8 passed in 0.48s", "exit_code": 0}),
+    },
+    {"role": "assistant", "content": "All 8 tests pass now."},
+    {"role": "user", "content": "Great. Does the JSON export have the same bug?"},
+]
+
+CSV_FIX_SUMMARY = """## Active Task
+User asked: 'Great. Does the JSON export have the same bug?'
+
+## Goal
+The CSV export crashes on empty rows. Fix it in src/export/csv_writer.py, and don't change the output format.
+
+## Constraints & Preferences
+- Fix it in src/export/csv_writer.py, and don't change the output format.
+
+## Completed Actions
+1. READ src/export/csv_writer.py:30 — 3 lines [tool: read_file]
+2. PATCH src/export/csv_writer.py — applied [tool: patch]
+3. RUN `pytest -q tests/test_csv.py` — exit 1, 1 failed, 7 passed in 0.52s → exit 0, 8 passed in 0.48s [tool: terminal]
+4. REPLIED to user — All 8 tests pass now.
+
+## Active State
+- Working directory: /work/shop
+- Last test run: `pytest -q tests/test_csv.py` — exit 0, 8 passed in 0.48s
+- Modified files: src/export/csv_writer.py
+
+## In Progress
+None.
+
+## Blocked
+None.
+
+## Key Decisions
+- I'll use an early return for empty rows instead of a try/except.
+
+## Resolved Questions
+None.
+
+## Pending User Asks
+None.
+
+## Relevant Files
+- tests/test_csv.py — used in a command
+- src/export/csv_writer.py — read, patched
+- tests/test_csv.py::test_empty_row — mentioned
+
+## Remaining Work
+None.
+
+## Critical Context
+- Earlier error: FAILED tests/test_csv.py::test_empty_row - IndexError: list index out of range
+- Identifiers: write_row"""
+
+
+def test_exact_summary_of_a_finished_fix() -> None:
+    assert _summarize(CSV_FIX) == CSV_FIX_SUMMARY
+
+
+# --- work interrupted by a blocker, with an unanswered ask and a masked secret ----------------
+
+DEPLOY = [
+    {
+        "role": "user",
+        "content": "Deploy the staging build. Use the token sk-pro...6789 for the registry. Never push to main.",
+    },
+    {
+        "role": "assistant",
+        "content": "Building the image first.",
+        "tool_calls": [_call("d1", "terminal", command="docker build -t registry.example.com/shop:1.4.2 .")],
+    },
+    {
+        "role": "tool",
+        "tool_call_id": "d1",
+        "content": json.dumps(
+            {
+                "output": "Step 7/9 : RUN pip install -r requirements.txt\n"
+                "ERROR: Could not find a version that satisfies the requirement torch==2.9.1\n"
+                "The command '/bin/sh -c pip install -r requirements.txt' returned a non-zero code: 1",
+                "exit_code": 1,
+            }
+        ),
+    },
+    {
+        "role": "user",
+        "content": "What base image are we on? Also check https://hub.docker.com/_/python for tags.",
+    },
+    {"role": "assistant", "content": None, "tool_calls": [_call("d2", "read_file", path="Dockerfile")]},
+    {
+        "role": "tool",
+        "tool_call_id": "d2",
+        "content": "FROM python:3.12-slim\nCOPY requirements.txt .\nRUN pip install -r requirements.txt",
+    },
+    {
+        "role": "assistant",
+        "content": "Switching to a CPU wheel index rather than pinning torch. Checking the registry login next.",
+        "tool_calls": [
+            _call("d3", "terminal", command="docker login registry.example.com -u deploy -p [REDACTED]")
+        ],
+    },
+]
+
+DEPLOY_SUMMARY = """## Active Task
+User asked: 'What base image are we on? Also check https://hub.docker.com/_/python for tags.'
+
+## Goal
+Deploy the staging build. Use the token sk-pro...6789 for the registry. Never push to main.
+
+## Constraints & Preferences
+- Never push to main.
+
+## Completed Actions
+1. RUN `docker build -t registry.example.com/shop:1.4.2 .` — exit 1 [tool: terminal]
+2. READ Dockerfile — 3 lines [tool: read_file]
+
+## Active State
+None.
+
+## In Progress
+- RUN `docker login registry.example.com -u deploy -p [REDACTED]` [tool: terminal] (no result yet)
+- Agent's last note: Switching to a CPU wheel index rather than pinning torch. Checking the registry login next.
+
+## Blocked
+- ERROR: Could not find a version that satisfies the requirement torch==2.9.1 (from RUN `docker build -t registry.example.com/shop:1.4.2 .`)
+
+## Key Decisions
+- Switching to a CPU wheel index rather than pinning torch.
+
+## Resolved Questions
+None.
+
+## Pending User Asks
+- Deploy the staging build. Use the token sk-pro...6789 for the registry. Never push to main.
+
+## Relevant Files
+- Dockerfile — read
+- requirements.txt — mentioned
+- /bin/sh — mentioned
+
+## Remaining Work
+- Errors were still unresolved at the last attempt (see Blocked).
+- Some earlier user asks had no answer yet (see Pending User Asks).
+- The agent was mid-step when these turns were compacted (see In Progress).
+
+## Critical Context
+None."""
+
+
+def test_exact_summary_of_interrupted_work() -> None:
+    assert _summarize(DEPLOY) == DEPLOY_SUMMARY
+
+
+# --- iterative compaction --------------------------------------------------------------------
+
+JSON_FIX = [
+    {"role": "user", "content": "Fix the JSON export the same way."},
+    {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [
+            _call(
+                "j1",
+                "patch",
+                path="src/export/json_writer.py",
+                old_string="first = row[0]",
+                new_string="if not row:\n        return '[]'",
+            )
+        ],
+    },
+    {"role": "tool", "tool_call_id": "j1", "content": json.dumps({"success": True})},
+    {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [_call("j2", "terminal", command="pytest -q tests/test_json.py")],
+    },
+    {
+        "role": "tool",
+        "tool_call_id": "j2",
+        "content": json.dumps(
+            {
+                "output": "FAILED tests/test_json.py::test_nested - TypeError: Object of type Decimal is not JSON "
+                "serializable\n1 failed, 5 passed in 0.61s",
+                "exit_code": 1,
+            }
+        ),
+    },
+    {"role": "assistant", "content": "I'll use a custom encoder for Decimal values."},
+]
+
+MERGED_SUMMARY = """## Active Task
+User asked: 'Fix the JSON export the same way.'
+
+## Goal
+The CSV export crashes on empty rows. Fix it in src/export/csv_writer.py, and don't change the output format.
+
+## Constraints & Preferences
+- Fix it in src/export/csv_writer.py, and don't change the output format.
+
+## Completed Actions
+1. READ src/export/csv_writer.py:30 — 3 lines [tool: read_file]
+2. PATCH src/export/csv_writer.py — applied [tool: patch]
+3. RUN `pytest -q tests/test_csv.py` — exit 1, 1 failed, 7 passed in 0.52s → exit 0, 8 passed in 0.48s [tool: terminal]
+4. REPLIED to user — All 8 tests pass now.
+5. PATCH src/export/json_writer.py — applied [tool: patch]
+6. RUN `pytest -q tests/test_json.py` — exit 1, 1 failed, 5 passed in 0.61s [tool: terminal]
+
+## Active State
+- Working directory: /work/shop
+- Modified files: src/export/csv_writer.py, src/export/json_writer.py
+- Last test run: `pytest -q tests/test_json.py` — exit 1, 1 failed, 5 passed in 0.61s
+
+## In Progress
+None.
+
+## Blocked
+- FAILED tests/test_json.py::test_nested - TypeError: Object of type Decimal is not JSON serializable (from RUN `pytest -q tests/test_json.py`)
+
+## Key Decisions
+- I'll use an early return for empty rows instead of a try/except.
+- I'll use a custom encoder for Decimal values.
+
+## Resolved Questions
+None.
+
+## Pending User Asks
+None.
+
+## Relevant Files
+- tests/test_csv.py — used in a command
+- src/export/csv_writer.py — read, patched
+- tests/test_csv.py::test_empty_row — mentioned
+- src/export/json_writer.py — patched
+- tests/test_json.py — used in a command
+
+## Remaining Work
+- Errors were still unresolved at the last attempt (see Blocked).
+
+## Critical Context
+- Earlier error: FAILED tests/test_csv.py::test_empty_row - IndexError: list index out of range
+- Identifiers: write_row"""
+
+
+def test_iterative_merge_continues_numbering_and_carries_context() -> None:
+    assert _summarize(JSON_FIX, previous=CSV_FIX_SUMMARY) == MERGED_SUMMARY
+
+
+def test_merge_with_a_fallback_summary_drops_its_boilerplate() -> None:
+    fallback_body = (
+        "## Active Task\nUser asked: 'old ask'\n\n## Goal\nRecovered from a deterministic fallback because the LLM "
+        "context summarizer was unavailable.\n\n## Completed Actions\n1. Called tool(s): terminal\n"
+        "2. [terminal] ran `make build` -> exit 2, 1 lines output\n\n## Active State\nUnknown from deterministic "
+        "fallback. Inspect current repository/session state if needed.\n\n## Key Decisions\nNone recoverable from "
+        "deterministic fallback.\n\n## Last Dropped Turns\n- USER: please run make build\n\n## Critical Context\n"
+        "Summary generation was unavailable, so this is a best-effort deterministic fallback for 3 compacted message(s)."
+    )
+    merged = _summarize(JSON_FIX, previous=fallback_body)
+    assert "deterministic fallback" not in merged
+    assert (
+        "1. Called tool(s): terminal\n2. [terminal] ran `make build` -> exit 2, 1 lines output\n3. PATCH"
+        in merged
+    )
+    assert "- USER: please run make build" in merged
+    assert "User asked: 'Fix the JSON export the same way.'" in merged
+    assert "old ask" not in merged
+
+
+def test_previous_active_task_is_kept_when_no_new_user_message() -> None:
+    turns = [{"role": "assistant", "content": "Still working on it."}]
+    merged = _summarize(turns, previous=CSV_FIX_SUMMARY)
+    assert merged.startswith(
+        "## Active Task\nUser asked: 'Great. Does the JSON export have the same bug?'\n\n## Goal"
+    )
+
+
+def test_closing_remark_leaves_no_active_task() -> None:
+    turns = [
+        {"role": "user", "content": "Rename the flag to --dry-run."},
+        {"role": "assistant", "content": "Renamed."},
+        {"role": "user", "content": "Thanks, that's all!"},
+    ]
+    assert _summarize(turns).startswith("## Active Task\nNone.\n\n## Goal\nRename the flag to --dry-run.\n")
+
+
+# --- structure and size ------------------------------------------------------------------------
+
+
+def _generated_session(rounds: int) -> list[dict]:
+    """A long agent run over several modules: reads, failing and passing test runs, patches,
+    tracebacks, user questions with links, and decisions."""
+    modules = ["billing", "auth", "search", "export", "cache", "routes"]
+    turns: list[dict] = [
+        {"role": "user", "content": "Make the whole test suite pass. Never edit the migrations."}
+    ]
+    for n in range(rounds):
+        module = modules[n % len(modules)]
+        path = f"src/{module}/service.py"
+        test = f"tests/test_{module}.py"
+        ids = [f"r{n}_{k}" for k in range(4)]
+        turns += [
+            {
+                "role": "assistant",
+                "content": f"Reading {path}.",
+                "tool_calls": [_call(ids[0], "read_file", path=path)],
+            },
+            {
+                "role": "tool",
+                "tool_call_id": ids[0],
+                "content": f"class {module.title()}Service:\n    def run_{n}(self): ...",
+            },
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [_call(ids[1], "terminal", command=f"pytest -q {test}")],
+            },
+            {
+                "role": "tool",
+                "tool_call_id": ids[1],
+                "content": json.dumps(
+                    {
+                        "output": f"FAILED {test}::test_case_{n} - ValueError: bad value {n}\n1 failed, {n + 3} passed in {n}.5s",
+                        "exit_code": 1,
+                    }
+                ),
+            },
+            {
+                "role": "assistant",
+                "content": f"I'll use a guard in run_{n} instead of a retry.",
+                "tool_calls": [_call(ids[2], "patch", path=path, old_string="x", new_string="y")],
+            },
+            {"role": "tool", "tool_call_id": ids[2], "content": json.dumps({"success": True})},
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [_call(ids[3], "terminal", command=f"pytest -q {test}")],
+            },
+            {
+                "role": "tool",
+                "tool_call_id": ids[3],
+                "content": json.dumps({"output": f"{n + 4} passed in {n}.9s", "exit_code": 0}),
+            },
+        ]
+        if n % 4 == 1:
+            turns.append(
+                {
+                    "role": "user",
+                    "content": f"Why did {module} break? See https://tracker.example.com/T-{n} (#{n}).",
+                }
+            )
+            turns.append(
+                {"role": "assistant", "content": f"The {module} service kept state across calls {n} times."}
+            )
+    turns.append({"role": "user", "content": "Now run the full suite."})
+    return turns
+
+
+LONG_SESSION = _generated_session(60)
+
+
+@pytest.mark.parametrize("turns", [CSV_FIX, DEPLOY, JSON_FIX, LONG_SESSION, []])
+def test_all_thirteen_headings_in_order_and_no_prefix(turns: list[dict]) -> None:
+    summary = _summarize(turns)
+    assert _headings(summary) == list(SECTION_HEADINGS)
+    assert summary.startswith("## Active Task\n")
+    assert "[CONTEXT COMPACTION" not in summary and "[CONTEXT SUMMARY]" not in summary
+
+
+@pytest.mark.parametrize("budget", [120, 300, 600, 1200, 2500])
+def test_stays_within_budget_on_a_long_session(budget: int) -> None:
+    summary = _summarize(LONG_SESSION, budget=budget)
+    assert count_tokens(summary) <= budget
+    assert _headings(summary) == list(SECTION_HEADINGS)
+    # the newest user request always survives
+    assert "User asked: 'Now run the full suite.'" in summary
+
+
+def test_without_a_target_the_hard_limit_is_max_tokens() -> None:
+    request = dataclasses.replace(_request(LONG_SESSION), summary_budget=0, max_tokens=400)
+    summary = ExtractiveSummarizer().summarize_request(request)
+    assert 300 < count_tokens(summary) <= 400
+
+
+def test_a_larger_budget_keeps_more_facts_and_drops_old_before_recent() -> None:
+    facts = extract_facts(LONG_SESSION)
+    small = _summarize(LONG_SESSION, budget=600)
+    large = _summarize(LONG_SESSION, budget=6000)
+    assert retention_score(retention(facts, large)) == 1.0
+    assert retention_score(retention(facts, small)) < 0.6
+    # trimming keeps the latest unresolved state and drops the oldest details first
+    assert "tests/test_routes.py" in small
+    assert "- Never edit the migrations." in small
+    oldest_link = re.compile(r"https://tracker\.example\.com/T-1\b")
+    assert oldest_link.search(large)
+    assert not oldest_link.search(small)
+    oldest_error = re.compile(r"test_case_0\b")
+    assert oldest_error.search(large)
+    assert not oldest_error.search(small)
+    assert "FAILED tests/test_routes.py::test_case_59 - ValueError: bad value 59" in small
+
+
+def test_focus_topic_keeps_its_items_under_a_tight_budget() -> None:
+    plain = _summarize(LONG_SESSION, budget=700)
+    focused = _summarize(LONG_SESSION, budget=700, focus="billing")
+    assert count_tokens(focused) <= 700
+    assert plain.count("billing") < focused.count("billing")
+    assert "src/billing/service.py" in focused
+    assert "PATCH src/billing/service.py" in focused
+
+
+def test_budget_too_small_for_the_template_is_a_clear_error() -> None:
+    with pytest.raises(ValueError, match="cannot hold the 13-section template"):
+        _summarize(CSV_FIX, budget=40)
+
+
+def test_long_active_task_is_cut_not_the_headings() -> None:
+    pasted = "Here is the log:\n" + "\n".join(f"line {n}: INFO request served in {n} ms" for n in range(400))
+    summary = _summarize([{"role": "user", "content": pasted}], budget=300)
+    assert count_tokens(summary) <= 300
+    assert _headings(summary) == list(SECTION_HEADINGS)
+    assert summary.startswith("## Active Task\nUser asked: 'Here is the log:\nline 0: INFO")
+    assert "…[truncated]'" in summary
+
+
+# --- determinism, input safety and secrets ---------------------------------------------------
+
+
+def test_deterministic_and_does_not_mutate_the_request() -> None:
+    request = _request(LONG_SESSION, budget=900, previous=CSV_FIX_SUMMARY, focus="auth")
+    turns_before = copy.deepcopy(request.turns)
+    first = ExtractiveSummarizer().summarize_request(request)
+    second = ExtractiveSummarizer().summarize_request(request)
+    assert first == second
+    assert request.turns == turns_before
+
+
+def test_reads_only_the_redacted_turns_never_the_prompt() -> None:
+    raw_key = "sk-proj-ABCDEFGHIJ0123456789"
+    raw_turns = [{"role": "user", "content": f"Use the key {raw_key} for the staging API, then rerun."}]
+    redacted = [{"role": "user", "content": redact_sensitive_text(raw_turns[0]["content"])}]
+    assert redacted[0]["content"] == "Use the key sk-pro...6789 for the staging API, then rerun."
+    request = SummaryRequest(
+        prompt=f"TURNS TO SUMMARIZE:\n[USER]: {raw_key}\n\nUse this exact structure:\n\n## Active Task",
+        max_tokens=2600,
+        turns=redacted,
+        serialized_turns=f"[USER]: {raw_key}",
+        summary_budget=2000,
+    )
+    summary = ExtractiveSummarizer().summarize_request(request)
+    assert raw_key not in summary
+    assert "User asked: 'Use the key sk-pro...6789 for the staging API, then rerun.'" in summary
+    assert "[REDACTED]" in _summarize(DEPLOY)  # masks already in the turns are kept as they are
+
+
+def test_inside_the_compressor_no_secret_reaches_the_summary() -> None:
+    raw_key = "sk-proj-ABCDEFGHIJ0123456789"
+    github_token = "ghp_" + "a1B2" * 9
+    messages = [
+        {"role": "system", "content": "You are a coding agent."},
+        {"role": "user", "content": "Fix the failing login test in ~/app/tests/test_login.py"},
+        {
+            "role": "assistant",
+            "content": "Running the suite first.",
+            "tool_calls": [
+                _call("call_1", "terminal", command="pytest -q tests/test_login.py", workdir="/home/me/app")
+            ],
+        },
+        {
+            "role": "tool",
+            "tool_call_id": "call_1",
+            "content": json.dumps(
+                {"output": "FAILED tests/test_login.py::test_ok - AssertionError: 401 != 200", "exit_code": 1}
+            ),
+        },
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [_call("call_2", "read_file", path="/home/me/app/auth.py")],
+        },
+        {
+            "role": "tool",
+            "tool_call_id": "call_2",
+            "content": f"def login(user, pw):\n    token = '{github_token}'\n    return check(user, pw)",
+        },
+        {"role": "user", "content": f"Use the key {raw_key} for the staging API, then rerun."},
+        {"role": "assistant", "content": "Will do."},
+        {"role": "user", "content": "Thanks. What is left?"},
+        {"role": "assistant", "content": "Only the docs."},
+    ]
+    before = copy.deepcopy(messages)
+    config = CompressorConfig(context_length=100_000, protect_first_n=1, protect_last_n=2)
+    result = ContextCompressor(config, summarizer=ExtractiveSummarizer()).compress(messages)
+    assert messages == before
+    assert result.outcome == "summarized"
+    summary = result.summary_text or ""
+    assert summary.startswith("[CONTEXT COMPACTION — REFERENCE ONLY]")
+    body = summary[summary.index("\n## Active Task\n") + 1 :]
+    assert _headings(body) == list(SECTION_HEADINGS)
+    assert "User asked: 'Use the key sk-pro...6789 for the staging API, then rerun.'" in body
+    assert "- FAILED tests/test_login.py::test_ok - AssertionError: 401 != 200" in body
+    output = json.dumps(result.messages)
+    assert raw_key not in output and github_token not in output
+
+
+# --- the plain summarizer call -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("turns", "previous", "focus"),
+    [(CSV_FIX, None, None), (JSON_FIX, CSV_FIX_SUMMARY, "JSON export"), (DEPLOY, None, "docker")],
+)
+def test_plain_call_reads_the_prompt_like_the_request(
+    turns: list[dict], previous: str | None, focus: str | None
+) -> None:
+    serialized = serialize_for_summary(turns, redact_sensitive_text)
+    prompt = build_summary_prompt(
+        serialized,
+        profile=get_profile("v0.16.0"),
+        summary_budget_tokens=2000,
+        previous_summary=previous,
+        focus_topic=focus,
+    )
+    parsed = parse_prompt(prompt, 2600)
+    assert parsed.serialized_turns == serialized
+    assert parsed.previous_summary == previous
+    assert parsed.focus_topic == focus
+    assert parsed.summary_budget == 2000
+    assert [message["role"] for message in parsed.turns] == [message["role"] for message in turns]
+    summarizer = ExtractiveSummarizer()
+    request = SummaryRequest(
+        prompt=prompt,
+        max_tokens=2600,
+        turns=turns,
+        serialized_turns=serialized,
+        previous_summary=previous,
+        focus_topic=focus,
+        summary_budget=2000,
+    )
+    assert summarizer(prompt, 2600) == summarizer.summarize_request(request)
+
+
+def test_plain_call_without_the_prompt_layout_is_a_clear_error() -> None:
+    with pytest.raises(ValueError, match="call summarize_request"):
+        ExtractiveSummarizer()("Summarise this please.", 1000)
+
+
+@pytest.mark.parametrize(
+    ("change", "error", "message"),
+    [
+        ({"turns": "not a list"}, TypeError, "request.turns must be a list"),
+        ({"max_tokens": 0}, ValueError, "max_tokens must be a positive integer"),
+    ],
+)
+def test_bad_requests_are_rejected_clearly(change: dict, error: type[Exception], message: str) -> None:
+    request = dataclasses.replace(_request(CSV_FIX), **change)
+    with pytest.raises(error, match=re.escape(message)):
+        ExtractiveSummarizer().summarize_request(request)
+
+
+def test_non_dict_turns_are_read_as_text() -> None:
+    summary = _summarize(["a stray string turn", {"role": "user", "content": "Rebuild the index."}])  # type: ignore[list-item]
+    assert "User asked: 'Rebuild the index.'" in summary
