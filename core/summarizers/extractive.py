@@ -82,6 +82,7 @@ _FOCUS_BONUS = 2.0
 
 # The Active Task may take at most this share of the budget (a pasted log is cut, not the headings).
 _ACTIVE_TASK_SHARE = 0.4
+_MIN_ACTIVE_TASK_TOKENS = 16
 _MAX_TARGET_CHARS = 160
 _MAX_SENTENCE_CHARS = 240
 _MAX_OUTCOME_HISTORY = 4
@@ -659,23 +660,41 @@ class ExtractiveSummarizer:
         if isinstance(request.summary_budget, int) and request.summary_budget > 0:
             limit = min(limit, request.summary_budget)
         skeleton = _skeleton_tokens()
-        if limit < skeleton + 8:
+        if limit < skeleton + _MIN_ACTIVE_TASK_TOKENS:
             raise ValueError(
                 f"a budget of {limit} tokens cannot hold the 13-section template "
-                f"(it needs at least {skeleton + 8} tokens)"
+                f"(it needs at least {skeleton + _MIN_ACTIVE_TASK_TOKENS} tokens)"
             )
         items = _build_items(turns, request.previous_summary, _focus_for(request.focus_topic), limit)
-        return _fit(items, limit)
+        summary = _fit(items, limit)
+        if count_tokens(summary) > limit:  # only the Active Task is never dropped; it was sized to fit
+            raise ValueError(f"a budget of {limit} tokens cannot hold this summary's Active Task")
+        return summary
 
 
 def _quote_ask(text: str, limit_tokens: int) -> str:
-    if count_tokens(text) > limit_tokens:
-        # Keep the beginning: cut by characters, then tighten until the token share fits.
-        keep = max(20, limit_tokens * 3)
-        while keep > 20 and count_tokens(text[:keep]) > limit_tokens - 6:
-            keep = int(keep * 0.8)
-        text = text[:keep].rstrip() + " …[truncated]"
-    return f"User asked: '{text}'"
+    """``User asked: '<text>'`` in at most ``limit_tokens`` tokens; a longer ask keeps its
+    beginning and is marked as cut."""
+    quoted = f"User asked: '{text}'"
+    if count_tokens(quoted) <= limit_tokens:
+        return quoted
+    low, high = 0, len(text)  # the longest kept prefix that fits, by bisection
+    while low < high:
+        middle = (low + high + 1) // 2
+        if count_tokens(f"User asked: '{text[:middle].rstrip()} …[truncated]'") <= limit_tokens:
+            low = middle
+        else:
+            high = middle - 1
+    return f"User asked: '{text[:low].rstrip()} …[truncated]'"
+
+
+_SAME_AS_TASK = "Same as the Active Task."
+
+
+def _unquote_ask(text: str) -> str:
+    if text.startswith("User asked: '") and text.endswith("'"):
+        return text[len("User asked: '") : -1]
+    return text
 
 
 def _build_items(
@@ -720,7 +739,13 @@ def _build_items(
         active = (
             EMPTY_SECTION_TEXT
             if _CLOSING_REMARK_RE.match(last_ask)
-            else _quote_ask(last_ask, int(limit * _ACTIVE_TASK_SHARE))
+            else _quote_ask(
+                last_ask,
+                max(
+                    _MIN_ACTIVE_TASK_TOKENS - 2,
+                    min(int(limit * _ACTIVE_TASK_SHARE), limit - _skeleton_tokens() - 2),
+                ),
+            )
         )
     elif previous.get("Active Task"):
         active = "\n".join(previous["Active Task"])
@@ -732,12 +757,15 @@ def _build_items(
     # Goal --------------------------------------------------------------------------------
     if previous.get("Goal"):
         for line in previous["Goal"]:
+            if line == _SAME_AS_TASK and previous.get("Active Task"):
+                # The earlier goal was that summary's task; keep its words, not the reference.
+                line = _unquote_ask("\n".join(previous["Active Task"]))
             add("Goal", line, _TIER_GOAL, 0, carried=True)
     elif asks:
         # The first request that asks no question says most about the overall objective.
         first_index, first_ask = next(((i, t) for i, t in asks if "?" not in t), asks[0])
         if len(asks) == 1 and active != EMPTY_SECTION_TEXT:
-            add("Goal", "Same as the Active Task.", _TIER_GOAL, first_index)
+            add("Goal", _SAME_AS_TASK, _TIER_GOAL, first_index)
         else:
             paragraph = first_ask.split("\n\n", 1)[0].strip()
             if len(paragraph) > 400:

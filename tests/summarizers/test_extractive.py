@@ -660,3 +660,21 @@ def test_bad_requests_are_rejected_clearly(change: dict, error: type[Exception],
 def test_non_dict_turns_are_read_as_text() -> None:
     summary = _summarize(["a stray string turn", {"role": "user", "content": "Rebuild the index."}])  # type: ignore[list-item]
     assert "User asked: 'Rebuild the index.'" in summary
+
+
+def test_a_goal_that_pointed_at_the_old_task_keeps_the_old_words_when_merging() -> None:
+    first = _summarize([{"role": "user", "content": "Port the CLI to click."}])
+    assert "## Goal\nSame as the Active Task.\n" in first
+    merged = _summarize([{"role": "user", "content": "Now add tests."}], previous=first)
+    assert merged.startswith(
+        "## Active Task\nUser asked: 'Now add tests.'\n\n## Goal\nPort the CLI to click.\n\n"
+    )
+
+
+@pytest.mark.parametrize("extra", [16, 25, 60])
+def test_a_huge_ask_fits_even_the_smallest_accepted_budget(extra: int) -> None:
+    skeleton = count_tokens("\n\n".join(f"{heading}\nNone." for heading in SECTION_HEADINGS))
+    budget = skeleton + extra
+    summary = _summarize([{"role": "user", "content": "word " * 2000}], budget=budget)
+    assert count_tokens(summary) <= budget
+    assert "…[truncated]'" in summary
