@@ -1,0 +1,674 @@
+"""Corpus analysis: one report row per transcript (or per session), on one machine or a Ray cluster.
+
+The unit of work is :func:`process_file`, a plain top-level function of a path and a settings
+dict that returns the rows for that file. Because it is pure and picklable, the same function
+runs in-process, in a local process pool, or as Ray tasks, and every engine produces the same
+rows (only the ``seconds`` timing column differs). A file that cannot be read or analysed
+becomes one row whose ``error`` column says what went wrong; it never stops the batch.
+
+:func:`analyze_messages` is the analysis of one conversation, shared with ``context-lens
+analyze``: tokens (exact and the Hermes estimate), zones, the trigger decision, the compression
+outcome with per-step savings, fact retention and API validity of the result.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import sys
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from core.compressor import CompressionResult, CompressorConfig, ContextCompressor
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+#: Extensions picked up when a directory is given (globs match any file).
+TRANSCRIPT_EXTENSIONS: tuple[str, ...] = (".json", ".jsonl", ".ndjson", ".traj", ".db", ".sqlite", ".sqlite3")
+
+SUMMARIZERS: tuple[str, ...] = ("extractive", "litellm", "local", "none")
+ENGINES: tuple[str, ...] = ("local", "ray")
+
+#: Environment variable holding an API key for ``--summarizer litellm`` (read where the call runs;
+#: litellm's own provider variables such as OPENAI_API_KEY work as well).
+API_KEY_ENV = "CONTEXT_LENS_API_KEY"
+
+# Steps of ``core.analysis.savings`` reported as their own column, in pipeline order.
+SAVING_STEPS: tuple[str, ...] = (
+    "dedup",
+    "one_liners",
+    "args",
+    "tool_images",
+    "summary",
+    "repair",
+    "historical_images",
+)
+
+#: Columns of a batch report, with their pandas dtypes (nullable, so error rows hold NA).
+REPORT_COLUMNS: dict[str, str] = {
+    "file": "string",
+    "session": "string",
+    "format": "string",
+    "model": "string",
+    "messages": "Int64",
+    "exact_tokens": "Int64",
+    "hermes_tokens": "Int64",
+    "threshold_tokens": "Int64",
+    "would_compress": "boolean",
+    "head": "Int64",
+    "middle": "Int64",
+    "tail": "Int64",
+    "outcome": "string",
+    "fallback_used": "boolean",
+    **{f"saved_{step}": "Int64" for step in SAVING_STEPS},
+    "saved_phase1": "Int64",
+    "saved_total": "Int64",
+    "tokens_after": "Int64",
+    "savings_pct": "Float64",
+    "hermes_tokens_after": "Int64",
+    "hermes_savings_pct": "Float64",
+    "facts": "Int64",
+    "facts_kept": "Int64",
+    "fact_retention": "Float64",
+    "middle_facts": "Int64",
+    "middle_facts_kept": "Int64",
+    "middle_fact_retention": "Float64",
+    "valid": "boolean",
+    "problems": "Int64",
+    "first_problem": "string",
+    "warnings": "Int64",
+    "error": "string",
+    "seconds": "Float64",
+}
+#: Columns that depend on timing, not on the input (ignored when comparing engines).
+TIMING_COLUMNS: tuple[str, ...] = ("seconds",)
+
+
+class BatchError(ValueError):
+    """Bad batch input (nothing to analyse, an unknown engine, ...): shown to the user as is."""
+
+
+# --- settings ------------------------------------------------------------------------------------
+
+
+@dataclass
+class AnalysisSettings:
+    """Everything the analysis of one file depends on; ``as_dict()`` is what travels to workers.
+
+    ``summarizer`` is one of ``SUMMARIZERS``, or ``"server"`` for an OpenAI-compatible server the
+    driver started (the local model): ``server_model`` then names it and ``api_base`` points at it.
+    No API key is ever part of the settings: workers read it from their own environment.
+    """
+
+    context_length: int = 128_000
+    threshold_percent: float = 0.50
+    protect_first_n: int = 3
+    protect_last_n: int = 20
+    summary_target_ratio: float = 0.20
+    profile: str = "v0.16.0"
+    token_estimator: str = "hermes"
+    model: str = ""
+    summarizer: str = "extractive"
+    summary_model: str | None = None
+    api_base: str | None = None
+    focus_topic: str | None = None
+    strict_redaction: bool = False
+    abort_on_summary_failure: bool = False
+    format: str | None = None
+    all_sessions: bool = True
+    server_model: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, values: dict[str, Any]) -> AnalysisSettings:
+        known = {name: values[name] for name in cls.__dataclass_fields__ if name in values}
+        return cls(**known)
+
+    def config(self) -> CompressorConfig:
+        return CompressorConfig(
+            context_length=self.context_length,
+            threshold_percent=self.threshold_percent,
+            protect_first_n=self.protect_first_n,
+            protect_last_n=self.protect_last_n,
+            summary_target_ratio=self.summary_target_ratio,
+            abort_on_summary_failure=self.abort_on_summary_failure,
+            profile=self.profile,
+            token_estimator=self.token_estimator,
+            model=self.model,
+            strict_redaction=self.strict_redaction,
+        )
+
+
+def make_summarizer(settings: AnalysisSettings) -> Callable[[str, int], Any] | None:
+    """The summarizer ``settings`` asks for (``None`` for ``"none"``: the no-provider fallback)."""
+    kind = settings.summarizer
+    if kind == "none":
+        return None
+    if kind == "extractive":
+        from core.summarizers.extractive import ExtractiveSummarizer
+
+        return ExtractiveSummarizer()
+    if kind in ("litellm", "server"):
+        from core.summarizers.llm import LiteLLMSummarizer
+
+        key = os.environ.get(API_KEY_ENV) or None
+        if kind == "server":
+            # The local server checks no key, but litellm's OpenAI client insists on one.
+            return LiteLLMSummarizer(settings.server_model, api_base=settings.api_base, api_key=key or "local-no-key")
+        return LiteLLMSummarizer(
+            settings.model or None,
+            summary_model=settings.summary_model or None,
+            api_base=settings.api_base or None,
+            api_key=key,
+        )
+    raise BatchError(f"unknown summarizer {kind!r}; expected one of {', '.join(SUMMARIZERS)}")
+
+
+# --- the analysis of one conversation ------------------------------------------------------------
+
+
+def validity_problems(messages: Sequence[Any]) -> list[str]:
+    """Why ``messages`` would be refused as a chat-completions request (empty when it is valid).
+
+    Checks the rules providers enforce on tool use: every tool call has a result, every result
+    answers a call, and results follow the assistant message that made the call (only other
+    results in between). Uses the project's API lint when it is available.
+    """
+    lint = _lint_function()
+    if lint is not None:
+        return lint(messages)
+    problems: list[str] = []
+    pending: set[str] = set()
+    open_calls: set[str] = set()
+    for index, message in enumerate(messages):
+        if not isinstance(message, dict):
+            problems.append(f"message {index}: not a message object")
+            continue
+        role = message.get("role")
+        if role not in ("system", "user", "assistant", "tool", "developer"):
+            problems.append(f"message {index}: unknown role {role!r}")
+        if role == "tool":
+            call_id = message.get("tool_call_id")
+            if call_id not in open_calls:
+                problems.append(f"message {index}: tool result {call_id!r} does not follow its call")
+            else:
+                open_calls.discard(call_id)
+                pending.discard(call_id)
+            continue
+        if open_calls:
+            problems.extend(f"message {index}: tool call {c!r} has no result before it" for c in sorted(open_calls))
+            open_calls.clear()
+        if role == "assistant":
+            for call in message.get("tool_calls") or ():
+                call_id = call.get("id") if isinstance(call, dict) else None
+                if call_id:
+                    open_calls.add(call_id)
+                    pending.add(call_id)
+    problems.extend(f"tool call {c!r} has no result" for c in sorted(pending))
+    return problems
+
+
+def _lint_function() -> Callable[[Sequence[Any]], list[str]] | None:
+    """The API lint of ``core.analysis.lint`` as a list of problem texts, when that module exists."""
+    try:
+        from core.analysis import lint  # type: ignore[attr-defined]
+    except ImportError:
+        return None
+    function = getattr(lint, "lint_messages", None) or getattr(lint, "lint", None)
+    if function is None:
+        return None
+
+    def run(messages: Sequence[Any]) -> list[str]:
+        import pandas as pd
+
+        found = function(list(messages))
+        if isinstance(found, pd.DataFrame):
+            errors = found
+            if "severity" in found.columns:
+                errors = found[found["severity"].astype(str).str.lower() == "error"]
+            text_column = next((c for c in ("message", "problem", "detail", "rule") if c in errors.columns), None)
+            if text_column is None:
+                return [str(row) for row in errors.itertuples(index=False)]
+            return [str(value) for value in errors[text_column]]
+        return [str(item) for item in found or ()]
+
+    return run
+
+
+def analyze_messages(
+    messages: Sequence[Any],
+    settings: AnalysisSettings,
+    *,
+    summarizer: Callable[[str, int], Any] | None = None,
+    use_summarizer: bool = True,
+) -> dict[str, Any]:
+    """Everything ``analyze`` and ``batch`` report about one conversation, as plain values.
+
+    The compression is always run (whatever the trigger says), so the savings describe what
+    compressing this conversation now would do; ``would_compress`` says whether Hermes would.
+    ``summarizer`` defaults to the one ``settings`` names.
+    """
+    from core.analysis.facts import extract_facts, retention, retention_score
+    from core.analysis.savings import phase_savings
+    from core.analysis.zones import HEAD, MIDDLE, TAIL, analyze_zones
+    from core.tokens import encoding_name_for_model, get_counter
+
+    messages = list(messages)
+    config = settings.config()
+    encoding = encoding_name_for_model(settings.model)
+    counter = get_counter(encoding)
+    zones = analyze_zones(messages, config)
+    if use_summarizer and summarizer is None:
+        summarizer = make_summarizer(settings)
+    compressor = ContextCompressor(config, summarizer=summarizer)
+    result: CompressionResult = compressor.compress(messages, focus_topic=settings.focus_topic or None)
+    savings = phase_savings(messages, config, counter, result)
+    steps = {step.key: step for step in savings.steps}
+    original, final = steps["original"], steps["final"]
+
+    facts = extract_facts(messages)
+    kept = retention(facts, result.messages)
+    middle_kept = kept.iloc[0:0]
+    if result.compressed and result.compress_start is not None and result.compress_end is not None:
+        in_middle = (kept["message_index"] >= result.compress_start) & (kept["message_index"] < result.compress_end)
+        middle_kept = kept[in_middle]
+    problems = validity_problems(result.messages)
+
+    def pct(before: int, after: int) -> float:
+        return round((before - after) / before * 100, 4) if before > 0 else 0.0
+
+    phase1_saved = -sum(steps[key].exact_delta for key in ("dedup", "one_liners", "args", "tool_images"))
+    return {
+        "messages": len(messages),
+        "encoding": encoding,
+        "exact_tokens": original.exact_tokens,
+        "hermes_tokens": original.hermes_tokens,
+        "estimator_tokens": zones.prompt_tokens,
+        "context_length": config.context_length,
+        "threshold_tokens": config.threshold_tokens,
+        "threshold_floored": zones.threshold_floored,
+        "tail_token_budget": config.tail_token_budget,
+        "would_compress": bool(zones.would_compress),
+        "first_trigger_index": zones.first_trigger_index,
+        "small_conversation": zones.small_conversation,
+        "head": zones.zones.count(HEAD),
+        "middle": zones.zones.count(MIDDLE),
+        "tail": zones.zones.count(TAIL),
+        "compress_start": zones.compress_start,
+        "compress_end": zones.compress_end,
+        "prune_boundary": zones.prune_boundary,
+        "phase1_messages": len(zones.phase1_actions),
+        "outcome": result.outcome,
+        "fallback_used": result.fallback_used,
+        "failure_reason": result.failure_reason,
+        "steps": [
+            {
+                "step": step.key,
+                "label": step.label,
+                "exact_tokens": step.exact_tokens,
+                "exact_change": step.exact_delta,
+                "hermes_tokens": step.hermes_tokens,
+                "hermes_change": step.hermes_delta,
+                "messages_touched": len(step.messages),
+                "note": step.note,
+            }
+            for step in savings.steps
+        ],
+        "saved": {key: -steps[key].exact_delta for key in SAVING_STEPS},
+        "saved_phase1": phase1_saved,
+        "saved_total": original.exact_tokens - final.exact_tokens,
+        "tokens_after": final.exact_tokens,
+        "savings_pct": pct(original.exact_tokens, final.exact_tokens),
+        "hermes_tokens_after": final.hermes_tokens,
+        "hermes_savings_pct": pct(original.hermes_tokens, final.hermes_tokens),
+        "messages_after": len(result.messages),
+        "facts": len(kept),
+        "facts_kept": int(kept["kept"].sum()),
+        "fact_retention": round(retention_score(kept), 6),
+        "middle_facts": len(middle_kept),
+        "middle_facts_kept": int(middle_kept["kept"].sum()),
+        "middle_fact_retention": round(retention_score(middle_kept), 6),
+        "valid": not problems,
+        "problems": problems,
+        "result": result,
+    }
+
+
+# --- one file ------------------------------------------------------------------------------------
+
+
+def _empty_row(file: str) -> dict[str, Any]:
+    row: dict[str, Any] = dict.fromkeys(REPORT_COLUMNS)
+    row["file"] = file
+    return row
+
+
+def _row(file: str, conversation: Any, analysis: dict[str, Any], seconds: float) -> dict[str, Any]:
+    row = _empty_row(file)
+    row.update(
+        {
+            "session": conversation.session_id,
+            "format": conversation.format,
+            "model": conversation.model,
+            "warnings": len(conversation.warnings),
+            "seconds": round(seconds, 6),
+        }
+    )
+    for column in REPORT_COLUMNS:
+        if column in analysis and column != "problems":
+            row[column] = analysis[column]
+    for step in SAVING_STEPS:
+        row[f"saved_{step}"] = analysis["saved"][step]
+    row["problems"] = len(analysis["problems"])
+    row["first_problem"] = analysis["problems"][0] if analysis["problems"] else None
+    return row
+
+
+def error_text(exc: BaseException, file: str) -> str:
+    """One line naming the file and what went wrong (format errors already name the file)."""
+    from core.formats import FormatError
+
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    if isinstance(exc, FormatError):
+        return text
+    return f"{file}: {type(exc).__name__}: {text}"
+
+
+def process_file(path: str, settings: dict[str, Any], data: bytes | None = None) -> list[dict[str, Any]]:
+    """The report rows of one file: one per session (or only the main one), or one error row.
+
+    Args:
+        path: The file, as it is named in the report (and read from disk unless ``data`` is given).
+        settings: ``AnalysisSettings.as_dict()``.
+        data: The file's bytes, when the caller read them (workers without the file system).
+    """
+    from core.formats import load
+
+    started = time.perf_counter()
+    try:
+        options = AnalysisSettings.from_dict(settings)
+        source: Any = data if data is not None else path
+        name = os.path.basename(path)
+        conversation = load(source, filename=name if data is not None else None, format=options.format)
+        conversations = [conversation]
+        if options.all_sessions and len(conversation.sessions) > 1:
+            conversations = [
+                conversation
+                if info.id == conversation.session_id
+                else load(source, filename=name if data is not None else None, format=options.format, session=info.id)
+                for info in conversation.sessions
+            ]
+        rows = []
+        for conv in conversations:
+            began = time.perf_counter()
+            analysis = analyze_messages(conv.messages, options)
+            rows.append(_row(path, conv, analysis, time.perf_counter() - began))
+        return rows
+    except Exception as exc:  # a bad file is a row with its error, never a crash of the batch
+        row = _empty_row(path)
+        row["error"] = error_text(exc, path)
+        row["seconds"] = round(time.perf_counter() - started, 6)
+        return [row]
+
+
+# --- finding the files ---------------------------------------------------------------------------
+
+
+def _is_glob(text: str) -> bool:
+    return any(ch in text for ch in "*?[")
+
+
+def find_transcripts(sources: Iterable[str]) -> list[str]:
+    """The files named by directories (walked, transcript extensions only), globs and paths.
+
+    Order is sorted within each source, sources kept in the given order, duplicates dropped.
+    Raises :class:`BatchError` when a source names nothing.
+    """
+    found: list[str] = []
+    seen: set[str] = set()
+    for source in sources:
+        if _is_glob(source):
+            matches = sorted(m for m in glob.glob(source, recursive=True) if os.path.isfile(m))
+        elif os.path.isdir(source):
+            matches = []
+            for root, dirs, files in os.walk(source):
+                dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+                matches.extend(
+                    os.path.join(root, f)
+                    for f in files
+                    if not f.startswith(".") and f.lower().endswith(TRANSCRIPT_EXTENSIONS)
+                )
+            matches.sort()
+        elif os.path.exists(source):
+            matches = [source]
+        else:
+            raise BatchError(f"{source}: no such file or directory")
+        if not matches:
+            what = "pattern" if _is_glob(source) else "directory"
+            raise BatchError(
+                f"{source}: the {what} holds no transcript files"
+                + ("" if _is_glob(source) else f" (looked for {', '.join(TRANSCRIPT_EXTENSIONS)})")
+            )
+        for match in matches:
+            if match not in seen:
+                seen.add(match)
+                found.append(match)
+    return found
+
+
+# --- engines -------------------------------------------------------------------------------------
+
+
+def _progress(total: int, enabled: bool) -> Any:
+    from tqdm import tqdm
+
+    return tqdm(total=total, unit="file", file=sys.stderr, disable=not enabled, dynamic_ncols=True)
+
+
+def _run_inline(paths: Sequence[str], settings: dict[str, Any], bar: Any) -> dict[str, list[dict[str, Any]]]:
+    results: dict[str, list[dict[str, Any]]] = {}
+    for path in paths:
+        results[path] = process_file(path, settings)
+        bar.update(1)
+    return results
+
+
+def _run_local(
+    paths: Sequence[str], settings: dict[str, Any], workers: int, bar: Any
+) -> dict[str, list[dict[str, Any]]]:
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
+    methods = multiprocessing.get_all_start_methods()
+    context = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+    if context.get_start_method() == "forkserver":
+        # Workers fork from a server that imported the analysis once, so they start warm.
+        context.set_forkserver_preload(["core.batch", "core.analysis.savings", "core.summarizers.extractive"])
+    results: dict[str, list[dict[str, Any]]] = {}
+    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+        futures = {pool.submit(process_file, path, settings): path for path in paths}
+        for future in as_completed(futures):
+            path = futures[future]
+            try:
+                results[path] = future.result()
+            except Exception as exc:  # the worker died (killed, out of memory): report, carry on
+                row = _empty_row(path)
+                row["error"] = f"{path}: worker failed: {type(exc).__name__}: {' '.join(str(exc).split())}"
+                results[path] = [row]
+            bar.update(1)
+    return results
+
+
+def _core_package_dir() -> str:
+    return str(Path(__file__).resolve().parent)
+
+
+def _run_ray(
+    paths: Sequence[str],
+    settings: dict[str, Any],
+    workers: int | None,
+    address: str | None,
+    bar: Any,
+) -> dict[str, list[dict[str, Any]]]:
+    try:
+        import ray
+    except ImportError:
+        raise BatchError("the ray engine needs Ray: pip install 'ray[default]>=2.40'") from None
+    import logging
+
+    started_here = False
+    if not ray.is_initialized():
+        options: dict[str, Any] = {
+            "include_dashboard": False,
+            "logging_level": logging.WARNING,
+            "log_to_driver": False,
+            "configure_logging": True,
+        }
+        if address:
+            # A cluster's nodes get this package from the driver; its dependencies must be installed there.
+            options["runtime_env"] = {"py_modules": [_core_package_dir()]}
+            try:
+                ray.init(address=address, **options)
+            except Exception as exc:
+                raise BatchError(f"cannot connect to the Ray cluster at {address}: {' '.join(str(exc).split())}") from None
+        else:
+            ray.init(num_cpus=workers or os.cpu_count() or 1, **options)
+        started_here = True
+    try:
+        task = ray.remote(num_cpus=1, max_retries=1)(process_file)
+        # On a cluster the workers may not see this machine's files: send the bytes along.
+        ship = bool(address)
+        window = max(4, 4 * int(ray.cluster_resources().get("CPU", workers or 1)))
+        pending: dict[Any, str] = {}
+        results: dict[str, list[dict[str, Any]]] = {}
+        queue = list(paths)
+        queue.reverse()
+
+        def submit() -> None:
+            path = queue.pop()
+            if ship:
+                try:
+                    data = Path(path).read_bytes()
+                except OSError as exc:
+                    row = _empty_row(path)
+                    row["error"] = f"{path}: cannot read the file: {exc.strerror or exc}"
+                    results[path] = [row]
+                    bar.update(1)
+                    return
+                pending[task.remote(path, settings, data)] = path
+            else:
+                pending[task.remote(path, settings)] = path
+
+        while queue or pending:
+            while queue and len(pending) < window:
+                submit()
+            if not pending:
+                continue
+            done, _ = ray.wait(list(pending), num_returns=1)
+            for ref in done:
+                path = pending.pop(ref)
+                try:
+                    results[path] = ray.get(ref)
+                except Exception as exc:  # the task's worker died: report, carry on
+                    row = _empty_row(path)
+                    row["error"] = f"{path}: worker failed: {type(exc).__name__}: {' '.join(str(exc).split())[:300]}"
+                    results[path] = [row]
+                bar.update(1)
+        return results
+    finally:
+        if started_here:
+            ray.shutdown()
+
+
+def run_batch(
+    paths: Sequence[str],
+    settings: AnalysisSettings | dict[str, Any],
+    *,
+    engine: str = "local",
+    workers: int | None = None,
+    address: str | None = None,
+    progress: bool = False,
+) -> pd.DataFrame:
+    """Analyse every file and return the report (one row per transcript or session, input order).
+
+    Args:
+        paths: The files (see :func:`find_transcripts`).
+        settings: The analysis settings.
+        engine: ``"local"`` (a process pool; one worker runs in this process) or ``"ray"``.
+        workers: Worker processes (local) or CPUs for a local Ray instance; default: all cores.
+        address: Ray cluster to join (``"auto"``, ``"ray://host:10001"``); None starts Ray locally.
+        progress: Show a progress bar on stderr.
+    """
+    if engine not in ENGINES:
+        raise BatchError(f"unknown engine {engine!r}; expected one of {', '.join(ENGINES)}")
+    if workers is not None and workers < 1:
+        raise BatchError(f"--workers must be at least 1, got {workers}")
+    if address and engine != "ray":
+        raise BatchError("--address only applies to --engine ray")
+    values = settings.as_dict() if isinstance(settings, AnalysisSettings) else dict(settings)
+    paths = list(paths)
+    with _progress(len(paths), progress) as bar:
+        if engine == "ray":
+            results = _run_ray(paths, values, workers, address, bar)
+        else:
+            count = min(workers or os.cpu_count() or 1, max(1, len(paths)))
+            if count == 1:
+                results = _run_inline(paths, values, bar)
+            else:
+                results = _run_local(paths, values, count, bar)
+    rows = [row for path in paths for row in results[path]]
+    return report_frame(rows)
+
+
+def report_frame(rows: Sequence[dict[str, Any]]) -> pd.DataFrame:
+    """The rows as a DataFrame with the report's columns and nullable dtypes."""
+    import pandas as pd
+
+    frame = pd.DataFrame(list(rows), columns=list(REPORT_COLUMNS))
+    return frame.astype(REPORT_COLUMNS)
+
+
+def write_report(frame: pd.DataFrame, output: str) -> str:
+    """Write the report as Parquet or CSV, chosen by the file's extension; returns the format."""
+    lower = output.lower()
+    if lower.endswith(".parquet"):
+        frame.to_parquet(output, index=False)
+        return "parquet"
+    if lower.endswith(".csv"):
+        frame.to_csv(output, index=False)
+        return "csv"
+    raise BatchError(f"{output}: the report must end in .parquet or .csv")
+
+
+def summary_stats(frame: pd.DataFrame) -> dict[str, Any]:
+    """Corpus totals for the end-of-batch message (and ``batch --json``)."""
+    ok = frame[frame["error"].isna()]
+    files = frame["file"].nunique()
+    failed_files = frame.loc[frame["error"].notna(), "file"].nunique()
+
+    def mean(column: str) -> float | None:
+        values = ok[column].dropna()
+        return round(float(values.mean()), 4) if len(values) else None
+
+    return {
+        "files": int(files),
+        "rows": len(frame),
+        "failed_files": int(failed_files),
+        "would_compress": int(ok["would_compress"].fillna(False).sum()),
+        "exact_tokens": int(ok["exact_tokens"].fillna(0).sum()),
+        "saved_total": int(ok["saved_total"].fillna(0).sum()),
+        "mean_savings_pct": mean("savings_pct"),
+        "mean_fact_retention": mean("fact_retention"),
+        "invalid": int((ok["valid"] == False).sum()),  # noqa: E712 (nullable boolean)
+    }
+
+
+def iter_errors(frame: pd.DataFrame) -> Iterator[str]:
+    for value in frame["error"].dropna():
+        yield str(value)

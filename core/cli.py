@@ -1,0 +1,545 @@
+"""``context-lens``: analyse, compress and batch-report transcripts from the command line.
+
+Subcommands:
+
+* ``analyze FILE``: format, messages, tokens (exact and the Hermes estimate), zones, whether Hermes
+  would compress, and what each phase would save (a readable table, or ``--json``).
+* ``compress FILE -o OUT``: run the compressor and write the result (``--output-format``).
+* ``batch DIR_OR_GLOB... -o report.parquet|csv``: one row per transcript or session, in a local
+  process pool or on a Ray cluster (``--engine ray --address auto``).
+* ``serve``: start the dashboard on 127.0.0.1.
+
+Bad input ends with a non-zero exit code and one line naming the file and the problem.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any, NoReturn
+
+from core.batch import (
+    API_KEY_ENV,
+    ENGINES,
+    SUMMARIZERS,
+    AnalysisSettings,
+    BatchError,
+    analyze_messages,
+    find_transcripts,
+    make_summarizer,
+    run_batch,
+    summary_stats,
+    write_report,
+)
+from core.formats import DUMP_FORMATS, FORMAT_NAMES, Conversation, FormatError
+
+PROG = "context-lens"
+EXIT_OK = 0
+EXIT_FAILED = 1
+EXIT_BAD_INPUT = 2
+EXIT_INTERRUPTED = 130
+DEBUG_ENV = "CONTEXT_LENS_DEBUG"
+
+
+class UsageError(Exception):
+    """Bad input or options: printed as one line, exit code 2."""
+
+
+# --- argument parsing ----------------------------------------------------------------------------
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is a single line (no usage block)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_BAD_INPUT, f"{self.prog}: error: {message} (see --help)\n")
+
+
+def _positive_int(text: str) -> int:
+    value = _int(text)
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return value
+
+
+def _count(text: str) -> int:
+    value = _int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected an integer of 0 or more, got {text!r}")
+    return value
+
+
+def _int(text: str) -> int:
+    try:
+        return int(text.replace("_", ""))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+
+
+def _fraction(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number such as 0.5, got {text!r}") from None
+    if not value > 0 or value != value or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a number above 0, got {text!r}")
+    return value
+
+
+def _port(text: str) -> int:
+    value = _int(text)
+    if not 1 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"expected a port between 1 and 65535, got {text!r}")
+    return value
+
+
+def _compressor_options() -> argparse.ArgumentParser:
+    from core.profiles import DEFAULT_PROFILE, PROFILES
+
+    parent = argparse.ArgumentParser(add_help=False)
+    group = parent.add_argument_group("compressor")
+    group.add_argument("--context-length", type=_positive_int, metavar="TOKENS",
+                       help="the main model's context window (default: from --model, else 128000)")
+    group.add_argument("--model", default="",
+                       help="main model as litellm names it; sets the context length from litellm's table "
+                            "and the tiktoken encoding")
+    group.add_argument("--threshold-percent", type=_fraction, default=0.50, metavar="FRACTION",
+                       help="compress at this share of the window (default 0.50; the threshold is at least 64K)")
+    group.add_argument("--protect-first-n", type=_count, default=3, metavar="N",
+                       help="messages after the system prompt never summarised (default 3)")
+    group.add_argument("--protect-last-n", type=_count, default=20, metavar="N",
+                       help="recent messages Phase 1 leaves untouched (default 20)")
+    group.add_argument("--summary-target-ratio", type=_fraction, default=0.20, metavar="FRACTION",
+                       help="share of the threshold kept verbatim as the tail (clamped to 0.10-0.80; default 0.20)")
+    group.add_argument("--profile", choices=sorted(PROFILES), default=DEFAULT_PROFILE,
+                       help=f"Hermes release to reproduce (default {DEFAULT_PROFILE})")
+    group.add_argument("--token-estimator", choices=("hermes", "tiktoken"), default="hermes",
+                       help="decide with Hermes' heuristics (default) or exact tiktoken counts")
+    group.add_argument("--format", choices=FORMAT_NAMES, metavar="FORMAT",
+                       help=f"input format instead of detecting it: {', '.join(FORMAT_NAMES)}")
+    summary = parent.add_argument_group("summary")
+    summary.add_argument("--summarizer", choices=SUMMARIZERS, default="extractive",
+                         help="who writes the summary: the offline extractive one (default), a model through "
+                              "litellm, the bundled local model, or none (the fallback summary)")
+    summary.add_argument("--summary-model", metavar="MODEL",
+                         help="a separate model for summaries (litellm name); falls back to --model on failure")
+    summary.add_argument("--api-base", metavar="URL",
+                         help=f"OpenAI-compatible endpoint for the model; the API key is read from ${API_KEY_ENV} "
+                              "or the provider's own variable (OPENAI_API_KEY, ...)")
+    summary.add_argument("--focus-topic", metavar="TEXT", help="ask the summary to prioritise this topic")
+    summary.add_argument("--strict-redaction", action=argparse.BooleanOptionalAction, default=None,
+                         help="mask secrets before anything reaches the summarizer "
+                              "(default: on for --summarizer litellm, off otherwise)")
+    return parent
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog=PROG, description="See, tune and run Hermes-style context compression on agent transcripts.")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    options = _compressor_options()
+
+    analyze = commands.add_parser("analyze", parents=[options], help="tokens, zones and per-phase savings of one transcript",
+                                  description="Tokens, zones, the trigger decision and what each phase would save.")
+    analyze.add_argument("file", metavar="FILE")
+    analyze.add_argument("--session", metavar="ID", help="the session to read from a multi-session file")
+    analyze.add_argument("--json", action="store_true", help="print the analysis as JSON")
+
+    compress = commands.add_parser("compress", parents=[options], help="compress one transcript and write the result",
+                                   description="Run the compressor on one transcript and write the result.")
+    compress.add_argument("file", metavar="FILE")
+    compress.add_argument("-o", "--output", metavar="OUT", help="where to write the result (default: standard output)")
+    compress.add_argument("--output-format", choices=DUMP_FORMATS, default="openai-chat",
+                          help="format of the written transcript (default openai-chat)")
+    compress.add_argument("--force", action="store_true",
+                          help="compress even below the threshold (like /compress)")
+    compress.add_argument("--session", metavar="ID", help="the session to read from a multi-session file")
+    compress.add_argument("--json", action="store_true", help="print a JSON report of what happened")
+
+    batch = commands.add_parser("batch", parents=[options], help="one report row per transcript of a corpus",
+                                description="Analyse every transcript under directories or globs into one report.")
+    batch.add_argument("sources", nargs="+", metavar="DIR_OR_GLOB")
+    batch.add_argument("-o", "--output", required=True, metavar="REPORT", help="report file: .parquet or .csv")
+    batch.add_argument("--engine", choices=ENGINES, default="local",
+                       help="local process pool (default) or Ray tasks")
+    batch.add_argument("--address", metavar="ADDRESS",
+                       help="Ray cluster to join: 'auto' or ray://HOST:10001 (default: start Ray locally)")
+    batch.add_argument("--workers", type=_positive_int, metavar="N", help="worker processes (default: all cores)")
+    batch.add_argument("--main-session-only", action="store_true",
+                       help="one row per file (its main session) instead of one per session")
+    batch.add_argument("--json", action="store_true", help="print the corpus totals as JSON")
+
+    serve = commands.add_parser("serve", help="start the dashboard on 127.0.0.1",
+                                description="Start the Context Lens dashboard on 127.0.0.1.")
+    serve.add_argument("--port", type=_port, default=8501, help="port (default 8501)")
+    return parser
+
+
+# --- shared helpers ------------------------------------------------------------------------------
+
+
+def _warn(text: str) -> None:
+    print(f"{PROG}: warning: {text}", file=sys.stderr)
+
+
+def _settings(args: argparse.Namespace) -> AnalysisSettings:
+    """The analysis settings from the options (context length from --model when not given)."""
+    context_length = args.context_length
+    if context_length is None:
+        context_length = 128_000
+        if args.model:
+            from core.models import ModelTableError, context_window
+
+            try:
+                window = context_window(args.model)
+            except ModelTableError as exc:
+                window = None
+                _warn(f"{exc}; using a context length of 128000")
+            else:
+                if window is None:
+                    _warn(f"model {args.model!r} is not in litellm's table; using a context length of 128000 "
+                          "(pass --context-length)")
+            context_length = window or context_length
+    strict = args.strict_redaction
+    if strict is None:
+        strict = args.summarizer == "litellm"
+    if args.summarizer == "litellm" and not (args.model or args.summary_model):
+        raise UsageError("--summarizer litellm needs --model or --summary-model (a litellm model name)")
+    settings = AnalysisSettings(
+        context_length=context_length,
+        threshold_percent=args.threshold_percent,
+        protect_first_n=args.protect_first_n,
+        protect_last_n=args.protect_last_n,
+        summary_target_ratio=args.summary_target_ratio,
+        profile=args.profile,
+        token_estimator=args.token_estimator,
+        model=args.model or "",
+        summarizer=args.summarizer,
+        summary_model=args.summary_model,
+        api_base=args.api_base,
+        focus_topic=args.focus_topic,
+        strict_redaction=bool(strict),
+        format=args.format,
+    )
+    try:
+        settings.config()
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    return settings
+
+
+class _LocalModel:
+    """Starts the bundled local model for ``--summarizer local`` and points the settings at it."""
+
+    def __init__(self) -> None:
+        self.server: Any = None
+
+    def attach(self, settings: AnalysisSettings) -> AnalysisSettings:
+        if settings.summarizer != "local":
+            return settings
+        from core.summarizers.local import LocalModelServer, LocalModelStartError, LocalModelUnavailable
+
+        print(f"{PROG}: starting the local model ...", file=sys.stderr)
+        try:
+            self.server = LocalModelServer().start()
+        except (LocalModelUnavailable, LocalModelStartError) as exc:
+            raise UsageError(f"--summarizer local: {' '.join(str(exc).split())[:300]}") from None
+        return dataclasses.replace(
+            settings, summarizer="server", server_model=f"openai/{self.server.alias}", api_base=self.server.base_url
+        )
+
+    def close(self) -> None:
+        if self.server is not None:
+            self.server.stop()
+            self.server = None
+
+
+def _load(args: argparse.Namespace) -> Conversation:
+    from core.formats import load
+
+    return load(args.file, format=args.format, session=args.session)
+
+
+def _json_default(value: Any) -> Any:
+    if hasattr(value, "item"):
+        return value.item()
+    return str(value)
+
+
+def _print_json(data: Any) -> None:
+    print(json.dumps(data, indent=2, ensure_ascii=False, default=_json_default))
+
+
+def _fmt(value: Any) -> str:
+    if isinstance(value, bool) or value is None:
+        return {True: "yes", False: "no", None: "-"}[value]
+    if isinstance(value, int):
+        return f"{value:,}"
+    if isinstance(value, float):
+        return f"{value:.1f}"
+    return str(value)
+
+
+# --- analyze -------------------------------------------------------------------------------------
+
+
+def analysis_report(conversation: Conversation, analysis: dict[str, Any], file: str) -> dict[str, Any]:
+    """The ``analyze --json`` document."""
+    report = {key: value for key, value in analysis.items() if key != "result"}
+    report.update(
+        {
+            "file": file,
+            "format": conversation.format,
+            "session": conversation.session_id,
+            "sessions": [info.id for info in conversation.sessions],
+            "model": conversation.model,
+            "warnings": list(conversation.warnings),
+        }
+    )
+    return report
+
+
+def _zone_text(start: int, end: int, name: str) -> str:
+    return f"{name} {start}-{end - 1} ({end - start})" if end > start else f"{name} - (0)"
+
+
+def print_analysis(report: dict[str, Any]) -> None:
+    """The readable form of ``analyze``."""
+    import pandas as pd
+
+    session = f" · session {report['session']} ({len(report['sessions'])} in file)" if report["session"] else ""
+    floored = " (the 64K floor)" if report["threshold_floored"] else ""
+    lines = [
+        ("file", report["file"]),
+        ("format", f"{report['format']}{session}" + (f" · model {report['model']}" if report["model"] else "")),
+        ("messages", _fmt(report["messages"])),
+        ("tokens", f"{_fmt(report['exact_tokens'])} exact ({report['encoding']}) · "
+                   f"{_fmt(report['hermes_tokens'])} Hermes estimate"),
+        ("threshold", f"{_fmt(report['threshold_tokens'])} of a {_fmt(report['context_length'])} window{floored}"),
+        ("compress?", "yes: Hermes would compress now" if report["would_compress"]
+         else "no: below the threshold (savings below are what compressing anyway would do)"),
+    ]
+    if report["small_conversation"]:
+        lines.append(("zones", "too few messages: the compressor leaves the conversation unchanged"))
+    elif report["compress_start"] is not None:
+        start, end, n = report["compress_start"], report["compress_end"], report["messages"]
+        lines.append(("zones", " · ".join((_zone_text(0, start, "HEAD"), _zone_text(start, end, "MIDDLE"),
+                                           _zone_text(end, n, "TAIL")))))
+    outcome = report["outcome"] + (f" ({report['failure_reason']})" if report["failure_reason"] else "")
+    lines += [
+        ("outcome", outcome),
+        ("saved", f"{_fmt(report['saved_total'])} tokens ({report['savings_pct']:.1f} %) exact · "
+                  f"{report['hermes_savings_pct']:.1f} % by the Hermes estimate · "
+                  f"{report['messages']} → {report['messages_after']} messages"),
+        ("facts kept", f"{report['fact_retention'] * 100:.0f} % ({report['facts_kept']}/{report['facts']}); "
+                       f"from the summarised middle {report['middle_fact_retention'] * 100:.0f} % "
+                       f"({report['middle_facts_kept']}/{report['middle_facts']})"),
+        ("validity", "ok" if report["valid"] else f"{len(report['problems'])} problems: {report['problems'][0]}"),
+    ]
+    for warning in report["warnings"][:3]:
+        lines.append(("warning", warning))
+    width = max(len(label) for label, _ in lines)
+    for label, text in lines:
+        print(f"{label:<{width}}  {text}")
+    table = pd.DataFrame(report["steps"])[
+        ["label", "exact_tokens", "exact_change", "hermes_tokens", "hermes_change", "messages_touched"]
+    ]
+    table.columns = ["step", "tokens", "change", "hermes", "change (hermes)", "messages"]
+    print()
+    print(table.to_string(index=False))
+
+
+def cmd_analyze(args: argparse.Namespace) -> int:
+    settings = _settings(args)
+    conversation = _load(args)
+    local = _LocalModel()
+    try:
+        settings = local.attach(settings)
+        analysis = analyze_messages(conversation.messages, settings)
+    finally:
+        local.close()
+    report = analysis_report(conversation, analysis, args.file)
+    if args.json:
+        _print_json(report)
+    else:
+        print_analysis(report)
+    return EXIT_OK
+
+
+# --- compress ------------------------------------------------------------------------------------
+
+
+def cmd_compress(args: argparse.Namespace) -> int:
+    from core.compressor import ContextCompressor
+    from core.formats import dump
+    from core.tokens import estimate_messages_tokens_rough, make_estimator
+
+    if args.json and not args.output:
+        raise UsageError("--json prints a report on standard output, so it needs -o/--output for the transcript")
+    settings = _settings(args)
+    conversation = _load(args)
+    messages = conversation.messages
+    local = _LocalModel()
+    try:
+        settings = local.attach(settings)
+        compressor = ContextCompressor(settings.config(), summarizer=make_summarizer(settings))
+        prompt_tokens = make_estimator(settings.token_estimator, settings.model).messages_tokens(messages)
+        if compressor.should_compress(prompt_tokens) or args.force:
+            result = compressor.compress(messages, focus_topic=settings.focus_topic or None, force=args.force)
+            output, outcome = result.messages, result.outcome
+            failure = result.failure_reason
+        else:
+            output, outcome, failure = messages, "below_threshold", None
+    finally:
+        local.close()
+
+    written = dataclasses.replace(
+        conversation,
+        messages=output,
+        sources=[f"[{i}]" for i in range(len(output))],
+        usage=[None] * len(output),
+        reasoning=[None] * len(output),
+        compaction_events=[],
+    )
+    text = dump(written, args.output_format)
+    if args.output and args.output != "-":
+        try:
+            Path(args.output).write_text(text + "\n", encoding="utf-8")
+        except OSError as exc:
+            raise UsageError(f"{args.output}: cannot write the result: {exc.strerror or exc}") from None
+    else:
+        sys.stdout.write(text + "\n")
+
+    before, after = estimate_messages_tokens_rough(messages), estimate_messages_tokens_rough(output)
+    report = {
+        "file": args.file,
+        "output": args.output or "-",
+        "output_format": args.output_format,
+        "outcome": outcome,
+        "failure_reason": failure,
+        "messages_before": len(messages),
+        "messages_after": len(output),
+        "hermes_tokens_before": before,
+        "hermes_tokens_after": after,
+        "prompt_tokens": prompt_tokens,
+        "threshold_tokens": compressor.threshold_tokens,
+        "summarizer": args.summarizer,
+        "strict_redaction": settings.strict_redaction,
+    }
+    if args.json:
+        _print_json(report)
+    if outcome == "below_threshold":
+        print(f"{PROG}: {args.file}: {_fmt(prompt_tokens)} tokens is below the {_fmt(compressor.threshold_tokens)} "
+              "threshold: written unchanged (pass --force to compress anyway)", file=sys.stderr)
+    else:
+        note = f"; summary failed: {failure}" if failure else ""
+        print(f"{PROG}: {args.file}: {outcome}: {len(messages)} → {len(output)} messages, "
+              f"{_fmt(before)} → {_fmt(after)} tokens (Hermes estimate){note}", file=sys.stderr)
+    return EXIT_OK
+
+
+# --- batch ---------------------------------------------------------------------------------------
+
+
+def cmd_batch(args: argparse.Namespace) -> int:
+    if not args.output.lower().endswith((".parquet", ".csv")):
+        raise UsageError(f"{args.output}: the report must end in .parquet or .csv")
+    if args.address and args.engine != "ray":
+        raise UsageError("--address only applies to --engine ray")
+    settings = _settings(args)
+    settings = dataclasses.replace(settings, all_sessions=not args.main_session_only)
+    paths = find_transcripts(args.sources)
+    local = _LocalModel()
+    try:
+        settings = local.attach(settings)
+        if settings.summarizer == "server" and args.address:
+            _warn("the local model listens on 127.0.0.1 only: workers on other machines cannot reach it")
+        frame = run_batch(
+            paths, settings, engine=args.engine, workers=args.workers, address=args.address,
+            progress=sys.stderr.isatty(),
+        )
+    finally:
+        local.close()
+    try:
+        write_report(frame, args.output)
+    except OSError as exc:
+        raise UsageError(f"{args.output}: cannot write the report: {exc.strerror or exc}") from None
+    stats = summary_stats(frame)
+    if args.json:
+        _print_json({"output": args.output, **stats})
+    else:
+        mean = stats["mean_savings_pct"]
+        print(f"{stats['files']} files, {stats['rows']} rows, {stats['failed_files']} failed · "
+              f"{stats['would_compress']} would compress · mean savings "
+              f"{'-' if mean is None else f'{mean:.1f} %'} · report: {args.output}")
+    if stats["failed_files"]:
+        first = frame["error"].dropna().iloc[0]
+        _warn(f"{stats['failed_files']} file(s) could not be analysed (see the error column), e.g. {first}")
+    return EXIT_OK
+
+
+# --- serve ---------------------------------------------------------------------------------------
+
+
+def app_path() -> Path:
+    return Path(__file__).resolve().parent.parent / "app.py"
+
+
+def serve_command(port: int) -> list[str]:
+    """The streamlit command ``serve`` runs (loopback only, no usage statistics, no browser)."""
+    return [
+        sys.executable, "-m", "streamlit", "run", str(app_path()),
+        "--server.address", "127.0.0.1",
+        "--server.port", str(port),
+        "--browser.gatherUsageStats", "false",
+        "--server.headless", "true",
+    ]
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    app = app_path()
+    if not app.is_file():
+        raise UsageError(f"{app}: the dashboard script is missing (serve runs from a source checkout)")
+    command = serve_command(args.port)
+    print(f"{PROG}: dashboard on http://127.0.0.1:{args.port}", file=sys.stderr, flush=True)
+    sys.stdout.flush()
+    os.chdir(app.parent)
+    # Replace this process, so stopping it stops the dashboard with nothing left behind.
+    os.execv(sys.executable, command)
+    return EXIT_FAILED  # not reached
+
+
+# --- entry point ---------------------------------------------------------------------------------
+
+_COMMANDS = {"analyze": cmd_analyze, "compress": cmd_compress, "batch": cmd_batch, "serve": cmd_serve}
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line; returns the exit code (the console script exits with it)."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:
+        return int(exc.code or 0) if not isinstance(exc.code, str) else EXIT_BAD_INPUT
+    if not args.command:
+        parser.print_help(sys.stderr)
+        return EXIT_BAD_INPUT
+    try:
+        return _COMMANDS[args.command](args)
+    except (UsageError, FormatError, BatchError) as exc:
+        print(f"{PROG}: error: {' '.join(str(exc).split())}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except Exception as exc:
+        if os.environ.get(DEBUG_ENV):
+            raise
+        where = getattr(args, "file", None) or ", ".join(getattr(args, "sources", []) or [])
+        prefix = f"{where}: " if where else ""
+        print(f"{PROG}: error: {prefix}{type(exc).__name__}: {' '.join(str(exc).split())[:400]} "
+              f"(set {DEBUG_ENV}=1 for details)", file=sys.stderr)
+        return EXIT_FAILED
