@@ -103,11 +103,26 @@ _COMMAND_ARG_KEYS = ("command", "cmd")
 
 _ERROR_LINE_RE = re.compile(
     r"Traceback \(most recent call last\)"
-    r"|\w*(?:Error|Exception)\b"
+    r"|(?:Error|Exception)\b"
     r"|\b(?:FAILED|FAIL|ERROR|FATAL|fatal|panic|Panic)\b|\bERR!"
     r"|\berror(?:\[\w+\])?:"
     r"|\bfailed to\b"
     r"|Segmentation fault|command not found|No such file or directory|Permission denied"
+)
+
+# Lower-cased substrings of which every _ERROR_LINE_RE match contains at least one.
+_ERROR_MARKERS = (
+    "traceback",
+    "error",
+    "exception",
+    "fail",
+    "fatal",
+    "panic",
+    "err!",
+    "segmentation fault",
+    "command not found",
+    "no such file or directory",
+    "permission denied",
 )
 
 # A line of code, optionally behind a line-number gutter such as "  45|" or "45:" or "45→".
@@ -136,7 +151,8 @@ _DEFINITION_RE = re.compile(
     r"|\bfn\s+([A-Za-z_]\w*)\s*[(<]"
     r"|\b(?:struct|enum|trait|interface)\s+([A-Z]\w*)"
 )
-_CALL_RE = re.compile(r"(?<![\w.])((?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*)\((?!s\))")
+# Possessive quantifiers: a dotted name is scanned once, never re-tried shorter.
+_CALL_RE = re.compile(r"(?<![\w.])((?:[A-Za-z_]\w*+\.)*+[A-Za-z_]\w*+)\((?!s\))")
 _CAMEL_RE = re.compile(r"\b[A-Z][A-Za-z0-9]{2,}\b")
 _CAMEL_SHAPE_RE = re.compile(r"[a-z][A-Z]|[A-Z]{2,}[a-z]{2,}")
 _RECEIVER_PREFIXES = ("self.", "cls.", "this.")
@@ -298,6 +314,10 @@ def _backticked_commands(text: str) -> Iterator[str]:
 def error_lines(text: str) -> Iterator[str]:
     """Lines reporting an error (trimmed, capped). Source-code lines that merely name an
     exception (``raise ValueError(...)``, ``except OSError:``) are not errors that happened."""
+    # Most text names no error at all; a plain substring test rules it out much faster.
+    lowered = text.lower()
+    if not any(marker in lowered for marker in _ERROR_MARKERS) or not _ERROR_LINE_RE.search(text):
+        return
     for line in text.splitlines():
         if _ERROR_LINE_RE.search(line) and not _CODE_LINE_RE.match(line):
             value = cap_value(line)
