@@ -1,0 +1,307 @@
+"""Where the tokens go: each Phase-1 pass applied step by step, then the summary and reassembly.
+
+Phase 1 is replayed on copies with its own pass functions (``core.phases.prune``), so each step's
+list is exactly what the compressor builds; the second pass both writes one-liners and strips
+tool-result images, and its changes are split by message into those two steps. The steps after
+Phase 1 come from a real ``CompressionResult`` (its summary text and boundaries), reassembled with
+``core.phases.assemble`` so the tool-pair repair and the historical image stripping show up as
+their own steps; the last list is checked against ``result.messages``.
+
+Every step is counted exactly (tiktoken, cached per text) and with the Hermes estimate.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import pandas as pd
+
+from core import profiles as P
+from core.analysis.overview import (
+    CATEGORIES,
+    message_frame,
+    tokens_by_category,
+    tokens_by_role,
+    tokens_by_tool,
+)
+from core.compressor import CompressionResult, CompressorConfig
+from core.phases import assemble, boundaries, prune
+from core.phases.content import role_of
+from core.tokens import TokenCounter, estimate_messages_tokens_rough, make_estimator
+
+# Step keys in pipeline order, with their labels (the palette in charts.py uses the keys).
+STEP_LABELS: dict[str, str] = {
+    "original": "Original",
+    "dedup": "Duplicate tool outputs",
+    "one_liners": "Old tool results → one-liners",
+    "args": "Tool-call arguments shrunk",
+    "tool_images": "Images stripped (old tool results)",
+    "summary": "Middle → summary",
+    "repair": "Tool-pair repair",
+    "historical_images": "Images stripped (after reassembly)",
+    "final": "Final",
+}
+PHASE1_STEPS: tuple[str, ...] = ("dedup", "one_liners", "args", "tool_images")
+AFTER_STEPS: tuple[str, ...] = ("summary", "repair", "historical_images")
+
+
+@dataclass
+class Step:
+    key: str
+    label: str
+    exact_tokens: int  # total after this step
+    hermes_tokens: int
+    exact_delta: int  # change made by this step (negative = saved)
+    hermes_delta: int
+    messages: list[int] = field(default_factory=list)  # input indices the step touched
+    note: str = ""
+
+
+@dataclass
+class SavingsAnalysis:
+    steps: list[Step]
+    outcome: str  # the compressor's outcome, or "phase1_only" when no result was given
+    original: list[Any]
+    after_phase1: list[Any]
+    final: list[Any]
+    prune_boundary: int | None
+    phase1_actions: dict[int, list[str]]
+    reassembly_matches: bool  # the replayed reassembly equals result.messages
+
+    @property
+    def table(self) -> pd.DataFrame:
+        """One row per step: label, tokens after it and its change, exact and estimated, messages touched."""
+        rows = [
+            {
+                "step": s.label,
+                "exact_tokens": s.exact_tokens,
+                "exact_change": s.exact_delta,
+                "hermes_tokens": s.hermes_tokens,
+                "hermes_change": s.hermes_delta,
+                "messages_touched": len(s.messages),
+                "which": _index_list(s.messages),
+                "note": s.note,
+            }
+            for s in self.steps
+        ]
+        return pd.DataFrame(rows)
+
+    def step(self, key: str) -> Step:
+        for s in self.steps:
+            if s.key == key:
+                return s
+        raise KeyError(key)
+
+    @property
+    def saved_exact(self) -> int:
+        return self.steps[0].exact_tokens - self.steps[-1].exact_tokens
+
+
+def _index_list(indices: Sequence[int], limit: int = 40) -> str:
+    shown = ", ".join(str(i) for i in indices[:limit])
+    return shown + (f" … (+{len(indices) - limit})" if len(indices) > limit else "")
+
+
+def _with_indices(base: list[Any], source: list[Any], indices: Sequence[int]) -> list[Any]:
+    out = list(base)
+    for i in indices:
+        out[i] = source[i]
+    return out
+
+
+def phase1_steps(
+    messages: Sequence[Any], config: CompressorConfig
+) -> tuple[list[tuple[str, list[Any], list[int]]], int, dict[int, list[str]]]:
+    """The list after each Phase-1 step, with the indices each step touched.
+
+    Returns ``([(step key, list, touched indices), ...], prune_boundary, actions)``; the last list
+    equals ``prune_old_tool_results(...).messages``.
+    """
+    estimator = make_estimator(config.token_estimator, config.model)
+    work = [m.copy() if isinstance(m, dict) else m for m in messages]
+    actions: dict[int, list[str]] = {}
+    call_map = prune.build_call_map(work)
+    boundary = prune.find_prune_boundary(
+        work, config.protect_last_n, config.tail_token_budget, estimator.message_tokens
+    )
+    prune.dedup_tool_results(work, actions)
+    after_dedup = list(work)
+    dedup_idx = sorted(i for i, a in actions.items() if prune.DEDUPLICATED in a)
+
+    prune.summarize_old_tool_results(work, boundary, call_map, actions)
+    after_pass2 = list(work)
+    prune.shrink_old_tool_call_args(work, boundary, actions)
+    after_pass3 = list(work)
+
+    one_liner_idx = sorted(i for i, a in actions.items() if prune.ONE_LINER in a)
+    image_idx = sorted(i for i, a in actions.items() if prune.IMAGE_STRIPPED in a)
+    args_idx = sorted(i for i, a in actions.items() if prune.ARGS_SHRUNK in a)
+
+    after_one_liners = _with_indices(after_dedup, after_pass2, one_liner_idx)
+    after_args = _with_indices(after_one_liners, after_pass3, args_idx)
+    after_images = _with_indices(after_args, after_pass2, image_idx)
+    steps = [
+        ("dedup", after_dedup, dedup_idx),
+        ("one_liners", after_one_liners, one_liner_idx),
+        ("args", after_args, args_idx),
+        ("tool_images", after_images, image_idx),
+    ]
+    return steps, boundary, actions
+
+
+def reassemble(pruned: list[Any], result: CompressionResult) -> tuple[list[Any], list[Any], list[Any], list[int]]:
+    """Replay Phase 4 from a result: ``(assembled, repaired, final, historical-image indices)``."""
+    start, end = result.compress_start, result.compress_end
+    assert start is not None and end is not None and result.summary_text is not None
+    assembled: list[Any] = []
+    for i in range(start):
+        message = pruned[i]
+        if i == 0 and role_of(message) == "system":
+            assembled.append(assemble.add_system_note(message))
+        else:
+            assembled.append(message.copy() if isinstance(message, dict) else message)
+    if not result.summary_merged:
+        text = result.summary_text
+        content = text + assemble.SUMMARY_END if result.summary_role == "user" else text
+        assembled.append({"role": result.summary_role, "content": content})
+    for i in range(end, len(pruned)):
+        message = pruned[i]
+        if result.summary_merged and i == end:
+            message = assemble.merge_summary_into(message, result.summary_text)
+        assembled.append(message)
+    repaired, _ = assemble.sanitize_tool_pairs(assembled)
+    final, stripped = assemble.strip_historical_media(repaired)
+    return assembled, repaired, final, stripped
+
+
+def _totals(messages: Sequence[Any], counter: TokenCounter) -> tuple[int, int]:
+    return counter.count_messages(messages), estimate_messages_tokens_rough(messages)
+
+
+def phase_savings(
+    messages: Sequence[Any],
+    config: CompressorConfig,
+    counter: TokenCounter,
+    result: CompressionResult | None = None,
+) -> SavingsAnalysis:
+    """Token totals after each step, from the original conversation to the final one.
+
+    Args:
+        messages: The original conversation (never modified).
+        config: The parameters the steps run with (the same ones ``result`` was computed with).
+        counter: Exact counter (its per-text cache makes repeated calls cheap).
+        result: A compression of ``messages`` under ``config``. Without one, only Phase 1 is
+            shown and the later steps stay at zero. When the compressor returned early because
+            the conversation is too small, nothing runs, so every step is zero.
+    """
+    original = list(messages)
+    exact0, hermes0 = _totals(original, counter)
+    steps = [Step("original", STEP_LABELS["original"], exact0, hermes0, 0, 0)]
+    too_small = len(original) <= boundaries.protect_head_size(original, config.protect_first_n) + P.MIN_TAIL_MESSAGES + 1
+
+    def add(key: str, listing: Sequence[Any], touched: Sequence[int], note: str = "") -> None:
+        exact, hermes = _totals(listing, counter)
+        previous = steps[-1]
+        steps.append(
+            Step(
+                key,
+                STEP_LABELS[key],
+                exact,
+                hermes,
+                exact - previous.exact_tokens,
+                hermes - previous.hermes_tokens,
+                list(touched),
+                note,
+            )
+        )
+
+    if too_small:
+        note = "too few messages: the compressor returns the conversation unchanged"
+        for key in (*PHASE1_STEPS, *AFTER_STEPS):
+            add(key, original, [], note)
+        add("final", original, [])
+        return SavingsAnalysis(steps, "too_small", original, original, original, None, {}, True)
+
+    phase1, boundary, actions = phase1_steps(original, config)
+    for key, listing, touched in phase1:
+        add(key, listing, touched)
+    pruned = phase1[-1][1]
+
+    final = pruned
+    matches = True
+    outcome = "phase1_only" if result is None else result.outcome
+    if result is not None and result.compressed and result.summary_text is not None:
+        assembled, repaired, final, stripped = reassemble(pruned, result)
+        matches = final == result.messages
+        if not matches:
+            final = list(result.messages)
+        middle = list(range(result.compress_start or 0, result.compress_end or 0))
+        add("summary", assembled, middle, f"{len(middle)} messages → 1 summary" + (" (merged)" if result.summary_merged else ""))
+        repair_note = f"{result.orphans_removed} orphan results removed, {result.stubs_added} stubs added"
+        add("repair", repaired, [], repair_note)
+        add("historical_images", final, stripped)
+    else:
+        note = {
+            "phase1_only": "run the compressor to see the summary step",
+            "nothing_to_compress": "the middle is empty: nothing to summarise",
+            "aborted": "the summary failed and abort_on_summary_failure is on: nothing replaced",
+        }.get(outcome, "")
+        for key in AFTER_STEPS:
+            add(key, pruned, [], note)
+    add("final", final, [])
+    # "final" repeats the last total; its change is the whole saving.
+    steps[-1].exact_delta = steps[-1].exact_tokens - exact0
+    steps[-1].hermes_delta = steps[-1].hermes_tokens - hermes0
+    return SavingsAnalysis(steps, outcome, original, pruned, final, boundary, actions, matches)
+
+
+def before_after(
+    original: Sequence[Any], final: Sequence[Any], counter: TokenCounter, by: str
+) -> pd.DataFrame:
+    """``<by>, before, after, change`` for ``by`` in ``"role"``, ``"tool"`` or ``"category"``."""
+    if by == "role":
+        before = tokens_by_role(message_frame(original, counter)).set_index("role")["tokens"]
+        after = tokens_by_role(message_frame(final, counter)).set_index("role")["tokens"]
+    elif by == "tool":
+        before = tokens_by_tool(original, counter).set_index("tool")["tokens"]
+        after = tokens_by_tool(final, counter).set_index("tool")["tokens"]
+    elif by == "category":
+        before = tokens_by_category(message_frame(original, counter)).set_index("category")["tokens"]
+        after = tokens_by_category(message_frame(final, counter)).set_index("category")["tokens"]
+    else:
+        raise ValueError(f"by must be 'role', 'tool' or 'category', got {by!r}")
+    keys = list(before.index) + [k for k in after.index if k not in before.index]
+    if by == "category":
+        keys = list(CATEGORIES)
+    table = pd.DataFrame(
+        {
+            by: keys,
+            "before": [int(before.get(k, 0)) for k in keys],
+            "after": [int(after.get(k, 0)) for k in keys],
+        }
+    )
+    table["change"] = table["after"] - table["before"]
+    return table
+
+
+def touched_messages(analysis: SavingsAnalysis, frame: pd.DataFrame, counter: TokenCounter) -> pd.DataFrame:
+    """Per message Phase 1 touched: index, role, tool, what happened, exact tokens before and after."""
+    rows = []
+    for index in sorted(analysis.phase1_actions):
+        row = frame.iloc[index]
+        after = counter.count_message(analysis.after_phase1[index])
+        rows.append(
+            {
+                "index": index,
+                "role": row["role"],
+                "tool": row["tool"],
+                "actions": ", ".join(analysis.phase1_actions[index]),
+                "tokens_before": int(row["tokens"]),
+                "tokens_after": after,
+                "saved": int(row["tokens"]) - after,
+            }
+        )
+    columns = ["index", "role", "tool", "actions", "tokens_before", "tokens_after", "saved"]
+    return pd.DataFrame(rows, columns=columns)

@@ -1,0 +1,183 @@
+"""Per-upload analysis state: the loaded transcript, its token tables and memoised analyses.
+
+A :class:`Transcript` is built once per upload (keyed by a hash of the file's bytes, the chosen
+format and session) and then reused on every rerun: exact token counts are computed once per
+encoding, and each parameter-dependent analysis is memoised under its parameters, so moving a
+slider back to a previous value costs nothing and moving it to a new value never re-tokenizes.
+
+Nothing here imports Streamlit; the dashboard wraps :func:`load_transcript` in its own cache.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+import pandas as pd
+
+from core.compressor import CompressorConfig
+from core.tokens import TokenCounter, encoding_name_for_model, get_counter
+
+T = TypeVar("T")
+
+# Parameter-dependent analyses kept per transcript (slider positions visited recently).
+MEMO_ENTRIES = 64
+
+SAMPLE_DIR = Path(__file__).resolve().parents[2] / "sample_conversations"
+
+
+def content_digest(data: bytes) -> str:
+    """A short, stable identity for an upload's bytes (the cache key of everything derived from it)."""
+    return hashlib.sha256(data).hexdigest()[:24]
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The tunable compressor parameters shared by every page (hashable, so it can key caches)."""
+
+    context_length: int = 128_000
+    threshold_percent: float = 0.50
+    protect_first_n: int = 3
+    protect_last_n: int = 20
+    summary_target_ratio: float = 0.20
+    profile: str = "v0.16.0"
+    token_estimator: str = "hermes"
+    model: str = ""
+    abort_on_summary_failure: bool = False
+
+    def config(self) -> CompressorConfig:
+        return CompressorConfig(
+            context_length=self.context_length,
+            threshold_percent=self.threshold_percent,
+            protect_first_n=self.protect_first_n,
+            protect_last_n=self.protect_last_n,
+            summary_target_ratio=self.summary_target_ratio,
+            abort_on_summary_failure=self.abort_on_summary_failure,
+            profile=self.profile,
+            token_estimator=self.token_estimator,
+            model=self.model,
+        )
+
+    @property
+    def encoding(self) -> str:
+        """The tiktoken encoding used for exact counts (the model's, cl100k_base otherwise)."""
+        return encoding_name_for_model(self.model)
+
+
+@dataclass
+class Transcript:
+    """One loaded conversation and everything derived from it that does not depend on the sliders."""
+
+    key: str
+    filename: str
+    conversation: Any  # core.formats.Conversation
+    messages: list[dict[str, Any]]
+    _tables: dict[str, pd.DataFrame] = field(default_factory=dict, repr=False)
+    _memo: OrderedDict[Hashable, Any] = field(default_factory=OrderedDict, repr=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    @property
+    def format(self) -> str:
+        return str(getattr(self.conversation, "format", "") or "")
+
+    @property
+    def warnings(self) -> list[str]:
+        return list(getattr(self.conversation, "warnings", None) or [])
+
+    @property
+    def sessions(self) -> list[Any]:
+        return list(getattr(self.conversation, "sessions", None) or [])
+
+    def counter(self, encoding: str) -> TokenCounter:
+        return get_counter(encoding)
+
+    def message_table(self, encoding: str) -> pd.DataFrame:
+        """Per-message roles, tools, exact token counts by category and previews (once per encoding)."""
+        from core.analysis.overview import message_frame
+
+        with self._lock:
+            table = self._tables.get(encoding)
+            if table is None:
+                sources = getattr(self.conversation, "sources", None)
+                table = message_frame(self.messages, get_counter(encoding), sources=sources)
+                self._tables[encoding] = table
+            return table
+
+    def memo(self, key: Hashable, compute: Callable[[], T]) -> T:
+        """``compute()`` once per key; the most recent ``MEMO_ENTRIES`` results are kept."""
+        with self._lock:
+            if key in self._memo:
+                self._memo.move_to_end(key)
+                return self._memo[key]
+        value = compute()
+        with self._lock:
+            self._memo[key] = value
+            while len(self._memo) > MEMO_ENTRIES:
+                self._memo.popitem(last=False)
+        return value
+
+    def clear_memo(self) -> None:
+        with self._lock:
+            self._memo.clear()
+
+
+def transcript_key(digest: str, format_override: str | None, session: str | None) -> str:
+    return f"{digest}:{format_override or 'auto'}:{session or ''}"
+
+
+def load_transcript(
+    data: bytes,
+    filename: str,
+    *,
+    format_override: str | None = None,
+    session: str | None = None,
+    digest: str | None = None,
+) -> Transcript:
+    """Parse an upload with ``core.formats.load`` (raises ``FormatError`` with a readable message).
+
+    The upload's bytes are only read, never changed.
+    """
+    from core.formats import load
+
+    kwargs: dict[str, Any] = {"filename": filename}
+    if format_override:
+        kwargs["format"] = format_override
+    if session:
+        kwargs["session"] = session
+    conversation = load(bytes(data), **kwargs)
+    digest = digest or content_digest(data)
+    return Transcript(
+        key=transcript_key(digest, format_override, session),
+        filename=filename,
+        conversation=conversation,
+        messages=list(conversation.messages),
+    )
+
+
+def list_samples(directory: Path | None = None) -> list[Path]:
+    """The bundled sample transcripts, sorted by name (README files and the like left out)."""
+    folder = directory or SAMPLE_DIR
+    if not folder.is_dir():
+        return []
+    return sorted(
+        path
+        for path in folder.iterdir()
+        if path.is_file() and path.suffix.lower() in (".json", ".jsonl", ".db", ".sqlite")
+    )
+
+
+def default_sample(samples: list[Path]) -> Path | None:
+    """The long coding session when it is bundled (so the dashboard opens on something), else the first."""
+    for path in samples:
+        name = path.name.lower()
+        if "long" in name and "coding" in name:
+            return path
+    for path in samples:
+        if "coding" in path.name.lower():
+            return path
+    return samples[0] if samples else None

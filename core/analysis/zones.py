@@ -1,0 +1,339 @@
+"""Where HEAD, MIDDLE and TAIL fall for given parameters, and why, without any summary call.
+
+The boundaries are computed exactly as ``ContextCompressor.compress`` computes them: Phase 1 on
+copies (its prune boundary and actions), then the head, the forward alignment and the tail walk
+on the pruned list with the configured estimator. The explanations are plain sentences built
+from the steps the tail walk recorded (``TailCut``), so they always describe the actual result.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import pandas as pd
+
+from core import profiles as P
+from core.compressor import CompressorConfig
+from core.phases import boundaries, prune
+from core.phases.boundaries import TailCut
+from core.tokens import estimate_messages_tokens_rough, make_estimator, message_rough_chars
+
+HEAD, MIDDLE, TAIL, UNCHANGED = "HEAD", "MIDDLE", "TAIL", "UNCHANGED"
+ZONE_NAMES: tuple[str, ...] = (HEAD, MIDDLE, TAIL, UNCHANGED)
+
+
+@dataclass
+class ZoneAnalysis:
+    """Boundaries, the trigger decision and the per-message picture for one parameter set."""
+
+    n_messages: int
+    context_length: int
+    threshold_tokens: int
+    threshold_floored: bool  # the 64K floor set the threshold, not context x percent
+    tail_token_budget: int
+    soft_ceiling: int
+    estimator: str
+    prompt_tokens: int  # the whole conversation, with the configured estimator
+    would_compress: bool
+    first_trigger_index: int | None  # first message whose prompt estimate reaches the threshold
+    small_conversation: bool  # early return: too few messages, nothing runs
+    min_messages: int  # a conversation needs more than this many messages
+    head_size: int
+    compress_start: int | None
+    compress_end: int | None
+    middle_empty: bool
+    prune_boundary: int | None
+    phase1_actions: dict[int, list[str]]
+    tail_cut: TailCut | None
+    zones: list[str]
+    table: pd.DataFrame
+    explanations: list[str] = field(default_factory=list)
+
+    @property
+    def head_count(self) -> int:
+        return self.zones.count(HEAD)
+
+    @property
+    def middle_count(self) -> int:
+        return self.zones.count(MIDDLE)
+
+    @property
+    def tail_count(self) -> int:
+        return self.zones.count(TAIL)
+
+
+def cumulative_prompt_tokens(messages: Sequence[Any], config: CompressorConfig) -> list[int]:
+    """The prompt estimate after each message: entry ``i`` estimates ``messages[: i + 1]``.
+
+    With the ``hermes`` estimator this is ``estimate_messages_tokens_rough`` of each prefix (the
+    ceiling applies to the summed characters, as in the reference); with ``tiktoken`` the exact
+    counts add up.
+    """
+    out: list[int] = []
+    if config.token_estimator == "hermes":
+        chars = images = 0
+        for message in messages:
+            c, i = message_rough_chars(message)
+            chars += c
+            images += i
+            out.append((chars + 3) // 4 + P.ROUGH_IMAGE_TOKENS * images)
+        return out
+    estimator = make_estimator(config.token_estimator, config.model)
+    total = 0
+    for message in messages:
+        total += estimator.message_tokens(message)
+        out.append(total)
+    return out
+
+
+def first_crossing(cumulative: Sequence[int], threshold: int) -> int | None:
+    """The first index whose value reaches ``threshold`` (``>=``, like ``should_compress``)."""
+    for index, value in enumerate(cumulative):
+        if value >= threshold:
+            return index
+    return None
+
+
+def analyze_zones(
+    messages: Sequence[Any],
+    config: CompressorConfig,
+    exact_tokens: Sequence[int] | None = None,
+) -> ZoneAnalysis:
+    """Compute the zones ``compress()`` would use for ``messages`` under ``config``.
+
+    Args:
+        messages: OpenAI-chat message dicts (never modified).
+        config: The compressor parameters.
+        exact_tokens: Exact tiktoken counts per message, shown in the table (optional).
+    """
+    messages = list(messages)
+    n = len(messages)
+    estimator = make_estimator(config.token_estimator, config.model)
+    threshold = config.threshold_tokens
+    budget = config.tail_token_budget
+    soft_ceiling = int(budget * P.TAIL_SOFT_CEILING_FACTOR)
+    if config.token_estimator == "hermes":
+        prompt_tokens = estimate_messages_tokens_rough(messages)
+    else:
+        prompt_tokens = estimator.messages_tokens(messages)
+    cumulative = cumulative_prompt_tokens(messages, config)
+    first_trigger = first_crossing(cumulative, threshold)
+    would_compress = prompt_tokens >= threshold
+
+    head_size = boundaries.protect_head_size(messages, config.protect_first_n)
+    min_messages = head_size + P.MIN_TAIL_MESSAGES + 1
+    small = n <= min_messages
+
+    compress_start = compress_end = prune_boundary = None
+    tail_cut: TailCut | None = None
+    actions: dict[int, list[str]] = {}
+    budget_tokens = [estimator.message_tokens(m) for m in messages]
+    tail_walk = _suffix_sums(budget_tokens)
+    if small:
+        zones = [UNCHANGED] * n
+        middle_empty = True
+    else:
+        pruned = prune.prune_old_tool_results(
+            messages, config.protect_last_n, budget, message_tokens=estimator.message_tokens
+        )
+        prune_boundary = pruned.prune_boundary
+        actions = pruned.actions
+        work = pruned.messages
+        head_size = boundaries.protect_head_size(work, config.protect_first_n)
+        compress_start = boundaries.align_boundary_forward(work, head_size)
+        tail_cut = boundaries.find_tail_cut(work, compress_start, budget, estimator.message_tokens)
+        compress_end = tail_cut.cut
+        middle_empty = compress_start >= compress_end or compress_start >= n
+        # The tail walk runs over the pruned list, so its running sum is drawn from that list.
+        tail_walk = _suffix_sums([estimator.message_tokens(m) for m in work])
+        zones = [HEAD if i < compress_start else (MIDDLE if i < compress_end else TAIL) for i in range(n)]
+
+    table = pd.DataFrame(
+        {
+            "index": range(n),
+            "role": [_role(m) for m in messages],
+            "zone": zones,
+            "tokens": list(exact_tokens) if exact_tokens is not None else budget_tokens,
+            "budget_tokens": budget_tokens,
+            "prompt_so_far": cumulative,
+            "tail_walk": tail_walk,
+            "prune_protected": [prune_boundary is not None and i >= prune_boundary for i in range(n)],
+            "phase1": [", ".join(actions.get(i, [])) for i in range(n)],
+        }
+    )
+    analysis = ZoneAnalysis(
+        n_messages=n,
+        context_length=config.context_length,
+        threshold_tokens=threshold,
+        threshold_floored=int(config.context_length * config.threshold_percent) < P.MINIMUM_CONTEXT_LENGTH,
+        tail_token_budget=budget,
+        soft_ceiling=soft_ceiling,
+        estimator=config.token_estimator,
+        prompt_tokens=prompt_tokens,
+        would_compress=would_compress,
+        first_trigger_index=first_trigger,
+        small_conversation=small,
+        min_messages=min_messages,
+        head_size=head_size,
+        compress_start=compress_start,
+        compress_end=compress_end,
+        middle_empty=middle_empty,
+        prune_boundary=prune_boundary,
+        phase1_actions=actions,
+        tail_cut=tail_cut,
+        zones=zones,
+        table=table,
+    )
+    analysis.explanations = explain(analysis, config)
+    return analysis
+
+
+def _role(message: Any) -> str:
+    role = message.get("role") if isinstance(message, dict) else None
+    return role if isinstance(role, str) and role else "unknown"
+
+
+def _suffix_sums(values: Sequence[int]) -> list[int]:
+    out = [0] * len(values)
+    running = 0
+    for i in range(len(values) - 1, -1, -1):
+        running += values[i]
+        out[i] = running
+    return out
+
+
+def _span(start: int, end: int) -> str:
+    """``"messages 4–9"`` for the half-open range ``[start, end)``."""
+    if end - start <= 0:
+        return "no messages"
+    if end - start == 1:
+        return f"message {start}"
+    return f"messages {start}–{end - 1}"
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count:,} {word}" + ("" if count == 1 else "s")
+
+
+def explain(analysis: ZoneAnalysis, config: CompressorConfig) -> list[str]:
+    """Plain-language sentences saying why each boundary fell where it did."""
+    a = analysis
+    unit = "estimated tokens" if a.estimator == "hermes" else "tokens (tiktoken)"
+    lines: list[str] = []
+
+    pct = f"{config.threshold_percent:.0%}"
+    if a.threshold_floored:
+        threshold_why = (
+            f"{pct} of the {a.context_length:,}-token window is below Hermes' 64,000-token floor, "
+            f"so the threshold is {a.threshold_tokens:,}"
+        )
+    else:
+        threshold_why = f"the threshold is {pct} of the {a.context_length:,}-token window = {a.threshold_tokens:,}"
+    if a.would_compress:
+        trigger = (
+            f"Compression triggers: the conversation is {a.prompt_tokens:,} {unit} and {threshold_why}. "
+            f"The prompt first reached the threshold at message {a.first_trigger_index}."
+        )
+    else:
+        trigger = (
+            f"Compression would not trigger on its own: the conversation is {a.prompt_tokens:,} {unit} "
+            f"and {threshold_why}. Running the compressor anyway behaves like Hermes' manual /compress."
+        )
+    lines.append(trigger)
+
+    if a.small_conversation:
+        lines.append(
+            f"Only {_plural(a.n_messages, 'message')}: the compressor needs more than {a.min_messages} "
+            f"(the head of {a.head_size}, a 3-message minimum tail and one message to summarise), "
+            "so it returns the conversation unchanged without pruning anything."
+        )
+        return lines
+
+    assert a.compress_start is not None and a.compress_end is not None and a.tail_cut is not None
+    system = a.n_messages > 0 and a.table["role"].iloc[0] == "system"
+    head_what = (
+        f"the system prompt plus the first {config.protect_first_n} messages"
+        if system
+        else f"the first {config.protect_first_n} messages (there is no system prompt)"
+    )
+    lines.append(f"HEAD: {head_what} (protect_first_n = {config.protect_first_n}) — {_span(0, a.head_size)}.")
+    if a.compress_start > a.head_size:
+        lines.append(
+            f"{_span(a.head_size, min(a.compress_start, a.n_messages)).capitalize()} "
+            f"{'are tool results' if a.compress_start - a.head_size > 1 else 'is a tool result'} answering a call "
+            "in the head, so they stay in the head and the middle starts after them (forward alignment)."
+        )
+
+    lines.extend(_tail_sentences(a, unit))
+
+    if a.middle_empty:
+        lines.append(
+            "The middle is empty, so there is nothing to summarise: the compressor returns the Phase-1 "
+            "pruned conversation without calling the summarizer."
+        )
+    else:
+        lines.append(
+            f"MIDDLE: {_span(a.compress_start, a.compress_end)} ({_plural(a.middle_count, 'message')}) "
+            "are replaced by one summary."
+        )
+        lines.append(f"TAIL: {_span(a.compress_end, a.n_messages)} ({_plural(a.tail_count, 'message')}) are kept verbatim.")
+
+    if a.prune_boundary is not None:
+        protected = a.n_messages - a.prune_boundary
+        touched = len(a.phase1_actions)
+        lines.append(
+            f"Phase 1 protects the last {_plural(protected, 'message')}: what fits in the tail budget of "
+            f"{a.tail_token_budget:,} {unit} plus the message that overflowed it, and never fewer than "
+            f"protect_last_n = {config.protect_last_n}. Old tool results and tool-call arguments before "
+            f"message {a.prune_boundary} may be shortened; identical long tool outputs are deduplicated everywhere. "
+            f"{_plural(touched, 'message')} touched."
+        )
+    return lines
+
+
+def _tail_sentences(a: ZoneAnalysis, unit: str) -> list[str]:
+    cut = a.tail_cut
+    assert cut is not None and a.compress_start is not None
+    n = a.n_messages
+    lines = [
+        f"Tail budget: {a.tail_token_budget:,} {unit} (summary_target_ratio × threshold); the walk back from the "
+        f"end may take up to 1.5× that, {a.soft_ceiling:,}."
+    ]
+    if cut.budget_walk_cut <= a.compress_start:
+        lines.append(
+            f"Everything after the head fits in {a.soft_ceiling:,} {unit}, so the walk reached the head."
+        )
+    else:
+        lines.append(
+            f"Walking back from the end, {_span(cut.budget_walk_cut, n)} fit ({cut.accumulated_tokens:,} {unit}); "
+            f"adding message {cut.budget_walk_cut - 1} would have passed {a.soft_ceiling:,}."
+        )
+    if "min_tail" in cut.steps:
+        lines.append(
+            f"The tail keeps at least {cut.min_tail} messages, so the cut moved from {cut.budget_walk_cut} "
+            f"to {cut.after_min_tail}."
+        )
+    after_forced = cut.after_min_tail
+    if cut.forced_small:
+        after_forced = max(n - cut.min_tail, a.compress_start + 1)
+        lines.append(
+            "Nothing would be left to summarise, so the compressor forces a cut: the tail becomes the last "
+            f"{_plural(cut.min_tail, 'message')} (cut at {after_forced})."
+        )
+    if "aligned_backward" in cut.steps:
+        lines.append(
+            f"A cut at {after_forced} would separate an assistant's tool calls from their results, so it moved "
+            f"back to message {cut.after_align}: the whole call-and-results group stays in the tail."
+        )
+    if "last_user" in cut.steps:
+        lines.append(
+            f"The newest user message must stay in the tail, so the tail was stretched back to message "
+            f"{cut.after_last_user}, whatever the budget."
+        )
+    if "clamped_to_head" in cut.steps:
+        lines.append(f"The cut cannot reach into the head, so it stays at message {cut.cut}.")
+    if not cut.steps and cut.budget_walk_cut > a.compress_start:
+        lines.append(f"No adjustment was needed: the tail starts at message {cut.cut}.")
+    return lines

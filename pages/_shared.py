@@ -1,0 +1,375 @@
+"""What every page of the dashboard shares: the sidebar controls, the loaded conversation, helpers.
+
+Widgets whose values must survive page switches are bound with ``keep(key)``: the value is kept
+in a plain session key and handed back to the widget on every run.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import streamlit as st
+
+from core.analysis.session import (
+    Settings,
+    Transcript,
+    content_digest,
+    default_sample,
+    list_samples,
+    load_transcript,
+    transcript_key,
+)
+from core.profiles import DEFAULT_PROFILE, PROFILES
+
+CUSTOM_MODEL = "(custom context length)"
+DEFAULT_MODEL = "gpt-4o"
+DEFAULT_CONTEXT = 128_000
+AUTO_FORMAT = "auto-detect"
+SAMPLE_PREFIX = "Sample: "
+UPLOAD_PREFIX = "Uploaded: "
+
+# Hermes' defaults for the sidebar controls (the reset button restores these).
+DEFAULTS: dict[str, Any] = {
+    "threshold_percent": 0.50,
+    "protect_first_n": 3,
+    "protect_last_n": 20,
+    "summary_target_ratio": 0.20,
+    "profile": DEFAULT_PROFILE,
+    "token_estimator": "hermes",
+}
+
+# Widget values live in plain session keys ("kept" values) as well as in the widgets: Streamlit
+# forgets a widget's value when its page is not shown, and a widget drawn by another page is
+# another widget, so every persistent widget is bound to its kept value on each run.
+_KEPT_PREFIX = "_kept_"
+
+
+def kept(key: str, default: Any = None) -> Any:
+    """The kept value of a persistent widget (or ``default`` before it was first set)."""
+    return st.session_state.get(_KEPT_PREFIX + key, default)
+
+
+def set_kept(key: str, value: Any) -> None:
+    """Change a persistent widget's value from code (e.g. in a callback)."""
+    st.session_state[_KEPT_PREFIX + key] = value
+    st.session_state[key] = value
+
+
+def keep(key: str, default: Any = None, then: Callable[[], None] | None = None) -> dict[str, Any]:
+    """Keyword arguments binding a widget to its kept value: ``st.slider(..., **keep("x", 3))``.
+
+    Call it right before creating the widget; ``then`` runs after the value changed.
+    """
+    state = st.session_state
+    store = _KEPT_PREFIX + key
+    if store not in state:
+        state[store] = default
+    state[key] = state[store]
+
+    def remember() -> None:
+        state[store] = state[key]
+        if then is not None:
+            then()
+
+    return {"key": key, "on_change": remember}
+
+
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:=^&\"'])")
+
+
+def escape_markdown(text: str) -> str:
+    """Text safe to put inside st.error / st.warning / st.info (which render Markdown)."""
+    return _MARKDOWN_SPECIAL.sub(r"\\\1", str(text)).replace("\n", "  \n")
+
+
+# --- models ------------------------------------------------------------------------------------
+
+
+@st.cache_data(show_spinner=False)
+def model_options() -> list[str]:
+    try:
+        from core.models import list_chat_models
+
+        return [CUSTOM_MODEL, *list_chat_models()]
+    except Exception:  # the table ships with litellm; without it only a custom window is possible
+        return [CUSTOM_MODEL]
+
+
+@st.cache_data(show_spinner=False)
+def model_window(model: str) -> int | None:
+    if model == CUSTOM_MODEL:
+        return None
+    try:
+        from core.models import context_window
+
+        return context_window(model)
+    except Exception:
+        return None
+
+
+def _on_model_change() -> None:
+    window = model_window(kept("model", CUSTOM_MODEL))
+    if window:
+        set_kept("context_length", window)
+
+
+def _reset_parameters() -> None:
+    for key, value in DEFAULTS.items():
+        set_kept(key, value)
+
+
+def init_state() -> None:
+    """Defaults for the shared controls, set once per browser session."""
+    state = st.session_state
+    if kept("model") is None:
+        options = model_options()
+        set_kept("model", DEFAULT_MODEL if DEFAULT_MODEL in options else CUSTOM_MODEL)
+    if kept("context_length") is None:
+        set_kept("context_length", model_window(kept("model")) or DEFAULT_CONTEXT)
+    for key, value in DEFAULTS.items():
+        if kept(key) is None:
+            set_kept(key, value)
+    state.setdefault("uploaded_files", [])
+
+
+def page_setup() -> Settings:
+    """Every page starts here: the shared sidebar, and the parameters it holds.
+
+    The sidebar is drawn by each page rather than by ``app.py`` so it is part of the page's own
+    run (Streamlit's test harness keeps only the page's output on reruns).
+    """
+    return sidebar_controls()
+
+
+def sidebar_controls() -> Settings:
+    """The compressor parameters, shown in the sidebar of every page."""
+    with st.sidebar:
+        st.subheader("Compressor parameters")
+        st.selectbox(
+            "Model",
+            model_options(),
+            **keep("model", then=_on_model_change),
+            help="Sets the context window (from litellm's model table) and the tokenizer for exact counts.",
+        )
+        st.number_input(
+            "Context length (tokens)",
+            min_value=1_000,
+            max_value=10_000_000,
+            step=1_000,
+            **keep("context_length"),
+            help="The model's input window. Picking a model fills it in; edit it to try another window.",
+        )
+        st.slider(
+            "Threshold (share of the window)",
+            min_value=0.05,
+            max_value=1.0,
+            step=0.05,
+            **keep("threshold_percent"),
+            help="Compression triggers when the prompt reaches this share of the window (never below 64,000 tokens).",
+        )
+        st.slider(
+            "Protect first N messages",
+            min_value=0,
+            max_value=20,
+            **keep("protect_first_n"),
+            help="Messages after the system prompt that are never summarised.",
+        )
+        st.slider(
+            "Protect last N messages",
+            min_value=0,
+            max_value=100,
+            **keep("protect_last_n"),
+            help="Phase 1 never shortens the last N messages (or more, when they fit in the tail budget).",
+        )
+        st.slider(
+            "Summary target ratio",
+            min_value=0.10,
+            max_value=0.80,
+            step=0.05,
+            **keep("summary_target_ratio"),
+            help="Share of the threshold kept verbatim as the tail budget.",
+        )
+        st.selectbox("Profile", list(PROFILES), **keep("profile"), help="Which Hermes release to reproduce.")
+        st.radio(
+            "Token estimator",
+            ["hermes", "tiktoken"],
+            **keep("token_estimator"),
+            horizontal=True,
+            help="hermes: the reference heuristics (decisions match Hermes). tiktoken: decide with exact counts.",
+        )
+        st.button("Reset to Hermes defaults", on_click=_reset_parameters, width="stretch")
+    return current_settings()
+
+
+def current_settings() -> Settings:
+    model = kept("model", CUSTOM_MODEL) or CUSTOM_MODEL
+    return Settings(
+        context_length=int(kept("context_length", DEFAULT_CONTEXT)),
+        threshold_percent=round(float(kept("threshold_percent", 0.5)), 4),
+        protect_first_n=int(kept("protect_first_n", 3)),
+        protect_last_n=int(kept("protect_last_n", 20)),
+        summary_target_ratio=round(float(kept("summary_target_ratio", 0.2)), 4),
+        profile=str(kept("profile", DEFAULT_PROFILE)),
+        token_estimator=str(kept("token_estimator", "hermes")),
+        model="" if model == CUSTOM_MODEL else str(model),
+        abort_on_summary_failure=bool(kept("abort_on_summary_failure", False)),
+    )
+
+
+# --- the conversation --------------------------------------------------------------------------
+
+
+@st.cache_resource(max_entries=24, show_spinner="Reading and counting the transcript…")
+def _load_cached(key: str, _data: bytes, filename: str, format_override: str | None,
+                 session: str | None) -> tuple[Transcript | None, str | None]:
+    """Parse once per (content hash, format, session); the error text is cached too."""
+    from core.formats import FormatError
+
+    try:
+        transcript = load_transcript(_data, filename, format_override=format_override, session=session,
+                                     digest=key.split(":", 1)[0])
+    except FormatError as exc:
+        return None, str(exc)
+    except MemoryError:
+        return None, f"{filename}: the file is too large to analyse in memory."
+    except Exception as exc:  # any importer bug still ends as a readable message, not a traceback
+        return None, f"{filename}: could not be read ({type(exc).__name__}: {exc})"
+    return transcript, None
+
+
+def samples() -> list[Path]:
+    return list_samples()
+
+
+def conversation_options() -> list[str]:
+    uploads = [UPLOAD_PREFIX + item["name"] for item in st.session_state.get("uploaded_files", [])]
+    return uploads + [SAMPLE_PREFIX + path.name for path in samples()]
+
+
+def default_choice() -> str | None:
+    choice = default_sample(samples())
+    return SAMPLE_PREFIX + choice.name if choice else None
+
+
+def selected_source() -> tuple[str, bytes, str] | None:
+    """``(filename, bytes, digest)`` of the conversation being analysed, or None."""
+    state = st.session_state
+    choice = kept("conversation_choice")
+    if choice is None or choice not in conversation_options():
+        choice = default_choice()
+        uploads = state.get("uploaded_files", [])
+        if uploads:
+            choice = UPLOAD_PREFIX + uploads[0]["name"]
+        if choice is None:
+            return None
+        set_kept("conversation_choice", choice)
+    if choice.startswith(UPLOAD_PREFIX):
+        name = choice[len(UPLOAD_PREFIX):]
+        for item in state.get("uploaded_files", []):
+            if item["name"] == name:
+                return item["name"], item["data"], item["digest"]
+        return None
+    name = choice[len(SAMPLE_PREFIX):]
+    for path in samples():
+        if path.name == name:
+            data = _sample_bytes(str(path))
+            return path.name, data, content_digest(data)
+    return None
+
+
+@st.cache_resource(max_entries=32, show_spinner=False)
+def _sample_bytes(path: str) -> bytes:
+    return Path(path).read_bytes()
+
+
+def format_override() -> str | None:
+    value = kept("format_choice", AUTO_FORMAT)
+    return None if value in (None, AUTO_FORMAT) else str(value)
+
+
+def session_override() -> str | None:
+    value = kept("session_choice")
+    return str(value) if value else None
+
+
+def current_transcript() -> tuple[Transcript | None, str | None]:
+    """The conversation being analysed, or ``(None, error message)``; ``(None, None)`` when none is chosen."""
+    source = selected_source()
+    if source is None:
+        return None, None
+    filename, data, digest = source
+    fmt, session = format_override(), session_override()
+    transcript, error = _load_cached(transcript_key(digest, fmt, session), data, filename, fmt, session)
+    if error and session:
+        # A session id from another file: fall back to that file's default session.
+        set_kept("session_choice", None)
+        transcript, error = _load_cached(transcript_key(digest, fmt, None), data, filename, fmt, None)
+    return transcript, error
+
+
+def require_transcript() -> Transcript:
+    """The loaded conversation; otherwise a clear prompt (and the sample picker) and the page stops."""
+    transcript, error = current_transcript()
+    if transcript is not None:
+        if not transcript.messages:
+            st.warning("This conversation has no messages to analyse. Pick another file on **Upload & overview**.")
+            st.stop()
+        return transcript
+    if error:
+        st.error(escape_markdown(error))
+        st.info("Pick a sample or upload another file on the **Upload & overview** page.")
+    else:
+        empty_state()
+    st.stop()
+    raise AssertionError("unreachable")  # st.stop() ends the run
+
+
+def empty_state() -> None:
+    st.info("No conversation loaded yet. Upload a transcript on the **Upload & overview** page, or pick a sample:")
+    options = [SAMPLE_PREFIX + path.name for path in samples()]
+    if options:
+        choice = st.selectbox("Sample conversation", options, key="empty_state_sample")
+        if st.button("Analyse this sample"):
+            set_kept("conversation_choice", choice)
+            st.rerun()
+    else:
+        st.caption("No bundled samples were found in sample_conversations/.")
+
+
+def source_caption(transcript: Transcript) -> None:
+    """One line naming the conversation being analysed (file name as plain text)."""
+    st.caption(
+        f"Analysing {escape_markdown(transcript.filename)} · format {escape_markdown(transcript.format)} · "
+        f"{len(transcript.messages):,} messages",
+        help="Change the conversation on the Upload & overview page.",
+    )
+
+
+# --- compression runs --------------------------------------------------------------------------
+
+
+def offline_compression(transcript: Transcript, settings: Settings) -> Any:
+    """A compression with the offline extractive summarizer, memoised per parameters."""
+    def run() -> Any:
+        from core import ContextCompressor
+
+        try:
+            from core.summarizers.extractive import ExtractiveSummarizer
+
+            summarizer: Any = ExtractiveSummarizer()
+        except ImportError:
+            summarizer = None
+        return ContextCompressor(settings.config(), summarizer=summarizer).compress(transcript.messages)
+
+    return transcript.memo(("offline-compression", settings), run)
+
+
+def last_run_for(transcript: Transcript, settings: Settings) -> dict[str, Any] | None:
+    """The user's last compression on the Compress page, when it matches this conversation and these parameters."""
+    run = st.session_state.get("compression")
+    if run and run.get("transcript_key") == transcript.key and run.get("settings") == settings:
+        return run
+    return None

@@ -1,0 +1,323 @@
+"""Compress & preview: run the compressor, read the result, download it."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+import streamlit as st
+
+from core.analysis.preview import changed_pairs, message_diff, preview_messages, side_by_side
+from core.analysis.session import Settings, Transcript
+from pages._shared import (
+    current_settings,
+    escape_markdown,
+    keep,
+    kept,
+    page_setup,
+    require_transcript,
+    source_caption,
+)
+
+OFFLINE = "Offline extractive summary (default)"
+LITELLM = "A model through litellm"
+LOCAL = "Local model (SmolLM2, offline)"
+NONE = "No summarizer (the profile's fallback)"
+SUMMARIZERS = [OFFLINE, LITELLM, LOCAL, NONE]
+PAGE_SIZE = 25
+SHOWN_CHARS = 4_000
+
+BADGE_COLORS = {
+    "HEAD": "blue",
+    "SUMMARY": "orange",
+    "TAIL": "green",
+    "KEPT": "gray",
+    "stub": "gray",
+    "merged": "orange",
+    "fallback": "red",
+    "system note": "gray",
+    "deduplicated": "violet",
+    "one-liner": "red",
+    "arguments shrunk": "orange",
+    "image stripped": "blue",
+}
+
+
+@st.cache_resource(show_spinner="Starting the local model…")
+def _local_server() -> Any:
+    from core.summarizers.local import LocalModelServer
+
+    return LocalModelServer().start()
+
+
+def _local_available() -> bool:
+    try:
+        from core.summarizers.local import LocalModelServer
+
+        return LocalModelServer.is_available()
+    except Exception:
+        return False
+
+
+def _build_summarizer(choice: str, settings: Settings) -> tuple[Any, str]:
+    """The summarizer for the chosen option and a label for it (never containing a key)."""
+    if choice == OFFLINE:
+        from core.summarizers.extractive import ExtractiveSummarizer
+
+        return ExtractiveSummarizer(), "offline extractive summary"
+    if choice == LITELLM:
+        from core.summarizers.llm import LiteLLMSummarizer
+
+        model = (kept("llm_model") or "").strip()
+        summarizer = LiteLLMSummarizer(
+            model or None,
+            summary_model=(kept("llm_summary_model") or "").strip() or None,
+            api_base=(kept("llm_api_base") or "").strip() or None,
+            # The key lives only in this widget's state: never kept, stored or logged.
+            api_key=st.session_state.get("llm_api_key") or None,
+        )
+        return summarizer, f"litellm: {model or 'no model'}"
+    if choice == LOCAL:
+        from core.summarizers.local import local_summarizer
+
+        return local_summarizer(_local_server()), "local model"
+    return None, "no summarizer"
+
+
+def _run(transcript: Transcript, settings: Settings, choice: str) -> None:
+    from core import ContextCompressor
+
+    focus = (kept("focus_topic") or "").strip() or None
+    force = bool(kept("force", False))
+    with st.status("Compressing…", expanded=True) as status:
+        try:
+            status.write("Building the summarizer…")
+            summarizer, label = _build_summarizer(choice, settings)
+            status.write(
+                f"Pruning, zoning and summarising {len(transcript.messages):,} messages with the {label}…"
+            )
+            started = time.perf_counter()
+            result = ContextCompressor(settings.config(), summarizer=summarizer).compress(
+                transcript.messages, focus_topic=focus, force=force
+            )
+            elapsed = time.perf_counter() - started
+        except Exception as exc:  # a summarizer that cannot even be built ends here, readably
+            status.update(label="The compressor could not run", state="error")
+            st.session_state["compression_error"] = f"{type(exc).__name__}: {exc}"
+            return
+        state = "error" if result.outcome == "aborted" else "complete"
+        status.update(label=f"Done in {elapsed:.2f} s — {result.outcome.replace('_', ' ')}", state=state,
+                      expanded=False)
+    st.session_state.pop("compression_error", None)
+    run_id = st.session_state.get("compression_runs", 0) + 1
+    st.session_state["compression_runs"] = run_id
+    st.session_state["compression"] = {
+        "run_id": run_id,
+        "transcript_key": transcript.key,
+        "settings": settings,
+        "summarizer_label": label,
+        "choice": choice,
+        "focus_topic": focus,
+        "force": force,
+        "elapsed": elapsed,
+        "result": result,
+    }
+
+
+def _badges(badges: list[str]) -> str:
+    return " ".join(f":{BADGE_COLORS.get(b, 'gray')}-badge[{b}]" for b in badges if b in BADGE_COLORS)
+
+
+def _shown(text: str) -> str:
+    if len(text) <= SHOWN_CHARS:
+        return text
+    return text[:SHOWN_CHARS] + f"\n… ({len(text) - SHOWN_CHARS:,} more characters)"
+
+
+def _outcome(result: Any, run: dict[str, Any], counter: Any, original_tokens: int) -> None:
+    after_tokens = counter.count_messages(result.messages)
+    n_before, n_after = len(result.input_messages), len(result.messages)
+    reason = escape_markdown(result.failure_reason or "no summarizer configured")
+    if result.outcome == "summarized":
+        st.success(
+            f"**Summarised.** Messages {result.compress_start}–{result.compress_end - 1} became one summary "
+            f"({n_before:,} → {n_after:,} messages)."
+        )
+    elif result.outcome == "fallback":
+        st.warning(
+            f"**Fallback summary.** The summarizer failed ({reason}), so the profile's fallback summary replaced "
+            f"messages {result.compress_start}–{result.compress_end - 1}."
+        )
+    elif result.outcome == "aborted":
+        st.error(
+            f"**Aborted.** The summarizer failed ({reason}) and abort on failure is on: the conversation stays "
+            "as it was (only Phase 1's pruning is in the result)."
+        )
+    elif result.outcome == "too_small":
+        st.info("**Too small to compress.** The conversation has too few messages; it is returned unchanged.")
+    else:
+        st.info("**Nothing to compress.** The middle is empty; only Phase 1's pruning applies.")
+    c1, c2, c3, c4 = st.columns(4)
+    c1.metric("Messages", f"{n_after:,}", delta=f"{n_after - n_before:+,}", delta_color="inverse")
+    c2.metric("Tokens (tiktoken)", f"{after_tokens:,}", delta=f"{after_tokens - original_tokens:+,}",
+              delta_color="inverse")
+    c3.metric("Hermes estimate", f"{result.tokens_after or result.display_tokens:,}",
+              help=f"before: {result.display_tokens:,}")
+    c4.metric("Time", f"{run['elapsed']:.2f} s", help=escape_markdown(run["summarizer_label"]))
+
+
+def _preview_tab(result: Any, run_id: int) -> None:
+    items = preview_messages(result)
+    pages = max(1, (len(items) + PAGE_SIZE - 1) // PAGE_SIZE)
+    summary_page = next((i.position // PAGE_SIZE + 1 for i in items if i.kind == "summary"), 1)
+    page = st.number_input(f"Page (of {pages}, {PAGE_SIZE} messages each)", min_value=1, max_value=pages,
+                           value=min(summary_page, pages), key=f"preview_page_{run_id}")
+    for item in items[(page - 1) * PAGE_SIZE: page * PAGE_SIZE]:
+        with st.container(border=True):
+            st.markdown(f"**#{item.position}** · {escape_markdown(item.role)} " + _badges(item.badges))
+            st.text(_shown(item.text) or "(empty)")
+
+
+def _diff_tab(original: list[Any], result: Any) -> None:
+    table = side_by_side(original, result)
+    changes = table["change"].value_counts()
+    st.caption(" · ".join(f"{count:,} {change}" for change, count in changes.items()))
+    st.dataframe(table, hide_index=True, width="stretch", height=420, key="side_by_side")
+    pairs = changed_pairs(original, result)
+    if pairs:
+        labels = {f"#{src} → #{pos}": (src, pos) for src, pos in pairs}
+        choice = st.selectbox("Show what changed inside a kept message", list(labels), key="diff_choice")
+        src, pos = labels[choice]
+        st.code(message_diff(original[src], result.messages[pos]) or "(same text)", language="diff",
+                wrap_lines=True)
+
+
+def _downloads(transcript: Transcript, result: Any, settings: Settings, choice: str) -> None:
+    from core.formats import DUMP_FORMATS, dump
+
+    stem = Path(transcript.filename).stem or "conversation"
+    left, right = st.columns(2)
+    with left:
+        st.download_button(
+            "Download as OpenAI chat JSON",
+            dump(result.messages, "openai-chat"),
+            file_name=f"{stem}.compressed.openai-chat.json",
+            mime="application/json",
+            key="download_openai",
+            width="stretch",
+        )
+    with right:
+        if transcript.format in DUMP_FORMATS and transcript.format != "openai-chat":
+            st.download_button(
+                f"Download as {transcript.format} (the original format)",
+                dump(result.messages, transcript.format),
+                file_name=f"{stem}.compressed.{transcript.format}.json",
+                mime="application/json",
+                key="download_original",
+                width="stretch",
+            )
+        elif transcript.format != "openai-chat":
+            st.caption(f"{escape_markdown(transcript.format)} cannot be written back; use the OpenAI chat JSON.")
+    st.markdown("**These parameters as a Hermes `config.yaml` snippet**")
+    try:
+        from core.hermes_config import HermesSettings, settings_to_yaml
+    except ImportError:
+        st.caption("The Hermes config export is not available in this installation.")
+        return
+    hermes = HermesSettings(
+        context_length=settings.context_length,
+        threshold_percent=settings.threshold_percent,
+        protect_first_n=settings.protect_first_n,
+        protect_last_n=settings.protect_last_n,
+        summary_target_ratio=settings.summary_target_ratio,
+        abort_on_summary_failure=settings.abort_on_summary_failure,
+        model=((kept("llm_model") or "").strip() or settings.model or None) if choice == LITELLM
+        else (settings.model or None),
+        summary_model=((kept("llm_summary_model") or "").strip() or None) if choice == LITELLM else None,
+        api_base=((kept("llm_api_base") or "").strip() or None) if choice == LITELLM else None,
+    )
+    snippet = settings_to_yaml(hermes)
+    st.code(snippet, language="yaml")
+    st.download_button("Download config.yaml snippet", snippet, file_name="config.yaml", mime="text/yaml",
+                       key="download_yaml")
+
+
+st.title("Compress & preview")
+settings = page_setup()
+transcript = require_transcript()
+source_caption(transcript)
+counter = transcript.counter(settings.encoding)
+
+with st.container(border=True):
+    choice = st.radio("Summarizer", SUMMARIZERS, horizontal=True, **keep("summarizer_choice", OFFLINE))
+    runnable = True
+    if choice == LITELLM:
+        m1, m2 = st.columns(2)
+        m1.text_input("Model (litellm name)", **keep("llm_model", settings.model or "gpt-4o-mini"), help="e.g. gpt-4o-mini, anthropic/claude-sonnet-4-5, "
+                      "openai/<name> for an OpenAI-compatible server at the base URL")
+        m2.text_input("Summary model (optional)", **keep("llm_summary_model", ""),
+                      help="Writes the summaries; on failure the main model takes over, as in Hermes.")
+        k1, k2 = st.columns(2)
+        k1.text_input("API key", type="password", key="llm_api_key",
+                      help="Held in memory for this browser session only: never written to disk, logged or exported.")
+        k2.text_input("Base URL (optional)", **keep("llm_api_base", ""), placeholder="http://127.0.0.1:8080/v1")
+    elif choice == LOCAL and not _local_available():
+        runnable = False
+        st.info("The local model is not installed. Install it with `make local-model` "
+                "(or `bash scripts/install_local_model.sh`), then reload this page.")
+    elif choice == NONE:
+        st.caption("Without a summarizer the compressor takes the profile's fallback path "
+                   "(v0.16.0: a deterministic summary of the turns; v0.15.1: a fixed note).")
+    f1, f2, f3 = st.columns([3, 1, 1])
+    f1.text_input("Focus topic (optional)", **keep("focus_topic", ""),
+                  help="Ask the summary to prioritise this topic, like /compress <topic>.")
+    f2.checkbox("Force", **keep("force", False), help="Clear a summary-failure cooldown first, like a manual /compress.")
+    f3.checkbox("Abort on summary failure", **keep("abort_on_summary_failure", False),
+                help="Keep the conversation unchanged instead of inserting a fallback summary.")
+    if st.button("Run the compressor", type="primary", disabled=not runnable, key="run_compressor"):
+        _run(transcript, current_settings(), choice)
+
+if st.session_state.get("compression_error"):
+    st.error("The compressor could not run: " + escape_markdown(st.session_state["compression_error"]))
+
+run = st.session_state.get("compression")
+if run is None or run["transcript_key"] != transcript.key:
+    st.info("Choose a summarizer and press **Run the compressor** to see the result here.")
+    st.stop()
+if run["settings"] != current_settings():
+    st.warning("The parameters changed since this run; press **Run the compressor** again to update it.")
+
+result = run["result"]
+frame = transcript.message_table(settings.encoding)
+_outcome(result, run, counter, int(frame["tokens"].sum()))
+
+preview_tab, diff_tab, summary_tab, call_tab, download_tab = st.tabs(
+    ["Preview", "Before / after", "Summary", "Summarizer call", "Download"]
+)
+with preview_tab:
+    _preview_tab(result, run["run_id"])
+with diff_tab:
+    _diff_tab(transcript.messages, result)
+with summary_tab:
+    if result.summary_text:
+        where = "merged into the first tail message" if result.summary_merged else f"a {result.summary_role} message"
+        st.caption(f"Inserted as {where}.")
+        st.code(result.summary_text, language=None, wrap_lines=True)
+    else:
+        st.info("No summary was written in this run.")
+with call_tab:
+    call = result.summarizer_call
+    if call is None:
+        st.info("No summarizer call was made" + (" (cooldown)." if result.cooldown_skipped else "."))
+    else:
+        a, b, c = st.columns(3)
+        a.metric("max_tokens", f"{call.max_tokens:,}")
+        b.metric("Summary budget", f"{call.summary_budget:,}")
+        c.metric("Turn tokens", f"{call.content_tokens:,}")
+        if call.error:
+            st.error("The call failed: " + escape_markdown(call.error))
+        with st.expander("The prompt sent to the summarizer"):
+            st.code(call.prompt, language=None, wrap_lines=True)
+with download_tab:
+    _downloads(transcript, result, run["settings"], run.get("choice", choice))

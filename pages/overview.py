@@ -1,0 +1,214 @@
+"""Upload & overview: choose a conversation, then see where its tokens go."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from core.analysis import charts
+from core.analysis.overview import (
+    context_usage,
+    filter_messages,
+    tokens_by_category,
+    tokens_by_role,
+    tokens_by_tool,
+)
+from core.analysis.session import content_digest
+from core.tokens import estimate_messages_tokens_rough
+from pages._shared import (
+    AUTO_FORMAT,
+    UPLOAD_PREFIX,
+    conversation_options,
+    current_settings,
+    current_transcript,
+    default_choice,
+    empty_state,
+    escape_markdown,
+    keep,
+    kept,
+    page_setup,
+    selected_source,
+    set_kept,
+)
+
+
+def _store_uploads() -> None:
+    """Keep the uploaded files' bytes in the session (the upload itself is never modified)."""
+    files = st.session_state.get("uploader") or []
+    stored = []
+    seen: set[str] = set()
+    for file in files:
+        data = file.getvalue()
+        name = file.name
+        while name in seen:  # two uploads with the same name stay distinguishable
+            name = f"{name} (2)"
+        seen.add(name)
+        stored.append({"name": name, "data": data, "digest": content_digest(data)})
+    st.session_state["uploaded_files"] = stored
+    if stored:
+        set_kept("conversation_choice", UPLOAD_PREFIX + stored[-1]["name"])
+    elif str(kept("conversation_choice", "")).startswith(UPLOAD_PREFIX):
+        set_kept("conversation_choice", default_choice())
+    _reset_reading_options()
+
+
+def _reset_reading_options() -> None:
+    set_kept("format_choice", AUTO_FORMAT)
+    set_kept("session_choice", None)
+
+
+st.title("Upload & overview")
+page_setup()
+
+upload_col, pick_col = st.columns([3, 2], gap="large")
+with upload_col:
+    st.file_uploader(
+        "Drop one or more transcripts",
+        accept_multiple_files=True,
+        key="uploader",
+        on_change=_store_uploads,
+        help="OpenAI chat, Responses, Anthropic, ShareGPT, LangChain, Claude Code, Codex, OpenHands, "
+        "SWE-agent or Hermes (JSON, JSONL or state.db). The file is only read, never changed.",
+    )
+with pick_col:
+    options = conversation_options()
+    if options and selected_source() is not None:
+        st.selectbox(
+            "Conversation to analyse",
+            options,
+            **keep("conversation_choice", then=_reset_reading_options),
+            help="Uploaded files first, then the bundled samples.",
+        )
+
+transcript, error = current_transcript()
+if error:
+    st.error(escape_markdown(error))
+    st.caption("Nothing was changed. Check that the file is a complete transcript, or force a format below.")
+if transcript is None and not error:
+    empty_state()
+    st.stop()
+
+try:
+    from core.formats import FORMAT_NAMES
+except ImportError:  # the importer package is part of core; this only guards a broken install
+    FORMAT_NAMES = ()
+
+fmt_col, session_col = st.columns(2)
+with fmt_col:
+    format_options = [AUTO_FORMAT, *FORMAT_NAMES]
+    if kept("format_choice") not in format_options:
+        set_kept("format_choice", AUTO_FORMAT)
+    st.selectbox(
+        "Format",
+        format_options,
+        **keep("format_choice", AUTO_FORMAT),
+        help="Auto-detection reads the file's structure; pick a format to override it.",
+    )
+    if transcript is not None:
+        how = "detected" if kept("format_choice") == AUTO_FORMAT else "forced"
+        st.caption(f"Read as **{escape_markdown(transcript.format)}** ({how}).")
+if transcript is not None and len(transcript.sessions) > 1:
+    with session_col:
+        sessions = transcript.sessions
+        ids = [str(info.id) for info in sessions]
+        labels = {
+            str(info.id): f"{info.id} · {info.message_count} messages"
+            + (f" · {info.title}" if info.title else "")
+            + (" · sidechain" if getattr(info, "is_sidechain", False) else "")
+            for info in sessions
+        }
+        current = str(transcript.conversation.session_id or ids[0])
+        if kept("session_choice") not in ids:
+            set_kept("session_choice", current)
+        st.selectbox(
+            "Session",
+            ids,
+            **keep("session_choice"),
+            format_func=lambda sid: labels.get(sid, sid),
+            help=f"This file holds {len(ids)} sessions.",
+        )
+
+if transcript is None:
+    st.stop()
+
+if transcript.warnings:
+    with st.expander(f"⚠️ {len(transcript.warnings)} import warning(s)", expanded=False):
+        st.code("\n".join(transcript.warnings), language=None, wrap_lines=True)
+
+settings = current_settings()
+frame = transcript.message_table(settings.encoding)
+counter = transcript.counter(settings.encoding)
+config = settings.config()
+total = int(frame["tokens"].sum())
+rough = transcript.memo("rough-total", lambda: estimate_messages_tokens_rough(transcript.messages))
+usage = context_usage(total, settings.context_length, config.threshold_tokens)
+
+st.subheader("Headline figures")
+m1, m2, m3, m4, m5 = st.columns(5)
+m1.metric("Messages", f"{len(frame):,}")
+m2.metric(f"Tokens ({settings.encoding})", f"{total:,}", help="Exact tiktoken count of every message.")
+m3.metric("Hermes estimate", f"{rough:,}", help="The reference's rough estimate (characters / 4, images 1,500).")
+m4.metric("Context used", f"{usage['usage_share']:.0%}", help=f"Of a {settings.context_length:,}-token window.")
+m5.metric(
+    "Compression threshold",
+    f"{config.threshold_tokens:,}",
+    delta="over" if usage["over_threshold"] else "under",
+    delta_color="inverse",
+)
+by_category = tokens_by_category(frame)
+st.plotly_chart(
+    charts.context_usage_figure(by_category, settings.context_length, config.threshold_tokens),
+    width="stretch",
+    key="usage_chart",
+)
+
+role_tab, tool_tab, category_tab = st.tabs(["By role", "By tool", "By category"])
+with role_tab:
+    by_role = tokens_by_role(frame)
+    left, right = st.columns([3, 2])
+    left.plotly_chart(charts.breakdown_bar(by_role, "role", colors=charts.ROLE_COLORS), width="stretch",
+                      key="role_chart")
+    right.dataframe(by_role, hide_index=True, width="stretch",
+                    column_config={"share": st.column_config.ProgressColumn("share", format="percent")})
+with tool_tab:
+    by_tool = transcript.memo(("by-tool", settings.encoding), lambda: tokens_by_tool(transcript.messages, counter))
+    if by_tool.empty:
+        st.info("This conversation has no tool calls.")
+    else:
+        left, right = st.columns([3, 2])
+        left.plotly_chart(charts.breakdown_bar(by_tool, "tool", top=15), width="stretch", key="tool_chart")
+        right.dataframe(by_tool, hide_index=True, width="stretch",
+                        column_config={"share": st.column_config.ProgressColumn("share", format="percent")})
+with category_tab:
+    left, right = st.columns([3, 2])
+    left.plotly_chart(charts.breakdown_bar(by_category, "category", colors=charts.CATEGORY_COLORS),
+                      width="stretch", key="category_chart")
+    right.dataframe(by_category, hide_index=True, width="stretch",
+                    column_config={"share": st.column_config.ProgressColumn("share", format="percent")})
+
+events = list(getattr(transcript.conversation, "compaction_events", None) or [])
+if events:
+    with st.expander(f"{len(events)} compaction(s) recorded in the log"):
+        st.dataframe(
+            [{"before message": e.position, "kind": e.kind, "tokens before": e.pre_tokens,
+              "summary": (e.summary or "")[:200]} for e in events],
+            hide_index=True, width="stretch",
+        )
+
+st.subheader("Messages")
+search_col, role_col = st.columns([3, 2])
+query = search_col.text_input("Search messages", placeholder="text, tool name or role", **keep("message_query", ""))
+roles = role_col.multiselect("Roles", sorted(frame["role"].unique()), key="message_roles")
+shown = filter_messages(frame, query, roles)
+st.caption(f"{len(shown):,} of {len(frame):,} messages")
+st.dataframe(
+    shown[["index", "role", "tool", "tokens", "preview", "source"]],
+    hide_index=True,
+    width="stretch",
+    height=420,
+    column_config={
+        "index": st.column_config.NumberColumn("#", width="small"),
+        "tokens": st.column_config.NumberColumn("tokens", format="%d"),
+        "preview": st.column_config.TextColumn("preview", width="large"),
+    },
+    key="message_table",
+)
