@@ -22,6 +22,7 @@ identifiers; recent before old; items about the focus topic first); headings are
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -87,6 +88,7 @@ _MAX_TARGET_CHARS = 160
 _MAX_SENTENCE_CHARS = 240
 _MAX_OUTCOME_HISTORY = 4
 _MAX_NOTE_CHARS = 300
+_NO_RESULT = "no result yet"
 
 _TEST_COMMAND_RE = re.compile(
     r"\b(?:pytest|py\.test|unittest|tox|nox|jest|vitest|mocha|rspec|phpunit|go test|cargo test|"
@@ -425,7 +427,7 @@ def _classify(call: _Call) -> _Action:
     verb, target, key, kind = _describe(call)
     result = call.result
     if result is None:
-        return _Action(call.index, verb, target, "no result yet", call.name, None, key)
+        return _Action(call.index, verb, target, _NO_RESULT, call.name, None, key)
     command = _first_string(call.arguments, _COMMAND_KEYS) or ""
     is_test = bool(_TEST_COMMAND_RE.search(command))
     placeholder = _placeholder_outcome(result)
@@ -530,7 +532,8 @@ def _read_turns(turns: Sequence[Mapping[str, Any]]) -> _Reading:
                 reading.assistant_texts.append((index, text.strip()))
                 if not message.get("tool_calls"):
                     reading.reply_indices.add(index)
-            for position, call in enumerate(message.get("tool_calls") or []):
+            tool_calls = message.get("tool_calls") or []
+            for position, call in enumerate(tool_calls if isinstance(tool_calls, list) else [tool_calls]):
                 call_id, name, arguments = _call_fields(call)
                 parsed = _parse_arguments(arguments)
                 record = _Call(call_id or f"#{index}.{position}", name, parsed, index)
@@ -791,7 +794,11 @@ def _build_items(
             number = max(number, int(match.group(1)))
         add("Completed Actions", line, _TIER_ACTION, 0, carried=True)
     events = [(index, 1, f"REPLIED to user — {reply}") for index, reply in _final_replies(reading)]
-    events.extend((index, 0, text) for index, text in _consolidated_actions(reading.actions))
+    # Calls still waiting for their result at the end belong to In Progress; any other call
+    # whose result is missing from these turns is still listed as done.
+    events.extend(
+        (index, 0, text) for index, text in _consolidated_actions(reading.actions, reading.ends_mid_work)
+    )
     for index, _kind, text in sorted(events):
         number += 1
         add("Completed Actions", f"{number}. {text}", _TIER_ACTION, index)
@@ -804,7 +811,7 @@ def _build_items(
     if reading.branch is not None:
         new_labels.add("Git branch")
         add("Active State", f"- Git branch: {reading.branch[1]}", _TIER_STATE, reading.branch[0])
-    test_runs = [action for action in reading.actions if action.is_test and action.outcome != "no result yet"]
+    test_runs = [action for action in reading.actions if action.is_test and action.outcome != _NO_RESULT]
     if test_runs:
         run = test_runs[-1]
         new_labels.add("Last test run")
@@ -826,7 +833,7 @@ def _build_items(
 
     # In Progress -------------------------------------------------------------------------
     if reading.ends_mid_work:
-        pending_calls = [action for action in reading.actions if action.outcome == "no result yet"]
+        pending_calls = [action for action in reading.actions if action.outcome == _NO_RESULT]
         for action in pending_calls:
             add(
                 "In Progress",
@@ -960,13 +967,15 @@ _UNINFORMATIVE_OUTCOMES = frozenset(
 _LATEST_OUTCOME_ONLY = frozenset({"READ", "WRITE", "PATCH"})
 
 
-def _consolidated_actions(actions: Sequence[_Action]) -> list[tuple[int, str]]:
+def _consolidated_actions(actions: Sequence[_Action], skip_pending: bool) -> list[tuple[int, str]]:
     """One line per distinct action (same verb and thing), placed at its latest occurrence, with
     the outcomes in order: repeated runs of one command read as a single history."""
     groups: dict[tuple[str, str], dict[str, Any]] = {}
     for action in actions:
-        if action.outcome == "no result yet":
-            continue
+        if action.outcome == _NO_RESULT:
+            if skip_pending:
+                continue
+            action = dataclasses.replace(action, outcome="no result recorded")
         group = groups.pop((action.verb, action.key), None) or {"outcomes": []}
         group.update(index=action.index, target=action.target, tool=action.tool)
         outcomes: list[list[Any]] = group["outcomes"]

@@ -678,3 +678,42 @@ def test_a_huge_ask_fits_even_the_smallest_accepted_budget(extra: int) -> None:
     summary = _summarize([{"role": "user", "content": "word " * 2000}], budget=budget)
     assert count_tokens(summary) <= budget
     assert "…[truncated]'" in summary
+
+
+def test_odd_message_shapes_are_read_without_error() -> None:
+    class Function:
+        name = "terminal"
+        arguments = '{"command": "make check"}'
+
+    class Call:
+        id = "obj_1"
+        function = Function()
+
+    turns = [
+        {"role": "user", "content": [{"type": "text", "text": "Check the build."}, {"type": "image_url"}]},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": {"id": "d1", "function": {"name": "read_file", "arguments": {"path": "setup.cfg"}}},
+        },
+        {
+            "role": "tool",
+            "tool_call_id": "d1",
+            "content": [{"type": "text", "text": "[metadata]\nname = shop"}],
+        },
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [Call(), {"id": "bad", "function": {"name": "terminal", "arguments": "{not json"}}],
+        },
+        {"role": "tool", "tool_call_id": "obj_1", "content": '{"output": "ok", "exit_code": 0}'},
+        {"role": "tool", "tool_call_id": "unknown_id", "content": "orphan result"},
+        {"content": 42},
+    ]
+    before = copy.deepcopy(turns[:3])
+    summary = _summarize(turns)
+    assert turns[:3] == before
+    assert "User asked: 'Check the build.'" in summary
+    assert "READ setup.cfg — 2 lines [tool: read_file]" in summary
+    assert "RUN `make check` — exit 0 [tool: terminal]" in summary
+    assert "CALL terminal {not json" in summary
