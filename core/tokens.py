@@ -68,15 +68,85 @@ def _image_count(message: dict[str, Any]) -> int:
     return count
 
 
+# ``len(repr(s))`` of long strings, remembered per string: strings are immutable, and the same
+# content objects are estimated again and again (original list, turns, output, every re-analysis).
+_REPR_LEN_CACHE: dict[str, int] = {}
+_REPR_CACHE_MIN_CHARS = 256
+_REPR_CACHE_MAX_CHARS = 64_000_000
+_repr_cache_chars = 0
+
+
+def _str_repr_len(value: str) -> int:
+    global _repr_cache_chars
+    if len(value) < _REPR_CACHE_MIN_CHARS:
+        return len(repr(value))
+    cached = _REPR_LEN_CACHE.get(value)
+    if cached is None:
+        cached = len(repr(value))
+        if _repr_cache_chars + len(value) > _REPR_CACHE_MAX_CHARS:
+            _REPR_LEN_CACHE.clear()
+            _repr_cache_chars = 0
+        _REPR_LEN_CACHE[value] = cached
+        _repr_cache_chars += len(value)
+    return cached
+
+
+def repr_len(value: Any, _depth: int = 0) -> int:
+    """``len(repr(value))`` for plain JSON-like data, without building the whole repr.
+
+    Exactly Python's container repr rules (``{k: v, ...}``, ``[a, b]``, ``(a,)``); any other
+    type, or a subclass with its own repr, falls back to ``len(repr(value))``.
+    """
+    kind = type(value)
+    if kind is str:
+        return _str_repr_len(value)
+    if _depth > 500 or kind not in (dict, list, tuple):
+        return len(repr(value))
+    if kind is list and len(value) < 8 and _depth > 0:
+        # Small nested containers: one C-level repr beats walking them in Python.
+        return len(repr(value))
+    if kind is dict:
+        if not value:
+            return 2
+        return 2 * len(value) + sum(repr_len(k, _depth + 1) + 2 + repr_len(v, _depth + 1) for k, v in value.items())
+    if kind is list:
+        if not value:
+            return 2
+        return 2 * len(value) + sum(repr_len(v, _depth + 1) for v in value)
+    if kind is tuple:
+        if len(value) == 1:
+            return 3 + repr_len(value[0], _depth + 1)
+        if not value:
+            return 2
+        return 2 * len(value) + sum(repr_len(v, _depth + 1) for v in value)
+    if value is None:
+        return 4
+    return len(repr(value))
+
+
 def message_rough_chars(message: Any) -> tuple[int, int]:
     """``(len(str(shadow)), image_parts)`` of one message, as the rough estimator sees it."""
     if not isinstance(message, dict):
         return len(str(message)), 0
     content = message.get("content")
-    if isinstance(content, str) and "_anthropic_content_blocks" not in message:
-        # Fast path: the shadow is the message itself.
-        return len(str(message)), 0
-    return len(str(_shadow(message))), _image_count(message)
+    if (
+        type(message) is dict
+        and not isinstance(content, (list, dict))
+        and "_anthropic_content_blocks" not in message
+    ):
+        # Fast path: the shadow is an identical copy of the message. Only top-level strings
+        # (the content) are worth remembering; small values are cheaper to repr directly.
+        return _dict_repr_len(message), 0
+    return _dict_repr_len(_shadow(message)), _image_count(message)
+
+
+def _dict_repr_len(message: dict[str, Any]) -> int:
+    if not message:
+        return 2
+    total = 2 * len(message)
+    for key, value in message.items():
+        total += len(repr(key)) + 2 + (_str_repr_len(value) if type(value) is str else repr_len(value))
+    return total
 
 
 def estimate_messages_tokens_rough(messages: Iterable[Any]) -> int:

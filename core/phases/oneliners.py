@@ -25,6 +25,11 @@ def _parse_args(tool_args: Any) -> dict[str, Any]:
     return parsed if isinstance(parsed, dict) else {}
 
 
+def _line_count(content: str) -> int:
+    # ``content.strip()`` is non-empty exactly when the text is not all whitespace.
+    return content.count("\n") + 1 if content and not content.isspace() else 0
+
+
 def _shorten(value: Any, limit: int, keep: int) -> Any:
     try:
         if len(value) > limit:
@@ -38,7 +43,7 @@ def summarize_tool_result(tool_name: Any, tool_args: Any, content: str) -> str:
     """``[tool] …`` one-liner for a tool result, following the reference format per tool."""
     args = _parse_args(tool_args)
     size = f"{len(content):,}"
-    lines = content.count("\n") + 1 if content.strip() else 0
+    lines = _line_count(content) if tool_name in ("terminal", "execute_code") else 0
 
     if tool_name == "terminal":
         command = _shorten(args.get("command", ""), 80, 77)

@@ -32,8 +32,14 @@ TEMPLATE_SECTIONS: tuple[str, ...] = (
 
 
 def is_summary_text(text: str, profile: Profile) -> bool:
-    stripped = text.lstrip()
-    return any(stripped.startswith(prefix) for prefix in profile.recognised_prefixes)
+    # Every prefix starts with "[": only text starting with "[" or with whitespace can match,
+    # which avoids copying long tool outputs just to left-strip them.
+    head = text[:1]
+    if head != "[":
+        if not head.isspace():
+            return False
+        text = text.lstrip()
+    return any(text.startswith(prefix) for prefix in profile.recognised_prefixes)
 
 
 def is_summary_content(content: Any, profile: Profile) -> bool:

@@ -72,6 +72,19 @@ _FORM_SENSITIVE_KEYS = frozenset(
         "password", "auth", "jwt", "session", "secret", "key", "code", "signature", "x-amz-signature",
     }
 )
+# Cheap pre-checks: every match of the pattern contains these, so checking them first is exact
+# and skips the slow scans on ordinary text.
+_JSON_LITERALS = ("key", "token", "secret", "password", "bearer")
+_DB_LITERALS = ("postgres", "mysql", "mongodb", "redis", "amqp")
+_DIGIT_COLON_RE = re.compile(r"\d:")
+
+
+def _fold(text: str) -> str:
+    """Lower-case ``text`` the way ``re.IGNORECASE`` matches ASCII letters (ſ, ı, İ and the Kelvin sign too)."""
+    lowered = text.lower()
+    if not text.isascii():
+        lowered = lowered.replace("\u017f", "s").replace("\u0131", "i").replace("i\u0307", "i")
+    return lowered
 _DISCORD_RE = re.compile(r"<@!?(\d{17,20})>")
 _PHONE_RE = re.compile(r"(\+[1-9]\d{6,14})(?![A-Za-z0-9])")
 
@@ -123,15 +136,19 @@ def redact_sensitive_text(text: Any, *, discord_mentions: bool = False) -> Any:
     if "=" in text:
         text = _ENV_RE.sub(lambda m: f"{m.group(1)}={m.group(2)}{mask_secret(m.group(3))}{m.group(2)}", text)
     if ":" in text and '"' in text:
-        text = _JSON_FIELD_RE.sub(lambda m: f'{m.group(1)}: "{mask_secret(m.group(2))}"', text)
+        lowered = _fold(text)
+        if any(literal in lowered for literal in _JSON_LITERALS):
+            text = _JSON_FIELD_RE.sub(lambda m: f'{m.group(1)}: "{mask_secret(m.group(2))}"', text)
     if "uthorization" in text or "UTHORIZATION" in text:
         text = _AUTH_HEADER_RE.sub(lambda m: m.group(1) + mask_secret(m.group(2)), text)
-    if ":" in text:
+    if ":" in text and _DIGIT_COLON_RE.search(text):
         text = _TELEGRAM_RE.sub(lambda m: f"{m.group(1) or ''}{m.group(2)}:***", text)
     if "BEGIN" in text and "-----" in text:
         text = _PRIVATE_KEY_RE.sub("[REDACTED PRIVATE KEY]", text)
     if "://" in text:
-        text = _DB_URL_RE.sub(lambda m: m.group(1) + "***" + m.group(3), text)
+        lowered = _fold(text)
+        if any(literal in lowered for literal in _DB_LITERALS):
+            text = _DB_URL_RE.sub(lambda m: m.group(1) + "***" + m.group(3), text)
     if "eyJ" in text:
         text = _JWT_RE.sub(lambda m: mask_secret(m.group(0)), text)
     if "&" in text and "=" in text:

@@ -59,3 +59,78 @@ def test_second_pass_collapses_masks_like_the_reference():
     once = R("export API_TOKEN=abcdefghijklmnopqrstuvwxyz")
     assert once == "export API_TOKEN=abcdef...wxyz"
     assert R(once) == "export API_TOKEN=***"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"paſsword": "abcdefghijklmnopqrstuvwxyz"}',
+        '{"apİ_key": "abcdefghijklmnopqrstuvwxyz"}',
+        '{"TOKEN": "abcdefghijklmnopqrstuvwxyz"}',
+        "ReDıs://user:hunter2@host",
+        "mySQL://user:pw@host",
+        "bot12345678:" + "x" * 40,
+    ],
+)
+def test_fast_gates_match_the_full_patterns(text):
+    """The cheap pre-checks must never skip a match the full pattern would find."""
+    import re
+
+    from core.redaction import hermes
+
+    expected = text
+    for pattern, repl in (
+        (hermes._JSON_FIELD_RE, lambda m: f'{m.group(1)}: "{mask_secret(m.group(2))}"'),
+        (hermes._DB_URL_RE, lambda m: m.group(1) + "***" + m.group(3)),
+        (hermes._TELEGRAM_RE, lambda m: f"{m.group(1) or ''}{m.group(2)}:***"),
+    ):
+        expected = re.sub(pattern, repl, expected)
+    assert expected != text
+    assert R(text) == expected
+
+
+def _ungated(text: str, discord: bool = False) -> str:
+    """The passes without any pre-check, to compare against the gated implementation."""
+    from core.redaction import hermes as h
+
+    text = h._VENDOR_RE.sub(lambda m: mask_secret(m.group(1)), text)
+    if "=" in text:
+        text = h._ENV_RE.sub(lambda m: f"{m.group(1)}={m.group(2)}{mask_secret(m.group(3))}{m.group(2)}", text)
+    if ":" in text and '"' in text:
+        text = h._JSON_FIELD_RE.sub(lambda m: f'{m.group(1)}: "{mask_secret(m.group(2))}"', text)
+    if "uthorization" in text or "UTHORIZATION" in text:
+        text = h._AUTH_HEADER_RE.sub(lambda m: m.group(1) + mask_secret(m.group(2)), text)
+    if ":" in text:
+        text = h._TELEGRAM_RE.sub(lambda m: f"{m.group(1) or ''}{m.group(2)}:***", text)
+    if "BEGIN" in text and "-----" in text:
+        text = h._PRIVATE_KEY_RE.sub("[REDACTED PRIVATE KEY]", text)
+    if "://" in text:
+        text = h._DB_URL_RE.sub(lambda m: m.group(1) + "***" + m.group(3), text)
+    if "eyJ" in text:
+        text = h._JWT_RE.sub(lambda m: mask_secret(m.group(0)), text)
+    if "&" in text and "=" in text:
+        text = h._redact_form_body(text)
+    if discord and "<@" in text:
+        text = h._DISCORD_RE.sub(lambda m: "<@!***>" if "!" in m.group(0) else "<@***>", text)
+    if "+" in text:
+        text = h._PHONE_RE.sub(h._mask_phone, text)
+    return text
+
+
+_PIECES = [
+    "sk-", "ghp_", "AKIA", "API_KEY", "TOKEN", "=", ":", '"', "password", "paſsword", "apİ_key", "Authorization: Bearer ",
+    "bot", "123456789", ":", "postgres://", "ReDıs://", "u", "@", "eyJ", "abcdefghij", "ABCDEFGHIJKLMNOPQRSTUVWX",
+    "&", "token=", "+1415555267", " ", "\n", "<@123456789012345678>", "-----BEGIN PRIVATE KEY-----", "-----END PRIVATE KEY-----",
+]
+
+
+def test_gated_redaction_equals_ungated_on_random_text():
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    @settings(max_examples=1500, deadline=None)
+    @given(st.lists(st.sampled_from(_PIECES), max_size=25).map("".join), st.booleans())
+    def check(text, discord):
+        assert R(text, discord_mentions=discord) == _ungated(text, discord)
+
+    check()
