@@ -8,7 +8,9 @@ A model name may be given the way litellm takes it: either a bare table key (``g
 ``claude-sonnet-4-5``) or with a provider prefix (``openai/gpt-4o``,
 ``anthropic/claude-sonnet-4-5``, ``ollama/llama3``). A prefixed name that is not itself a
 table key resolves to the bare key only when that entry belongs to the same provider, so a
-self-hosted ``hosted_vllm/gpt-4o`` never inherits OpenAI's prices.
+self-hosted ``hosted_vllm/gpt-4o`` never inherits OpenAI's prices. OpenRouter names
+(``openrouter/anthropic/claude-sonnet-4``) resolve to the vendor's entry, since OpenRouter
+passes the vendor's model and list price through; ``ollama_chat/x`` resolves like ``ollama/x``.
 """
 
 from __future__ import annotations
@@ -28,6 +30,12 @@ _NON_MODEL_KEYS = frozenset({"sample_spec"})
 
 # OpenAI families tokenized with o200k_base; every other model falls back to cl100k_base.
 _O200K_PATTERN = re.compile(r"^(?:chatgpt-4o|gpt-4o|gpt-4\.1|gpt-5|o\d)(?:$|[-.:_ ])")
+
+# Routers that pass the vendor's own model (and list price) through: "<router>/<vendor>/<model>".
+_ROUTERS = frozenset({"openrouter"})
+# Prefixes that name the same models as another prefix in the table: litellm's ollama_chat,
+# and the vendor names OpenRouter uses where litellm's differ.
+_PROVIDER_ALIASES = {"ollama_chat": "ollama", "google": "gemini", "x-ai": "xai", "mistralai": "mistral"}
 
 ModelTable = Mapping[str, Mapping[str, Any]]
 
@@ -96,6 +104,12 @@ def model_entry(model: str, *, table: ModelTable | None = None) -> dict[str, Any
             entry = entries.get(candidate)
             if entry is not None and _same_provider(provider, entry.get("litellm_provider")):
                 return dict(entry)
+        provider = provider.lower()
+        if provider in _PROVIDER_ALIASES:
+            return model_entry(f"{_PROVIDER_ALIASES[provider]}/{bare}", table=table)
+        if provider in _ROUTERS:
+            # "openrouter/anthropic/claude-sonnet-4" is Anthropic's model at Anthropic's list price.
+            return model_entry(bare, table=table)
     return None
 
 

@@ -180,3 +180,23 @@ def test_missing_litellm_gives_a_clear_error(monkeypatch):
 )
 def test_tokenizer_encoding(model, encoding):
     assert tokenizer_encoding_for(model) == encoding
+
+
+@pytest.mark.parametrize(
+    ("routed", "vendor_key"),
+    [
+        ("openrouter/anthropic/claude-sonnet-4-5", "claude-sonnet-4-5"),
+        ("openrouter/openai/gpt-4o", "gpt-4o"),
+        ("openrouter/google/gemini-2.5-flash", "gemini/gemini-2.5-flash"),
+        ("ollama_chat/llama3.1", "ollama/llama3.1"),
+    ],
+)
+def test_router_and_alias_names_resolve_to_the_vendor_entry(raw_table, routed, vendor_key):
+    entry = raw_table[vendor_key]
+    assert context_window(routed) == entry["max_input_tokens"]
+    assert model_prices(routed) == (entry["input_cost_per_token"], entry["output_cost_per_token"])
+
+
+def test_router_with_an_unknown_vendor_model_is_unknown():
+    assert model_prices("openrouter/nobody/nothing-1") is None
+    assert context_window("openrouter/anthropic/gpt-4o") is None  # wrong vendor for that model
