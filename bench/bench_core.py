@@ -1,0 +1,230 @@
+"""Compressor, counting and analysis speed; memory on a 100 MB transcript.
+
+Writes the generated inputs to ``bench/results/inputs/`` (OpenAI chat JSON) so any other
+implementation can be timed on exactly the same messages, and the figures to
+``bench/results/core.json``. Run: ``make bench`` or ``.venv/bin/python -m bench.bench_core``.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import platform
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from bench.common import RESULTS, ROOT, best_of, print_table, save
+from bench.corpus import generate_transcript, write_corpus_file
+from core import CompressorConfig, ContextCompressor
+from core import tokens as tok
+from core.phases import boundaries, prune
+from core.phases.assemble import sanitize_tool_pairs, strip_historical_media
+
+SIZES = (1_000, 4_000, 10_000)
+LONG_SAMPLE = ROOT / "sample_conversations" / "long_coding_session.json"
+
+
+def instant_summarizer(prompt: str, max_tokens: int) -> str:
+    return "## Active Task\nNone."
+
+
+def _inputs() -> dict[str, list[dict]]:
+    inputs: dict[str, list[dict]] = {}
+    for size in SIZES:
+        inputs[f"generated-{size}"] = generate_transcript(size, seed=size)
+    if LONG_SAMPLE.exists():
+        from core.formats import load
+
+        inputs["long_coding_session"] = load(LONG_SAMPLE).messages
+    return inputs
+
+
+def _clear_caches() -> None:
+    tok._REPR_LEN_CACHE.clear()
+    tok._repr_cache_chars = 0
+
+
+def bench_compress(inputs: dict[str, list[dict]]) -> list[dict]:
+    rows = []
+    for name, messages in inputs.items():
+        path = write_corpus_file(messages, RESULTS / "inputs" / f"{name}.json")
+        config = CompressorConfig(context_length=128_000)
+
+        def run(current: int | None = None, config=config, messages=messages) -> None:
+            ContextCompressor(config, summarizer=instant_summarizer).compress(messages, current_tokens=current)
+
+        cold, cold_median = best_of(run, repeat=5, setup=_clear_caches)
+        warm, _ = best_of(run, repeat=5)
+        host, _ = best_of(lambda: run(200_000), repeat=5, setup=_clear_caches)
+        rows.append(
+            {
+                "input": name,
+                "messages": len(messages),
+                "MB": round(path.stat().st_size / 1e6, 2),
+                "compress cold ms": cold * 1000,
+                "cold median ms": cold_median * 1000,
+                "with current_tokens ms": host * 1000,
+                "re-run ms": warm * 1000,
+            }
+        )
+    return rows
+
+
+def bench_counting(inputs: dict[str, list[dict]]) -> list[dict]:
+    import tiktoken
+
+    rows = []
+    for name, messages in inputs.items():
+        texts = [m["content"] for m in messages if isinstance(m.get("content"), str)]
+        texts += [c["function"]["arguments"] for m in messages for c in (m.get("tool_calls") or [])]
+        encoding = tiktoken.get_encoding("cl100k_base")
+        raw, _ = best_of(lambda texts=texts, encoding=encoding: encoding.encode_ordinary_batch(texts, num_threads=os.cpu_count() or 1), repeat=3)
+
+        def ours(texts=texts) -> None:
+            counter = tok.TokenCounter("cl100k_base")
+            counter.count_texts(texts)
+
+        cold, _ = best_of(ours, repeat=3)
+        counter = tok.TokenCounter("cl100k_base")
+        counter.count_texts(texts)
+        cached, _ = best_of(lambda texts=texts, counter=counter: counter.count_texts(texts), repeat=5)
+        rows.append(
+            {
+                "input": name,
+                "texts": len(texts),
+                "tiktoken batch ms": raw * 1000,
+                "ours cold ms": cold * 1000,
+                "ratio": cold / raw,
+                "ours cached ms": cached * 1000,
+            }
+        )
+    return rows
+
+
+def analysis(messages: list[dict], config: CompressorConfig) -> object:
+    """The non-LLM pipeline: Phase 1, zones, assembly without a summary, repairs, estimates."""
+    pruned = prune.prune_old_tool_results(messages, config.protect_last_n, config.tail_token_budget)
+    zones = boundaries.compute_zones(pruned.messages, config.protect_first_n, config.tail_token_budget)
+    assembled = pruned.messages[: zones.compress_start] + [{"role": "user", "content": "summary"}]
+    assembled += pruned.messages[zones.compress_end :]
+    repaired, _ = sanitize_tool_pairs(assembled)
+    final, _ = strip_historical_media(repaired)
+    counter = tok.get_counter("cl100k_base")
+    exact = [counter.count_message(m) for m in messages]
+    return zones, tok.estimate_messages_tokens_rough(final), sum(exact)
+
+
+def bench_pipeline(inputs: dict[str, list[dict]]) -> tuple[list[dict], dict]:
+    rows = []
+    config = CompressorConfig(context_length=128_000)
+    for name, messages in inputs.items():
+        tok.get_counter.cache_clear()
+
+        def cold(messages=messages) -> None:
+            _clear_caches()
+            tok.get_counter.cache_clear()
+            analysis(messages, config)
+
+        cold_time, _ = best_of(cold, repeat=3)
+        analysis(messages, config)
+        changed = CompressorConfig(context_length=128_000, threshold_percent=0.6, summary_target_ratio=0.3)
+        warm_time, _ = best_of(lambda messages=messages, changed=changed: analysis(messages, changed), repeat=5)
+        rows.append(
+            {
+                "input": name,
+                "messages": len(messages),
+                "cold analysis ms": cold_time * 1000,
+                "after a parameter change ms": warm_time * 1000,
+                "fraction of cold": warm_time / cold_time,
+                "µs per message (cold)": cold_time * 1e6 / len(messages),
+            }
+        )
+    generated = [r for r in rows if r["input"].startswith("generated")]
+    growth = {}
+    if len(generated) >= 2:
+        small, large = generated[0], generated[-1]
+        growth = {
+            "messages ratio": large["messages"] / small["messages"],
+            "time ratio": large["cold analysis ms"] / small["cold analysis ms"],
+        }
+    return rows, growth
+
+
+def bench_memory_100mb() -> dict:
+    """Peak RSS of a child process that loads and analyses a ~100 MB transcript."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "big.json"
+        messages = generate_transcript(50_000, seed=7)
+        write_corpus_file(messages, path)
+        del messages
+        gc.collect()
+        size = path.stat().st_size
+        code = (
+            "import resource, sys\n"
+            f"sys.path.insert(0, {str(ROOT)!r})\n"
+            "base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
+            "from core.formats import load\n"
+            "from core import CompressorConfig\n"
+            "from bench.bench_core import analysis\n"
+            "import core.tokens\n"
+            "before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
+            f"conv = load({str(path)!r})\n"
+            "analysis(conv.messages, CompressorConfig(context_length=128_000))\n"
+            "peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
+            "print(before, peak)\n"
+        )
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
+        before_kb, peak_kb = map(int, out.stdout.split())
+    growth = (peak_kb - before_kb) * 1024
+    return {
+        "file MB": round(size / 1e6, 1),
+        "peak RSS MB": round(peak_kb / 1024, 1),
+        "RSS growth MB": round(growth / 1e6, 1),
+        "growth / file size": round(growth / size, 2),
+    }
+
+
+def bench_cold_start() -> dict:
+    """Seconds from process start to the first rendered page: the dashboard vs a one-line page."""
+    from bench.dashboard_start import time_to_first_render
+
+    with tempfile.TemporaryDirectory() as tmp:
+        bare = Path(tmp) / "bare.py"
+        bare.write_text('import streamlit as st\nst.title("Hello")\n', encoding="utf-8")
+        bare_s = min(time_to_first_render(bare, "Hello") for _ in range(2))
+    app_s = min(time_to_first_render(ROOT / "app.py", "Context Lens") for _ in range(2))
+    return {"bare page s": round(bare_s, 2), "dashboard s": round(app_s, 2), "ratio": round(app_s / bare_s, 2)}
+
+
+def main() -> dict:
+    inputs = _inputs()
+    results: dict = {
+        "machine": {"python": platform.python_version(), "cpus": os.cpu_count(), "platform": platform.platform()},
+        "when": time.strftime("%Y-%m-%d %H:%M"),
+    }
+    results["compress"] = bench_compress(inputs)
+    print_table("compress() with the hermes estimator and an instant summarizer", results["compress"])
+    results["counting"] = bench_counting(inputs)
+    print_table("exact token counting (cl100k_base)", results["counting"])
+    results["pipeline"], results["pipeline_growth"] = bench_pipeline(inputs)
+    print_table("non-LLM pipeline (Phase 1, zones, assembly, repairs, exact counts)", results["pipeline"])
+    print("growth:", results["pipeline_growth"])
+    results["memory"] = bench_memory_100mb()
+    print_table("peak memory, loading and analysing a large transcript", [results["memory"]])
+    try:
+        results["cold_start"] = bench_cold_start()
+        print_table("dashboard cold start", [results["cold_start"]])
+    except Exception as exc:  # the browser may be missing on a bare machine; report, don't fail
+        results["cold_start"] = {"error": str(exc)}
+        print("cold start: not measured:", exc)
+    print("\nmax RSS of this run (MB):", resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024)
+    save("core", results)
+    return results
+
+
+if __name__ == "__main__":
+    main()
