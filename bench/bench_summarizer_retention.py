@@ -137,7 +137,9 @@ def generate_session(seed: int = 7, rounds: int = 90) -> list[dict[str, Any]]:
                 "tool_calls": [_call(read_id, "read_file", path=path, offset=rng.randint(1, 40))],
             }
         )
-        messages.append({"role": "tool", "tool_call_id": read_id, "content": _code_listing(function, klass, rng)})
+        messages.append(
+            {"role": "tool", "tool_call_id": read_id, "content": _code_listing(function, klass, rng)}
+        )
         search_id = next_id()
         total = rng.randint(2, 30)
         matches = [
@@ -174,7 +176,11 @@ def generate_session(seed: int = 7, rounds: int = 90) -> list[dict[str, Any]]:
             }
         )
         messages.append(
-            {"role": "tool", "tool_call_id": test_id, "content": json.dumps({"output": output, "exit_code": 1})}
+            {
+                "role": "tool",
+                "tool_call_id": test_id,
+                "content": json.dumps({"output": output, "exit_code": 1}),
+            }
         )
         if round_number % 5 == 3:
             run_id = next_id()
@@ -187,7 +193,9 @@ def generate_session(seed: int = 7, rounds: int = 90) -> list[dict[str, Any]]:
                 {
                     "role": "assistant",
                     "content": "Starting the dev server to reproduce.",
-                    "tool_calls": [_call(run_id, "terminal", command="uvicorn src.server.app:app --port 8080")],
+                    "tool_calls": [
+                        _call(run_id, "terminal", command="uvicorn src.server.app:app --port 8080")
+                    ],
                 }
             )
             messages.append(
@@ -215,25 +223,38 @@ def generate_session(seed: int = 7, rounds: int = 90) -> list[dict[str, Any]]:
             }
         )
         messages.append(
-            {"role": "tool", "tool_call_id": patch_id, "content": json.dumps({"success": True, "replacements": 1})}
+            {
+                "role": "tool",
+                "tool_call_id": patch_id,
+                "content": json.dumps({"success": True, "replacements": 1}),
+            }
         )
         rerun_id = next_id()
         messages.append(
-            {"role": "assistant", "content": None, "tool_calls": [_call(rerun_id, "terminal", command=command)]}
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [_call(rerun_id, "terminal", command=command)],
+            }
         )
         messages.append(
             {
                 "role": "tool",
                 "tool_call_id": rerun_id,
                 "content": json.dumps(
-                    {"output": f"=== {passed + 1} passed in {rng.randint(2, 60)}.{rng.randint(10, 99)}s ===", "exit_code": 0}
+                    {
+                        "output": f"=== {passed + 1} passed in {rng.randint(2, 60)}.{rng.randint(10, 99)}s ===",
+                        "exit_code": 0,
+                    }
                 ),
             }
         )
         messages.append(
             {"role": "assistant", "content": f"{test_path} passes now ({passed + 1} tests). Moving on."}
         )
-    messages.append({"role": "user", "content": "Now run the whole suite and summarise what is still failing."})
+    messages.append(
+        {"role": "user", "content": "Now run the whole suite and summarise what is still failing."}
+    )
     final_id = next_id()
     messages.append(
         {
@@ -249,7 +270,9 @@ def generate_session(seed: int = 7, rounds: int = 90) -> list[dict[str, Any]]:
             "content": json.dumps({"output": "=== 2 failed, 311 passed in 74.20s ===", "exit_code": 1}),
         }
     )
-    messages.append({"role": "assistant", "content": "Two failures remain; both are in tests/test_routes.py."})
+    messages.append(
+        {"role": "assistant", "content": "Two failures remain; both are in tests/test_routes.py."}
+    )
     return messages
 
 
@@ -279,23 +302,17 @@ def _load_samples() -> list[tuple[str, list[dict[str, Any]]]]:
     found: list[tuple[str, list[dict[str, Any]]]] = []
     if not SAMPLES.is_dir():
         return found
-    try:
-        from core.formats import load
-    except ImportError:
-        load = None
-    for path in sorted(SAMPLES.glob("*.json")) + sorted(SAMPLES.glob("*.jsonl")):
+    from core.formats import load
+
+    for path in sorted(SAMPLES.iterdir()):
+        if path.suffix == ".py" or path.name.endswith(("-shm", "-wal", "-journal")) or not path.is_file():
+            continue
         try:
-            if load is not None:
-                loaded = load(str(path))
-                messages = getattr(loaded, "messages", loaded)
-            else:
-                document = json.loads(path.read_text(encoding="utf-8"))
-                messages = document["messages"] if isinstance(document, dict) else document
+            messages = load(str(path)).messages
         except Exception as exc:  # one unreadable sample must not stop the benchmark
             print(f"skipping {path.name}: {exc}", file=sys.stderr)
             continue
-        if isinstance(messages, list) and len(messages) >= MIN_SAMPLE_MESSAGES:
-            found.append((path.name, [dict(m) for m in messages if isinstance(m, dict)]))
+        found.append((path.name, [dict(m) for m in messages if isinstance(m, dict)]))
     return found
 
 
@@ -308,7 +325,47 @@ def _score(facts: Any, body: str) -> dict[str, Any]:
     }
 
 
-def measure(name: str, messages: list[dict[str, Any]]) -> dict[str, Any] | None:
+def _size(body: str) -> dict[str, int]:
+    return {"chars": len(body), "tokens": count_tokens(body)}
+
+
+def _row(
+    name: str,
+    mode: str,
+    messages: list[dict[str, Any]],
+    request: SummaryRequest,
+    span: list[dict[str, Any]],
+    extractive_body: str,
+    fallback_body: str,
+    seconds: float,
+) -> dict[str, Any]:
+    turn_facts = extract_facts(request.turns)
+    span_facts = extract_facts(span)
+    return {
+        "conversation": name,
+        "mode": mode,
+        "messages": len(messages),
+        "summarized_turns": len(request.turns),
+        "summary_budget": request.summary_budget,
+        "max_tokens": request.max_tokens,
+        "facts_in_turns": len(turn_facts),
+        "facts_in_original_span": len(span_facts),
+        "extractive": {
+            **_size(extractive_body),
+            "turns": _score(turn_facts, extractive_body),
+            "original_span": _score(span_facts, extractive_body),
+            "seconds": round(seconds, 3),
+        },
+        "fallback": {
+            **_size(fallback_body),
+            "turns": _score(turn_facts, fallback_body),
+            "original_span": _score(span_facts, fallback_body),
+        },
+    }
+
+
+def measure_compression(name: str, messages: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """A default compression, summarised by the extractive summarizer and by the fallback."""
     config = CompressorConfig(context_length=128_000)
     capturing = _Capturing()
     started = time.perf_counter()
@@ -317,62 +374,79 @@ def measure(name: str, messages: list[dict[str, Any]]) -> dict[str, Any] | None:
     if not capturing.requests or extractive_result.outcome != "summarized":
         print(f"{name}: nothing to summarise (outcome {extractive_result.outcome})", file=sys.stderr)
         return None
-    request = capturing.requests[-1]
     fallback_result = ContextCompressor(config, summarizer=None).compress(messages, force=True)
-
-    extractive_body = _body(extractive_result.summary_text or "")
-    fallback_body = _body(fallback_result.summary_text or "")
     span = messages[extractive_result.turns_start : extractive_result.compress_end]
-    turn_facts = extract_facts(request.turns)
-    span_facts = extract_facts(span)
+    return _row(
+        name,
+        "compression",
+        messages,
+        capturing.requests[-1],
+        span,
+        _body(extractive_result.summary_text or ""),
+        _body(fallback_result.summary_text or ""),
+        elapsed,
+    )
 
-    def size(body: str) -> dict[str, int]:
-        return {"chars": len(body), "tokens": count_tokens(body)}
 
-    return {
-        "conversation": name,
-        "messages": len(messages),
-        "summarized_turns": len(request.turns),
-        "summary_budget": request.summary_budget,
-        "max_tokens": request.max_tokens,
-        "facts_in_turns": len(turn_facts),
-        "facts_in_original_span": len(span_facts),
-        "extractive": {
-            **size(extractive_body),
-            "turns": _score(turn_facts, extractive_body),
-            "original_span": _score(span_facts, extractive_body),
-            "seconds": round(elapsed, 3),
-        },
-        "fallback": {
-            **size(fallback_body),
-            "turns": _score(turn_facts, fallback_body),
-            "original_span": _score(span_facts, fallback_body),
-            "outcome": fallback_result.outcome,
-        },
-    }
+def measure_span(name: str, messages: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """``messages[4:-20]`` unpruned (full tool outputs), with the budget the compressor would give."""
+    from core.phases import fallback, summary
+    from core.tokens import estimate_messages_tokens_rough
+
+    span = messages[4:-20]
+    if len(span) < 2:
+        return None
+    config = CompressorConfig(context_length=128_000)
+    compressor = ContextCompressor(config, summarizer=None)
+    budget = summary.summary_budget(estimate_messages_tokens_rough(span), config.max_summary_tokens)
+    request = SummaryRequest(
+        prompt="",
+        max_tokens=summary.max_tokens_for_budget(budget),
+        turns=summary.redacted_turns(span, compressor.redact),
+        serialized_turns="",
+        summary_budget=budget,
+    )
+    started = time.perf_counter()
+    extractive_body = ExtractiveSummarizer().summarize_request(request)
+    elapsed = time.perf_counter() - started
+    fallback_text = fallback.deterministic_fallback_summary(
+        span, "no auxiliary LLM provider configured", None, compressor.profile, compressor.redact
+    )
+    return _row(name, "span[4:-20]", messages, request, span, extractive_body, _body(fallback_text), elapsed)
 
 
 def main() -> int:
     conversations = _load_samples()
     conversations.append(("generated_coding_session", generate_session()))
-    rows = [row for row in (measure(name, messages) for name, messages in conversations) if row]
+    rows: list[dict[str, Any]] = []
+    for name, messages in conversations:
+        row = measure_compression(name, messages)
+        if row:
+            rows.append(row)
+        if len(messages) >= MIN_SAMPLE_MESSAGES:
+            row = measure_span(name, messages)
+            if row:
+                rows.append(row)
 
     header = (
-        f"{'conversation':34} {'turns':>5} {'budget':>6} | {'extractive ret':>14} {'span':>6} {'tok':>5} {'chars':>6}"
-        f" | {'fallback ret':>12} {'span':>6} {'tok':>5} {'chars':>6}"
+        f"{'conversation':34} {'mode':12} {'turns':>5} {'budget':>6} | {'extr. ret':>9} {'span':>6} {'tok':>5} "
+        f"{'chars':>6} | {'fallb. ret':>10} {'span':>6} {'tok':>5} {'chars':>6}"
     )
     print(header)
     print("-" * len(header))
     for row in rows:
         ext, fb = row["extractive"], row["fallback"]
         print(
-            f"{row['conversation'][:34]:34} {row['summarized_turns']:>5} {row['summary_budget']:>6} | "
-            f"{ext['turns']['retention']:>14.1%} {ext['original_span']['retention']:>6.1%} {ext['tokens']:>5} "
-            f"{ext['chars']:>6} | {fb['turns']['retention']:>12.1%} {fb['original_span']['retention']:>6.1%} "
+            f"{row['conversation'][:34]:34} {row['mode']:12} {row['summarized_turns']:>5} {row['summary_budget']:>6} | "
+            f"{ext['turns']['retention']:>9.1%} {ext['original_span']['retention']:>6.1%} {ext['tokens']:>5} "
+            f"{ext['chars']:>6} | {fb['turns']['retention']:>10.1%} {fb['original_span']['retention']:>6.1%} "
             f"{fb['tokens']:>5} {fb['chars']:>6}"
         )
+    print(
+        "\nret = facts of the summarised turns kept verbatim; span = facts of the original (unpruned) span kept"
+    )
     for row in rows:
-        print(f"\n{row['conversation']}: facts kept by kind (turns the summarizer received)")
+        print(f"\n{row['conversation']} ({row['mode']}): facts kept by kind (summarised turns)")
         print(f"  extractive: {row['extractive']['turns']['by_kind']}")
         print(f"  fallback:   {row['fallback']['turns']['by_kind']}")
 

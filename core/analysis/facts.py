@@ -103,8 +103,10 @@ _COMMAND_ARG_KEYS = ("command", "cmd")
 
 _ERROR_LINE_RE = re.compile(
     r"Traceback \(most recent call last\)"
-    r"|(?:Error|Exception)\b"
-    r"|\b(?:FAILED|FAIL|ERROR|FATAL|fatal|panic|Panic)\b|\bERR!"
+    # An exception name reports an error when a message follows it or it ends the line
+    # ("KeyError: 'x'", "... - AssertionError"); "except KeyError as e" or an import list does not.
+    r"|(?:Error|Exception)(?=:|\s*$)"
+    r"|\b(?:FAILED|FAIL|ERROR|FATAL|fatal|panic|Panic)\b|\bERR!|\bpanicked at\b"
     r"|\berror(?:\[\w+\])?:"
     r"|\bfailed to\b"
     r"|Segmentation fault|command not found|No such file or directory|Permission denied"
@@ -125,11 +127,13 @@ _ERROR_MARKERS = (
     "permission denied",
 )
 
-# A line of code, optionally behind a line-number gutter such as "  45|" or "45:" or "45→".
+# A line of source code, optionally behind a line-number gutter ("  45|", "45:", "45→") and
+# a diff marker ("-", "+"): such lines show code that names an error, not an error that happened.
 _CODE_LINE_RE = re.compile(
-    r"\s*(?:\d+\s*[|:\t→]\s*)?"
+    r"\s*(?:\d+\s*[|:\t→]\s*)?(?:[-+](?![-+])\s*)?"
     r"(?:raise|except|catch|throw|throws|import|from|class|def|if|elif|else|return|try|with|"
-    r"assert|for|while|case|const|let|var|public|private|protected|@|#|//|/\*|\*)(?![\w])"
+    r"assert|for|while|case|const|let|var|public|private|protected|print|log|logger|logging|console|"
+    r"self|yield|await|pass|@|#|//|/\*|\*)(?![\w])"
 )
 
 _QUANTITY_RE = re.compile(
@@ -325,6 +329,14 @@ def error_lines(text: str) -> Iterator[str]:
                 yield value
 
 
+def _is_progress_marker(text: str, match: re.Match[str]) -> bool:
+    """A test runner's progress column such as ``[ 42%]`` is not a value worth keeping."""
+    if not match.group(0).endswith("%"):
+        return False
+    before = text[max(0, match.start() - 4) : match.start()].rstrip(" ")
+    return before.endswith("[") and text[match.end() : match.end() + 1] == "]"
+
+
 def _identifiers(text: str) -> Iterator[str]:
     for match in _DEFINITION_RE.finditer(text):
         name = next(group for group in match.groups() if group)
@@ -359,6 +371,8 @@ def _facts_in_piece(piece: str, role: str) -> Iterator[tuple[str, str]]:
     for value in urls:
         yield "url", value
     for match in _QUANTITY_RE.finditer(rest):
+        if _is_progress_marker(rest, match):
+            continue
         yield "quantity", match.group(0)
     for value in _identifiers(rest):
         yield "identifier", value

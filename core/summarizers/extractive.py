@@ -109,11 +109,26 @@ _BRANCH_OUTPUT_RE = re.compile(r"\b(?:On branch|Switched to (?:a new )?branch) '
 _CD_RE = re.compile(r"^\s*cd ([^\s;&|]+)\s*(?:&&|;)")
 
 _SENTENCE_SPLIT_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z`'\"(\[])|\n+")
+# A stated constraint: a clause that opens with an instruction word ("Don't …", "please never
+# …", "and always …"), a modal with a subject ("it must …", "tests should not …"), or a
+# preference/limit anywhere ("use X instead of Y", "at most 3", "no more than"). A question that
+# merely contains "don't" ("confirm the fixtures don't write …") is not one.
 _CONSTRAINT_RE = re.compile(
-    r"\b(?:don't|do not|never|always|must|mustn't|shouldn't|should not|prefer|avoid|make sure|"
-    r"instead|no longer|not allowed|at most|at least)\b",
+    r"^(?:(?:please|and|but|also|so|just|then)\s+)*"
+    r"(?:don't|do not|never|always|avoid|prefer|make sure|keep|only|stick to|stay)\b"
+    r"|\b(?:you|we|it|this|that|they|everything|code|tests?|builds?|changes?)\s+"
+    r"(?:must|mustn't|must not|should|shouldn't|should not|need to|needs to|has to|have to)\b"
+    r"|\b(?:instead of|rather than|at most|at least|no more than|not allowed|no longer)\b"
+    r"|\binstead\s*[.!]?$",
     re.IGNORECASE,
 )
+_CLAUSE_SPLIT_RE = re.compile(r"[,;:]\s+|\s+-\s+")
+
+
+def _states_constraint(sentence: str) -> bool:
+    return any(_CONSTRAINT_RE.search(clause.strip()) for clause in _CLAUSE_SPLIT_RE.split(sentence))
+
+
 _DECISION_RE = re.compile(
     r"\b(?:I'll|I will|we'll|we will|let's|I'm going to|we're going to)\s+"
     r"(?:use|go with|switch|keep|replace|avoid|adopt|stick with|rely on|move|change|implement|rewrite|"
@@ -437,6 +452,8 @@ def _classify(call: _Call) -> _Action:
 
     decoded = _decoded(result)
     errors = list(dict.fromkeys(error_lines(decoded)))
+    if kind in ("read", "write", "patch") and _line_count(decoded) > 3:
+        errors = []  # file contents or a diff, not a report that the call failed
     succeeded: bool | None = not errors
     parts: list[str] = []
     if kind == "run":
@@ -782,7 +799,7 @@ def _build_items(
         (index, sentence)
         for index, text in asks
         for sentence in _sentences(text)
-        if _CONSTRAINT_RE.search(sentence)
+        if _states_constraint(sentence)
     ):
         add("Constraints & Preferences", f"- {sentence}", _TIER_CONSTRAINT, index)
 

@@ -200,6 +200,28 @@ def test_error_lines_are_exact_trimmed_lines_of_tool_output() -> None:
     ]
 
 
+def test_code_that_names_an_error_is_not_an_error_line() -> None:
+    output = (
+        '  31|        print(f"error: {exc}", file=sys.stderr)\n'
+        "-    except StatementError as exc:\n"
+        '+        raise StatementError(f"bad amount: {raw!r}") from exc\n'
+        "-from ledgerline.parser import StatementError, parse_amount\n"
+        "   7|    StatementError,\n"
+        "What does the StatementError exit path print?\n"
+        "tests/test_parser.py:29: AssertionError\n"
+        "thread 'main' panicked at src/main.rs:4:5"
+    )
+    assert _values([{"role": "tool", "tool_call_id": "c", "content": output}], "error") == [
+        "tests/test_parser.py:29: AssertionError",
+        "thread 'main' panicked at src/main.rs:4:5",
+    ]
+
+
+def test_test_runner_progress_is_not_a_value() -> None:
+    output = "tests/test_a.py::test_x PASSED [ 50%]\ntests/test_a.py::test_y PASSED [100%]\ncoverage 87%"
+    assert _values([{"role": "tool", "tool_call_id": "c", "content": output}], "quantity") == ["87%"]
+
+
 def test_error_lines_are_read_from_json_encoded_output() -> None:
     content = json.dumps({"output": "ok\nModuleNotFoundError: No module named 'redis'", "exit_code": 1})
     assert _values([{"role": "tool", "tool_call_id": "c", "content": content}], "error") == [

@@ -717,3 +717,38 @@ def test_odd_message_shapes_are_read_without_error() -> None:
     assert "READ setup.cfg — 2 lines [tool: read_file]" in summary
     assert "RUN `make check` — exit 0 [tool: terminal]" in summary
     assert "CALL terminal {not json" in summary
+
+
+def test_constraints_are_instructions_not_questions_that_mention_them() -> None:
+    turns = [
+        {"role": "user", "content": "Confirm the fixtures don't write outside tmp_path."},
+        {"role": "assistant", "content": "They only use tmp_path."},
+        {"role": "user", "content": "Good. Use httpx instead of requests, and never log tokens. Ship it."},
+    ]
+    summary = _summarize(turns)
+    constraints = summary.split("## Constraints & Preferences\n", 1)[1].split("\n\n", 1)[0]
+    assert constraints == "- Use httpx instead of requests, and never log tokens."
+
+
+def test_file_contents_that_mention_errors_do_not_block() -> None:
+    listing = "\n".join(
+        [
+            "def main():",
+            "    try:",
+            "        run()",
+            "    except ConfigError as exc:",
+            '        print(f"error: {exc}")',
+        ]
+    )
+    turns = [
+        {"role": "user", "content": "Explain the error handling in cli.py."},
+        {"role": "assistant", "content": None, "tool_calls": [_call("r1", "read_file", path="cli.py")]},
+        {"role": "tool", "tool_call_id": "r1", "content": listing},
+        {"role": "assistant", "content": None, "tool_calls": [_call("r2", "read_file", path="missing.py")]},
+        {"role": "tool", "tool_call_id": "r2", "content": "Error: file not found: missing.py"},
+    ]
+    summary = _summarize(turns)
+    blocked = summary.split("## Blocked\n", 1)[1].split("\n\n", 1)[0]
+    assert blocked == "- Error: file not found: missing.py (from READ missing.py)"
+    assert "READ cli.py — 5 lines [tool: read_file]" in summary
+    assert "READ missing.py — failed [tool: read_file]" in summary
