@@ -334,12 +334,35 @@ def _settings_from_document(document: dict[str, Any]) -> HermesSettings:
 # -- exporting -------------------------------------------------------------------------------
 
 
+def _implied_provider(model: str, base_url: str | None) -> str | None:
+    """The Hermes provider a litellm model string implies, for settings made outside a config.yaml."""
+    prefix = model.partition("/")[0].lower() if "/" in model else ""
+    if prefix == _OPENAI_COMPATIBLE_PREFIX and base_url:
+        return "custom"
+    if prefix in ("openrouter", "anthropic"):
+        return prefix
+    return None
+
+
+def _round_trips(provider: str, model: str, base_url: str | None) -> bool:
+    return hermes_model_to_litellm(provider, litellm_model_to_hermes(provider, model, base_url), base_url) == model
+
+
 def settings_to_yaml(settings: HermesSettings) -> str:
-    """A ``config.yaml`` snippet with the same keys the loader reads; API keys are never included."""
+    """A ``config.yaml`` snippet with the same keys the loader reads; API keys are never included.
+
+    Settings whose provider is ``auto`` but whose model string names a route Hermes spells as a
+    provider (``openrouter/...``, ``anthropic/...``, ``openai/...`` at a ``base_url``) are written
+    with that provider, so Hermes reaches the same model; loading the snippet back gives the
+    same litellm model strings.
+    """
+    main_provider = settings.provider or "auto"
+    if main_provider in _AUTO and settings.model:
+        main_provider = _implied_provider(settings.model, settings.api_base) or main_provider
     model_section: dict[str, Any] = {}
     if settings.model:
-        model_section["default"] = litellm_model_to_hermes(settings.provider, settings.model, settings.api_base)
-    model_section["provider"] = settings.provider or "auto"
+        model_section["default"] = litellm_model_to_hermes(main_provider, settings.model, settings.api_base)
+    model_section["provider"] = main_provider
     if settings.api_base:
         model_section["base_url"] = settings.api_base
     if settings.context_length is not None:
@@ -354,12 +377,21 @@ def settings_to_yaml(settings: HermesSettings) -> str:
         "abort_on_summary_failure": bool(settings.abort_on_summary_failure),
     }
 
-    aux: dict[str, Any] = {"provider": settings.summary_provider or "auto"}
+    summary_provider = settings.summary_provider or "auto"
     summary_name = ""
     if settings.summary_model:
-        provider = settings.provider if settings.summary_provider in _AUTO else settings.summary_provider
-        base_url = settings.summary_api_base or (settings.api_base if settings.summary_provider in _AUTO else None)
+        if summary_provider in _AUTO:
+            # "auto" routes the summary like the main model; say so explicitly when that would
+            # reach a different model than the one configured.
+            inherited_base = settings.summary_api_base or settings.api_base
+            if not _round_trips(main_provider, settings.summary_model, inherited_base):
+                summary_provider = _implied_provider(settings.summary_model, settings.summary_api_base) or summary_provider
+        if summary_provider in _AUTO:
+            provider, base_url = main_provider, settings.summary_api_base or settings.api_base
+        else:
+            provider, base_url = summary_provider, settings.summary_api_base
         summary_name = litellm_model_to_hermes(provider, settings.summary_model, base_url)
+    aux: dict[str, Any] = {"provider": summary_provider}
     aux["model"] = summary_name
     aux["base_url"] = settings.summary_api_base or ""
     aux["timeout"] = _plain_number(settings.timeout)

@@ -319,3 +319,30 @@ def test_missing_file(tmp_path):
 def test_non_utf8_bytes():
     with pytest.raises(HermesConfigError, match="not UTF-8"):
         parse_hermes_config(b"compression:\n  threshold: \xff\n")
+
+
+@pytest.mark.parametrize(
+    ("settings", "provider", "default", "summary_provider", "summary_name"),
+    [
+        # Settings made in the dashboard: litellm strings, provider left at "auto".
+        (HermesSettings(model="openrouter/anthropic/claude-sonnet-4-5"), "openrouter", "anthropic/claude-sonnet-4-5",
+         "auto", ""),
+        (HermesSettings(model="anthropic/claude-sonnet-4-5", summary_model="anthropic/claude-haiku-4-5"),
+         "anthropic", "claude-sonnet-4-5", "auto", "claude-haiku-4-5"),
+        (HermesSettings(model="openai/qwen3", api_base="http://127.0.0.1:8000/v1"), "custom", "qwen3", "auto", ""),
+        (HermesSettings(model="gpt-4o", summary_model="gpt-4o-mini"), "auto", "gpt-4o", "auto", "gpt-4o-mini"),
+        # A summary model on another route than the main model gets its own provider.
+        (HermesSettings(model="anthropic/claude-sonnet-4-5", summary_model="openrouter/google/gemini-2.5-flash"),
+         "anthropic", "claude-sonnet-4-5", "openrouter", "google/gemini-2.5-flash"),
+    ],
+)
+def test_export_of_litellm_settings_names_the_hermes_provider(settings, provider, default, summary_provider, summary_name):
+    exported = yaml.safe_load(settings_to_yaml(settings))
+    assert exported["model"]["provider"] == provider
+    assert exported["model"]["default"] == default
+    aux = exported["auxiliary"]["compression"]
+    assert (aux["provider"], aux["model"]) == (summary_provider, summary_name)
+    loaded = parse_hermes_config(settings_to_yaml(settings))
+    assert loaded.model == settings.model
+    assert loaded.summary_model == settings.summary_model
+    assert loaded.api_base == settings.api_base
