@@ -1,0 +1,507 @@
+"""Timeline replay: the conversation as the agent lived it, with compression firing on the way.
+
+Messages are appended in order. Before every assistant message (the moment the agent sends a
+request to its model) the prompt is estimated from the current context (messages only, with the
+configured estimator: the Hermes rough estimate by default). When ``should_compress`` fires, one
+``ContextCompressor``, carried through the whole replay, compresses the context with
+``current_tokens`` set to that estimate, and the replay continues from the compressed context. So
+iterative summaries (``previous_summary``), the anti-thrashing counter and the failure cooldown all
+behave as they would in a live session.
+
+Assumptions, stated so the figures can be read correctly:
+
+* the prompt is the messages only (no separate tool schemas; a system prompt counts when the log
+  has one as its first message);
+* one check per assistant turn (the host's preflight may run up to three passes; after a pass
+  that leaves the prompt over the threshold the next turn compresses again, which shows up as
+  thrashing in the replay);
+* outcomes ``aborted`` (abort_on_summary_failure) and ``too_small`` keep the context unchanged,
+  as the host does; ``nothing_to_compress`` continues from the Phase-1 list the compressor returns;
+* time is simulated: the clock that drives the summary-failure cooldowns advances
+  ``seconds_per_turn`` at every assistant turn.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import pandas as pd
+import plotly.graph_objects as go
+
+from core import profiles as P
+from core.analysis.charts import AFTER_COLOR, FALLBACK_COLOR, THRESHOLD_COLOR, ZONE_COLORS
+from core.compressor import CompressionResult, CompressorConfig, ContextCompressor
+from core.tokens import get_counter, message_rough_chars
+
+__all__ = [
+    "DEFAULT_SUMMARIZER",
+    "CompactionRecord",
+    "Replay",
+    "logged_prompt_tokens",
+    "real_compactions",
+    "replay",
+    "replay_figure",
+    "summary_evolution",
+]
+
+#: Use the offline extractive summarizer (the default wherever no model is configured).
+DEFAULT_SUMMARIZER: Any = object()
+
+POINT_COLUMNS = ["turn", "message_index", "prompt_before", "prompt_after", "compacted", "outcome",
+                 "context_messages"]
+COMPRESSED_OUTCOMES = ("summarized", "fallback")
+
+CURVE_COLOR = AFTER_COLOR
+SUMMARIZED_COLOR = ZONE_COLORS["MIDDLE"]
+FALLBACK_MARK_COLOR = FALLBACK_COLOR
+REAL_EVENT_COLOR = "#8e6cc4"
+LOGGED_COLOR = "#00798c"
+THRESHOLD_LINE_COLOR = THRESHOLD_COLOR
+WINDOW_COLOR = "#333333"
+
+
+@dataclass
+class CompactionRecord:
+    """One ``compress()`` call during the replay (any outcome)."""
+
+    number: int  # 1-based, in the order of the calls
+    turn: int  # the assistant turn (0-based) about to be generated
+    message_index: int  # that assistant message's index in the uploaded conversation
+    tokens_before: int
+    tokens_after: int
+    savings_pct: float  # as the compressor computed it (drives anti-thrashing)
+    messages_before: int
+    messages_after: int
+    outcome: str
+    summary_text: str | None  # the handoff text inserted (prefix included), None when none was
+    previous_summary: str | None  # the compressor's summary body after this call
+    fallback_used: bool
+    failure_reason: str | None
+    compacted_indices: list[int]  # indices (in the upload) of the original messages folded in this call
+    tail_tokens: int | None  # the protected tail alone, with the configured estimator
+    ineffective_strikes: int  # the anti-thrashing counter after this call
+    messages: list[Any] = field(repr=False, default_factory=list)  # the context after this call
+
+    @property
+    def compressed(self) -> bool:
+        return self.outcome in COMPRESSED_OUTCOMES
+
+
+@dataclass
+class Replay:
+    """What the replay produced."""
+
+    points: pd.DataFrame  # one row per assistant turn (POINT_COLUMNS)
+    compactions: list[CompactionRecord]
+    warnings: list[str]
+    threshold_tokens: int
+    context_length: int
+    estimator: str
+    final_messages: list[Any]
+    final_origins: list[int | None]  # per final message: its index in the upload, None if generated
+    n_messages: int
+
+    @property
+    def compressed(self) -> list[CompactionRecord]:
+        return [record for record in self.compactions if record.compressed]
+
+    @property
+    def summaries(self) -> list[str]:
+        """The handoff texts in the order they were inserted."""
+        return [record.summary_text for record in self.compactions if record.compressed and record.summary_text]
+
+    @property
+    def peak_prompt(self) -> int:
+        return int(self.points["prompt_before"].max()) if len(self.points) else 0
+
+
+class _SimulatedClock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+class _Running:
+    """The current context's estimate, updated per appended message (no re-scan per turn)."""
+
+    def __init__(self, estimator: str, model: str) -> None:
+        self.exact = estimator == "tiktoken"
+        self.counter = get_counter(_encoding(model)) if self.exact else None
+        self.chars = 0
+        self.images = 0
+        self.tokens = 0
+
+    def add(self, message: Any) -> None:
+        if self.counter is not None:
+            self.tokens += self.counter.count_message(message)
+        else:
+            chars, images = message_rough_chars(message)
+            self.chars += chars
+            self.images += images
+
+    def reset(self, messages: Sequence[Any]) -> None:
+        self.chars = self.images = self.tokens = 0
+        for message in messages:
+            self.add(message)
+
+    def value(self) -> int:
+        if self.counter is not None:
+            return self.tokens
+        return (self.chars + 3) // 4 + P.ROUGH_IMAGE_TOKENS * self.images
+
+
+def _encoding(model: str) -> str:
+    from core.tokens import encoding_name_for_model
+
+    return encoding_name_for_model(model)
+
+
+def _estimate(messages: Sequence[Any], estimator: str, model: str) -> int:
+    running = _Running(estimator, model)
+    running.reset(messages)
+    return running.value()
+
+
+def _default_summarizer() -> Any:
+    from core.summarizers.extractive import ExtractiveSummarizer
+
+    return ExtractiveSummarizer()
+
+
+def _role(message: Any) -> Any:
+    return message.get("role") if isinstance(message, Mapping) else None
+
+
+def _map_origins(result: CompressionResult, previous: list[int | None]) -> list[int | None]:
+    if result.outcome in COMPRESSED_OUTCOMES:
+        return [previous[o.source_index] if o.kind in ("head", "tail") and o.source_index is not None else None
+                for o in result.origins]
+    return list(previous)
+
+
+def replay(
+    messages: Sequence[Any],
+    config: CompressorConfig | None = None,
+    summarizer: Callable[[str, int], Any] | Any = DEFAULT_SUMMARIZER,
+    *,
+    seconds_per_turn: float = 30.0,
+    focus_topic: str | None = None,
+) -> Replay:
+    """Replay ``messages`` turn by turn with one compressor (see the module docstring).
+
+    Args:
+        messages: The uploaded conversation (OpenAI-chat dicts); never modified.
+        config: The compressor parameters (defaults: ``CompressorConfig()``).
+        summarizer: The summary writer; the extractive one by default, ``None`` for "no provider"
+            (the profile's fallback path), or any ``fn(prompt, max_tokens) -> str``.
+        seconds_per_turn: Simulated time between assistant turns (drives the failure cooldowns).
+        focus_topic: Passed to every compression.
+    """
+    config = config or CompressorConfig()
+    if summarizer is DEFAULT_SUMMARIZER:
+        summarizer = _default_summarizer()
+    clock = _SimulatedClock()
+    compressor = ContextCompressor(config, summarizer=summarizer, clock=clock)
+    estimator, model = config.token_estimator, config.model
+    threshold = compressor.threshold_tokens
+
+    context: list[Any] = []
+    origins: list[int | None] = []
+    running = _Running(estimator, model)
+    points: list[tuple[int, int, int, int, bool, str, int]] = []
+    records: list[CompactionRecord] = []
+    warnings: list[str] = []
+    turn = 0
+    over_window_warned = False
+    anti_thrash_warned = False
+    tail_warned = False
+    skipped_turns: list[int] = []
+
+    for index, message in enumerate(messages):
+        if _role(message) == "assistant":
+            clock.now += seconds_per_turn
+            before = running.value()
+            after = before
+            outcome = ""
+            if before > compressor.context_length and not over_window_warned:
+                over_window_warned = True
+                warnings.append(
+                    f"At message {index} the prompt (~{before:,} tokens) exceeds the model's window "
+                    f"({compressor.context_length:,}): the real agent would have hit a context-overflow error there."
+                )
+            if compressor.should_compress(before):
+                result = compressor.compress(list(context), current_tokens=before, focus_topic=focus_topic)
+                outcome = result.outcome
+                compacted: list[int] = []
+                tail_tokens: int | None = None
+                if result.outcome in COMPRESSED_OUTCOMES and result.compress_start is not None:
+                    compacted = [o for o in origins[result.compress_start:result.compress_end] if o is not None]
+                    if result.pruned_messages is not None and result.compress_end is not None:
+                        tail_tokens = _estimate(result.pruned_messages[result.compress_end:], estimator, model)
+                if result.outcome not in ("aborted", "too_small"):
+                    origins = _map_origins(result, origins)
+                    context = list(result.messages)
+                    running.reset(context)
+                after = running.value()
+                records.append(
+                    CompactionRecord(
+                        number=len(records) + 1,
+                        turn=turn,
+                        message_index=index,
+                        tokens_before=before,
+                        tokens_after=after,
+                        savings_pct=float(result.savings_pct),
+                        messages_before=len(result.input_messages),
+                        messages_after=len(context),
+                        outcome=result.outcome,
+                        summary_text=result.summary_text if result.compressed else None,
+                        previous_summary=compressor.previous_summary,
+                        fallback_used=result.fallback_used,
+                        failure_reason=result.failure_reason,
+                        compacted_indices=compacted,
+                        tail_tokens=tail_tokens,
+                        ineffective_strikes=compressor._ineffective_compression_count,
+                        messages=list(context),
+                    )
+                )
+                if tail_tokens is not None and tail_tokens >= threshold and not tail_warned:
+                    tail_warned = True
+                    warnings.append(
+                        f"Compaction #{len(records)} at message {index}: the protected tail alone is ~{tail_tokens:,} "
+                        f"tokens, at or above the threshold ({threshold:,}); every compaction leaves the prompt over "
+                        "the threshold, so the next turn compresses again."
+                    )
+                if result.fallback_used:
+                    if result.cooldown_skipped:
+                        why = "the summarizer was still in its failure cooldown (no call was made)"
+                    else:
+                        why = f"the summary failed ({result.failure_reason or 'no summary text'})"
+                    warnings.append(
+                        f"Compaction #{len(records)} at message {index}: {why}; the fallback summary was inserted."
+                    )
+                if result.outcome == "aborted":
+                    warnings.append(
+                        f"Compaction #{len(records)} at message {index} was aborted (summary failed, "
+                        "abort_on_summary_failure): the context was kept unchanged."
+                    )
+                if (compressor._ineffective_compression_count >= P.INEFFECTIVE_STRIKES
+                        and not anti_thrash_warned):
+                    anti_thrash_warned = True
+                    warnings.append(
+                        f"Anti-thrashing engaged after compaction #{len(records)} at message {index}: the last "
+                        f"{P.INEFFECTIVE_STRIKES} compactions each saved under {P.INEFFECTIVE_SAVINGS_PCT}%, so "
+                        "Hermes stops compressing automatically (only /compress or /new gets it going again)."
+                    )
+            elif before >= threshold:
+                skipped_turns.append(index)
+            points.append((turn, index, before, after, outcome in COMPRESSED_OUTCOMES, outcome, len(context)))
+            turn += 1
+        context.append(message)
+        origins.append(index)
+        running.add(message)
+
+    if skipped_turns:
+        warnings.append(
+            f"{len(skipped_turns)} assistant turn(s) ran over the threshold without compressing "
+            f"(anti-thrashing), the first at message {skipped_turns[0]}."
+        )
+    frame = pd.DataFrame(points, columns=POINT_COLUMNS).astype(
+        {"turn": "int64", "message_index": "int64", "prompt_before": "int64", "prompt_after": "int64",
+         "compacted": "bool", "outcome": "object", "context_messages": "int64"}
+    )
+    return Replay(
+        points=frame,
+        compactions=records,
+        warnings=warnings,
+        threshold_tokens=threshold,
+        context_length=compressor.context_length,
+        estimator=estimator,
+        final_messages=context,
+        final_origins=origins,
+        n_messages=len(messages),
+    )
+
+
+def summary_evolution(result: Replay) -> pd.DataFrame:
+    """The handoff summaries in order: ``compaction``, ``message_index``, ``outcome``, ``iterative``
+    (it updated an earlier summary), ``chars`` (body) and ``body`` (the summary without its prefix)."""
+    rows = []
+    had_summary = False
+    for record in result.compactions:
+        if not record.compressed or not record.summary_text:
+            continue
+        body = record.summary_text
+        for prefix in (P.SUMMARY_PREFIX_V0_16_0, P.SUMMARY_PREFIX_V0_15_1):
+            if body.startswith(prefix):
+                body = body[len(prefix):].lstrip()
+                break
+        rows.append({"compaction": record.number, "message_index": record.message_index,
+                     "outcome": record.outcome, "iterative": had_summary, "chars": len(body), "body": body})
+        had_summary = True
+    return pd.DataFrame(rows, columns=["compaction", "message_index", "outcome", "iterative", "chars", "body"])
+
+
+def compactions_table(result: Replay) -> pd.DataFrame:
+    """One row per ``compress()`` call: where, tokens before/after, savings, outcome."""
+    rows = [
+        {"compaction": r.number, "message_index": r.message_index, "turn": r.turn, "tokens_before": r.tokens_before,
+         "tokens_after": r.tokens_after, "savings_pct": round(r.savings_pct, 1), "messages_before": r.messages_before,
+         "messages_after": r.messages_after, "outcome": r.outcome, "messages_compacted": len(r.compacted_indices),
+         "tail_tokens": r.tail_tokens, "ineffective_strikes": r.ineffective_strikes}
+        for r in result.compactions
+    ]
+    columns = ["compaction", "message_index", "turn", "tokens_before", "tokens_after", "savings_pct",
+               "messages_before", "messages_after", "outcome", "messages_compacted", "tail_tokens",
+               "ineffective_strikes"]
+    return pd.DataFrame(rows, columns=columns)
+
+
+# ---------------------------------------------------------------------------------------------
+# What the log itself recorded
+
+
+def real_compactions(conversation: Any) -> pd.DataFrame:
+    """The log's own compaction events (``conversation.compaction_events`` from ``core.formats``):
+    ``position`` (first message after the compaction), ``kind``, ``pre_tokens``, ``summary_chars``, ``source``."""
+    rows = []
+    for event in getattr(conversation, "compaction_events", None) or []:
+        summary = getattr(event, "summary", None)
+        rows.append({"position": int(event.position), "kind": str(event.kind),
+                     "pre_tokens": getattr(event, "pre_tokens", None),
+                     "summary_chars": len(summary) if isinstance(summary, str) else 0,
+                     "source": str(getattr(event, "source", "") or "")})
+    frame = pd.DataFrame(rows, columns=["position", "kind", "pre_tokens", "summary_chars", "source"])
+    return frame.astype({"pre_tokens": "Int64"}) if len(frame) else frame
+
+
+def _usage_prompt_tokens(usage: Mapping[str, Any]) -> int | None:
+    if isinstance(usage.get("prompt_tokens"), int):
+        return usage["prompt_tokens"]
+    if isinstance(usage.get("input_tokens"), int):
+        total = usage["input_tokens"]
+        # Anthropic reports cached input separately; Codex's input_tokens already includes it.
+        for key in ("cache_read_input_tokens", "cache_creation_input_tokens"):
+            if isinstance(usage.get(key), int):
+                total += usage[key]
+        return total
+    return None
+
+
+def logged_prompt_tokens(conversation: Any) -> pd.DataFrame:
+    """The prompt sizes the log recorded (``message_index``, ``prompt_tokens``), where it has them:
+    ``prompt_tokens`` (OpenAI) or ``input_tokens`` plus Anthropic's cache read/creation tokens."""
+    rows = []
+    usage = getattr(conversation, "usage", None) or []
+    for index, entry in enumerate(usage):
+        if isinstance(entry, Mapping):
+            tokens = _usage_prompt_tokens(entry)
+            if tokens is not None and tokens > 0:
+                rows.append({"message_index": index, "prompt_tokens": int(tokens)})
+    return pd.DataFrame(rows, columns=["message_index", "prompt_tokens"])
+
+
+# ---------------------------------------------------------------------------------------------
+# The figure
+
+
+def _sawtooth(points: pd.DataFrame) -> tuple[list[int], list[int]]:
+    xs: list[int] = []
+    ys: list[int] = []
+    for index, before, after, compacted in zip(points["message_index"], points["prompt_before"],
+                                               points["prompt_after"], points["compacted"], strict=True):
+        xs.append(int(index))
+        ys.append(int(before))
+        if compacted:
+            xs.append(int(index))
+            ys.append(int(after))
+    return xs, ys
+
+
+def replay_figure(
+    result: Replay,
+    real_events: pd.DataFrame | None = None,
+    logged: pd.DataFrame | None = None,
+) -> go.Figure:
+    """The sawtooth prompt-size curve, the threshold, the replay's compactions and, when given,
+    the log's own compactions and recorded prompt sizes on the same axes (message index)."""
+    unit = "estimated tokens (hermes)" if result.estimator == "hermes" else "tokens (tiktoken)"
+    xs, ys = _sawtooth(result.points)
+    traces: list[go.Scatter] = [
+        go.Scatter(x=xs, y=ys, mode="lines", name="prompt size (replay)", line={"color": CURVE_COLOR, "width": 2},
+                   hovertemplate="message %{x}: %{y:,} tokens<extra>replay</extra>")
+    ]
+    for outcome, color, label in (("summarized", SUMMARIZED_COLOR, "compaction (summary)"),
+                                  ("fallback", FALLBACK_MARK_COLOR, "compaction (fallback)")):
+        chosen = [r for r in result.compactions if r.outcome == outcome]
+        if chosen:
+            traces.append(go.Scatter(
+                x=[r.message_index for r in chosen], y=[r.tokens_before for r in chosen], mode="markers",
+                name=label, marker={"symbol": "triangle-down", "size": 12, "color": color},
+                customdata=[[r.number, r.tokens_after, r.savings_pct] for r in chosen],
+                hovertemplate="compaction #%{customdata[0]} at message %{x}<br>%{y:,} → %{customdata[1]:,} tokens"
+                              "<br>saved %{customdata[2]:.1f}%<extra></extra>",
+            ))
+    other = [r for r in result.compactions if not r.compressed]
+    if other:
+        traces.append(go.Scatter(
+            x=[r.message_index for r in other], y=[r.tokens_before for r in other], mode="markers",
+            name="compress() without compaction", marker={"symbol": "x", "size": 9, "color": FALLBACK_MARK_COLOR},
+            customdata=[[r.outcome] for r in other],
+            hovertemplate="message %{x}: %{customdata[0]}<extra></extra>",
+        ))
+    if logged is not None and len(logged):
+        traces.append(go.Scatter(
+            x=logged["message_index"], y=logged["prompt_tokens"], mode="lines+markers", name="prompt size (log usage)",
+            line={"color": LOGGED_COLOR, "width": 1, "dash": "dot"}, marker={"size": 4},
+            hovertemplate="message %{x}: %{y:,} tokens<extra>log usage</extra>",
+        ))
+    shapes: list[dict[str, Any]] = [
+        {"type": "line", "xref": "paper", "x0": 0, "x1": 1, "yref": "y", "y0": result.threshold_tokens,
+         "y1": result.threshold_tokens, "line": {"color": THRESHOLD_LINE_COLOR, "dash": "dash", "width": 1.5}},
+    ]
+    notes: list[dict[str, Any]] = [
+        {"text": f"threshold {result.threshold_tokens:,}", "x": 0, "xref": "paper", "xanchor": "left",
+         "y": result.threshold_tokens, "yref": "y", "yanchor": "bottom", "showarrow": False,
+         "font": {"size": 11, "color": THRESHOLD_LINE_COLOR}},
+    ]
+    top = max([result.threshold_tokens, *ys, *(logged["prompt_tokens"].tolist() if logged is not None else [])])
+    if top >= 0.7 * result.context_length:
+        shapes.append({"type": "line", "xref": "paper", "x0": 0, "x1": 1, "yref": "y", "y0": result.context_length,
+                       "y1": result.context_length, "line": {"color": WINDOW_COLOR, "width": 1.5}})
+        notes.append({"text": f"window {result.context_length:,}", "x": 1, "xref": "paper", "xanchor": "right",
+                      "y": result.context_length, "yref": "y", "yanchor": "bottom", "showarrow": False,
+                      "font": {"size": 11}})
+        top = max(top, result.context_length)
+    if real_events is not None and len(real_events):
+        for position, kind in zip(real_events["position"], real_events["kind"], strict=True):
+            shapes.append({"type": "line", "xref": "x", "x0": position - 0.5, "x1": position - 0.5, "yref": "paper",
+                           "y0": 0, "y1": 1, "line": {"color": REAL_EVENT_COLOR, "dash": "dot", "width": 1.5}})
+            notes.append({"text": f"log: {kind}", "x": position - 0.5, "xref": "x", "xanchor": "left", "y": 1,
+                          "yref": "paper", "yanchor": "top", "showarrow": False,
+                          "font": {"size": 10, "color": REAL_EVENT_COLOR}})
+        with_tokens = real_events.dropna(subset=["pre_tokens"]) if "pre_tokens" in real_events else real_events[:0]
+        traces.append(go.Scatter(
+            x=(real_events["position"] - 0.5).tolist(),
+            y=[int(v) if pd.notna(v) else None for v in real_events["pre_tokens"]] if len(with_tokens)
+            else [result.threshold_tokens] * len(real_events),
+            mode="markers", name="compaction in the log",
+            marker={"symbol": "diamond", "size": 10, "color": REAL_EVENT_COLOR},
+            customdata=real_events[["kind"]].to_numpy(),
+            hovertemplate="log compaction (%{customdata[0]}) before message %{x:.0f}<extra></extra>",
+        ))
+    fig = go.Figure(data=traces)
+    fig.update_layout(
+        height=460, margin={"l": 10, "r": 10, "t": 40, "b": 10}, plot_bgcolor="white", paper_bgcolor="white",
+        font={"family": "Inter, Segoe UI, Helvetica, Arial, sans-serif", "size": 13},
+        legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "xanchor": "left", "x": 0},
+        shapes=shapes, annotations=notes,
+    )
+    fig.update_xaxes(title_text="message index (uploaded conversation)", showgrid=False, zeroline=False,
+                     range=[-0.5, max(result.n_messages, 1) - 0.5])
+    fig.update_yaxes(title_text=unit, gridcolor="#eceff1", zeroline=False, separatethousands=True,
+                     range=[0, top * 1.08 if top else 1])
+    return fig

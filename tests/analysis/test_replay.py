@@ -1,0 +1,208 @@
+"""Timeline replay on small hand-built conversations, with exact figures.
+
+Token figures are the Hermes rough estimate: ``(sum of len(str(message)) + 3) // 4``. The
+character counts of the messages below are given in the comments so each figure can be checked
+by hand.
+"""
+
+from __future__ import annotations
+
+import copy
+
+import pandas as pd
+import plotly.graph_objects as go
+
+from core import CompressorConfig
+from core import profiles as P
+from core.analysis.replay import (
+    compactions_table,
+    logged_prompt_tokens,
+    real_compactions,
+    replay,
+    replay_figure,
+    summary_evolution,
+)
+from core.formats import CompactionEvent, Conversation
+from core.tokens import estimate_messages_tokens_rough
+from tests.core.helpers import Recorder, asst, call, failing, tool, user
+from tests.core.helpers import sys as system
+
+
+def tool_loop(rounds: int = 30) -> list[dict]:
+    """System (56 chars as str), user (66), then ``rounds`` x (assistant call: 163, tool result: 20,054)."""
+    messages = [system(), user("Fix the failing build in src/app.py")]
+    for j in range(rounds):
+        messages.append(asst(None, [call(f"c{j:02d}", "read_file", {"path": f"src/m{j:02d}.py"})]))
+        messages.append(tool(f"c{j:02d}", f"out{j:02d} " + "x" * 19_994))
+    messages.append(asst("Done."))
+    return messages
+
+
+def stuck_on_a_dump() -> list[dict]:
+    """The newest user message is a 270,000-character dump: it always stays in the protected tail.
+
+    str lengths: 56, 51, 53, 56, 47, 58, 44, 270,055, then (174, 59) x 5, then 41.
+    """
+    messages = [
+        system(),
+        user("Start the migration."),
+        asst("Reading the plan."),
+        user("Use the staging database."),
+        asst("Understood."),
+        user("Keep the old schema around."),
+        asst("Will do."),
+        user("Here is the full dump:\n" + "d" * 270_000),
+    ]
+    for j in range(5):
+        messages.append(asst(None, [call(f"k{j}", "terminal", {"command": f"psql -c 'select {j}'"})]))
+        messages.append(tool(f"k{j}", f"{j} rows"))
+    messages.append(asst("Done."))
+    return messages
+
+
+def test_below_the_threshold_nothing_happens() -> None:
+    messages = [system(), user("hi"), asst("hello"), user("list files"), asst("a.py b.py")]
+    result = replay(messages, CompressorConfig(), Recorder())
+    assert result.points["message_index"].tolist() == [2, 4]
+    # 56 + 33 = 89 chars -> (89 + 3) // 4 = 23 tokens; 89 + 41 + 41 = 171 chars -> 43 tokens
+    assert result.points["prompt_before"].tolist() == [23, 43]
+    assert result.points["prompt_after"].tolist() == [23, 43]
+    assert not result.points["compacted"].any()
+    assert result.compactions == []
+    assert result.warnings == []
+    assert result.final_messages == messages
+    assert result.final_origins == [0, 1, 2, 3, 4]
+
+
+def test_sawtooth_with_an_iterative_summary() -> None:
+    messages = tool_loop()
+    original = copy.deepcopy(messages)
+    summarizer = Recorder("## Active Task\nNone.")
+    result = replay(messages, CompressorConfig(context_length=128_000), summarizer)
+    assert messages == original  # the upload is never modified
+
+    first = result.compactions[0]
+    # Before message 28 the context holds 56 + 66 + 13 x (163 + 20,054) = 262,943 chars:
+    # (262,943 + 3) // 4 = 65,736 tokens, the first estimate at or above the 64,000 threshold.
+    assert (first.message_index, first.turn, first.tokens_before) == (28, 13, 65_736)
+    assert result.points.loc[result.points["message_index"] == 26, "prompt_before"].item() == 60_682
+    assert first.outcome == "summarized"
+    # Head = system + 3 messages (0-3); the tail walk stops at message 22 and is pulled back to the
+    # assistant at 20 whose result precedes the cut: 4 head + 1 summary + 8 tail = 13 messages.
+    assert first.messages_before == 28
+    assert first.messages_after == 13
+    assert first.compacted_indices == list(range(4, 20))
+    assert first.tokens_after == estimate_messages_tokens_rough(first.messages)
+    assert first.summary_text == P.SUMMARY_PREFIX_V0_16_0 + "\n## Active Task\nNone."
+
+    row = result.points[result.points["message_index"] == 28].iloc[0]
+    assert bool(row["compacted"]) and row["prompt_before"] == 65_736 and row["prompt_after"] == first.tokens_after
+
+    # Later compactions update the previous summary (the prompt carries it).
+    assert len(result.compressed) == 4
+    assert [r.message_index for r in result.compactions] == [28, 46, 52, 58]
+    first_prompt, second_prompt = summarizer.calls[0][0], summarizer.calls[1][0]
+    assert "TURNS TO SUMMARIZE:" in first_prompt and "PREVIOUS SUMMARY:" not in first_prompt
+    assert "PREVIOUS SUMMARY:\n## Active Task\nNone." in second_prompt
+    evolution = summary_evolution(result)
+    assert evolution["compaction"].tolist() == [1, 2, 3, 4]
+    assert evolution["iterative"].tolist() == [False, True, True, True]
+    assert evolution["body"].tolist() == ["## Active Task\nNone."] * 4
+    assert result.summaries[0] == first.summary_text
+
+    # The context the replay continued from is the compressed one plus what followed.
+    assert result.final_messages[-1] == messages[-1]
+    assert result.final_origins[-1] == len(messages) - 1
+    assert result.warnings == []
+
+
+def test_thrashing_and_a_tail_above_the_threshold() -> None:
+    result = replay(stuck_on_a_dump(), CompressorConfig(context_length=128_000), Recorder())
+    table = compactions_table(result)
+    assert table["message_index"].tolist() == [8, 10, 12]
+    assert table["outcome"].tolist() == ["too_small", "summarized", "summarized"]
+    # 56 + 51 + 53 + 56 + 47 + 58 + 44 + 270,055 = 270,420 chars -> 67,605 tokens
+    assert table["tokens_before"].tolist()[0] == 67_605
+    assert table["ineffective_strikes"].tolist() == [0, 1, 2]
+    assert all(pct < 10 for pct in table["savings_pct"].tolist()[1:])
+    # Turns 14, 16 and 18 stay above the threshold, but anti-thrashing keeps the compressor quiet.
+    skipped = result.points[result.points["message_index"] >= 14]
+    assert skipped["outcome"].tolist() == ["", "", ""]
+    assert (skipped["prompt_before"] >= result.threshold_tokens).all()
+    assert len(result.warnings) == 3
+    assert result.warnings[0].startswith("Compaction #2 at message 10: the protected tail alone is ~67,572 tokens")
+    assert result.warnings[1].startswith("Anti-thrashing engaged after compaction #3 at message 12")
+    assert result.warnings[2] == (
+        "3 assistant turn(s) ran over the threshold without compressing (anti-thrashing), the first at message 14."
+    )
+
+
+def test_failures_and_the_cooldown_carry_across_turns() -> None:
+    summarizer = failing(ValueError("boom"))
+    calls: list[int] = []
+
+    def counting(prompt: str, max_tokens: int) -> str:
+        calls.append(max_tokens)
+        return summarizer(prompt, max_tokens)
+
+    # 20 simulated seconds per turn: the second attempt (40 s later) falls inside the 60 s cooldown.
+    result = replay(stuck_on_a_dump(), CompressorConfig(context_length=64_000), counting, seconds_per_turn=20)
+    compressed = result.compressed
+    assert [r.outcome for r in compressed] == ["fallback", "fallback"]
+    assert [r.failure_reason for r in compressed] == ["boom", None]
+    assert len(calls) == 1
+    assert result.warnings[0] == (
+        "At message 8 the prompt (~67,605 tokens) exceeds the model's window (64,000): the real agent "
+        "would have hit a context-overflow error there."
+    )
+    assert "Compaction #2 at message 10: the summary failed (boom); the fallback summary was inserted." in result.warnings
+    assert ("Compaction #3 at message 12: the summarizer was still in its failure cooldown (no call was made); "
+            "the fallback summary was inserted.") in result.warnings
+
+
+def test_without_a_summarizer_the_profile_fallback_runs() -> None:
+    result = replay(tool_loop(), CompressorConfig(), None)
+    first = result.compactions[0]
+    assert first.outcome == "fallback"
+    assert first.failure_reason == "no auxiliary LLM provider configured"
+    assert first.summary_text.startswith(P.SUMMARY_PREFIX_V0_16_0)
+
+
+def test_the_log_events_and_usage() -> None:
+    conversation = Conversation(
+        format="claude-code",
+        messages=[user("a"), asst("b"), user("c"), asst("d")],
+        usage=[None, {"input_tokens": 10, "cache_read_input_tokens": 5, "cache_creation_input_tokens": 2},
+               None, {"prompt_tokens": 100}],
+        compaction_events=[CompactionEvent(position=2, kind="compact_boundary", summary="s" * 12, pre_tokens=150_000),
+                           CompactionEvent(position=3, kind="compacted")],
+    )
+    events = real_compactions(conversation)
+    assert events["position"].tolist() == [2, 3]
+    assert events["kind"].tolist() == ["compact_boundary", "compacted"]
+    assert events["pre_tokens"].tolist() == [150_000, pd.NA]
+    assert events["summary_chars"].tolist() == [12, 0]
+    logged = logged_prompt_tokens(conversation)
+    assert logged.to_dict("list") == {"message_index": [1, 3], "prompt_tokens": [17, 100]}
+
+
+def test_the_figure() -> None:
+    result = replay(tool_loop(), CompressorConfig(), Recorder())
+    events = pd.DataFrame({"position": [40], "kind": ["compact_boundary"], "pre_tokens": [70_000],
+                           "summary_chars": [0], "source": [""]})
+    fig = replay_figure(result, events, pd.DataFrame({"message_index": [2, 4], "prompt_tokens": [100, 200]}))
+    assert isinstance(fig, go.Figure)
+    names = [trace.name for trace in fig.data]
+    assert names == ["prompt size (replay)", "compaction (summary)", "prompt size (log usage)",
+                     "compaction in the log"]
+    curve = fig.data[0]
+    first = result.compactions[0]
+    # The sawtooth drops at message 28: two points at the same x, before then after.
+    position = list(curve.x).index(28)
+    assert list(curve.x[position:position + 2]) == [28, 28]
+    assert list(curve.y[position:position + 2]) == [65_736, first.tokens_after]
+    assert list(fig.data[1].x) == [28, 46, 52, 58]
+    threshold_lines = [s for s in fig.layout.shapes if s.y0 == 64_000 and s.y1 == 64_000]
+    assert len(threshold_lines) == 1
+    assert [s.x0 for s in fig.layout.shapes if s.xref == "x"] == [39.5]
+    assert list(fig.data[3].y) == [70_000]
