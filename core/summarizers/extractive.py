@@ -516,6 +516,8 @@ class _Reading:
 
 
 def _note_file(reading: _Reading, path: str, note: str, index: int) -> None:
+    if path in (".", "./", "/"):  # the current directory or the root says nothing
+        return
     entry = reading.files.setdefault(path, {"notes": [], "first": index, "last": index})
     if note not in entry["notes"]:
         entry["notes"].append(note)
