@@ -158,6 +158,7 @@ _DEFINITION_RE = re.compile(
 # Possessive quantifiers: a dotted name is scanned once, never re-tried shorter.
 _CALL_RE = re.compile(r"(?<![\w.])((?:[A-Za-z_]\w*+\.)*+[A-Za-z_]\w*+)\((?!s\))")
 _CAMEL_RE = re.compile(r"\b[A-Z][A-Za-z0-9]{2,}\b")
+_DIGIT_RUN_RE = re.compile(r"\d{6}")
 _CAMEL_SHAPE_RE = re.compile(r"[a-z][A-Z]|[A-Z]{2,}[a-z]{2,}")
 _RECEIVER_PREFIXES = ("self.", "cls.", "this.")
 _NOT_IDENTIFIERS = frozenset(
@@ -352,8 +353,10 @@ def _identifiers(text: str) -> Iterator[str]:
         if len(last) >= 3 and last not in _NOT_IDENTIFIERS:
             yield name
     for match in _CAMEL_RE.finditer(text):
-        if _CAMEL_SHAPE_RE.search(match.group(0)):
-            yield match.group(0)
+        word = match.group(0)
+        # Long digit runs mark tokens, hashes and signatures, not names.
+        if _CAMEL_SHAPE_RE.search(word) and not _DIGIT_RUN_RE.search(word):
+            yield word
 
 
 def _facts_in_piece(piece: str, role: str) -> Iterator[tuple[str, str]]:

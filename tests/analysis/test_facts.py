@@ -234,7 +234,8 @@ def test_urls_numbers_with_units_issues_and_identifiers() -> None:
         "Latency is 42 ms (was 1,200 ms), memory 3.5 MB, CPU 85%, timeout 120 s, served on port 8080 "
         "and localhost:5173. See https://github.com/acme/api/pull/7, (https://example.org/x). "
         "Fixes #123 but not &#38; or version 3.11. class RetryPolicy: def backoff_delay(attempt): "
-        "calls compute_jitter(attempt) and print(x); the file(s) changed. HTTPServer and JSONDecodeError."
+        "calls compute_jitter(attempt) and print(x); the file(s) changed. HTTPServer and JSONDecodeError. "
+        "Signature AbCdEfSignature0123456789 is a token."
     )
     messages = [{"role": "assistant", "content": text}]
     assert _values(messages, "quantity") == [
