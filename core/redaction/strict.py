@@ -26,6 +26,7 @@ from __future__ import annotations
 import bisect
 import math
 import re
+import string
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -67,6 +68,9 @@ def mask_value(value: str, kind: str = "") -> str:
 # ---------------------------------------------------------------------------------------------
 
 _TOKEN_CHAR = re.compile(r"[A-Za-z0-9_\-]")
+# ASCII-only lowering keeps every index, so case-insensitive searches can run case-sensitively on the
+# copy (much faster: the regex engine then skips ahead to literal prefixes).
+_ASCII_LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
 _MASKED_VALUE_RE = re.compile(r"^(?:\S{0,6}\.\.\.\S{0,4}|\[REDACTED[^\]]*\])$")
 
 
@@ -104,9 +108,7 @@ def _looks_random(value: str, min_len: int = 16) -> bool:
         return False
     if "/" in value and value.count("/") >= 2 and re.search(r"\.[A-Za-z]{1,5}$", value):
         return False  # a path ending in a file extension
-    from detect_secrets.filters.heuristic import is_sequential_string
-
-    if is_sequential_string(value):
+    if _heuristic_filters()[2](value):
         return False
     base64_plugin, hex_plugin = _entropy_plugins()
     if _HEX_RE.match(value):
@@ -125,19 +127,26 @@ def _looks_random(value: str, min_len: int = 16) -> bool:
 # Regions that are never masked
 # ---------------------------------------------------------------------------------------------
 
-_PROTECTED_RE = re.compile(
-    # base64 data URLs (images and other attachments)
-    r"data:[\w.+-]{1,60}/[\w.+-]{1,60}(?:;[\w.+-]{1,60}=[\w.+-]{1,60})*;base64,[A-Za-z0-9+/=]*"
-    # content hashes in lock files, digests, checksums
-    r"|\b(?:sha(?:1|224|256|384|512)|md5|blake2[bs]?|h1)[-:=][ \t]*[A-Za-z0-9+/=_-]{16,}",
-    re.IGNORECASE,
-)
+_DATA_URL_RE = re.compile(r"data:[\w.+-]{1,60}/[\w.+-]{1,60}(?:;[\w.+-]{1,60}=[\w.+-]{1,60})*;base64,[A-Za-z0-9+/=]*")
+# content hashes in lock files, image digests and checksums (run on the lowered copy)
+_HASH_RE = re.compile(r"(?:sha(?:1|224|256|384|512)|md5|blake2[bs]?|h1)[-:=][ \t]*[a-z0-9+/=_-]{16,}")
 
 
-def _protected_regions(text: str) -> list[tuple[int, int]]:
-    if "base64," not in text and not re.search(r"(?i)sha|md5|blake|h1:", text):
-        return []
-    return [m.span() for m in _PROTECTED_RE.finditer(text)]
+def _protected_regions(text: str, low: str) -> list[tuple[int, int]]:
+    """Spans that are never masked: base64 data URLs and content hashes."""
+    regions: list[tuple[int, int]] = []
+    if "base64," in text:
+        regions += [m.span() for m in _DATA_URL_RE.finditer(text)]
+    if "sha" in low or "md5" in low or "blake" in low or "h1:" in low:
+        regions += [m.span() for m in _HASH_RE.finditer(low)]
+    regions.sort()
+    merged: list[tuple[int, int]] = []
+    for start, end in regions:
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], end))
+        else:
+            merged.append((start, end))
+    return merged
 
 
 # ---------------------------------------------------------------------------------------------
@@ -197,7 +206,8 @@ _VENDOR_COMPILED = tuple((kind, gate, re.compile(pattern)) for kind, gate, patte
 
 # The reference masks only the first dotted part of a SendGrid key; catch what it leaves behind.
 _SENDGRID_AFTER_REFERENCE_RE = re.compile(r"SG\.[A-Za-z0-9_\-]{1,6}\.\.\.[A-Za-z0-9_\-]{4}\.([A-Za-z0-9_\-]{16,})")
-_TELEGRAM_RE = re.compile(r"(?<!\d)\d{8,10}:([A-Za-z0-9_\-]{30,})")
+_TELEGRAM_SECRET_RE = re.compile(r":([A-Za-z0-9_\-]{30,})")
+_BOT_ID_RE = re.compile(r"\d{8,10}\Z")
 _WEBHOOK_RE = re.compile(
     r"https://(?:hooks\.slack\.com/(?:services|workflows|triggers)/"
     r"|(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/\d{5,25}/)"
@@ -217,8 +227,10 @@ def _detect_vendor(text: str) -> Iterator[Candidate]:
         for m in _SENDGRID_AFTER_REFERENCE_RE.finditer(text):
             yield m.start(1), m.end(1), "sendgrid-key"
     if ":" in text:
-        for m in _TELEGRAM_RE.finditer(text):
-            if _boundary_after(text, m.end(1)) and not _is_masked(m.group(1)):
+        for m in _TELEGRAM_SECRET_RE.finditer(text):
+            bot_id = _BOT_ID_RE.search(text, max(0, m.start() - 10), m.start())
+            if (bot_id and (bot_id.start() == 0 or not text[bot_id.start() - 1].isdigit())
+                    and _boundary_after(text, m.end(1)) and not _is_masked(m.group(1))):
                 yield m.start(1), m.end(1), "telegram-bot-token"
     if "https://" in text:
         for m in _WEBHOOK_RE.finditer(text):
@@ -226,31 +238,32 @@ def _detect_vendor(text: str) -> Iterator[Candidate]:
             yield m.start(1), m.end(1), kind
 
 
-# detect-secrets' regex plugins, each with a cheap literal gate and the kind it reports. They yield
+_MAILCHIMP_GATE = re.compile(r"-us\d")
+# detect-secrets' regex plugins, each with a cheap gate (a literal looked up in the lowered copy, or a
+# regex) and the kind it reports. Telegram tokens are left to ``_detect_vendor``, which covers them. They yield
 # values without positions; ``_locate`` finds every occurrence with token boundaries.
-_DS_PLUGINS: tuple[tuple[str, str, tuple[str, ...], str], ...] = (
-    ("aws", "AWSKeyDetector", ("aws", "AWS", "Aws"), "aws-secret-key"),
-    ("azure_storage_key", "AzureStorageKeyDetector", ("AccountKey",), "connection-string-key"),
+_DS_PLUGINS: tuple[tuple[str, str, tuple[str | re.Pattern[str], ...], str], ...] = (
+    ("aws", "AWSKeyDetector", (re.compile(r"aws[^\n]{0,60}[\"'][0-9a-z/+]{40}[\"']"),), "aws-secret-key"),
+    ("azure_storage_key", "AzureStorageKeyDetector", ("accountkey",), "connection-string-key"),
     ("basic_auth", "BasicAuthDetector", ("://",), "basic-auth"),
-    ("discord", "DiscordBotTokenDetector", (".",), "discord-bot-token"),
+    ("discord", "DiscordBotTokenDetector", (re.compile(r"\.[a-z0-9_-]{6}\.[a-z0-9_-]{27}"),), "discord-bot-token"),
     ("github_token", "GitHubTokenDetector", ("gh",), "github-token"),
-    ("gitlab_token", "GitLabTokenDetector", ("gl", "GR1348941"), "gitlab-token"),
-    ("jwt", "JwtTokenDetector", ("eyJ",), "jwt"),
-    ("mailchimp", "MailchimpDetector", ("-us",), "mailchimp-key"),
-    ("npm", "NpmDetector", ("_authToken",), "npm-token"),
-    ("openai", "OpenAIDetector", ("T3BlbkFJ",), "openai-key"),
+    ("gitlab_token", "GitLabTokenDetector", ("gl", "gr1348941"), "gitlab-token"),
+    ("jwt", "JwtTokenDetector", ("eyj",), "jwt"),
+    ("mailchimp", "MailchimpDetector", (_MAILCHIMP_GATE,), "mailchimp-key"),
+    ("npm", "NpmDetector", ("_authtoken",), "npm-token"),
+    ("openai", "OpenAIDetector", ("t3blbkfj",), "openai-key"),
     ("pypi_token", "PypiTokenDetector", ("pypi-",), "pypi-token"),
-    ("sendgrid", "SendGridDetector", ("SG.",), "sendgrid-key"),
-    ("slack", "SlackDetector", ("xox", "XOX", "hooks.slack.com"), "slack-token"),
+    ("sendgrid", "SendGridDetector", ("sg.",), "sendgrid-key"),
+    ("slack", "SlackDetector", (re.compile(r"xox[abposr]-"), "hooks.slack.com"), "slack-token"),
     ("square_oauth", "SquareOAuthDetector", ("sq0csp-",), "square-token"),
     ("stripe", "StripeDetector", ("k_live_",), "stripe-key"),
-    ("telegram_token", "TelegramBotTokenDetector", (":",), "telegram-bot-token"),
-    ("twilio", "TwilioKeyDetector", ("AC", "SK"), "twilio-key"),
+    ("twilio", "TwilioKeyDetector", ("ac", "sk"), "twilio-key"),
 )
 
 
 @lru_cache(maxsize=1)
-def _ds_plugin_instances() -> tuple[tuple[Any, tuple[str, ...], str], ...]:
+def _ds_plugin_instances() -> tuple[tuple[Any, tuple[str | re.Pattern[str], ...], str], ...]:
     import importlib
 
     instances = []
@@ -283,9 +296,13 @@ def _locate(text: str, value: str) -> Iterator[tuple[int, int]]:
         start = text.find(value, start + 1)
 
 
-def _detect_with_detect_secrets(text: str) -> Iterator[Candidate]:
+def _gate_open(gate: str | re.Pattern[str], low: str) -> bool:
+    return gate in low if isinstance(gate, str) else gate.search(low) is not None
+
+
+def _detect_with_detect_secrets(text: str, low: str) -> Iterator[Candidate]:
     for plugin, gates, kind in _ds_plugin_instances():
-        if not any(gate in text for gate in gates):
+        if not any(_gate_open(gate, low) for gate in gates):
             continue
         seen: set[str] = set()
         for raw in plugin.analyze_string(text):
@@ -299,14 +316,16 @@ def _detect_with_detect_secrets(text: str) -> Iterator[Candidate]:
 
 # --- label/value grammar ---------------------------------------------------------------------
 
-_STEM_RE = re.compile(
-    r"pass|pwd|pw\b|secret|token|key|auth|credential|creds?\b|sess|sid\b|signature|sig\b|bearer|jwt|hmac",
-    re.IGNORECASE,
+_STEM_RE = re.compile(  # run on the lowered copy; skips the commonest words that are never labels
+    r"pass(?!ed\b|es\b|ing\b|age|enger|port|ive|ion|through)|pwd|pw\b|secret|token(?!s\b|iz)"
+    r"|key(?!s\b|word|board|frame|stroke|note|err)|auth(?!or|entic)|credential|creds?\b|sess(?!ions\b)"
+    r"|sid\b|signature|sig\b|bearer|jwt|hmac"
 )
-_IDENT_LEFT_RE = re.compile(r"[A-Za-z0-9_.\-]{0,48}\Z")
+# labels that only take machine-made values are skipped early when no such run follows on the line
+_RANDOM_RUN_AHEAD_RE = re.compile(r"[A-Za-z0-9+/=_\-.~%]{12,}")
+_IDENT_CHARS = frozenset(string.ascii_letters + string.digits + "_.-")
 _IDENT_RIGHT_RE = re.compile(r"[A-Za-z0-9_.\-]{0,48}")
 _CAMEL_SPLIT_RE = re.compile(r"[_.\-]+|(?<=[a-z0-9])(?=[A-Z])")
-_PREV_WORDS_RE = re.compile(r"([A-Za-z][A-Za-z0-9]{0,24})[ \t]+(?:([A-Za-z][A-Za-z0-9]{0,24})[ \t]+)?\Z")
 
 _PASSWORD_WORDS = frozenset({"password", "passwd", "pwd", "pw", "pass", "passphrase", "passcode", "passwort",
                              "contrasena", "mdp"})
@@ -415,6 +434,8 @@ _PASSPHRASE_RE = re.compile(r"[^\s\"'`\\.,;]{1,40}(?:[ ][^\s\"'`\\.,;]{1,40}){0,
 _CALL_RE = re.compile(r"^[A-Za-z_$][\w$.]*[(\[]")
 _ATTR_PATH_RE = re.compile(r"^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+$")
 _IDENTIFIER_RE = re.compile(r"^[A-Za-z_]+$")
+# paths, test ids and file names: words after a label in prose that are not values
+_PATHISH_RE = re.compile(r"/|\\|::|^[\w\-]+\.(?:py|js|ts|json|md|txt|ya?ml|toml|cfg|ini|lock|log|sh|rs|go|rb|java|html?)$")
 _NEXT_PAIR_SEMI_RE = re.compile(r";(?=\s*[A-Za-z][\w ]{0,40}=)")
 _NEXT_PAIR_AMP_RE = re.compile(r"&(?=[A-Za-z_][\w.\-]{0,40}=)")
 _SYMBOL_RE = re.compile(r"[^A-Za-z0-9]")
@@ -424,6 +445,37 @@ _DETERMINERS = frozenset({"the", "my", "our", "your", "a", "an", "this", "that",
 
 def _segments(name: str) -> list[str]:
     return [s.lower() for s in _CAMEL_SPLIT_RE.split(name) if s]
+
+
+_WORD_CHARS = frozenset(string.ascii_letters + string.digits)
+
+
+def _previous_word(text: str, pos: int) -> str:
+    """The word before a bare "key" in prose ("API key", "cache key"), skipping one determiner."""
+    word = ""
+    for _ in range(2):
+        end = pos
+        while end > 0 and end > pos - 3 and text[end - 1] in " \t":
+            end -= 1
+        if end == pos:
+            return word
+        start = end
+        while start > 0 and end - start < 25 and text[start - 1] in _WORD_CHARS:
+            start -= 1
+        word = text[start:end].lower()
+        if word not in _DETERMINERS:
+            return word
+        pos = start
+    return ""
+
+
+@lru_cache(maxsize=8192)
+def _classify_label(name: str, prev_word: str) -> tuple[str | None, tuple[str, ...]]:
+    """Classify a label (cached: the same names recur all over a transcript)."""
+    segments = _segments(name)
+    if prev_word and len(segments) == 1:
+        segments = [prev_word, *segments]
+    return _classify(segments), tuple(segments)
 
 
 def _classify(segments: list[str]) -> str | None:
@@ -474,9 +526,19 @@ def _secretish(value: str) -> bool:
     return has_digit or has_symbol or mixed_case
 
 
-def _is_placeholder(value: str) -> bool:
-    from detect_secrets.filters.heuristic import is_prefixed_with_dollar_sign, is_templated_secret
+@lru_cache(maxsize=1)
+def _heuristic_filters() -> tuple[Any, Any, Any]:
+    from detect_secrets.filters.heuristic import (
+        is_prefixed_with_dollar_sign,
+        is_sequential_string,
+        is_templated_secret,
+    )
 
+    return is_templated_secret, is_prefixed_with_dollar_sign, is_sequential_string
+
+
+def _is_placeholder(value: str) -> bool:
+    is_templated_secret, is_prefixed_with_dollar_sign, _ = _heuristic_filters()
     return (
         is_templated_secret(value)
         or is_prefixed_with_dollar_sign(value)
@@ -514,16 +576,18 @@ def _accept(value: str, klass: str, form: str, quoted: bool, line_start: bool) -
             if _IDENTIFIER_RE.match(value) and ("_" in value or value[:1].isupper() or form == "assign"):
                 return False  # a variable or type, not a literal
             return len(value) >= 4
-        return len(value) >= 4 and _secretish(value)
+        return len(value) >= 4 and _secretish(value) and not _PATHISH_RE.search(value)
     # klass == "secret"
     if len(value) < 6:
         return False
     if quoted or line_start:
         return _secretish(value) or len(value) >= 16
-    return (len(value) >= 8 and _secretish(value)) or _looks_random(value)
+    if form == "direct":
+        return _looks_random(value)  # "token <value>" in prose: only machine-made values
+    return (len(value) >= 8 and _secretish(value) and not _PATHISH_RE.search(value)) or _looks_random(value)
 
 
-def _label_kind(klass: str, segments: list[str]) -> str:
+def _label_kind(klass: str, segments: tuple[str, ...]) -> str:
     if klass == "password":
         return "password"
     if klass == "session":
@@ -576,10 +640,10 @@ def _parse_value(text: str, pos: int, multiword: bool) -> tuple[int, int, bool] 
     return start, start + len(value), False
 
 
-def _detect_labelled(text: str, skip: list[tuple[int, int]]) -> Iterator[Candidate]:
+def _detect_labelled(text: str, low: str, skip: list[tuple[int, int]]) -> Iterator[Candidate]:
     done_until = 0
     skip_starts = [s for s, _ in skip]
-    for m in _STEM_RE.finditer(text):
+    for m in _STEM_RE.finditer(low):
         if m.start() < done_until:
             continue
         if skip:
@@ -587,8 +651,10 @@ def _detect_labelled(text: str, skip: list[tuple[int, int]]) -> Iterator[Candida
             if idx >= 0 and skip[idx][1] > m.start():
                 done_until = skip[idx][1]
                 continue
-        left = _IDENT_LEFT_RE.search(text, max(0, m.start() - 48), m.start())
-        name_start = left.start() if left else m.start()
+        name_start = m.start()
+        floor = max(0, name_start - 48)
+        while name_start > floor and text[name_start - 1] in _IDENT_CHARS:
+            name_start -= 1
         name_end = _IDENT_RIGHT_RE.match(text, m.end()).end()
         done_until = name_end
         # an escape such as "\n" before the name is not part of it
@@ -601,23 +667,21 @@ def _detect_labelled(text: str, skip: list[tuple[int, int]]) -> Iterator[Candida
         name = text[name_start:name_end]
         if not name or len(name) > 64:
             continue
-        segments = _segments(name)
-        if len(segments) == 1 and segments[0] in ("key", "token", "secret", "password", "credential",
-                                                  "credentials", "passphrase", "auth"):
-            prev = _PREV_WORDS_RE.search(text, max(0, name_start - 52), name_start)
-            if prev:
-                words = [w.lower() for w in prev.groups() if w]
-                words = [w for w in words if w not in _DETERMINERS]
-                if words:
-                    segments = [words[-1], *segments]
-        klass = _classify(segments)
+        prev_word = _previous_word(text, name_start) if name.lower() == "key" else ""
+        klass, segments = _classify_label(name, prev_word)
         if klass is None:
             continue
+        if klass in ("weak", "session"):
+            line_end = text.find("\n", name_end, name_end + 200)
+            if not _RANDOM_RUN_AHEAD_RE.search(text, name_end, line_end if line_end != -1 else name_end + 200):
+                continue
         multiword = segments[-1].endswith("phrase")
         found = _value_after_label(text, name_start, name_end, multiword)
         if found is None:
             continue
         start, end, form, quoted, line_start = found
+        if form in ("sentence", "direct") and segments == ("pass",) and text[name_start - 1:name_start] != "-":
+            continue  # the English verb or Python's `pass`, not a label
         value = text[start:end]
         if _accept(value, klass, form, quoted, line_start):
             yield start, end, _label_kind(klass, segments)
@@ -678,48 +742,54 @@ def _value_after_label(text: str, name_start: int, name_end: int, multiword: boo
 
 # --- structured formats ----------------------------------------------------------------------
 
-_CONN_KEY_RE = re.compile(
-    r"(?i)(?<![A-Za-z])(AccountKey|SharedAccessKey|SharedAccessSignature|Password|Pwd|ClientSecret|"
-    r"SharedSecret|AccessKey|SecretKey|ApiKey|Token)[ \t]*=[ \t]*"
+_CONN_KEY_RE = re.compile(  # run on the lowered copy, line by line
+    r"(?<![a-z])(?:accountkey|sharedaccesskey|sharedaccesssignature|password|pwd|clientsecret|"
+    r"sharedsecret|accesskey|secretkey|apikey|token)[ \t]*=[ \t]*"
 )
-_CONN_CONTEXT_RE = re.compile(
-    r"(?i)(?:DefaultEndpointsProtocol|AccountName|Endpoint|Server|Data Source|Host|Initial Catalog|Database|"
-    r"User ?ID|Uid|Username|SharedAccessKeyName|Provider|Driver)[ \t]*="
+_CONN_CONTEXT_RE = re.compile(  # run on the lowered copy
+    r"(?:defaultendpointsprotocol|accountname|endpoint|server|data source|host|initial catalog|database|"
+    r"user ?id|uid|username|sharedaccesskeyname|provider|driver)[ \t]*="
 )
 _CONN_VALUE_RE = re.compile(r"\{[^}\r\n]{1,300}\}|[^;\r\n\"'\\]{1,300}")
 
 
-def _detect_connection_strings(text: str) -> Iterator[Candidate]:
+def _detect_connection_strings(text: str, low: str) -> Iterator[Candidate]:
+    """``Password=...;`` and friends, only on lines shaped like a connection string."""
     if "=" not in text or ";" not in text:
         return
-    for m in _CONN_KEY_RE.finditer(text):
-        line_from = text.rfind("\n", 0, m.start()) + 1
-        line_to = text.find("\n", m.end())
-        line = text[line_from: line_to if line_to != -1 else len(text)]
-        if ";" not in line or not _CONN_CONTEXT_RE.search(line):
-            continue
-        v = _CONN_VALUE_RE.match(text, m.end())
-        if not v:
-            continue
-        value = v.group(0).rstrip()
-        if value and not _is_masked(value) and not _is_placeholder(value.strip("{}")):
-            yield m.end(), m.end() + len(value), "connection-string-key"
+    line_start = 0
+    for line in low.split("\n"):
+        line_end = line_start + len(line)
+        if ";" in line and "=" in line and _CONN_CONTEXT_RE.search(line):
+            for m in _CONN_KEY_RE.finditer(low, line_start, line_end):
+                v = _CONN_VALUE_RE.match(text, m.end(), line_end)
+                if not v:
+                    continue
+                value = v.group(0).rstrip()
+                if value and not _is_masked(value) and not _is_placeholder(value.strip("{}")):
+                    yield m.end(), m.end() + len(value), "connection-string-key"
+        line_start = line_end + 1
 
 
 _URL_USERINFO_RE = re.compile(
-    r"\b[A-Za-z][A-Za-z0-9+.\-]{1,30}://[^\s:/?#@\"'\\<>]{0,200}:([^\s/@\"'\\<>]{1,300})@(?=[\w\[.\-])"
+    r"://[^\s:/?#@\"'\\<>]{0,200}:([^\s/@\"'\\<>]{1,300})@(?=[\w\[.\-])"
 )
-_CURL_USER_RE = re.compile(r"(?:^|[\s\"'])(?:-u|--user)(?:[ \t]+|=)\\{0,7}[\"']?[^\s:\"'\\]{1,100}:([^\s\"'\\]{1,300})")
+_CURL_USER_RE = re.compile(r"-(?:u|-user)(?:[ \t]+|=)\\{0,7}[\"']?[^\s:\"'\\]{1,100}:([^\s\"'\\]{1,300})")
 _CLI_PASSWORD_RES = (
-    (("mysql", "mariadb"), re.compile(r"(?:^|\s)-p(?=[^\s-])(?P<v>[^\s\"'\\]{3,300})")),
+    (("mysql", "mariadb"), re.compile(r"-p(?=[^\s-])(?P<v>[^\s\"'\\]{3,300})")),
     (("sshpass",), re.compile(r"\bsshpass[ \t]+-p[ \t]*\\{0,7}[\"']?(?P<v>[^\s\"'\\]{3,300})")),
-    (("sqlcmd", "bcp ", "osql"), re.compile(r"(?:^|\s)-P[ \t]+\\{0,7}[\"']?(?P<v>[^\s\"'\\]{3,300})")),
-    (("ssh-keygen",), re.compile(r"(?:^|\s)-[NP][ \t]+\\{0,7}(?P<q>[\"'])(?P<v>[^\"'\\\r\n]{3,300})")),
+    (("sqlcmd", "bcp ", "osql"), re.compile(r"-P[ \t]+\\{0,7}[\"']?(?P<v>[^\s\"'\\]{3,300})")),
+    (("ssh-keygen",), re.compile(r"-[NP][ \t]+\\{0,7}(?P<q>[\"'])(?P<v>[^\"'\\\r\n]{3,300})")),
     (("openssl",), re.compile(r"-pass(?:in|out)?[ \t]+\\{0,7}[\"']?pass:(?P<v>[^\s\"'\\]{3,300})")),
 )
 
 
-def _detect_basic_auth(text: str) -> Iterator[Candidate]:
+def _after_space(text: str, pos: int) -> bool:
+    """A command-line flag starts the text or follows whitespace or an opening quote."""
+    return pos == 0 or text[pos - 1] in " \t\r\n\"'"
+
+
+def _detect_basic_auth(text: str, low: str) -> Iterator[Candidate]:
     if "://" in text:
         for m in _URL_USERINFO_RE.finditer(text):
             value = m.group(1)
@@ -727,52 +797,58 @@ def _detect_basic_auth(text: str) -> Iterator[Candidate]:
                 yield m.start(1), m.end(1), "basic-auth"
     if "-u" in text:
         for m in _CURL_USER_RE.finditer(text):
-            if not _is_masked(m.group(1)) and not _is_placeholder(m.group(1)):
+            if _after_space(text, m.start()) and not _is_masked(m.group(1)) and not _is_placeholder(m.group(1)):
                 yield m.start(1), m.end(1), "basic-auth"
-    lowered = None
     for tools, pattern in _CLI_PASSWORD_RES:
-        lowered = lowered if lowered is not None else text.lower()
-        if not any(tool in lowered for tool in tools):
+        if not any(tool in low for tool in tools):
             continue
         for m in pattern.finditer(text):
-            line_from = text.rfind("\n", 0, m.start()) + 1
-            if any(tool in lowered[line_from:m.start("v")] for tool in tools) and not _is_masked(m.group("v")):
+            if m.start() > 0 and not _after_space(text, m.start()) and not text.startswith("sshpass", m.start()):
+                continue
+            window_from = max(0, m.start() - 1000)  # the command starts on the same line, not far back
+            line_from = text.rfind("\n", window_from, m.start()) + 1 or window_from
+            if any(tool in low[line_from:m.start("v")] for tool in tools) and not _is_masked(m.group("v")):
                 yield m.start("v"), m.end("v"), "password"
 
 
-_AUTH_HEADER_RE = re.compile(
-    r"(?i)\b(?:proxy-)?authori[sz]ation\b(?:\\{0,7}[\"'])?[ \t]*[:=][ \t]*(?:\\{0,7}[\"'])?[ \t]*"
+_AUTH_HEADER_RE = re.compile(  # run on the lowered copy; the value's case is read from the original
+    r"authori[sz]ation(?![a-z0-9_])(?:\\{0,7}[\"'])?[ \t]*[:=][ \t]*(?:\\{0,7}[\"'])?[ \t]*"
     r"(?:(?:basic|bearer|token|negotiate|ntlm|apikey|api-key|sso-key|ssws|key|hmac|jwt|otp)[ \t]+)?"
     r"([^\s\"'\\,]{8,})"
 )
-_COOKIE_HEADER_RE = re.compile(
-    r"(?i)(?:\b(?:set-)?cookie\b(?:\\{0,7}[\"'])?[ \t]*[:=]|--cookie\b[ \t=]+|(?<=\s)-b[ \t]+)"
-    r"[ \t]*(?:\\{0,7}[\"'])?[ \t]*"
+_COOKIE_HEADER_RE = re.compile(  # run on the lowered copy; "--cookie v" and "cookie: v" both start here
+    r"cookie(?![a-z0-9_])(?:(?:\\{0,7}[\"'])?[ \t]*[:=]|[ \t]+)[ \t]*(?:\\{0,7}[\"'])?[ \t]*"
 )
+_CURL_COOKIE_FLAG_RE = re.compile(r"-b[ \t]+(?:\\{0,7}[\"'])?")
 _COOKIE_PAIR_RE = re.compile(r"([!#$%&*+.^_|~0-9A-Za-z\-]{1,80})=([^;\s\"'\\,]{1,600})(?:;[ \t]*)?")
 _COOKIE_ATTRIBUTES = frozenset({"path", "domain", "expires", "max-age", "samesite", "secure", "httponly",
                                 "priority", "partitioned", "version", "comment"})
 
 
-def _detect_headers(text: str) -> Iterator[Candidate]:
-    lowered = text.lower()
-    if "authori" in lowered:
-        for m in _AUTH_HEADER_RE.finditer(text):
-            value = m.group(1)
+def _detect_headers(text: str, low: str) -> Iterator[Candidate]:
+    if "authori" in low:
+        for m in _AUTH_HEADER_RE.finditer(low):
+            value = text[m.start(1):m.end(1)]
             if not _is_masked(value) and not _is_placeholder(value):
                 yield m.start(1), m.end(1), "authorization"
-    if "cookie" in lowered or " -b " in text:
-        for m in _COOKIE_HEADER_RE.finditer(text):
-            pos = m.end()
-            for _ in range(40):  # a header carries a bounded number of pairs
-                pair = _COOKIE_PAIR_RE.match(text, pos)
-                if not pair:
-                    break
-                name, value = pair.group(1), pair.group(2)
-                if (name.lower() not in _COOKIE_ATTRIBUTES and len(value) >= 8 and not _is_masked(value)
-                        and not _is_placeholder(value)):
-                    yield pair.start(2), pair.end(2), "cookie"
-                pos = pair.end()
+    starts: list[int] = []
+    if "cookie" in low:
+        for m in _COOKIE_HEADER_RE.finditer(low):
+            # the bare "cookie v" form only after "--cookie", the rest needs ":" or "="
+            if ":" in m.group(0) or "=" in m.group(0) or (m.start() >= 2 and low.startswith("--", m.start() - 2)):
+                starts.append(m.end())
+    if "-b " in text:
+        starts += [m.end() for m in _CURL_COOKIE_FLAG_RE.finditer(text) if _after_space(text, m.start())]
+    for pos in starts:
+        for _ in range(40):  # a header carries a bounded number of pairs
+            pair = _COOKIE_PAIR_RE.match(text, pos)
+            if not pair:
+                break
+            name, value = pair.group(1), pair.group(2)
+            if (name.lower() not in _COOKIE_ATTRIBUTES and len(value) >= 8 and not _is_masked(value)
+                    and not _is_placeholder(value)):
+                yield pair.start(2), pair.end(2), "cookie"
+            pos = pair.end()
 
 
 _PRIVATE_KEY_BEGIN_RE = re.compile(r"-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----")
@@ -799,35 +875,54 @@ def _detect_private_keys(text: str) -> Iterator[Candidate]:
         pos = end
 
 
-_AWS_SECRET_SHAPE_RE = re.compile(r"(?<![A-Za-z0-9+/=_\-])[A-Za-z0-9+/]{40}(?![A-Za-z0-9+/=_\-])")
-_AWS_CONTEXT_RE = re.compile(r"(?i)aws|secret|akia|asia|access.?key|credential|iam|boto")
-_AZURE_KEY_SHAPE_RE = re.compile(r"(?<![A-Za-z0-9+/=_\-])[A-Za-z0-9+/]{86}==(?![A-Za-z0-9+/=_\-])")
-_AZURE_CONTEXT_RE = re.compile(r"(?i)azure|storage|account|blob|key|secret|credential")
-_PHONE_RE = re.compile(r"(?<![\w+])\+[1-9]\d{6,14}(?![A-Za-z0-9])")
+_AWS_CONTEXT_RE = re.compile(r"aws|secret|akia|asia|access.?key|credential|iam|boto")  # on the lowered copy
+_AZURE_CONTEXT_RE = re.compile(r"azure|storage|account|blob|key|secret|credential")  # on the lowered copy
+_AWS_SECRET_RE = re.compile(r"(?<![A-Za-z0-9+/_\-])[A-Za-z0-9+/]{40}(?![A-Za-z0-9+/=_\-])")
+_AZURE_KEY_TAIL_RE = re.compile(r"(?<![A-Za-z0-9+/_\-])[A-Za-z0-9+/]{86}\Z")
+_PHONE_RE = re.compile(r"\+[1-9]\d{6,14}(?![A-Za-z0-9]|[.,]\d)")
 
 
-def _detect_shapes(text: str) -> Iterator[Candidate]:
-    """Keys without a prefix, recognised by their exact shape plus a nearby cloud/secret word."""
+def _detect_shapes(text: str, low: str) -> Iterator[Candidate]:
+    """Keys without a prefix, recognised by their exact shape plus a nearby cloud/secret word.
+
+    Only the neighbourhood of a context word is scanned, which keeps long ordinary text fast.
+    """
     base64_plugin, _ = _entropy_plugins()
-    for m in _AWS_SECRET_SHAPE_RE.finditer(text):
-        value = m.group(0)
-        if _HEX_RE.match(value) or not (any(c.isupper() for c in value) and any(c.islower() for c in value)):
+    scanned_to = 0
+    for ctx in _AWS_CONTEXT_RE.finditer(low):
+        lo, hi = max(scanned_to, ctx.start() - 80), min(len(text), ctx.end() + 160)
+        if lo >= hi:
             continue
-        if not any(c.isdigit() or c in "+/" for c in value):
-            continue
-        if base64_plugin.calculate_shannon_entropy(value) < 4.0:
-            continue
-        if _AWS_CONTEXT_RE.search(text, max(0, m.start() - 160), min(len(text), m.end() + 80)):
-            yield m.start(), m.end(), "aws-secret-key"
-    if "==" in text:
-        for m in _AZURE_KEY_SHAPE_RE.finditer(text):
-            if base64_plugin.calculate_shannon_entropy(m.group(0)) < 4.5:
+        for m in _AWS_SECRET_RE.finditer(text, max(0, lo - 40), hi):
+            run = m.group(0)
+            if m.start() < scanned_to or _HEX_RE.match(run):
                 continue
-            if _AZURE_CONTEXT_RE.search(text, max(0, m.start() - 200), m.start()):
-                yield m.start(), m.end(), "azure-storage-key"
+            if not (any(c.isupper() for c in run) and any(c.islower() for c in run)):
+                continue
+            if any(c.isdigit() or c in "+/" for c in run) and base64_plugin.calculate_shannon_entropy(run) >= 4.0:
+                yield m.start(), m.end(), "aws-secret-key"
+        scanned_to = hi
+    if "==" in text:
+        pos = text.find("==")
+        while pos != -1:
+            tail = _AZURE_KEY_TAIL_RE.search(text, max(0, pos - 86), pos)
+            if tail and _boundary_after_base64(text, pos + 2):
+                key = text[tail.start():pos + 2]
+                if (base64_plugin.calculate_shannon_entropy(key) >= 4.5
+                        and _AZURE_CONTEXT_RE.search(low, max(0, tail.start() - 200), tail.start())):
+                    yield tail.start(), pos + 2, "azure-storage-key"
+            pos = text.find("==", pos + 2)
     if "+" in text:
         for m in _PHONE_RE.finditer(text):
-            yield m.start(), m.end(), "phone-number"
+            if m.start() == 0 or not (text[m.start() - 1].isalnum() or text[m.start() - 1] in "_+"):
+                yield m.start(), m.end(), "phone-number"
+
+
+def _boundary_after_base64(text: str, pos: int) -> bool:
+    return pos >= len(text) or text[pos] not in _BASE64_CHARS
+
+
+_BASE64_CHARS = frozenset(string.ascii_letters + string.digits + "+/=_-")
 
 
 _SAS_SIG_RE = re.compile(r"[?&;]sig=([A-Za-z0-9%+/=]{16,})")
@@ -848,16 +943,16 @@ _KIND_PRIORITY = ("private-key", "aws-secret-key", "azure-storage-key", "connect
                   "authorization", "cookie", "slack-webhook", "discord-webhook")
 
 
-def _candidates(text: str, protected: list[tuple[int, int]]) -> Iterator[Candidate]:
+def _candidates(text: str, low: str, protected: list[tuple[int, int]]) -> Iterator[Candidate]:
     yield from _detect_private_keys(text)
     yield from _detect_vendor(text)
-    yield from _detect_with_detect_secrets(text)
-    yield from _detect_connection_strings(text)
-    yield from _detect_basic_auth(text)
-    yield from _detect_headers(text)
-    yield from _detect_shapes(text)
+    yield from _detect_with_detect_secrets(text, low)
+    yield from _detect_connection_strings(text, low)
+    yield from _detect_basic_auth(text, low)
+    yield from _detect_headers(text, low)
+    yield from _detect_shapes(text, low)
     yield from _detect_signed_urls(text)
-    yield from _detect_labelled(text, protected)
+    yield from _detect_labelled(text, low, protected)
 
 
 def _overlaps(span: tuple[int, int], regions: list[tuple[int, int]], starts: list[int]) -> bool:
@@ -891,10 +986,11 @@ def find_secrets(text: str) -> list[SecretSpan]:
     _check_text(text, "find_secrets")
     if not text:
         return []
-    protected = _protected_regions(text)
+    low = text.translate(_ASCII_LOWER)
+    protected = _protected_regions(text, low)
     starts = [s for s, _ in protected]
     cands = (
-        c for c in _candidates(text, protected)
+        c for c in _candidates(text, low, protected)
         if c[1] > c[0] and not (protected and _overlaps((c[0], c[1]), protected, starts))
     )
     spans = []

@@ -13,8 +13,9 @@ Each credential line is a JSON object::
     {"id": ..., "kind": ..., "reference": bool, "context": ..., "text": ..., "secret": ...}
 
 ``text`` is what the redactor sees; ``secret`` is the exact value that must not survive (for values
-with a public part, such as a webhook URL, only the private part). ``reference`` says whether the
-reference redaction (spec hermes-compressor.md section 6.1) is expected to catch it on its own.
+with a public part, such as a webhook URL, only the private part). ``reference`` says whether the kind
+is one of the reference redaction's own patterns (spec hermes-compressor.md section 6.1); the
+reference still misses some of those lines, e.g. inside escaped JSON or embedded in longer text.
 
 Run ``python tests/data/secrets/generate.py`` to rewrite the three files next to this script.
 """
