@@ -170,6 +170,7 @@ class LiteLLMSummarizer:
             record["latency_s"] = time.monotonic() - started
             connection_error = _as_connection_error(litellm, exc, kwargs["model"])
             failure = connection_error or exc
+            _scrub_secret(failure, kwargs.get("api_key"))
             record["error"] = f"{type(failure).__name__}: {failure}"
             if connection_error is not None:
                 raise connection_error from exc
@@ -178,6 +179,20 @@ class LiteLLMSummarizer:
         record["usage"] = _usage_dict(response)
         record["response_cost"] = _response_cost(response)
         return _message_text(response)
+
+
+def _scrub_secret(exc: BaseException, secret: str | None) -> None:
+    """Blank a key a provider echoed into its error text, before anything displays or logs it."""
+    if not secret or len(secret) < 8 or secret not in str(exc):
+        return
+    mask = "[REDACTED]"
+    message = getattr(exc, "message", None)
+    if isinstance(message, str):
+        try:
+            exc.message = message.replace(secret, mask)  # type: ignore[attr-defined]
+        except AttributeError:
+            pass
+    exc.args = tuple(arg.replace(secret, mask) if isinstance(arg, str) else arg for arg in exc.args)
 
 
 def _as_connection_error(litellm: Any, exc: BaseException, model: str) -> Exception | None:

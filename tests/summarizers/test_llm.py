@@ -541,3 +541,16 @@ def test_compressor_fallback_when_the_main_model_fails_too():
     assert compressor.compress(_transcript()).summarizer_calls == []
     clock.now += 2
     assert [call.model for call in compressor.compress(_transcript()).summarizer_calls] == [None]
+
+
+def test_a_key_echoed_in_an_error_is_blanked():
+    key = "sk-live-0123456789abcdef"
+    failure = litellm.AuthenticationError(
+        message=f"Incorrect API key provided: {key}", llm_provider="openai", model="gpt-4o-mini"
+    )
+    summarizer = LiteLLMSummarizer("gpt-4o-mini", api_key=key, mock_response=failure)
+    with pytest.raises(litellm.AuthenticationError) as info:
+        summarizer("p", 10)
+    assert key not in str(info.value) and key not in repr(info.value)
+    assert "Incorrect API key provided: [REDACTED]" in str(info.value)
+    assert key not in summarizer.last_call["error"]
