@@ -305,7 +305,11 @@ def _load_samples() -> list[tuple[str, list[dict[str, Any]]]]:
     from core.formats import load
 
     for path in sorted(SAMPLES.iterdir()):
-        if path.suffix == ".py" or path.name.endswith(("-shm", "-wal", "-journal")) or not path.is_file():
+        if (
+            path.suffix in (".py", ".md")
+            or path.name.endswith(("-shm", "-wal", "-journal"))
+            or not path.is_file()
+        ):
             continue
         try:
             messages = load(str(path)).messages
