@@ -10,16 +10,16 @@ import streamlit as st
 
 from pages._shared import init_state
 
-st.set_page_config(page_title="Context Lens", page_icon="🔎", layout="wide")
+st.set_page_config(page_title="Context Lens", page_icon=":material/lens_blur:", layout="wide")
 
 init_state()
 
 navigation = st.navigation(
     [
-        st.Page("pages/overview.py", title="Upload & overview", icon="📂", default=True),
-        st.Page("pages/zones.py", title="Zones", icon="🧭"),
-        st.Page("pages/savings.py", title="Phase savings", icon="📉"),
-        st.Page("pages/compress.py", title="Compress & preview", icon="🗜️"),
+        st.Page("pages/overview.py", title="Upload & overview", icon=":material/upload_file:", default=True),
+        st.Page("pages/zones.py", title="Zones", icon=":material/view_timeline:"),
+        st.Page("pages/savings.py", title="Phase savings", icon=":material/waterfall_chart:"),
+        st.Page("pages/compress.py", title="Compress & preview", icon=":material/compress:"),
     ]
 )
 navigation.run()

@@ -171,8 +171,10 @@ def _preview_tab(result: Any, run_id: int) -> None:
     items = preview_messages(result)
     pages = max(1, (len(items) + PAGE_SIZE - 1) // PAGE_SIZE)
     summary_page = next((i.position // PAGE_SIZE + 1 for i in items if i.kind == "summary"), 1)
-    page = st.number_input(f"Page (of {pages}, {PAGE_SIZE} messages each)", min_value=1, max_value=pages,
-                           value=min(summary_page, pages), key=f"preview_page_{run_id}")
+    page_col, note_col = st.columns([1, 3], vertical_alignment="bottom")
+    page = page_col.number_input(f"Page (of {pages})", min_value=1, max_value=pages,
+                                 value=min(summary_page, pages), key=f"preview_page_{run_id}")
+    note_col.caption(f"{len(items):,} messages, {PAGE_SIZE} per page; the page with the summary opens first.")
     for item in items[(page - 1) * PAGE_SIZE: page * PAGE_SIZE]:
         with st.container(border=True):
             st.markdown(f"**#{item.position}** · {escape_markdown(item.role)} " + _badges(item.badges))
@@ -269,7 +271,7 @@ with st.container(border=True):
     elif choice == NONE:
         st.caption("Without a summarizer the compressor takes the profile's fallback path "
                    "(v0.16.0: a deterministic summary of the turns; v0.15.1: a fixed note).")
-    f1, f2, f3 = st.columns([3, 1, 1])
+    f1, f2, f3 = st.columns([3, 1, 1.6], vertical_alignment="bottom")
     f1.text_input("Focus topic (optional)", **keep("focus_topic", ""),
                   help="Ask the summary to prioritise this topic, like /compress <topic>.")
     f2.checkbox("Force", **keep("force", False), help="Clear a summary-failure cooldown first, like a manual /compress.")

@@ -54,6 +54,7 @@ def _store_uploads() -> None:
 def _reset_reading_options() -> None:
     set_kept("format_choice", AUTO_FORMAT)
     set_kept("session_choice", None)
+    set_kept("session_label", None)
 
 
 st.title("Upload & overview")
@@ -108,30 +109,33 @@ with fmt_col:
         st.caption(f"Read as **{escape_markdown(transcript.format)}** ({how}).")
 if transcript is not None and len(transcript.sessions) > 1:
     with session_col:
-        sessions = transcript.sessions
-        ids = [str(info.id) for info in sessions]
-        labels = {
-            str(info.id): f"{info.id} · {info.message_count} messages"
-            + (f" · {info.title}" if info.title else "")
-            + (" · sidechain" if getattr(info, "is_sidechain", False) else "")
-            for info in sessions
-        }
-        current = str(transcript.conversation.session_id or ids[0])
-        if kept("session_choice") not in ids:
-            set_kept("session_choice", current)
+        # Labels are the options themselves (a format_func would hide the ids from the test harness).
+        labels: dict[str, str] = {}
+        for info in transcript.sessions:
+            label = f"{info.id} · {info.message_count} messages"
+            label += f" · {info.title}" if info.title else ""
+            label += " · sidechain" if getattr(info, "is_sidechain", False) else ""
+            labels[label] = str(info.id)
+        label_of = {sid: label for label, sid in labels.items()}
+        current = str(kept("session_choice") or transcript.conversation.session_id or "")
+        if kept("session_label") not in labels:
+            set_kept("session_label", label_of.get(current, next(iter(labels))))
+
+        def _pick_session() -> None:
+            set_kept("session_choice", labels.get(st.session_state.get("session_label"), None))
+
         st.selectbox(
             "Session",
-            ids,
-            **keep("session_choice"),
-            format_func=lambda sid: labels.get(sid, sid),
-            help=f"This file holds {len(ids)} sessions.",
+            list(labels),
+            **keep("session_label", then=_pick_session),
+            help=f"This file holds {len(labels)} sessions.",
         )
 
 if transcript is None:
     st.stop()
 
 if transcript.warnings:
-    with st.expander(f"⚠️ {len(transcript.warnings)} import warning(s)", expanded=False):
+    with st.expander(f"{len(transcript.warnings)} import warning(s)", expanded=False, icon=":material/warning:"):
         st.code("\n".join(transcript.warnings), language=None, wrap_lines=True)
 
 settings = current_settings()

@@ -15,7 +15,8 @@ source_caption(transcript)
 frame = transcript.message_table(settings.encoding)
 zones = transcript.memo(
     ("zones", settings),
-    lambda: analyze_zones(transcript.messages, settings.config(), frame["tokens"].tolist()),
+    lambda: analyze_zones(transcript.messages, settings.config(), frame["tokens"].tolist(),
+                          transcript.counter(settings.encoding).count_message),
 )
 
 if zones.would_compress:
@@ -49,8 +50,8 @@ else:
 
 st.plotly_chart(charts.zone_map_figure(zones), width="stretch", key="zone_map")
 st.caption(
-    "Bars: exact tokens per message, coloured by zone; hatched bars are shortened by Phase 1; the grey band is "
-    "the region Phase 1 leaves alone. Lines: the prompt size after each message against the threshold, and the "
+    "Bars: exact tokens per message, coloured by zone; the faded part of a bar is what Phase 1 cuts from it; the "
+    "grey band is the region Phase 1 leaves alone. Lines: the prompt size after each message against the threshold, and the "
     "running total from the end against the tail budget — both with the estimator that makes the decisions."
 )
 

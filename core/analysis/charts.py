@@ -128,11 +128,14 @@ def context_usage_figure(by_category: pd.DataFrame, context_length: int, thresho
     fig.update_layout(barmode="stack", showlegend=True)
     span = max(context_length, total) * 1.04
     fig.add_vline(x=threshold_tokens, line_color=THRESHOLD_COLOR, line_dash="dash", line_width=2)
+    # Labels point away from each other so they never overlap.
+    threshold_first = threshold_tokens <= context_length
     fig.add_annotation(x=threshold_tokens, y=1.0, yref="paper", yanchor="bottom", showarrow=False,
+                       xanchor="right" if threshold_first else "left",
                        text=f"compression threshold {threshold_tokens:,}", font={"color": THRESHOLD_COLOR})
     fig.add_vline(x=context_length, line_color="#333", line_width=2)
-    fig.add_annotation(x=context_length, y=0.0, yref="paper", yanchor="top", showarrow=False,
-                       text=f"window {context_length:,}")
+    fig.add_annotation(x=context_length, y=1.0, yref="paper", yanchor="bottom", showarrow=False,
+                       text=f"window {context_length:,}", xanchor="left" if threshold_first else "right")
     _layout(fig, height=210)
     fig.update_layout(legend={"y": 1.25}, margin={"t": 70, "b": 30})
     fig.update_xaxes(range=[0, span], title_text="tokens (tiktoken)", showgrid=True, gridcolor="#eceff1")
@@ -163,20 +166,31 @@ def zone_map_figure(zones: ZoneAnalysis, *, exact_label: str = "tokens (tiktoken
     n = zones.n_messages
     unit = "estimated tokens" if zones.estimator == "hermes" else "tokens (tiktoken)"
     traces: list[go.Bar | go.Scatter] = []
-    touched = (table["phase1"] != "").tolist()
     for zone in ("HEAD", "MIDDLE", "TAIL", "UNCHANGED"):
         rows = table[table["zone"] == zone]
         if rows.empty:
             continue
-        patterns = ["/" if touched[i] else "" for i in rows.index]
         traces.append(
             go.Bar(
-                x=rows["index"].to_numpy(), y=rows["tokens"].to_numpy(), name=zone, xaxis="x", yaxis="y",
-                marker={"color": ZONE_COLORS[zone], "line": {"width": 0},
-                        "pattern": {"shape": patterns, "fgcolor": "white", "size": 6}},
-                customdata=np.column_stack([rows["role"].to_numpy(), rows["phase1"].replace("", "—").to_numpy()]),
-                hovertemplate="#%{x} %{customdata[0]}<br>%{y:,} tokens<br>Phase 1: %{customdata[1]}"
-                f"<extra>{zone}</extra>",
+                x=rows["index"].to_numpy(), y=rows["after_phase1"].to_numpy(), name=zone, xaxis="x", yaxis="y",
+                marker={"color": ZONE_COLORS[zone], "line": {"width": 0}}, legendgroup=zone,
+                customdata=np.column_stack([rows["role"].to_numpy(), rows["tokens"].to_numpy(),
+                                            rows["phase1"].replace("", "—").to_numpy()]),
+                hovertemplate="#%{x} %{customdata[0]}<br>%{customdata[1]:,} tokens"
+                "<br>Phase 1: %{customdata[2]}" f"<extra>{zone}</extra>",
+            )
+        )
+    removed = table[table["tokens"] > table["after_phase1"]]
+    if not removed.empty:
+        traces.append(
+            go.Bar(
+                x=removed["index"].to_numpy(), y=(removed["tokens"] - removed["after_phase1"]).to_numpy(),
+                name="removed by Phase 1", xaxis="x", yaxis="y",
+                marker={"color": [ZONE_COLORS[z] for z in removed["zone"]], "opacity": 0.3, "line": {"width": 0}},
+                customdata=np.column_stack([removed["after_phase1"].to_numpy(), removed["tokens"].to_numpy(),
+                                            removed["phase1"].to_numpy()]),
+                hovertemplate="#%{x}: %{customdata[1]:,} → %{customdata[0]:,} tokens<br>%{customdata[2]}"
+                "<extra>Phase 1</extra>",
             )
         )
     traces.append(
@@ -200,8 +214,8 @@ def zone_map_figure(zones: ZoneAnalysis, *, exact_label: str = "tokens (tiktoken
         shapes.append({"type": "rect", "xref": "x", "yref": "y domain", "x0": zones.prune_boundary - 0.5,
                        "x1": n - 0.5, "y0": 0, "y1": 1, "fillcolor": PROTECTED_FILL, "line": {"width": 0},
                        "layer": "below"})
-        notes.append(_note("Phase 1 leaves these alone", x=zones.prune_boundary - 0.5, y=0.98, xref="x",
-                           yref="y domain", xanchor="left", yanchor="top", color="#555"))
+        notes.append(_note("Phase 1 leaves these alone", x=n - 0.5, y=1.0, xref="x", yref="y domain",
+                           xanchor="right", yanchor="bottom", color="#555"))
     if not zones.middle_empty:
         for boundary, label in ((zones.compress_start, "middle starts"), (zones.compress_end, "tail starts")):
             if boundary is None or boundary >= n:
@@ -225,7 +239,7 @@ def zone_map_figure(zones: ZoneAnalysis, *, exact_label: str = "tokens (tiktoken
         [zones.threshold_tokens * 1.08, *(table["prompt_so_far"].tail(1).tolist() or [0])]
     )
     layout = {
-        "barmode": "overlay",
+        "barmode": "stack",
         "bargap": 0.05,
         "xaxis": {"domain": [0, 1], "anchor": "y", "showticklabels": False, "range": [-0.5, max(n, 1) - 0.5]},
         "yaxis": {"domain": [0.47, 0.93], "title": {"text": exact_label}},

@@ -29,6 +29,7 @@ T = TypeVar("T")
 MEMO_ENTRIES = 64
 
 SAMPLE_DIR = Path(__file__).resolve().parents[2] / "sample_conversations"
+SAMPLE_SUFFIXES = (".json", ".jsonl", ".db", ".sqlite", ".traj")
 
 
 def content_digest(data: bytes) -> str:
@@ -167,7 +168,7 @@ def list_samples(directory: Path | None = None) -> list[Path]:
     return sorted(
         path
         for path in folder.iterdir()
-        if path.is_file() and path.suffix.lower() in (".json", ".jsonl", ".db", ".sqlite")
+        if path.is_file() and path.suffix.lower() in SAMPLE_SUFFIXES
     )
 
 

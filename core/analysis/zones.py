@@ -8,7 +8,7 @@ from the steps the tail walk recorded (``TailCut``), so they always describe the
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -100,13 +100,17 @@ def analyze_zones(
     messages: Sequence[Any],
     config: CompressorConfig,
     exact_tokens: Sequence[int] | None = None,
+    count_message: Callable[[Any], int] | None = None,
 ) -> ZoneAnalysis:
     """Compute the zones ``compress()`` would use for ``messages`` under ``config``.
 
     Args:
         messages: OpenAI-chat message dicts (never modified).
         config: The compressor parameters.
-        exact_tokens: Exact tiktoken counts per message, shown in the table (optional).
+        exact_tokens: Exact tiktoken counts per message, shown in the table (optional; the
+            estimator's counts otherwise).
+        count_message: How to count one message in the same unit as ``exact_tokens``; used for
+            the messages Phase 1 shortens, to show what is left of them.
     """
     messages = list(messages)
     n = len(messages)
@@ -131,6 +135,9 @@ def analyze_zones(
     actions: dict[int, list[str]] = {}
     budget_tokens = [estimator.message_tokens(m) for m in messages]
     tail_walk = _suffix_sums(budget_tokens)
+    shown_tokens = list(exact_tokens) if exact_tokens is not None else list(budget_tokens)
+    count = count_message or estimator.message_tokens
+    after_phase1 = list(shown_tokens)
     if small:
         zones = [UNCHANGED] * n
         middle_empty = True
@@ -148,6 +155,8 @@ def analyze_zones(
         middle_empty = compress_start >= compress_end or compress_start >= n
         # The tail walk runs over the pruned list, so its running sum is drawn from that list.
         tail_walk = _suffix_sums([estimator.message_tokens(m) for m in work])
+        for index in actions:
+            after_phase1[index] = min(count(work[index]), shown_tokens[index])
         zones = [HEAD if i < compress_start else (MIDDLE if i < compress_end else TAIL) for i in range(n)]
 
     table = pd.DataFrame(
@@ -155,7 +164,8 @@ def analyze_zones(
             "index": range(n),
             "role": [_role(m) for m in messages],
             "zone": zones,
-            "tokens": list(exact_tokens) if exact_tokens is not None else budget_tokens,
+            "tokens": shown_tokens,
+            "after_phase1": after_phase1,
             "budget_tokens": budget_tokens,
             "prompt_so_far": cumulative,
             "tail_walk": tail_walk,
