@@ -1,0 +1,111 @@
+"""Fact retention of one compaction: which identifiers of the compacted part survive verbatim.
+
+``core.analysis.facts`` extracts facts (paths, commands, errors, URLs, quantities, identifiers,
+issue numbers, the latest user request) and scores verbatim retention. This module applies it to
+*part* of a conversation without re-extracting per run: the facts of the whole conversation are
+extracted once (:class:`FactIndex`), each fact is located in every message that contains it, and
+the facts of a part are the facts found in that part's messages, plus the part's own latest user
+request (as ``extract_facts`` of the part alone would report it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import pandas as pd
+import plotly.graph_objects as go
+
+from core.analysis.facts import (
+    FACT_KINDS,
+    MAX_REQUEST_CHARS,
+    cap_value,
+    extract_facts,
+    latest_user_request,
+    message_text,
+    retention,
+    retention_by_kind,
+    retention_score,
+)
+
+__all__ = ["FactIndex", "lost_facts", "retention_figure", "retention_summary"]
+
+FACT_TABLE_COLUMNS = ["kind", "value", "message_index"]
+
+
+class FactIndex:
+    """The facts of a conversation and, for each, the messages that contain it verbatim."""
+
+    def __init__(self, messages: Sequence[Mapping[str, Any]]) -> None:
+        self.messages = list(messages)
+        facts = extract_facts(self.messages)
+        self.facts = facts[facts["kind"] != "user_request"].reset_index(drop=True)
+        texts = [message_text(message) for message in self.messages]
+        self.occurrences: list[list[int]] = [
+            [index for index, text in enumerate(texts) if value in text] for value in self.facts["value"]
+        ]
+
+    def facts_in(self, indices: Iterable[int]) -> pd.DataFrame:
+        """The facts of ``messages[i] for i in indices``: ``kind``, ``value``, ``message_index`` (the
+        first of those messages containing it), ordered like ``extract_facts``."""
+        chosen = sorted(set(indices))
+        wanted = set(chosen)
+        rows: list[tuple[int, int, int, str, str]] = []
+        rank = {kind: position for position, kind in enumerate(FACT_KINDS)}
+        for serial, (kind, value, where) in enumerate(
+            zip(self.facts["kind"], self.facts["value"], self.occurrences, strict=True)
+        ):
+            inside = [index for index in where if index in wanted]
+            if inside:
+                rows.append((inside[0], rank.get(kind, len(rank)), serial, kind, value))
+        part = [self.messages[index] for index in chosen]
+        request = latest_user_request(part)
+        if request is not None:
+            rows.append((chosen[request[0]], rank["user_request"], -1, "user_request",
+                         cap_value(request[1], MAX_REQUEST_CHARS)))
+        rows.sort()
+        return pd.DataFrame([(kind, value, index) for index, _r, _s, kind, value in rows],
+                            columns=FACT_TABLE_COLUMNS).astype({"message_index": "int64"})
+
+    def retention_of(self, indices: Iterable[int], output: Sequence[Mapping[str, Any]] | str) -> pd.DataFrame:
+        """The facts of the part with ``kept``: does each appear verbatim in ``output``?"""
+        return retention(self.facts_in(indices), output)
+
+    def retention_all(self, output: Sequence[Mapping[str, Any]] | str) -> pd.DataFrame:
+        """Every fact of the conversation (same denominator for every run) with ``kept``."""
+        return self.retention_of(range(len(self.messages)), output)
+
+
+def retention_summary(scored: pd.DataFrame) -> dict[str, Any]:
+    """``total``, ``kept``, ``lost`` and ``score`` (1.0 when there is nothing to keep)."""
+    total = int(len(scored))
+    kept = int(scored["kept"].astype(bool).sum()) if total else 0
+    return {"total": total, "kept": kept, "lost": total - kept, "score": retention_score(scored)}
+
+
+def lost_facts(scored: pd.DataFrame) -> pd.DataFrame:
+    """The facts that did not survive verbatim (``kind``, ``value``, ``message_index``)."""
+    lost = scored[~scored["kept"].astype(bool)]
+    return lost[FACT_TABLE_COLUMNS].reset_index(drop=True)
+
+
+def retention_figure(runs: Mapping[str, pd.DataFrame]) -> go.Figure:
+    """Grouped bars: the share of facts kept per kind, one bar group per run (a scored table each)."""
+    fig = go.Figure()
+    palette = ["#3b6fb6", "#e8833a", "#3a9d5d", "#8e6cc4", "#d1495b", "#00798c", "#d9a126", "#5b6770"]
+    for position, (name, scored) in enumerate(runs.items()):
+        by_kind = retention_by_kind(scored)
+        fig.add_trace(go.Bar(
+            x=by_kind["kind"], y=(by_kind["score"] * 100).round(1), name=name,
+            marker_color=palette[position % len(palette)],
+            customdata=by_kind[["kept", "total"]].to_numpy(),
+            hovertemplate="%{x}: %{customdata[0]}/%{customdata[1]} kept (%{y:.1f}%)<extra>" + name + "</extra>",
+        ))
+    fig.update_layout(
+        barmode="group", height=360, margin={"l": 10, "r": 10, "t": 30, "b": 10}, plot_bgcolor="white",
+        paper_bgcolor="white", legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "x": 0},
+        font={"family": "Inter, Segoe UI, Helvetica, Arial, sans-serif", "size": 13},
+    )
+    fig.update_yaxes(title_text="facts kept verbatim (%)", range=[0, 105], gridcolor="#eceff1")
+    fig.update_xaxes(title_text="fact kind")
+    return fig

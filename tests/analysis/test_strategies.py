@@ -1,0 +1,203 @@
+"""Strategy comparison and the fact-retention view on a small hand-built coding session."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from core import CompressorConfig
+from core import profiles as P
+from core.analysis import strategies
+from core.analysis.lint import lint
+from core.analysis.retention_view import FactIndex, lost_facts, retention_figure, retention_summary
+from core.analysis.strategies import (
+    CODEX_SUMMARY_PREFIX,
+    MASK_PLACEHOLDER,
+    codex_style,
+    compare_strategies,
+    hermes,
+    observation_masking,
+    strategy_figure,
+    truncation,
+)
+from core.tokens import get_counter
+from tests.core.helpers import Recorder, asst, call, failing, tool, user
+from tests.core.helpers import sys as system
+
+SESSION = [
+    system(),
+    user("Fix src/app.py and keep tests/test_app.py green."),
+    asst(None, [call("c1", "read_file", {"path": "src/app.py"})]),
+    tool("c1", "def handler(request):\n    return render_page(request, status=500)\n" + "# filler line\n" * 10),
+    asst(None, [call("c2", "terminal", {"command": "pytest -q"})]),
+    tool("c2", "FAILED tests/test_app.py::test_ok - AssertionError: 500 != 200\n1 failed, 3 passed in 0.12s"),
+    user("Use port 8080 instead."),
+    asst(None, [call("c3", "patch", {"path": "src/app.py"})]),
+    tool("c3", "patched"),
+    asst("Fixed."),
+    user("Run it again."),
+]
+ERROR_LINE = "FAILED tests/test_app.py::test_ok - AssertionError: 500 != 200"
+SUMMARY = f"## Active Task\nUser asked: 'Run it again.'\n## Critical Context\n{ERROR_LINE}"
+COUNTER = get_counter("cl100k_base")
+
+
+def tokens(indices: list[int]) -> int:
+    return sum(COUNTER.count_message(SESSION[i]) for i in indices)
+
+
+def kept_values(scored: pd.DataFrame) -> dict[str, bool]:
+    return dict(zip(scored["value"], scored["kept"], strict=True))
+
+
+def test_hermes_reports_what_it_kept_and_changed() -> None:
+    run = hermes(SESSION, CompressorConfig(), Recorder(SUMMARY))
+    # Head 0-3 (the system prompt gets the compaction note), middle 4-6 summarised, tail 7-10
+    # (the forced three-message tail, pulled back to the assistant whose result follows it).
+    assert (run.kept, run.altered) == ([1, 2, 3, 7, 8, 9, 10], [0])
+    assert run.compacted(len(SESSION)) == [0, 4, 5, 6]
+    assert run.summary_text == P.SUMMARY_PREFIX_V0_16_0 + "\n" + SUMMARY
+    assert [m["role"] for m in run.messages] == ["system", "user", "assistant", "tool", "user", "assistant", "tool",
+                                                 "assistant", "user"]
+    assert lint(run.messages).empty
+
+
+def test_truncation_drops_a_result_whose_call_was_cut() -> None:
+    head = [0, 1, 2, 3]
+    run = truncation(SESSION, tokens(head) + tokens([8, 9, 10]), protect_first_n=3, counter=COUNTER)
+    # 8, 9 and 10 fit, 7 does not: the tail would start with the tool result at 8, so it goes too.
+    assert run.kept == [0, 1, 2, 3, 9, 10]
+    assert run.notes == ["1 tool result(s) at the cut dropped with their call"]
+    assert lint(run.messages).empty
+    wider = truncation(SESSION, tokens(head) + tokens([7, 8, 9, 10]), protect_first_n=3, counter=COUNTER)
+    assert wider.kept == [0, 1, 2, 3, 7, 8, 9, 10] and wider.notes == []
+    assert COUNTER.count_messages(wider.messages) == tokens(head) + tokens([7, 8, 9, 10])
+    too_small = truncation(SESSION, 10, protect_first_n=3, counter=COUNTER)
+    assert too_small.kept == [0, 1, 2, 3]
+    assert too_small.notes == ["the protected head alone exceeds the budget"]
+
+
+def test_observation_masking() -> None:
+    run = observation_masking(SESSION, keep_last=0)
+    # The third output ("patched") is shorter than the placeholder, so it stays.
+    assert run.altered == [3, 5]
+    assert [SESSION.index(m) if m in SESSION else None for m in run.messages] == [0, 1, 2, None, 4, None, 6, 7, 8, 9,
+                                                                                  10]
+    assert run.messages[3] == {"role": "tool", "tool_call_id": "c1", "content": MASK_PLACEHOLDER}
+    assert observation_masking(SESSION, keep_last=2).altered == [3]
+    assert observation_masking(SESSION).altered == []
+    assert lint(run.messages).empty
+    assert SESSION[3]["content"].startswith("def handler")  # the input is untouched
+
+
+def test_codex_style_keeps_user_messages_and_a_summary() -> None:
+    run = codex_style(SESSION, CompressorConfig(), Recorder(SUMMARY), counter=COUNTER)
+    assert [m["content"] for m in run.messages[1:4]] == [SESSION[1]["content"], SESSION[6]["content"],
+                                                         SESSION[10]["content"]]
+    assert run.messages[4] == {"role": "user", "content": CODEX_SUMMARY_PREFIX + SUMMARY}
+    assert (run.kept, run.altered) == ([0, 1, 6, 10], [])
+    found = lint(run.messages)
+    assert found[found["api"] == "openai"].empty
+    # Four user messages in a row: honest Anthropic alternation errors.
+    assert found["rule"].tolist() == ["alternation"] * 3
+    assert found["message_index"].tolist() == [2, 3, 4]
+
+
+def test_codex_style_limit_cuts_the_oldest_message_and_skips_handoffs() -> None:
+    handoff = user(P.SUMMARY_PREFIX_V0_16_0 + "\nold summary")
+    messages = SESSION[:6] + [handoff] + SESSION[6:]
+    limit = COUNTER.count_text("Run it again.") + COUNTER.count_text("Use port 8080 instead.") + 8
+    run = codex_style(messages, CompressorConfig(), Recorder(SUMMARY), user_tokens=limit, counter=COUNTER)
+    assert [m["content"] for m in run.messages[1:4]] == ["Fix src/app …[truncated]", "Use port 8080 instead.",
+                                                         "Run it again."]
+    assert COUNTER.count_text("Fix src/app …[truncated]") <= 8
+    assert (run.kept, run.altered) == ([0, 7, 11], [1])
+    assert run.notes == [f"3 user message(s) kept within {limit:,} tokens"]
+
+
+def test_codex_style_reports_a_failed_summary() -> None:
+    run = codex_style(SESSION, CompressorConfig(), failing(ValueError("rate limited")), counter=COUNTER)
+    assert run.summary_text is None
+    assert run.notes[-1] == "summary failed (rate limited); none inserted"
+    assert len(run.messages) == 4
+    assert codex_style(SESSION, CompressorConfig(), None, counter=COUNTER).notes[-1] == (
+        "summary failed (no summarizer configured); none inserted"
+    )
+
+
+def test_the_comparison_table() -> None:
+    budget = tokens([0, 1, 2, 3]) + tokens([7, 8, 9, 10])
+    comparison = compare_strategies(SESSION, CompressorConfig(), Recorder(SUMMARY), budget_tokens=budget,
+                                    keep_last=1)
+    table = comparison.table
+    assert table["strategy"].tolist() == ["Hermes v0.15.1", "Hermes v0.16.0", "Truncation",
+                                          "Observation masking (last 1)", "Codex-style"]
+    assert table["messages_after"].tolist() == [9, 9, 8, 11, 5]
+    assert table.loc[2, "tokens_after"] == budget and bool(table.loc[2, "fits_budget"])
+    assert table["openai_errors"].tolist() == [0, 0, 0, 0, 0]
+    assert table["anthropic_errors"].tolist() == [0, 0, 0, 0, 3]
+    assert table["pairs_ok"].tolist() == [True] * 5
+    assert table.attrs["facts_total"] == 13
+
+    # Hermes summarised 4-6: the summary quotes the error line but not the command or port 8080.
+    hermes_facts = kept_values(comparison.scored["Hermes v0.16.0"])
+    assert hermes_facts[ERROR_LINE] is True
+    assert hermes_facts["pytest -q"] is False
+    assert hermes_facts["port 8080"] is False
+    assert hermes_facts["Use port 8080 instead."] is False  # the user request of the compacted part
+
+    # Truncation dropped 4-6 outright: nothing of them survives but what 7-10 repeat.
+    truncated = kept_values(comparison.scored["Truncation"])
+    assert truncated[ERROR_LINE] is False and truncated["port 8080"] is False
+    assert truncated["tests/test_app.py"] is True  # also in the kept first user message
+
+    # Masking with keep_last=1 masked the first two outputs: their identifiers are gone.
+    masked = kept_values(comparison.scored["Observation masking (last 1)"])
+    assert masked == {"handler": False, "render_page": False, "tests/test_app.py": True,
+                      "tests/test_app.py::test_ok": False, ERROR_LINE: False, "1 failed": False,
+                      "3 passed": False, "0.12s": False, "AssertionError": False}
+    row = table.loc[3]
+    assert (row["compacted_facts"], row["compacted_kept"]) == (9, 1)
+    assert row["retention_compacted"] == pytest.approx(1 / 9)
+
+    fig = strategy_figure(comparison)
+    assert list(fig.data[0].y) == table["tokens_after"].tolist()
+    assert [s.y0 for s in fig.layout.shapes][:2] == [budget, comparison.tokens_before]
+
+
+def test_a_broken_promise_is_reported(monkeypatch: pytest.MonkeyPatch) -> None:
+    comparison = compare_strategies(SESSION, CompressorConfig(), Recorder(SUMMARY), budget_tokens=1_000)
+    assert comparison.violations["upload"].empty
+    assert comparison.table["notes"].tolist()[3] == "0 tool output(s) masked"
+
+    def drops_a_result(messages: list, keep_last: int = 10) -> strategies.StrategyRun:
+        run = observation_masking(messages, keep_last)
+        run.messages = [m for m in run.messages if m.get("tool_call_id") != "c2"]
+        return run
+
+    monkeypatch.setattr(strategies, "observation_masking", drops_a_result)
+    broken = compare_strategies(SESSION, CompressorConfig(), Recorder(SUMMARY), budget_tokens=1_000)
+    row = broken.table.loc[3]
+    assert not row["pairs_ok"]
+    assert row["pair_violations"] == 2  # unanswered call (OpenAI) + tool_use not answered (Anthropic)
+    assert row["notes"].endswith("promised valid tool pairs but the lint found 2 pair violation(s)")
+
+
+def test_fact_index_parts_and_the_retention_view() -> None:
+    index = FactIndex(SESSION)
+    part = index.facts_in([4, 5, 6])
+    assert part["kind"].tolist() == ["command", "path", "path", "error", "quantity", "quantity", "quantity",
+                                     "identifier", "user_request", "quantity"]
+    assert part["message_index"].tolist() == [4, 5, 5, 5, 5, 5, 5, 5, 6, 6]
+    # tests/test_app.py first appears in message 1, but within the part it first appears in 5.
+    assert part.loc[part["value"] == "tests/test_app.py", "message_index"].item() == 5
+    scored = index.retention_of([4, 5, 6], "see tests/test_app.py::test_ok and port 8080")
+    assert retention_summary(scored) == {"total": 10, "kept": 3, "lost": 7, "score": 0.3}
+    lost = lost_facts(scored)
+    assert lost["value"].tolist() == ["pytest -q", ERROR_LINE, "1 failed", "3 passed", "0.12s", "AssertionError",
+                                      "Use port 8080 instead."]
+    assert index.facts_in([]).empty
+    assert retention_summary(index.retention_of([], "x")) == {"total": 0, "kept": 0, "lost": 0, "score": 1.0}
+    fig = retention_figure({"a": scored})
+    assert list(fig.data[0].x) == ["user_request", "path", "command", "error", "quantity", "identifier"]
+    assert list(fig.data[0].y) == [0.0, 100.0, 0.0, 0.0, 25.0, 0.0]
