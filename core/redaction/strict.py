@@ -359,6 +359,12 @@ _KEY_WORD_BENIGN = frozenset({"monkey", "donkey", "turkey", "whiskey", "hockey",
 _KEY_WORD_SECRET = frozenset({"secretkey", "accesskey", "privatekey", "accountkey", "masterkey", "signingkey",
                               "authkey", "clientkey", "sharedaccesskey", "sharedkey", "encryptionkey", "hmackey",
                               "subscriptionkey", "licensekey", "storagekey", "servicekey", "appkey", "apikey"})
+# "NextToken", "page_token", "ClientToken" (AWS idempotency): opaque, but not credentials.
+_NON_SECRET_TOKEN_PREFIXES = frozenset({
+    "next", "page", "continuation", "pagination", "purchase", "sync", "cancel", "cancellation", "idempotency",
+    "client", "request", "resume", "marker", "start", "end", "cursor", "input", "output", "max", "total",
+    "prompt", "completion", "special", "stop", "bos", "eos", "pad", "unk", "sep", "mask", "cls",
+})
 # A trailing segment that only qualifies the value ("password_plain", "secret_key_base", "token_v2").
 _VALUE_SUFFIXES = frozenset({
     "value", "val", "raw", "plain", "plaintext", "str", "string", "b64", "base64", "hex", "literal", "input",
@@ -496,6 +502,8 @@ def _classify(segments: list[str]) -> str | None:
     if last in _SESSION_WORDS:
         return "session"
     if last in _SECRET_WORDS or last.endswith(("token", "secret", "apikey", "credential", "credentials")):
+        if last.endswith("token") and (prev in _NON_SECRET_TOKEN_PREFIXES or last[:-5] in _NON_SECRET_TOKEN_PREFIXES):
+            return None  # pagination cursors and idempotency tokens are not credentials
         return "secret"
     if last.endswith("key"):
         if last in _KEY_WORD_BENIGN:
@@ -517,7 +525,7 @@ def _secretish(value: str) -> bool:
     core = value.rstrip(".!?")
     has_letter = any(c.isalpha() for c in core)
     has_digit = any(c.isdigit() for c in core)
-    has_symbol = bool(_SYMBOL_RE.search(core.replace("-", "")))
+    has_symbol = bool(_SYMBOL_RE.search(core.replace("-", "").replace("_", "")))
     mixed_case = any(c.isupper() for c in core[1:]) and any(c.islower() for c in core)
     if not has_letter:
         return False
@@ -550,14 +558,34 @@ def _is_placeholder(value: str) -> bool:
     )
 
 
+_CODE_IDENTIFIER_RE = re.compile(r"^[A-Za-z_][A-Za-z_]*$|^[a-z_][a-z0-9_]*_[a-z0-9_]*$")
+
+
+# Values that are never secrets: type expressions ("Token[Span | None]", "str | None"), colours, and
+# documentation placeholders ("your-access-token", "<token>", "xxxx", "..._here").
+_NOT_A_VALUE_RE = re.compile(
+    r"^(?:[\w.]+\[.*\]|.*\s\|\s.*|#[0-9a-fA-F]{3,8}|(?i:your|insert|replace|enter|put)[-_ ].*|(?i:x{3,}|\.{3,})"
+    r"|.*(?i:[-_]here))$"
+)
+
+
+def _is_identifier(value: str) -> bool:
+    """A name in code (``api_key``, ``ClientSecret``, ``auth_token2``) rather than a machine-made value."""
+    return bool(_CODE_IDENTIFIER_RE.match(value)) and not _looks_random(value)
+
+
 def _accept(value: str, klass: str, form: str, quoted: bool, line_start: bool) -> bool:
-    if not value or _is_masked(value) or _is_placeholder(value):
+    if not value or _is_masked(value) or _is_placeholder(value) or _NOT_A_VALUE_RE.match(value):
         return False
     lowered = value.lower()
     if lowered in _STOPWORDS or lowered.rstrip(".,;:!?") in _STOPWORDS:
         return False
     if not quoted:
         if _CALL_RE.match(value) or _ATTR_PATH_RE.match(value):
+            return False
+        if not line_start and _is_identifier(value) and not (klass == "password" and form == "colon"):
+            return False  # a variable, parameter or type name, not a literal
+        if form in ("sentence", "direct") and not value[0].isalnum() and not _looks_random(value):
             return False
         if lowered in _TYPE_NAMES or lowered.startswith(("optional[", "list[", "dict[")):
             return False
@@ -578,7 +606,7 @@ def _accept(value: str, klass: str, form: str, quoted: bool, line_start: bool) -
             return len(value) >= 4
         return len(value) >= 4 and _secretish(value) and not _PATHISH_RE.search(value)
     # klass == "secret"
-    if len(value) < 6:
+    if len(value) < 6 or (not line_start and _is_identifier(value)):
         return False
     if quoted or line_start:
         return _secretish(value) or len(value) >= 16
@@ -680,8 +708,9 @@ def _detect_labelled(text: str, low: str, skip: list[tuple[int, int]]) -> Iterat
         if found is None:
             continue
         start, end, form, quoted, line_start = found
-        if form in ("sentence", "direct") and segments == ("pass",) and text[name_start - 1:name_start] != "-":
-            continue  # the English verb or Python's `pass`, not a label
+        if segments == ("pass",) and text[name_start - 1:name_start] != "-" and (
+                form in ("sentence", "direct") or not (quoted or _secretish(text[start:end]))):
+            continue  # the English verb, Python's `pass` or "1st pass: ...", not a label
         value = text[start:end]
         if _accept(value, klass, form, quoted, line_start):
             yield start, end, _label_kind(klass, segments)
@@ -689,15 +718,13 @@ def _detect_labelled(text: str, low: str, skip: list[tuple[int, int]]) -> Iterat
 
 
 def _line_start(text: str, name_start: int) -> bool:
-    """``NAME=`` at the start of a line (``.env`` style), optionally after ``export``/``set``."""
+    """``NAME=`` at column 0 (``.env`` style), optionally after ``export``/``set``; indented lines are code."""
     i = name_start
     before = text[max(0, i - 12):i]
     for prefix in ("export ", "set ", "setx "):
         if before.endswith(prefix):
             i -= len(prefix)
             break
-    while i > 0 and text[i - 1] in " \t":
-        i -= 1
     if i == 0 or text[i - 1] in "\r\n\"'[,":
         return True
     return i >= 2 and text[i - 2] == "\\" and text[i - 1] in "nr"
@@ -733,6 +760,11 @@ def _value_after_label(text: str, name_start: int, name_end: int, multiword: boo
                 form, pos = "direct", name_end
             else:
                 return None
+    if form in ("sentence", "direct") and name_start > 0 and text[name_start - 1] in "\"'`":
+        # the label sits inside a string literal ("Bearer "): the next quote closes it
+        after = _SPACES_RE.match(text, pos).end()
+        if text.startswith(text[name_start - 1], after):
+            return None
     parsed = _parse_value(text, pos, multiword)
     if parsed is None:
         return None
@@ -814,7 +846,7 @@ def _detect_basic_auth(text: str, low: str) -> Iterator[Candidate]:
 _AUTH_HEADER_RE = re.compile(  # run on the lowered copy; the value's case is read from the original
     r"authori[sz]ation(?![a-z0-9_])(?:\\{0,7}[\"'])?[ \t]*[:=][ \t]*(?:\\{0,7}[\"'])?[ \t]*"
     r"(?:(?:basic|bearer|token|negotiate|ntlm|apikey|api-key|sso-key|ssws|key|hmac|jwt|otp)[ \t]+)?"
-    r"([^\s\"'\\,]{8,})"
+    r"([^\s\"'\\,;)}\]]{8,})"
 )
 _COOKIE_HEADER_RE = re.compile(  # run on the lowered copy; "--cookie v" and "cookie: v" both start here
     r"cookie(?![a-z0-9_])(?:(?:\\{0,7}[\"'])?[ \t]*[:=]|[ \t]+)[ \t]*(?:\\{0,7}[\"'])?[ \t]*"
@@ -829,7 +861,7 @@ def _detect_headers(text: str, low: str) -> Iterator[Candidate]:
     if "authori" in low:
         for m in _AUTH_HEADER_RE.finditer(low):
             value = text[m.start(1):m.end(1)]
-            if not _is_masked(value) and not _is_placeholder(value):
+            if not _is_masked(value) and not _is_placeholder(value) and not _is_identifier(value):
                 yield m.start(1), m.end(1), "authorization"
     starts: list[int] = []
     if "cookie" in low:
