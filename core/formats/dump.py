@@ -37,7 +37,8 @@ def dump(conversation_or_messages: Conversation | list[dict[str, Any]], format: 
     ``openai-chat`` (``{"messages": [...]}``, plus ``model`` / ``tools`` when known) works for
     any conversation; ``openai-responses``, ``anthropic`` and ``sharegpt`` write those formats,
     so that loading the result gives back the same messages, tool pairs and content parts
-    (ShareGPT keeps only the text of non-text parts). Indented by 2, non-ASCII kept as is.
+    (ShareGPT keeps only the text of non-text parts; Anthropic drops an image's ``detail`` hint).
+    Indented by 2, non-ASCII kept as is.
     The conversation is not modified.
     """
     if format not in _WRITERS:

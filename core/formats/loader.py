@@ -18,8 +18,8 @@ from core.formats import (
     swe_agent,
 )
 from core.formats.detection import detect_document, detect_records
-from core.formats.messages import FieldProblem, tool_pair_problems
-from core.formats.model import FORMAT_NAMES, Conversation, FormatError
+from core.formats.messages import FieldProblem, is_hermes_summary, text_of, tool_pair_problems
+from core.formats.model import FORMAT_NAMES, CompactionEvent, Conversation, FormatError
 from core.formats.source import (
     DEFAULT_MAX_BYTES,
     InputSource,
@@ -160,6 +160,22 @@ def _line_source(where: str, line_numbers: list[int]) -> str:
     return where
 
 
+def _mark_hermes_summaries(conv: Conversation) -> None:
+    """A Hermes handoff summary in any format is a compaction point too (Hermes' own loader marks them already)."""
+    known = {event.position for event in conv.compaction_events}
+    added = False
+    for index, message in enumerate(conv.messages):
+        if index not in known and message.get("role") != "tool" and is_hermes_summary(message.get("content")):
+            conv.compaction_events.append(
+                CompactionEvent(
+                    position=index, kind="hermes-summary", summary=text_of(message.get("content")), source=conv.sources[index]
+                )
+            )
+            added = True
+    if added:
+        conv.compaction_events.sort(key=lambda event: event.position)
+
+
 def _name_for(path_or_bytes: Any, filename: str | None) -> str | None:
     if filename:
         return filename
@@ -208,6 +224,7 @@ def load(
         raise FormatError(f"{src.name}: session {session!r} not found; this {fmt} input holds a single conversation")
     if not conv.messages:
         conv.warnings.append("the transcript holds no messages")
+    _mark_hermes_summaries(conv)
     problems = tool_pair_problems(conv.messages)
     if problems:
         listed = "; ".join(problems[:_MAX_LISTED_PAIR_PROBLEMS])

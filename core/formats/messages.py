@@ -110,8 +110,13 @@ def simplify_parts(parts: list[dict[str, Any]], join_texts: bool = False) -> Any
 
 
 def is_hermes_summary(content: Any) -> bool:
-    text = text_of(content).lstrip()
-    return text.startswith(HERMES_SUMMARY_KEY) or text.startswith(HERMES_LEGACY_SUMMARY_PREFIX)
+    """A Hermes handoff summary: the text starts with a summary prefix, or (the merged form of
+    later versions) one of its lines does."""
+    text = text_of(content)
+    stripped = text.lstrip()
+    if stripped.startswith(HERMES_SUMMARY_KEY) or stripped.startswith(HERMES_LEGACY_SUMMARY_PREFIX):
+        return True
+    return f"\n{HERMES_SUMMARY_KEY}" in text or f"\n{HERMES_LEGACY_SUMMARY_PREFIX}" in text
 
 
 class FieldProblem(Exception):

@@ -144,7 +144,9 @@ class ResponsesAssembler:
         if role not in ("user", "assistant", "system", "developer"):
             raise FieldProblem(f"{where}.role", f"expected user, assistant, system or developer, got {role!r}")
         raw = item.get("content")
-        if isinstance(raw, list):
+        if raw == [] and role == "assistant":
+            content = None  # an empty assistant message only marks where a new assistant turn begins
+        elif isinstance(raw, list):
             content = simplify_parts([_part(part, f"{where}.content[{i}]") for i, part in enumerate(raw)])
         elif isinstance(raw, str) or raw is None:
             content = raw if raw is not None else ""
@@ -270,6 +272,9 @@ def to_document(conv: Conversation) -> dict[str, Any]:
         content = message.get("content")
         if content is not None:
             items.append({"type": "message", "role": role, "content": _parts_for(content, role)})
+        elif role == "assistant" and index > 0 and conv.messages[index - 1]["role"] == "assistant":
+            # Without a marker these calls would join the previous assistant message on loading.
+            items.append({"type": "message", "role": "assistant", "content": []})
         for call in message.get("tool_calls") or []:
             function = call.get("function", {})
             items.append(
