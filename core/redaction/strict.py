@@ -75,7 +75,7 @@ _MASKED_VALUE_RE = re.compile(r"^(?:\S{0,6}\.\.\.\S{0,4}|\[REDACTED[^\]]*\])$")
 
 
 def _is_masked(value: str) -> bool:
-    return "***" in value or bool(_MASKED_VALUE_RE.match(value))
+    return "***" in value or bool(_MASKED_VALUE_RE.match(value.strip("`'\".,;:)]}")))
 
 
 def _boundary_before(text: str, pos: int) -> bool:
@@ -605,8 +605,8 @@ def _accept(value: str, klass: str, form: str, quoted: bool, line_start: bool) -
                 return False  # a variable or type, not a literal
             return len(value) >= 4
         return len(value) >= 4 and _secretish(value) and not _PATHISH_RE.search(value)
-    # klass == "secret"
-    if len(value) < 6 or (not line_start and _is_identifier(value)):
+    # klass == "secret": keys and tokens never contain spaces, and a call is code even when quoted
+    if len(value) < 6 or " " in value or _CALL_RE.match(value) or (not line_start and _is_identifier(value)):
         return False
     if quoted or line_start:
         return _secretish(value) or len(value) >= 16
@@ -846,7 +846,7 @@ def _detect_basic_auth(text: str, low: str) -> Iterator[Candidate]:
 _AUTH_HEADER_RE = re.compile(  # run on the lowered copy; the value's case is read from the original
     r"authori[sz]ation(?![a-z0-9_])(?:\\{0,7}[\"'])?[ \t]*[:=][ \t]*(?:\\{0,7}[\"'])?[ \t]*"
     r"(?:(?:basic|bearer|token|negotiate|ntlm|apikey|api-key|sso-key|ssws|key|hmac|jwt|otp)[ \t]+)?"
-    r"([^\s\"'\\,;)}\]]{8,})"
+    r"([^\s\"'`\\,;)}\]]{8,})"
 )
 _COOKIE_HEADER_RE = re.compile(  # run on the lowered copy; "--cookie v" and "cookie: v" both start here
     r"cookie(?![a-z0-9_])(?:(?:\\{0,7}[\"'])?[ \t]*[:=]|[ \t]+)[ \t]*(?:\\{0,7}[\"'])?[ \t]*"
@@ -993,9 +993,15 @@ def _overlaps(span: tuple[int, int], regions: list[tuple[int, int]], starts: lis
     return idx >= 0 and regions[idx][1] > span[0]
 
 
+# Kinds named only after the label in front of a value; any specific kind names a merged span first.
+_GENERIC_KINDS = frozenset({"password", "secret", "token", "api-key", "credential", "high-entropy", "session-id"})
+
+
 def _merge(cands: Iterable[Candidate]) -> list[Candidate]:
     def rank(kind: str) -> int:
-        return _KIND_PRIORITY.index(kind) if kind in _KIND_PRIORITY else len(_KIND_PRIORITY)
+        if kind in _KIND_PRIORITY:
+            return _KIND_PRIORITY.index(kind)
+        return len(_KIND_PRIORITY) + (kind in _GENERIC_KINDS)
 
     merged: list[Candidate] = []
     for start, end, kind in sorted(cands):

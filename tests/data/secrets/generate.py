@@ -758,6 +758,21 @@ def near_miss_lines(seed: int) -> list[dict]:
         "PASSWORD = os.environ.get('PASSWORD', '')",
         "assert resp.json()['token_type'] == 'bearer'",
         "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAI" + pick(rng, B64, 43) + " dev@laptop",
+        # shapes seen in real library code and docs
+        "    handler.validate(\n        api_key=api_key,\n        client_secret=client_secret,\n    )",
+        "class Session(BaseModel):\n    client_secret: ClientSecret\n    credential: UpdateCredentialItem",
+        "            return {'Authorization': auth_token}",
+        '          "NextToken": "' + pick(rng, B64, 60) + '",',
+        '      "ClientToken": "' + pick(rng, ALNUM, 32) + '",',
+        "        Token:                  '#ABB2BF',",
+        '    "access_token": "your-access-token",\n    "password": "<your-password>",',
+        "        password (bool, optional): Enable password input. Defaults to False.",
+        "                # 1st pass: check if the value is an instance of the type",
+        '    encrypted_token: Final = auth_header.removeprefix("Bearer ").strip()',
+        "The token figure is `estimate_request_tokens_rough(messages, system_prompt, tools)`.",
+        "    SECRET_KEY = 'AWS_SECRET_ACCESS_KEY'\n    ACCESS_KEY = 'aws_access_key_id'",
+        'def reset_span(token: "Token[Span | None]") -> None:',
+        "    self.webhook_secret = webhook_secret or os.getenv(\"WEBHOOK_SECRET\")",
     ]
     for snippet in code:
         add("code", snippet)
