@@ -240,8 +240,8 @@ def _detect_vendor(text: str) -> Iterator[Candidate]:
 
 _MAILCHIMP_GATE = re.compile(r"-us\d")
 # detect-secrets' regex plugins, each with a cheap gate (a literal looked up in the lowered copy, or a
-# regex) and the kind it reports. Telegram tokens are left to ``_detect_vendor``, which covers them. They yield
-# values without positions; ``_locate`` finds every occurrence with token boundaries.
+# regex) and the kind it reports. They yield values without positions; ``_locate`` finds every
+# occurrence with token boundaries. Telegram tokens are left to ``_detect_vendor``, which covers them.
 _DS_PLUGINS: tuple[tuple[str, str, tuple[str | re.Pattern[str], ...], str], ...] = (
     ("aws", "AWSKeyDetector", (re.compile(r"aws[^\n]{0,60}[\"'][0-9a-z/+]{40}[\"']"),), "aws-secret-key"),
     ("azure_storage_key", "AzureStorageKeyDetector", ("accountkey",), "connection-string-key"),
