@@ -160,7 +160,10 @@ def make_summarizer(settings: AnalysisSettings) -> Callable[[str, int], Any] | N
         key = os.environ.get(API_KEY_ENV) or None
         if kind == "server":
             # The local server checks no key, but litellm's OpenAI client insists on one.
-            return LiteLLMSummarizer(settings.server_model, api_base=settings.api_base, api_key=key or "local-no-key")
+            # A local server that timed out is not faster the second time: no client retries.
+            return LiteLLMSummarizer(
+                settings.server_model, api_base=settings.api_base, api_key=key or "local-no-key", max_retries=0
+            )
         return LiteLLMSummarizer(
             settings.model or None,
             summary_model=settings.summary_model or None,

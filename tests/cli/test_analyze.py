@@ -1,0 +1,242 @@
+"""``context-lens analyze``: its numbers are the library's own for the same file and settings."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+from core import CompressorConfig, ContextCompressor
+from core.analysis.facts import extract_facts, retention, retention_score
+from core.formats import load
+from core.models import context_window
+from core.phases import prune
+from core.summarizers.extractive import ExtractiveSummarizer
+from core.tokens import estimate_messages_tokens_rough, get_counter
+from tests.cli.conftest import assert_one_line_error
+
+
+def _library(path, config: CompressorConfig, summarizer=None):
+    messages = load(path).messages
+    compressor = ContextCompressor(config, summarizer=summarizer or ExtractiveSummarizer())
+    hermes = estimate_messages_tokens_rough(messages)
+    would = compressor.should_compress(hermes)
+    result = compressor.compress(copy.deepcopy(messages))
+    return messages, hermes, would, result
+
+
+def test_json_matches_library(cli, corpus):
+    run = cli("analyze", corpus.big, "--json")
+    assert run.code == 0, run.err
+    report = run.json()
+    messages, hermes, would, result = _library(corpus.big, CompressorConfig())
+    counter = get_counter("cl100k_base")
+
+    assert report["file"] == str(corpus.big)
+    assert report["format"] == "openai-chat"
+    assert report["messages"] == len(messages)
+    assert report["encoding"] == "cl100k_base"
+    assert report["exact_tokens"] == counter.count_messages(messages)
+    assert report["hermes_tokens"] == hermes
+    assert report["estimator_tokens"] == hermes
+    assert report["threshold_tokens"] == 64_000
+    assert report["would_compress"] is would is True
+    assert report["outcome"] == result.outcome == "summarized"
+    assert (report["compress_start"], report["compress_end"]) == (result.compress_start, result.compress_end)
+    assert report["prune_boundary"] == result.prune_boundary
+    assert report["head"] == result.compress_start
+    assert report["middle"] == result.compress_end - result.compress_start
+    assert report["tail"] == len(messages) - result.compress_end
+    assert report["messages_after"] == len(result.messages)
+    assert report["tokens_after"] == counter.count_messages(result.messages)
+    assert report["hermes_tokens_after"] == estimate_messages_tokens_rough(result.messages)
+    assert report["saved_total"] == report["exact_tokens"] - report["tokens_after"] > 0
+    assert report["savings_pct"] == pytest.approx(
+        report["saved_total"] / report["exact_tokens"] * 100, abs=1e-3
+    )
+
+    # Per-step savings add up to the total, and the dedup step is what the dedup pass alone saves.
+    steps = {step["step"]: step for step in report["steps"]}
+    assert (
+        sum(-step["exact_change"] for key, step in steps.items() if key not in ("original", "final"))
+        == report["saved_total"]
+    )
+    deduplicated = [m.copy() for m in messages]
+    prune.dedup_tool_results(deduplicated)
+    assert (
+        report["saved"]["dedup"]
+        == counter.count_messages(messages) - counter.count_messages(deduplicated)
+        > 0
+    )
+    assert report["saved"]["one_liners"] > 0
+    assert report["saved_phase1"] == sum(
+        report["saved"][k] for k in ("dedup", "one_liners", "args", "tool_images")
+    )
+
+    kept = retention(extract_facts(messages), result.messages)
+    assert report["facts"] == len(kept)
+    assert report["facts_kept"] == int(kept["kept"].sum())
+    assert report["fact_retention"] == pytest.approx(retention_score(kept), abs=1e-6)
+    assert report["valid"] is True and report["problems"] == []
+
+
+def test_readable_table(cli, corpus):
+    run = cli("analyze", corpus.big)
+    assert run.code == 0, run.err
+    report = cli("analyze", corpus.big, "--json").json()
+    out = run.out
+    assert f"{report['exact_tokens']:,} exact (cl100k_base)" in out
+    assert f"{report['hermes_tokens']:,} Hermes estimate" in out
+    assert "yes: Hermes would compress now" in out
+    start, end = report["compress_start"], report["compress_end"]
+    assert f"MIDDLE {start}-{end - 1} ({end - start})" in out
+    for label in ("Duplicate tool outputs", "Old tool results → one-liners", "Middle → summary", "Final"):
+        assert label in out
+    assert str(-report["saved_total"]) in out  # the Final row's change
+
+
+def test_context_length_moves_the_threshold(cli, corpus):
+    report = cli("analyze", corpus.big, "--json", "--context-length", "1000000").json()
+    assert report["context_length"] == 1_000_000
+    assert report["threshold_tokens"] == 500_000
+    assert report["would_compress"] is False
+    text = cli("analyze", corpus.big, "--context-length", "1_000_000").out
+    assert "no: below the threshold" in text
+
+
+def test_model_sets_window_and_encoding(cli, corpus):
+    run = cli("analyze", corpus.mid, "--json", "--model", "gpt-4o")
+    assert run.code == 0, run.err
+    report = run.json()
+    window = context_window("gpt-4o")
+    assert window and report["context_length"] == window
+    assert report["encoding"] == "o200k_base"
+    assert report["exact_tokens"] == get_counter("o200k_base").count_messages(load(corpus.mid).messages)
+    # An explicit --context-length wins over the model's window.
+    assert (
+        cli("analyze", corpus.mid, "--json", "--model", "gpt-4o", "--context-length", "200000").json()[
+            "context_length"
+        ]
+        == 200_000
+    )
+
+
+def test_unknown_model_warns_and_uses_default_window(cli, corpus):
+    run = cli("analyze", corpus.mid, "--json", "--model", "no-such-model-xyz")
+    assert run.code == 0
+    assert run.json()["context_length"] == 128_000
+    assert "no-such-model-xyz" in run.err and "--context-length" in run.err
+
+
+def test_no_summarizer_gives_the_fallback(cli, corpus):
+    report = cli("analyze", corpus.mid, "--json", "--summarizer", "none").json()
+    messages, _, _, result = _library(corpus.mid, CompressorConfig(), summarizer=None)
+    assert report["outcome"] == "fallback"
+    assert report["fallback_used"] is True
+    assert report["failure_reason"]
+    # The library with no summarizer at all gives the same fallback conversation.
+    none_result = ContextCompressor(CompressorConfig(), summarizer=None).compress(copy.deepcopy(messages))
+    assert report["tokens_after"] == get_counter("cl100k_base").count_messages(none_result.messages)
+
+
+def test_parameters_reach_the_compressor(cli, corpus):
+    config = CompressorConfig(
+        protect_first_n=1, protect_last_n=4, summary_target_ratio=0.5, profile="v0.15.1"
+    )
+    report = cli(
+        "analyze",
+        corpus.mid,
+        "--json",
+        "--protect-first-n",
+        "1",
+        "--protect-last-n",
+        "4",
+        "--summary-target-ratio",
+        "0.5",
+        "--profile",
+        "v0.15.1",
+    ).json()
+    _, _, _, result = _library(corpus.mid, config)
+    assert (report["compress_start"], report["compress_end"]) == (result.compress_start, result.compress_end)
+    assert report["prune_boundary"] == result.prune_boundary
+    assert report["tokens_after"] == get_counter("cl100k_base").count_messages(result.messages)
+    default = cli("analyze", corpus.mid, "--json").json()
+    assert (default["compress_start"], default["compress_end"]) != (
+        report["compress_start"],
+        report["compress_end"],
+    )
+
+
+def test_tiktoken_estimator_decides_with_exact_counts(cli, corpus):
+    report = cli("analyze", corpus.mid, "--json", "--token-estimator", "tiktoken").json()
+    assert report["estimator_tokens"] == report["exact_tokens"]
+    assert report["estimator_tokens"] != report["hermes_tokens"]
+
+
+def test_tiny_conversation_is_left_alone(cli, corpus):
+    report = cli("analyze", corpus.tiny, "--json").json()
+    assert report["small_conversation"] is True
+    assert report["outcome"] == "too_small"
+    assert report["saved_total"] == 0 and report["messages_after"] == 2
+    assert "too few messages" in cli("analyze", corpus.tiny).out
+
+
+def test_sessions(cli, corpus):
+    default = cli("analyze", corpus.multi, "--json").json()
+    assert default["format"] == "sharegpt"
+    assert default["sessions"] == ["conv-0", "conv-1", "conv-2"]
+    assert default["session"] == "conv-2"
+    picked = cli("analyze", corpus.multi, "--json", "--session", "conv-0").json()
+    assert picked["session"] == "conv-0"
+    assert_one_line_error(
+        cli("analyze", corpus.multi, "--session", "nope"), "multi.jsonl", "'nope' not found"
+    )
+
+
+@pytest.mark.parametrize("command", ["analyze", "compress"])
+@pytest.mark.parametrize(
+    ("which", "fragment"),
+    [
+        ("missing", "no such file"),
+        ("truncated", "truncated"),
+        ("binary", "PNG image"),
+        ("empty", "empty"),
+        ("directory", "is a directory"),
+    ],
+)
+def test_bad_files(cli, corpus, command, which, fragment):
+    path = {
+        "missing": corpus.root / "missing.json",
+        "truncated": corpus.truncated,
+        "binary": corpus.binary,
+        "empty": corpus.empty,
+        "directory": corpus.root,
+    }[which]
+    run = cli(command, path)
+    assert run.code == 2
+    assert_one_line_error(run, path.name, fragment)
+    assert run.out == ""
+
+
+@pytest.mark.parametrize(
+    ("argv", "fragment"),
+    [
+        (["--threshold-percent", "x"], "--threshold-percent"),
+        (["--threshold-percent", "0"], "above 0"),
+        (["--context-length", "-5"], "positive integer"),
+        (["--protect-last-n", "two"], "--protect-last-n"),
+        (["--profile", "v9"], "--profile"),
+        (["--format", "bogus"], "--format"),
+        (["--token-estimator", "chars"], "--token-estimator"),
+        (["--summarizer", "litellm"], "--model or --summary-model"),
+        (["--format", "anthropic"], "reading it as anthropic"),
+    ],
+)
+def test_bad_options(cli, corpus, argv, fragment):
+    assert_one_line_error(cli("analyze", corpus.mid, *argv), fragment)
+
+
+def test_no_command_and_unknown_command(cli):
+    run = cli()
+    assert run.code == 2 and "analyze" in run.err
+    assert_one_line_error(cli("frobnicate"), "invalid choice")
