@@ -25,6 +25,7 @@ from core.formats.source import (
     InputSource,
     JsonLines,
     JsonProblem,
+    check_jsonl_encoding,
     decode_all,
     open_input,
     open_sqlite,
@@ -87,6 +88,7 @@ def _parse(src: InputSource) -> _Parsed:
             if not exc.what.startswith("invalid JSON: Extra data"):
                 raise src.error(exc.where, exc.what) from None
         # Several values one after another: JSON Lines after all.
+    check_jsonl_encoding(src)
     lines = JsonLines(src)
     head = lines.head()
     if not head:

@@ -65,6 +65,7 @@ class InputSource:
     encoding: str = "utf-8"
     head: bytes = b""
     warnings: list[str] = field(default_factory=list)
+    head_decode_error: FormatError | None = None
 
     def error(self, where: str | None, what: str) -> FormatError:
         prefix = f"{self.name}: {where}: " if where else f"{self.name}: "
@@ -165,7 +166,23 @@ def _check_text_head(src: InputSource) -> None:
             # final=False: a multi-byte character cut by the head boundary is not an error.
             decoder.decode(head, final=len(head) >= src.size)
         except UnicodeDecodeError as exc:
-            raise _decode_error(src, head, exc) from None
+            # Raised later: a JSON document fails as a whole, a JSONL log only when most lines fail.
+            src.head_decode_error = _decode_error(src, head, exc)
+
+
+def check_jsonl_encoding(src: InputSource) -> None:
+    """Refuse a JSONL input whose lines are mostly not UTF-8 (a wrong encoding, not a few damaged lines)."""
+    if src.head_decode_error is None:
+        return
+    lines = [line for line in src.head.split(b"\n")[:200] if line.strip()]
+    bad = 0
+    for line in lines:
+        try:
+            line.decode("utf-8")
+        except UnicodeDecodeError:
+            bad += 1
+    if bad * 4 > len(lines):
+        raise src.head_decode_error
 
 
 def _decode_error(src: InputSource, data: bytes, exc: UnicodeDecodeError, line_offset: int = 0) -> FormatError:
@@ -396,6 +413,7 @@ class JsonLines:
                     continue
             else:
                 text = raw
+            text = text.rstrip("\r\n")  # so errors point into this line, not at the start of the next
             if not text.strip():
                 continue
             try:
@@ -434,14 +452,18 @@ def open_sqlite(src: InputSource) -> sqlite3.Connection:
     """Open a SQLite store read-only (a path) or from memory (uploaded bytes)."""
     try:
         if src.path is not None:
-            uri = src.path.resolve().as_uri() + "?mode=ro"
+            base = src.path.resolve().as_uri()
+            wal = src.path.with_name(src.path.name + "-wal")
+            # Without a -wal file the main file holds everything: "immutable" reads it without
+            # creating -wal/-shm files next to the user's store. With one (the agent is running or
+            # did not shut down), read-only mode is needed to see the pages still in the log.
+            conn = sqlite3.connect(base + ("?mode=ro" if wal.exists() else "?immutable=1"), uri=True)
             try:
-                conn = sqlite3.connect(uri, uri=True)
                 conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
             except sqlite3.OperationalError:
-                # A WAL database in a read-only directory cannot create its -shm file; the
-                # immutable flag reads the main file without any locking.
-                conn = sqlite3.connect(src.path.resolve().as_uri() + "?immutable=1", uri=True)
+                conn.close()
+                # A read-only directory can refuse the -shm file; fall back to the main file alone.
+                conn = sqlite3.connect(base + "?immutable=1", uri=True)
                 conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
         else:
             data = bytearray(src.read_bytes())
