@@ -1,0 +1,181 @@
+"""Upload & overview: samples, uploads, format override, sessions, search and bad files."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from core.formats import load
+from core.tokens import encoding_name_for_model, get_counter
+from tests.app.conftest import (
+    DATA,
+    SAMPLES,
+    choose_sample,
+    go,
+    load_messages,
+    metrics,
+    new_app,
+    number,
+    plain,
+    run,
+    sample_paths,
+    table_with,
+    upload,
+)
+
+LONG_SAMPLE = "long_coding_session.json"
+
+
+def exact_total(messages: list, model: str = "gpt-4o") -> int:
+    return get_counter(encoding_name_for_model(model)).count_messages(messages)
+
+
+def test_first_page_shows_the_long_sample_without_any_action(app):
+    assert app.selectbox(key="conversation_choice").value == f"Sample: {LONG_SAMPLE}"
+    messages = load_messages(SAMPLES / LONG_SAMPLE)
+    shown = metrics(app)
+    assert number(shown["Messages"]) == len(messages)
+    assert number(shown["Tokens (o200k_base)"]) == exact_total(messages)
+    table = table_with(app, "preview", "source")
+    assert len(table) == len(messages)
+    assert table["tokens"].sum() == exact_total(messages)
+
+
+@pytest.mark.parametrize("path", sample_paths(), ids=lambda p: p.name)
+def test_every_bundled_sample_loads_on_every_page(app, path):
+    choose_sample(app, path.name)
+    assert not app.error, [e.value for e in app.error]
+    messages = load_messages(path)
+    assert number(metrics(app)["Messages"]) == len(messages)
+    assert any(load(path).format in plain(c.value) for c in app.caption)
+    for page in ("zones", "savings", "compress"):
+        go(app, page)
+        assert not app.error, (page, [e.value for e in app.error])
+        assert any(f"{len(messages):,} messages" in plain(c.value) for c in app.caption)
+
+
+def test_changing_the_model_changes_the_window_and_the_encoding(app):
+    app.selectbox(key="model").set_value("gpt-4")
+    run(app)
+    from core.models import context_window
+
+    assert app.number_input(key="context_length").value == context_window("gpt-4")
+    messages = load_messages(SAMPLES / LONG_SAMPLE)
+    assert number(metrics(app)["Tokens (cl100k_base)"]) == exact_total(messages, "gpt-4")
+
+
+def _readable_text(message: dict) -> str:
+    content = message.get("content")
+    if isinstance(content, list):
+        content = "\n".join(p.get("text", "") for p in content if isinstance(p, dict))
+    pieces = [content or ""]
+    for call in message.get("tool_calls") or []:
+        pieces += [call["function"]["name"], call["function"]["arguments"]]
+    return "\n".join(pieces).lower()
+
+
+def test_search_keeps_only_matching_messages(app):
+    messages = load_messages(SAMPLES / LONG_SAMPLE)
+    app.text_input(key="message_query").set_value("pytest")
+    run(app)
+    table = table_with(app, "preview", "source")
+    expected = [i for i, m in enumerate(messages) if "pytest" in _readable_text(m)]
+    assert 0 < len(expected) < len(messages)
+    assert list(table["index"]) == expected
+
+
+def test_uploaded_file_is_analysed_and_listed_first(app):
+    data = (SAMPLES / "anthropic_messages_session.json").read_bytes()
+    upload(app, "my upload.json", data)
+    assert app.selectbox(key="conversation_choice").value == "Uploaded: my upload.json"
+    assert app.selectbox(key="conversation_choice").options[0] == "Uploaded: my upload.json"
+    assert number(metrics(app)["Messages"]) == len(load(data, filename="x.json").messages)
+    assert any("anthropic" in plain(c.value) for c in app.caption)
+
+
+def test_several_uploads_can_each_be_picked(app):
+    first = (SAMPLES / "langchain_messages.json").read_bytes()
+    second = (SAMPLES / "codex_rollout.jsonl").read_bytes()
+    go(app, "overview")
+    app.file_uploader(key="uploader").set_value(
+        [("a.json", first, "application/json"), ("b.jsonl", second, "application/jsonl")]
+    )
+    run(app)
+    options = app.selectbox(key="conversation_choice").options
+    assert options[:2] == ["Uploaded: a.json", "Uploaded: b.jsonl"]
+    app.selectbox(key="conversation_choice").set_value("Uploaded: a.json")
+    run(app)
+    assert number(metrics(app)["Messages"]) == len(load(first, filename="a.json").messages)
+    app.selectbox(key="conversation_choice").set_value("Uploaded: b.jsonl")
+    run(app)
+    assert number(metrics(app)["Messages"]) == len(load(second, filename="b.jsonl").messages)
+
+
+@pytest.mark.parametrize(
+    ("name", "data"),
+    [
+        ("junk.bin", bytes(range(256)) * 40),
+        ("truncated.json", b'{"messages": [{"role": "user", "content": "hello"}, {"role": "assist'),
+        ("empty.json", b""),
+        ("picture.png", b"\x89PNG\r\n\x1a\n" + b"\x00" * 64),
+        ("not_a_transcript.json", json.dumps({"hello": "world"}).encode()),
+    ],
+)
+def test_bad_files_give_a_readable_error_on_every_page(app, name, data):
+    upload(app, name, data)
+    errors = [plain(e.value) for e in app.error]
+    assert errors, "a bad file must be reported"
+    assert any(name.split(".")[0] in error for error in errors)
+    assert not any("Traceback" in error for error in errors)
+    for page in ("zones", "savings", "compress"):
+        go(app, page)
+        assert app.error, page
+        assert not app.metric, page
+
+
+def test_forcing_a_wrong_format_is_an_error_and_auto_detection_recovers(app):
+    upload(app, "chat.json", (SAMPLES / "langchain_messages.json").read_bytes())
+    app.selectbox(key="format_choice").set_value("codex")
+    run(app)
+    assert app.error
+    app.selectbox(key="format_choice").set_value("auto-detect")
+    run(app)
+    assert not app.error
+    assert metrics(app)["Messages"]
+
+
+def test_session_picker_lists_every_session_and_switches(app):
+    path = SAMPLES / "hermes_state.db"
+    sessions = load(path).sessions
+    assert len(sessions) > 1
+    choose_sample(app, path.name)
+    picker = app.selectbox(key="session_label")
+    assert len(picker.options) == len(sessions)
+    for option, info in zip(picker.options, sessions, strict=True):
+        assert option.startswith(str(info.id))
+    for info in sessions:
+        option = next(o for o in app.selectbox(key="session_label").options if o.startswith(str(info.id)))
+        app.selectbox(key="session_label").set_value(option)
+        run(app)
+        assert number(metrics(app)["Messages"]) == len(load(path, session=str(info.id)).messages)
+
+
+def test_transcript_text_only_reaches_the_page_as_data(app):
+    upload(app, "xss.json", (DATA / "xss_transcript.json").read_bytes())
+    table = table_with(app, "preview", "source")
+    assert table["preview"].str.contains("<script>", regex=False).any()
+    rendered = [m.value for m in app.markdown] + [c.value for c in app.caption]
+    assert not any("<script" in text or "onerror" in text for text in rendered)
+
+
+def test_empty_state_offers_the_samples(monkeypatch, tmp_path):
+    import core.analysis.session as session
+
+    monkeypatch.setattr(session, "SAMPLE_DIR", tmp_path)
+    at = new_app()
+    assert any("No conversation loaded yet" in i.value for i in at.info)
+    assert not at.metric
+    go(at, "zones")
+    assert any("No conversation loaded yet" in i.value for i in at.info)
+    assert not at.exception
