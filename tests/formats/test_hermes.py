@@ -13,7 +13,7 @@ ROOT, CHILD, GATEWAY = "20260315_101502_4be1c9", "20260315_114233_9d02fa", "2026
 
 
 def db_rows(session_id):
-    conn = sqlite3.connect(f"file:{SAMPLES / 'hermes_state.db'}?mode=ro", uri=True)
+    conn = sqlite3.connect((SAMPLES / "hermes_state.db").as_uri() + "?immutable=1", uri=True)
     conn.row_factory = sqlite3.Row
     try:
         return [dict(r) for r in conn.execute("SELECT * FROM messages WHERE session_id = ? ORDER BY id", (session_id,))]
