@@ -305,26 +305,34 @@ def _deep_nesting_position(text: str) -> tuple[int, int] | None:
 # Layout: one JSON document or JSON Lines
 
 
-def _first_lines(src: InputSource, limit: int = 25) -> list[bytes]:
-    """The first few non-empty raw lines (the first one complete even when it is long)."""
+def _first_lines(src: InputSource, limit: int = 25) -> tuple[list[bytes], bool]:
+    """The first few non-empty raw lines, each cut at HEAD_BYTES, and whether the first one was cut.
+
+    A long line is skipped to its end without being kept, so a huge single-line document is
+    not read twice just to find out what it is.
+    """
     lines: list[bytes] = []
+    first_cut = False
     if src.data is not None:
         stream: BinaryIO = io.BytesIO(src.data)
     else:
         assert src.path is not None
         stream = src.path.open("rb")
-    try:
-        read = 0
-        while len(lines) < limit and read < HEAD_BYTES * 4:
-            raw = stream.readline()
+    with stream:
+        while len(lines) < limit:
+            raw = stream.readline(HEAD_BYTES)
             if not raw:
                 break
-            read += len(raw)
+            cut = len(raw) >= HEAD_BYTES and not raw.endswith(b"\n")
+            while cut:
+                rest = stream.readline(HEAD_BYTES)
+                if not rest or rest.endswith(b"\n"):
+                    break
             if raw.strip():
+                if not lines:
+                    first_cut = cut
                 lines.append(raw)
-    finally:
-        stream.close()
-    return lines
+    return lines, first_cut
 
 
 def sniff_layout(src: InputSource) -> str:
@@ -334,14 +342,14 @@ def sniff_layout(src: InputSource) -> str:
     if src.encoding != "utf-8" and src.encoding != "utf-8-sig":
         text = decode_all(src)
         return _layout_from_text_lines(src, [ln for ln in text.splitlines() if ln.strip()][:25])
-    lines = _first_lines(src)
+    lines, first_cut = _first_lines(src)
     if lines and lines[0].startswith(codecs.BOM_UTF8):
         lines[0] = lines[0][len(codecs.BOM_UTF8) :]
     decoded = [ln.decode("utf-8", errors="replace") for ln in lines]
-    return _layout_from_text_lines(src, decoded)
+    return _layout_from_text_lines(src, decoded, first_cut)
 
 
-def _layout_from_text_lines(src: InputSource, lines: list[str]) -> str:
+def _layout_from_text_lines(src: InputSource, lines: list[str], first_cut: bool = False) -> str:
     if not lines:
         raise src.error(None, f"the file is empty, {_EXPECTED}")
     first = lines[0].lstrip()
@@ -353,6 +361,9 @@ def _layout_from_text_lines(src: InputSource, lines: list[str]) -> str:
         return "jsonl"
     if first.startswith("["):
         return "json"
+    if first_cut:
+        # A very long first line: one compact document, or the first record of many.
+        return "jsonl" if len(lines) > 1 else "json"
     if _parses_alone(first):
         return "jsonl" if len(lines) > 1 else "json"
     # The first line is not a whole value: a pretty-printed document, or JSONL whose first

@@ -276,3 +276,29 @@ def test_swe_agent_old_style_history_without_tools():
                       "info": {"exit_status": "submitted"}})
     assert conv.format == "swe-agent" and [m["role"] for m in conv.messages] == ["system", "user", "assistant", "user"]
     assert conv.system_prompt == "sys"
+
+
+# --- Layout sniffing -------------------------------------------------------------------------------
+
+
+def test_compact_single_line_document_longer_than_the_sniffing_window():
+    big = "x" * (1024 * 1024 + 10)
+    document = {"messages": [{"role": "user", "content": big}, {"role": "assistant", "content": "ok"}]}
+    conv = load(json.dumps(document).encode(), filename="compact.json")
+    assert conv.messages[0]["content"] == big and len(conv.messages) == 2
+
+
+def test_jsonl_whose_first_line_is_longer_than_the_sniffing_window(tmp_path):
+    big = "y" * (1024 * 1024 + 10)
+    path = tmp_path / "log.txt"
+    path.write_text(json.dumps({"role": "user", "content": big}) + "\n" + json.dumps({"role": "assistant", "content": "ok"}) + "\n")
+    conv = load(path)
+    assert [len(m["content"]) for m in conv.messages] == [len(big), 2]
+    assert conv.sources == ["line 1", "line 2"]
+
+
+def test_pretty_printed_document_with_one_line_items_is_not_jsonl():
+    text = "[\n" + ",\n".join(json.dumps({"role": r, "content": r}) for r in ("user", "assistant")) + "\n]\n"
+    assert len(load(text.encode(), filename="x.json").messages) == 2
+    text = '{\n  "messages": [\n' + ",\n".join("    " + json.dumps({"role": r, "content": r}) for r in ("user", "assistant")) + "\n  ]\n}\n"
+    assert len(load(text.encode(), filename="x.json").messages) == 2
