@@ -1,0 +1,121 @@
+"""API validity: would OpenAI and Anthropic accept the upload, and every compressed output, as a request?"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from core.analysis.lint import RULES, lint, lint_summary
+from core.analysis.replay import replay
+from core.analysis.strategies import CODEX_USER_TOKENS, DEFAULT_KEEP_LAST, compare_strategies
+from pages._shared import (
+    escape_markdown,
+    keep,
+    last_run_for,
+    offline_compression,
+    page_setup,
+    require_transcript,
+    source_caption,
+)
+
+UPLOAD = "The conversation as loaded"
+OFFLINE = "Offline extractive summary (default)"
+
+
+def _offline() -> Any:
+    from core.summarizers.extractive import ExtractiveSummarizer
+
+    return ExtractiveSummarizer()
+
+
+st.title("API validity")
+settings = page_setup()
+transcript = require_transcript()
+source_caption(transcript)
+st.caption(
+    "Each conversation is checked as a request. OpenAI chat: roles, content types, well-formed tool calls, every "
+    "tool call answered by a tool message with its id before the next non-tool message, no orphan results. "
+    "Anthropic messages (after converting: system first, tool results folded into user turns): first message "
+    "from the user, strict user/assistant alternation, every tool_use answered in the very next user turn, no "
+    "empty message. Errors mean the API would reject the request; warnings are accepted but suspicious."
+)
+
+a, b = st.columns(2)
+with a:
+    with_strategies = st.checkbox("Also check every strategy's output", **keep("lint_strategies", False),
+                                  help="Runs the Strategies page's comparison with its default options.")
+with b:
+    with_replay = st.checkbox("Also check the context after the timeline replay", **keep("lint_replay", False))
+
+outputs: dict[str, list[Any]] = {UPLOAD: transcript.messages}
+try:
+    with st.spinner("Compressing and checking…"):
+        outputs["Hermes compression (sidebar parameters, offline summary)"] = offline_compression(
+            transcript, settings).messages
+        last = last_run_for(transcript, settings)
+        if last is not None:
+            outputs[f"Your last run on Compress & preview ({last['summarizer_label']})"] = last["result"].messages
+        if with_strategies:
+            comparison = transcript.memo(
+                ("strategies", settings, OFFLINE, None, DEFAULT_KEEP_LAST, CODEX_USER_TOKENS),
+                lambda: compare_strategies(transcript.messages, settings.config(), _offline()),
+            )
+            for run in comparison.runs:
+                outputs[f"Strategy: {run.name}"] = run.messages
+        if with_replay:
+            result = transcript.memo(
+                ("replay", settings, OFFLINE, 30),
+                lambda: replay(transcript.messages, settings.config(), _offline(), seconds_per_turn=30.0),
+            )
+            outputs["Timeline replay: the final context"] = result.final_messages
+        found = {name: lint(messages) for name, messages in outputs.items()}
+except Exception as exc:  # any failure ends as a readable message
+    st.error("The check could not run: " + escape_markdown(f"{type(exc).__name__}: {exc}"))
+    st.stop()
+
+rows = []
+for name, violations in found.items():
+    per_api = lint_summary(violations).set_index("api")
+    rows.append({
+        "conversation": name, "messages": len(outputs[name]),
+        "openai_errors": int(per_api.loc["openai", "errors"]), "openai_warnings": int(per_api.loc["openai", "warnings"]),
+        "anthropic_errors": int(per_api.loc["anthropic", "errors"]),
+        "anthropic_warnings": int(per_api.loc["anthropic", "warnings"]),
+    })
+overview = pd.DataFrame(rows)
+overview["valid_openai"] = overview["openai_errors"] == 0
+overview["valid_anthropic"] = overview["anthropic_errors"] == 0
+st.dataframe(
+    overview,
+    hide_index=True,
+    width="stretch",
+    key="lint_overview",
+    column_config={"valid_openai": st.column_config.CheckboxColumn("OpenAI OK"),
+                   "valid_anthropic": st.column_config.CheckboxColumn("Anthropic OK")},
+)
+
+upload_errors = int(overview.loc[0, "openai_errors"] + overview.loc[0, "anthropic_errors"])
+for row in overview.iloc[1:].itertuples():
+    added = row.openai_errors + row.anthropic_errors - upload_errors
+    if added > 0:
+        st.warning(escape_markdown(f"{row.conversation}: {added} more error(s) than the conversation it came from."))
+
+st.subheader("Violations")
+names = list(found)
+if st.session_state.get("lint_pick") not in names:
+    st.session_state.pop("lint_pick", None)
+picked = st.selectbox("Conversation", names, key="lint_pick")
+violations = found[picked]
+if violations.empty:
+    st.success("No violations: both APIs would accept this conversation.")
+else:
+    api = st.radio("API", ["both", "openai", "anthropic"], horizontal=True, key="lint_api")
+    shown = violations if api == "both" else violations[violations["api"] == api]
+    st.dataframe(shown, hide_index=True, width="stretch", key="lint_violations",
+                 column_config={"message_index": st.column_config.NumberColumn("message")})
+    with st.expander("What the rules mean"):
+        used = sorted(set(violations["rule"]))
+        st.dataframe(pd.DataFrame({"rule": used, "meaning": [RULES[r] for r in used]}), hide_index=True,
+                     width="stretch", key="lint_rules")

@@ -1,0 +1,134 @@
+"""Fact retention: which identifiers of the compacted part survive verbatim, and which are lost."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from core.analysis.facts import retention_by_kind
+from core.analysis.replay import replay
+from core.analysis.retention_view import FactIndex, lost_facts, retention_figure, retention_summary
+from core.analysis.strategies import CODEX_USER_TOKENS, DEFAULT_KEEP_LAST, compare_strategies
+from pages._shared import (
+    escape_markdown,
+    keep,
+    last_run_for,
+    offline_compression,
+    page_setup,
+    require_transcript,
+    source_caption,
+)
+
+HERMES = "Hermes compression"
+STRATEGIES = "Every strategy"
+REPLAY = "Timeline replay compactions"
+SOURCES = [HERMES, STRATEGIES, REPLAY]
+
+
+def _offline() -> Any:
+    from core.summarizers.extractive import ExtractiveSummarizer
+
+    return ExtractiveSummarizer()
+
+
+def _compacted(result: Any) -> list[int]:
+    """Original indices a single compression summarised (none when it did not compress)."""
+    if not result.compressed or result.compress_start is None or result.compress_end is None:
+        return []
+    return list(range(result.compress_start, result.compress_end))
+
+
+st.title("Fact retention")
+settings = page_setup()
+transcript = require_transcript()
+source_caption(transcript)
+st.caption(
+    "Facts are the identifiers a continuing agent needs: file paths, commands, error lines, URLs, numbers with "
+    "units, function and class names, issue numbers and the latest user request. A fact of the compacted part "
+    "is kept when it appears verbatim anywhere in the compressed conversation."
+)
+
+source = st.radio("Runs to inspect", SOURCES, horizontal=True, **keep("retention_source", HERMES))
+facts = transcript.memo(("fact-index",), lambda: FactIndex(transcript.messages))
+
+runs: dict[str, tuple[list[int], list[Any]]] = {}
+try:
+    with st.spinner("Compressing and scoring…"):
+        if source == HERMES:
+            offline = offline_compression(transcript, settings)
+            runs["Hermes (sidebar parameters, offline summary)"] = (_compacted(offline), offline.messages)
+            last = last_run_for(transcript, settings)
+            if last is not None:
+                label = f"Your last run on Compress & preview ({last['summarizer_label']})"
+                runs[label] = (_compacted(last["result"]), last["result"].messages)
+        elif source == STRATEGIES:
+            comparison = transcript.memo(
+                ("strategies", settings, "Offline extractive summary (default)", None, DEFAULT_KEEP_LAST,
+                 CODEX_USER_TOKENS),
+                lambda: compare_strategies(transcript.messages, settings.config(), _offline(), facts=facts),
+            )
+            for run in comparison.runs:
+                runs[run.name] = (run.compacted(len(transcript.messages)), run.messages)
+        else:
+            result = transcript.memo(
+                ("replay", settings, "Offline extractive summary (default)", 30),
+                lambda: replay(transcript.messages, settings.config(), _offline(), seconds_per_turn=30.0),
+            )
+            for record in result.compressed:
+                runs[f"Replay compaction #{record.number} (message {record.message_index})"] = (
+                    record.compacted_indices, record.messages)
+except Exception as exc:  # any failure ends as a readable message
+    st.error("The runs could not be computed: " + escape_markdown(f"{type(exc).__name__}: {exc}"))
+    st.stop()
+
+scored = {name: facts.retention_of(indices, messages) for name, (indices, messages) in runs.items()}
+summary = pd.DataFrame(
+    [{"run": name, "messages compacted": len(runs[name][0]), **retention_summary(table)}
+     for name, table in scored.items()],
+    columns=["run", "messages compacted", "total", "kept", "lost", "score"],
+)
+if summary.empty:
+    st.info("Nothing was compacted in these runs, so there is no fact to keep or lose. "
+            "Lower the threshold in the sidebar, or pick another source.")
+    st.stop()
+
+st.dataframe(
+    summary,
+    hide_index=True,
+    width="stretch",
+    key="retention_summary",
+    column_config={"score": st.column_config.ProgressColumn("kept verbatim", format="percent", min_value=0,
+                                                            max_value=1)},
+)
+nothing = summary[summary["messages compacted"] == 0]["run"].tolist()
+if nothing:
+    st.caption("Nothing was compacted in: " + escape_markdown(", ".join(nothing)) + " (score 100% by definition).")
+st.plotly_chart(retention_figure(scored), width="stretch", key="retention_chart")
+
+st.subheader("Kept and lost, one run at a time")
+names = list(scored)
+if st.session_state.get("retention_pick") not in names:
+    st.session_state.pop("retention_pick", None)
+picked = st.selectbox("Run", names, key="retention_pick")
+table = scored[picked]
+stats = retention_summary(table)
+c1, c2, c3 = st.columns(3)
+c1.metric("Facts in the compacted part", f"{stats['total']:,}")
+c2.metric("Kept verbatim", f"{stats['kept']:,}", help=f"{stats['score']:.0%}")
+c3.metric("Lost", f"{stats['lost']:,}")
+by_kind = retention_by_kind(table)
+if len(by_kind):
+    st.dataframe(by_kind, hide_index=True, width="stretch", key="retention_by_kind",
+                 column_config={"score": st.column_config.ProgressColumn("kept", format="percent", min_value=0,
+                                                                         max_value=1)})
+lost = lost_facts(table)
+if len(lost):
+    st.markdown("**Lost facts** (where each first appeared in the original conversation)")
+    st.dataframe(lost, hide_index=True, width="stretch", key="retention_lost",
+                 column_config={"message_index": st.column_config.NumberColumn("message")})
+elif stats["total"]:
+    st.success("Every fact of the compacted part survived verbatim.")
+with st.expander("All facts of the compacted part"):
+    st.dataframe(table, hide_index=True, width="stretch", key="retention_all_facts")

@@ -1,0 +1,95 @@
+"""Parameter sweep: final size and savings across threshold x summary ratio, without any summary call."""
+
+from __future__ import annotations
+
+import time
+
+import streamlit as st
+
+from core.analysis.sweep import (
+    DEFAULT_RATIOS,
+    DEFAULT_THRESHOLDS,
+    best_cells,
+    prepare_sweep,
+    sweep,
+    sweep_heatmap,
+)
+from pages._shared import escape_markdown, keep, page_setup, require_transcript, source_caption
+
+FINAL = "Final tokens"
+SAVINGS = "Savings %"
+FIRST_CHOICES = (0, 1, 2, 3, 5, 8)
+
+st.title("Parameter sweep")
+settings = page_setup()
+transcript = require_transcript()
+source_caption(transcript)
+st.caption(
+    "Every cell runs the compressor's trigger test, Phase 1 and the zone boundaries with that cell's threshold "
+    "and summary target ratio (the other parameters come from the sidebar). No summary is written: **the "
+    "summary is assumed to be exactly its budget** (20% of the summarised turns, at least 2,000 tokens, at most "
+    "5% of the window), so read each cell as the compressor's intended result. A real summary may be shorter, "
+    "or up to 1.3x longer."
+)
+
+a, b, c = st.columns([2, 2, 2])
+with a:
+    metric = st.radio("Colour by", [FINAL, SAVINGS], horizontal=True, **keep("sweep_metric", FINAL))
+with b:
+    firsts = sorted({*FIRST_CHOICES, settings.protect_first_n})
+    first = st.selectbox("Protect first N", firsts, index=firsts.index(settings.protect_first_n),
+                         key="sweep_first")
+with c:
+    respect = st.checkbox("Only where compression triggers", **keep("sweep_respect_trigger", True),
+                          help="Cells whose threshold the conversation never reaches stay uncompressed, as in a "
+                               "live session. Untick to see what a forced /compress would do.")
+
+current_threshold = round(settings.threshold_percent, 4)
+current_ratio = round(min(max(settings.summary_target_ratio, 0.10), 0.80), 4)
+thresholds = tuple(sorted({*DEFAULT_THRESHOLDS, current_threshold}))
+ratios = tuple(sorted({*DEFAULT_RATIOS, current_ratio}))
+config = settings.config()
+started = time.perf_counter()
+try:
+    base = transcript.memo(("sweep-base", settings.token_estimator, settings.model),
+                           lambda: prepare_sweep(transcript.messages, settings.token_estimator, settings.model))
+    table = transcript.memo(
+        ("sweep", settings, thresholds, ratios, tuple(firsts), respect),
+        lambda: sweep(base, config, thresholds=thresholds, ratios=ratios, protect_first_ns=firsts,
+                      respect_trigger=respect),
+    )
+except Exception as exc:  # any failure ends as a readable message
+    st.error("The sweep could not run: " + escape_markdown(f"{type(exc).__name__}: {exc}"))
+    st.stop()
+elapsed = time.perf_counter() - started
+
+shown = table[table["protect_first_n"] == first]
+fig = sweep_heatmap(table, "final_tokens" if metric == FINAL else "savings_pct", protect_first_n=first)
+column, row = ratios.index(current_ratio), thresholds.index(current_threshold)
+fig.add_shape(type="rect", xref="x", yref="y", x0=column - 0.5, x1=column + 0.5, y0=row - 0.5, y1=row + 0.5,
+              line={"color": "#c0392b", "width": 3})
+st.plotly_chart(fig, width="stretch", key="sweep_heatmap")
+st.caption(
+    f"{len(table):,} cells ({len(thresholds)} thresholds × {len(ratios)} ratios × {len(firsts)} head sizes) in "
+    f"{elapsed:.2f} s. The red frame is the sidebar's setting (threshold {current_threshold:.2f}, ratio "
+    f"{current_ratio:.2f}). "
+    f"Before compression: {int(table['tokens_before'].iloc[0]):,} tokens ({settings.token_estimator})."
+)
+
+untriggered = shown[shown["outcome"] == "not triggered"]
+if len(untriggered) == len(shown):
+    st.info("The conversation never reaches any of these thresholds, so nothing compresses. Untick "
+            "**Only where compression triggers** to see what a forced /compress would do.")
+
+st.subheader("Smallest results")
+st.dataframe(
+    best_cells(shown, top=8)[["threshold_percent", "summary_target_ratio", "threshold_tokens", "tail_token_budget",
+                              "compress_start", "compress_end", "summary_budget", "messages_after", "final_tokens",
+                              "savings_pct"]],
+    hide_index=True,
+    width="stretch",
+    key="sweep_best",
+    column_config={"savings_pct": st.column_config.NumberColumn("savings %", format="%.1f")},
+)
+with st.expander("Every cell"):
+    st.dataframe(table, hide_index=True, width="stretch", key="sweep_all")

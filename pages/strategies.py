@@ -1,0 +1,165 @@
+"""Strategies: Hermes beside truncation, observation masking and a Codex-style reset, on one transcript."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from core.analysis.retention_view import FactIndex
+from core.analysis.strategies import (
+    CODEX_USER_TOKENS,
+    DEFAULT_KEEP_LAST,
+    compare_strategies,
+    strategy_figure,
+)
+from core.formats import dump
+from pages._shared import escape_markdown, keep, page_setup, require_transcript, source_caption
+
+OFFLINE = "Offline extractive summary (default)"
+NONE = "No summarizer (the profile's fallback)"
+HERMES_BUDGET = "What Hermes kept (default)"
+CUSTOM_BUDGET = "A token budget of my own"
+PREVIEW_CHARS = 300
+
+
+def _summarizer(choice: str) -> Any:
+    if choice == NONE:
+        return None
+    from core.summarizers.extractive import ExtractiveSummarizer
+
+    return ExtractiveSummarizer()
+
+
+def _text(message: Any) -> str:
+    if not isinstance(message, dict):
+        return str(message)
+    content = message.get("content")
+    if isinstance(content, list):
+        content = "\n".join(str(p.get("text", f"[{p.get('type')}]")) if isinstance(p, dict) else str(p) for p in content)
+    text = "" if content is None else str(content)
+    for call in message.get("tool_calls") or []:
+        if isinstance(call, dict) and isinstance(call.get("function"), dict):
+            text += f"\n→ {call['function'].get('name')}({call['function'].get('arguments')})"
+    return text.strip()
+
+
+def _message_rows(messages: list[Any]) -> pd.DataFrame:
+    rows = []
+    for index, message in enumerate(messages):
+        text = _text(message)
+        rows.append({"#": index, "role": str(message.get("role")) if isinstance(message, dict) else "?",
+                     "text": text if len(text) <= PREVIEW_CHARS else text[:PREVIEW_CHARS] + " …"})
+    return pd.DataFrame(rows, columns=["#", "role", "text"])
+
+
+st.title("Strategies")
+settings = page_setup()
+transcript = require_transcript()
+source_caption(transcript)
+st.caption(
+    "The same conversation reduced five ways: Hermes with each profile, truncation to the most recent messages "
+    "that fit, masking of old tool outputs, and a Codex-style reset (the user's own messages plus a summary). "
+    "Tokens are exact (tiktoken); facts are identifiers that must survive verbatim; API errors come from the "
+    "API validity lint."
+)
+
+with st.container(border=True):
+    a, b = st.columns([3, 2])
+    with a:
+        choice = st.radio("Summarizer", [OFFLINE, NONE], horizontal=True, **keep("strategies_summarizer", OFFLINE))
+    with b:
+        mode = st.radio("Token budget for truncation", [HERMES_BUDGET, CUSTOM_BUDGET], horizontal=True,
+                        **keep("strategies_budget_mode", HERMES_BUDGET))
+    c, d, e = st.columns(3)
+    with c:
+        budget_value = st.number_input("Budget (tokens)", min_value=100, max_value=10_000_000, step=1_000,
+                                       disabled=mode != CUSTOM_BUDGET, **keep("strategies_budget", 20_000))
+    with d:
+        keep_last = st.number_input("Masking: tool outputs kept", min_value=0, max_value=1_000,
+                                    **keep("strategies_keep_last", DEFAULT_KEEP_LAST),
+                                    help="Every tool output except the last N becomes a short placeholder.")
+    with e:
+        user_tokens = st.number_input("Codex-style: user-message tokens", min_value=0, max_value=1_000_000,
+                                      step=1_000, **keep("strategies_user_tokens", CODEX_USER_TOKENS),
+                                      help="The user's messages are kept newest first up to this many tokens.")
+
+budget = int(budget_value) if mode == CUSTOM_BUDGET else None
+facts = transcript.memo(("fact-index",), lambda: FactIndex(transcript.messages))
+try:
+    with st.spinner("Running every strategy…"):
+        comparison = transcript.memo(
+            ("strategies", settings, choice, budget, int(keep_last), int(user_tokens)),
+            lambda: compare_strategies(transcript.messages, settings.config(), _summarizer(choice),
+                                       budget_tokens=budget, keep_last=int(keep_last),
+                                       user_tokens=int(user_tokens), facts=facts),
+        )
+except Exception as exc:  # any failure ends as a readable message
+    st.error("The strategies could not run: " + escape_markdown(f"{type(exc).__name__}: {exc}"))
+    st.stop()
+
+table = comparison.table
+m1, m2, m3 = st.columns(3)
+m1.metric("Original", f"{comparison.tokens_before:,} tokens")
+m2.metric("Budget", f"{comparison.budget_tokens:,} tokens",
+          help="What Hermes with the sidebar's profile kept, unless you set your own.")
+m3.metric("Facts in the conversation", f"{table.attrs.get('facts_total', 0):,}")
+
+st.plotly_chart(strategy_figure(comparison), width="stretch", key="strategies_chart")
+st.dataframe(
+    table,
+    hide_index=True,
+    width="stretch",
+    key="strategies_table",
+    column_config={
+        "tokens_after": st.column_config.NumberColumn("tokens after"),
+        "retention_all": st.column_config.ProgressColumn("facts kept (all)", format="percent", min_value=0,
+                                                         max_value=1),
+        "retention_compacted": st.column_config.ProgressColumn("facts kept (compacted part)", format="percent",
+                                                               min_value=0, max_value=1),
+        "pairs_ok": st.column_config.CheckboxColumn("tool pairs OK"),
+        "fits_budget": st.column_config.CheckboxColumn("fits budget"),
+    },
+)
+st.caption(
+    "facts kept (all): every fact of the conversation, the same denominator for every strategy. "
+    "facts kept (compacted part): the facts of the messages each strategy dropped or changed. "
+    "Anthropic errors for the Codex-style reset are expected: it sends several user messages in a row."
+)
+broken = table[~table["pairs_ok"]]
+for name, notes in zip(broken["strategy"], broken["notes"], strict=True):
+    st.error(escape_markdown(f"{name}: {notes}"))
+
+st.subheader("One strategy's output")
+names = table["strategy"].tolist()
+if st.session_state.get("strategies_pick") not in names:
+    st.session_state.pop("strategies_pick", None)  # e.g. the masking row was renamed by a new N
+picked = st.selectbox("Strategy", names, key="strategies_pick")
+run = comparison.run(picked)
+notes = table.loc[table["strategy"] == picked, "notes"].item()
+if notes:
+    st.caption("Notes: " + escape_markdown(notes))
+left, right = st.columns([3, 2])
+with left:
+    st.dataframe(_message_rows(run.messages), hide_index=True, width="stretch", height=360,
+                 key="strategies_messages")
+with right:
+    violations = comparison.violations[picked]
+    if violations.empty:
+        st.success("Valid for both the OpenAI and the Anthropic API.")
+    else:
+        st.dataframe(violations, hide_index=True, width="stretch", key="strategies_violations")
+if run.summary_text:
+    with st.expander("The summary it inserted"):
+        st.code(run.summary_text, language=None, wrap_lines=True)
+stem = Path(transcript.filename).stem or "conversation"
+slug = "".join(ch if ch.isalnum() else "-" for ch in picked.lower()).strip("-")
+st.download_button(
+    "Download this output (OpenAI chat JSON)",
+    dump(run.messages, "openai-chat"),
+    file_name=f"{stem}.{slug}.json",
+    mime="application/json",
+    key="strategies_download",
+)

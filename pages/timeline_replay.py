@@ -1,0 +1,134 @@
+"""Timeline replay: the session as the agent lived it, with compression firing along the way."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import streamlit as st
+
+from core.analysis.replay import (
+    compactions_table,
+    logged_prompt_tokens,
+    real_compactions,
+    replay,
+    replay_figure,
+    summary_evolution,
+)
+from pages._shared import escape_markdown, keep, page_setup, require_transcript, source_caption
+
+OFFLINE = "Offline extractive summary (default)"
+NONE = "No summarizer (the profile's fallback)"
+
+
+def _summarizer(choice: str) -> Any:
+    if choice == NONE:
+        return None
+    from core.summarizers.extractive import ExtractiveSummarizer
+
+    return ExtractiveSummarizer()
+
+
+st.title("Timeline replay")
+settings = page_setup()
+transcript = require_transcript()
+source_caption(transcript)
+st.caption(
+    "The conversation is replayed message by message. Before every assistant message the prompt is estimated "
+    f"({settings.token_estimator} estimator, messages only); when it reaches the threshold, one compressor "
+    "(kept for the whole replay, so summaries are updated iteratively and anti-thrashing and cooldowns apply) "
+    "compresses the context, and the replay continues from the compressed context."
+)
+
+left, right = st.columns([3, 1])
+with left:
+    choice = st.radio("Summarizer", [OFFLINE, NONE], horizontal=True, **keep("replay_summarizer", OFFLINE))
+with right:
+    seconds = st.number_input(
+        "Seconds between turns", min_value=0, max_value=3_600, step=10, **keep("replay_seconds", 30),
+        help="Simulated time per assistant turn; it decides when a summary-failure cooldown (30/60/600 s) ends.",
+    )
+
+try:
+    with st.spinner("Replaying the conversation…"):
+        result = transcript.memo(
+            ("replay", settings, choice, int(seconds)),
+            lambda: replay(transcript.messages, settings.config(), _summarizer(choice),
+                           seconds_per_turn=float(seconds)),
+        )
+except Exception as exc:  # any failure ends as a readable message
+    st.error("The replay could not run: " + escape_markdown(f"{type(exc).__name__}: {exc}"))
+    st.stop()
+
+compressed = result.compressed
+final = int(result.points["prompt_after"].iloc[-1]) if len(result.points) else 0
+c1, c2, c3, c4 = st.columns(4)
+c1.metric("Assistant turns", f"{len(result.points):,}")
+c2.metric("Compactions", f"{len(compressed):,}",
+          help=f"{len(result.compactions)} compress() call(s) in all, including ones that changed nothing.")
+c3.metric("Peak prompt", f"{result.peak_prompt:,}", help=f"threshold {result.threshold_tokens:,}")
+c4.metric("Last prompt", f"{final:,}")
+
+for warning in result.warnings:
+    st.warning(escape_markdown(warning))
+if not result.compactions:
+    st.info(
+        f"The prompt never reached the threshold ({result.threshold_tokens:,} tokens; the peak was "
+        f"{result.peak_prompt:,}), so nothing was compressed. Lower the threshold or the context length in the "
+        "sidebar to see compression fire."
+    )
+
+conversation = transcript.conversation
+events = real_compactions(conversation)
+logged = logged_prompt_tokens(conversation)
+show_log = False
+if len(events) or len(logged):
+    show_log = st.checkbox(
+        "Show what the log itself recorded (its own compactions and prompt sizes)",
+        **keep("replay_show_log", True),
+    )
+st.plotly_chart(
+    replay_figure(result, events if show_log else None, logged if show_log else None),
+    width="stretch",
+    key="replay_chart",
+)
+st.caption(
+    "The line is the prompt before each assistant message; it drops where a compaction fired (triangles). "
+    "The dashed red line is the threshold. Purple marks are compactions the agent that wrote the log performed."
+)
+
+if result.compactions:
+    st.subheader("Compactions")
+    st.dataframe(
+        compactions_table(result),
+        hide_index=True,
+        width="stretch",
+        key="replay_compactions",
+        column_config={
+            "savings_pct": st.column_config.NumberColumn("savings %", format="%.1f"),
+            "message_index": st.column_config.NumberColumn("at message"),
+            "tail_tokens": st.column_config.NumberColumn("protected tail tokens"),
+            "ineffective_strikes": st.column_config.NumberColumn("anti-thrash strikes"),
+        },
+    )
+
+evolution = summary_evolution(result)
+if len(evolution):
+    st.subheader("How the summary evolved")
+    st.line_chart(evolution.set_index("compaction")["chars"], height=180, x_label="compaction",
+                  y_label="summary characters")
+    labels = [f"#{c} at message {m} ({o}, {n:,} characters)" for c, m, o, n in
+              zip(evolution["compaction"], evolution["message_index"], evolution["outcome"], evolution["chars"],
+                  strict=True)]
+    picked = st.selectbox("Summary", labels, index=len(labels) - 1, key="replay_summary_pick")
+    body = evolution["body"].iloc[labels.index(picked)]
+    st.code(body, language=None, wrap_lines=True)
+
+if len(events):
+    st.subheader("Compactions recorded in the log")
+    st.dataframe(events, hide_index=True, width="stretch", key="replay_real_events")
+    summaries = [e for e in getattr(conversation, "compaction_events", []) if getattr(e, "summary", None)]
+    if summaries:
+        with st.expander("The log's own summaries"):
+            for event in summaries:
+                st.caption(f"{event.kind} before message {event.position}")
+                st.code(event.summary, language=None, wrap_lines=True)

@@ -1,0 +1,267 @@
+"""The analysis views (timeline replay, strategies, fact retention, parameter sweep, API validity)
+driven with Streamlit's AppTest: what each page shows is what the library computes for the same
+conversation and parameters.
+
+Each page runs inside a small navigation app (the dashboard's shared sidebar and state, the page
+under test as the default page), with the conversation handed over as an upload in the session,
+exactly as the upload page stores it.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from core import CompressorConfig, ContextCompressor
+from core.analysis.lint import lint
+from core.analysis.replay import replay
+from core.analysis.retention_view import FactIndex, lost_facts
+from core.analysis.session import content_digest
+from core.analysis.strategies import compare_strategies
+from core.analysis.sweep import best_cells, sweep
+from core.formats import load
+from core.summarizers.extractive import ExtractiveSummarizer
+from tests.core.helpers import asst, call, tool, user
+from tests.core.helpers import sys as system
+
+ROOT = Path(__file__).resolve().parents[2]
+TIMEOUT = 30
+PAGES = ("timeline_replay", "strategies", "fact_retention", "parameter_sweep", "api_validity")
+# The sidebar's defaults: gpt-4o (128,000 tokens), Hermes' parameters.
+DEFAULT = CompressorConfig(context_length=128_000, model="gpt-4o")
+
+
+def page_app(page: str) -> AppTest:
+    """An app with the dashboard's shared state whose only page is ``pages/<page>.py``."""
+    script = (
+        "import streamlit as st\n"
+        "from pages._shared import init_state\n"
+        "st.set_page_config(layout='wide')\n"
+        "init_state()\n"
+        f"st.navigation([st.Page({str(ROOT / 'pages' / (page + '.py'))!r}, default=True)]).run()\n"
+    )
+    return AppTest.from_string(script, default_timeout=TIMEOUT)
+
+
+def open_page(page: str, messages: list[dict[str, Any]], name: str = "session.json") -> AppTest:
+    at = page_app(page)
+    data = json.dumps(messages).encode()
+    at.session_state["uploaded_files"] = [{"name": name, "data": data, "digest": content_digest(data)}]
+    at.session_state["_kept_conversation_choice"] = f"Uploaded: {name}"
+    return run(at)
+
+
+def run(at: AppTest) -> AppTest:
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def loaded(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The messages as the page sees them (through the importer)."""
+    return load(json.dumps(messages).encode(), filename="session.json").messages
+
+
+def metrics(at: AppTest) -> dict[str, str]:
+    return {m.label: m.value for m in at.metric}
+
+
+# Tables are found by their columns (AppTest does not expose st.dataframe keys).
+TABLES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "replay_compactions": (("compaction", "ineffective_strikes"), ()),
+    "strategies_table": (("strategy", "retention_all"), ()),
+    "strategies_violations": (("api", "rule"), ()),
+    "retention_summary": (("run", "messages compacted"), ()),
+    "retention_lost": (("kind", "value", "message_index"), ("kept",)),
+    "sweep_best": (("threshold_percent", "final_tokens"), ("protect_first_n",)),
+    "sweep_all": (("protect_first_n", "final_tokens"), ()),
+    "lint_overview": (("conversation", "openai_errors"), ()),
+    "lint_violations": (("api", "rule", "severity"), ()),
+}
+
+
+def frame(at: AppTest, name: str) -> Any:
+    wanted, unwanted = TABLES[name]
+    for element in at.dataframe:
+        columns = set(element.value.columns)
+        if set(wanted) <= columns and not set(unwanted) & columns:
+            return element.value
+    raise AssertionError(f"no table {name!r} on the page")
+
+
+def tool_loop(rounds: int = 30) -> list[dict[str, Any]]:
+    messages = [system(), user("Fix the failing build in src/app.py")]
+    for j in range(rounds):
+        messages.append(asst(None, [call(f"c{j:02d}", "read_file", {"path": f"src/m{j:02d}.py"})]))
+        messages.append(tool(f"c{j:02d}", f"out{j:02d} src/m{j:02d}.py " + "x" * 19_980))
+    messages.append(asst("Done."))
+    return messages
+
+
+SESSION = [
+    system(),
+    user("Fix src/app.py and keep tests/test_app.py green."),
+    asst(None, [call("c1", "read_file", {"path": "src/app.py"})]),
+    tool("c1", "def handler(request):\n    return render_page(request, status=500)\n" + "# filler line\n" * 10),
+    asst(None, [call("c2", "terminal", {"command": "pytest -q"})]),
+    tool("c2", "FAILED tests/test_app.py::test_ok - AssertionError: 500 != 200\n1 failed, 3 passed in 0.12s"),
+    user("Use port 8080 instead."),
+    asst(None, [call("c3", "patch", {"path": "src/app.py"})]),
+    tool("c3", "patched"),
+    asst("Fixed."),
+    user("Run it again."),
+]
+
+
+def test_every_page_runs_on_the_default_sample() -> None:
+    """With nothing uploaded the dashboard opens on the long coding session (504 messages)."""
+    for page in PAGES:
+        at = run(page_app(page))
+        assert not at.error, (page, [e.value for e in at.error])
+        assert at.title[0].value
+        assert "504 messages" in at.caption[0].value
+        assert at.dataframe or at.get("plotly_chart")
+
+
+def test_timeline_replay_page() -> None:
+    messages = tool_loop()
+    at = open_page("timeline_replay", messages)
+    expected = replay(loaded(messages), DEFAULT, ExtractiveSummarizer())
+    shown = metrics(at)
+    assert shown["Assistant turns"] == "31"
+    assert shown["Compactions"] == str(len(expected.compressed)) == "4"
+    assert shown["Peak prompt"] == f"{expected.peak_prompt:,}"
+    table = frame(at, "replay_compactions")
+    assert table["message_index"].tolist() == [28, 46, 52, 58]
+    assert table["tokens_before"].tolist() == [r.tokens_before for r in expected.compactions]
+    assert table["outcome"].tolist() == ["summarized"] * 4
+    assert len(at.get("plotly_chart")) == 1
+    # The last summary is shown as text.
+    assert at.code[0].value == expected.summaries[-1].split("\n", 1)[1]
+
+    at.radio(key="replay_summarizer").set_value("No summarizer (the profile's fallback)")
+    run(at)
+    assert frame(at, "replay_compactions")["outcome"].tolist()[0] == "fallback"
+    assert any("no auxiliary LLM provider configured" in w.value for w in at.warning)
+
+
+def test_timeline_replay_below_the_threshold() -> None:
+    at = open_page("timeline_replay", SESSION)
+    assert metrics(at)["Compactions"] == "0"
+    assert "never reached the threshold" in at.info[0].value
+
+
+def test_strategies_page() -> None:
+    at = open_page("strategies", SESSION)
+    table = frame(at, "strategies_table")
+    expected = compare_strategies(loaded(SESSION), DEFAULT, ExtractiveSummarizer()).table
+    assert table["strategy"].tolist() == ["Hermes v0.15.1", "Hermes v0.16.0", "Truncation",
+                                          "Observation masking (last 10)", "Codex-style"]
+    assert table["tokens_after"].tolist() == expected["tokens_after"].tolist()
+    assert table["anthropic_errors"].tolist() == [0, 0, 0, 0, 3]
+    assert table["pairs_ok"].tolist() == [True] * 5
+
+    at.selectbox(key="strategies_pick").set_value("Codex-style")
+    run(at)
+    violations = frame(at, "strategies_violations")
+    assert violations["rule"].tolist() == ["alternation"] * 3
+    assert at.get("download_button")
+
+    at.number_input(key="strategies_keep_last").set_value(1)
+    run(at)
+    assert frame(at, "strategies_table")["strategy"].tolist()[3] == "Observation masking (last 1)"
+
+
+def test_fact_retention_page() -> None:
+    at = open_page("fact_retention", SESSION)
+    messages = loaded(SESSION)
+    result = ContextCompressor(DEFAULT, summarizer=ExtractiveSummarizer()).compress(messages)
+    scored = FactIndex(messages).retention_of(range(result.compress_start, result.compress_end), result.messages)
+    summary = frame(at, "retention_summary")
+    assert summary["run"].tolist() == ["Hermes (sidebar parameters, offline summary)"]
+    assert summary["total"].tolist() == [len(scored)]
+    assert summary["kept"].tolist() == [int(scored["kept"].sum())]
+    lost = lost_facts(scored)
+    if len(lost):
+        assert frame(at, "retention_lost")["value"].tolist() == lost["value"].tolist()
+
+    at.radio(key="retention_source").set_value("Every strategy")
+    run(at)
+    assert frame(at, "retention_summary")["run"].tolist() == [
+        "Hermes v0.15.1", "Hermes v0.16.0", "Truncation", "Observation masking (last 10)", "Codex-style"]
+    at.selectbox(key="retention_pick").set_value("Codex-style")
+    run(at)
+    assert metrics(at)["Facts in the compacted part"] == str(
+        len(FactIndex(messages).facts_in([2, 3, 4, 5, 7, 8, 9])))
+
+
+def test_parameter_sweep_page() -> None:
+    messages = tool_loop(20)
+    at = open_page("parameter_sweep", messages)
+    table = sweep(loaded(messages), DEFAULT, protect_first_ns=(0, 1, 2, 3, 5, 8))
+    shown = frame(at, "sweep_best")
+    best = best_cells(table[table["protect_first_n"] == 3], top=8)
+    assert shown["final_tokens"].tolist() == best["final_tokens"].tolist()
+    assert shown["threshold_percent"].tolist() == best["threshold_percent"].tolist()
+    assert len(at.get("plotly_chart")) == 1
+
+    at.selectbox(key="sweep_first").set_value(1)
+    run(at)
+    best_one = best_cells(table[table["protect_first_n"] == 1], top=8)
+    assert frame(at, "sweep_best")["final_tokens"].tolist() == best_one["final_tokens"].tolist()
+
+    # 20 rounds are about 101,000 tokens: thresholds of 0.8 and 0.9 (102,400 and 115,200) never trigger.
+    all_cells = frame(at, "sweep_all")
+    high = all_cells[(all_cells["threshold_percent"] >= 0.8) & (all_cells["protect_first_n"] == 1)]
+    assert set(high["outcome"]) == {"not triggered"}
+    at.checkbox(key="sweep_respect_trigger").set_value(False)
+    run(at)
+    all_cells = frame(at, "sweep_all")
+    high = all_cells[(all_cells["threshold_percent"] >= 0.8) & (all_cells["protect_first_n"] == 1)]
+    assert set(high["outcome"]) == {"summarized"}
+
+
+@pytest.mark.parametrize("with_extras", [False, True])
+def test_api_validity_page(with_extras: bool) -> None:
+    broken = [system(), user("Deploy."), asst(None, [call("d1", "terminal", {"command": "make deploy"})]),
+              user("Well?"), tool("d1", "done")] + SESSION[1:]
+    at = page_app("api_validity")
+    data = json.dumps(broken).encode()
+    at.session_state["uploaded_files"] = [{"name": "broken.json", "data": data, "digest": content_digest(data)}]
+    at.session_state["_kept_conversation_choice"] = "Uploaded: broken.json"
+    if with_extras:
+        at.session_state["_kept_lint_strategies"] = True
+        at.session_state["_kept_lint_replay"] = True
+    run(at)
+    overview = frame(at, "lint_overview")
+    messages = loaded(broken)
+    upload_errors = lint(messages)
+    assert overview["conversation"].tolist()[0] == "The conversation as loaded"
+    assert overview["openai_errors"].tolist()[0] == int(
+        ((upload_errors["api"] == "openai") & (upload_errors["severity"] == "error")).sum()) == 2
+    assert overview["anthropic_errors"].tolist()[0] == 3
+    compressed = ContextCompressor(DEFAULT, summarizer=ExtractiveSummarizer()).compress(messages).messages
+    assert overview["openai_errors"].tolist()[1] == int((lint(compressed)["api"] == "openai").sum())
+    extras = ["Strategy: Hermes v0.15.1", "Strategy: Hermes v0.16.0", "Strategy: Truncation",
+              "Strategy: Observation masking (last 10)", "Strategy: Codex-style", "Timeline replay: the final context"]
+    assert overview["conversation"].tolist()[2:] == (extras if with_extras else [])
+    violations = frame(at, "lint_violations")
+    assert violations["rule"].tolist() == ["unanswered_tool_call", "misplaced_tool_result",
+                                           "tool_result_not_next", "alternation", "orphan_tool_result"]
+    at.radio(key="lint_api").set_value("anthropic")
+    run(at)
+    assert frame(at, "lint_violations")["rule"].tolist() == ["tool_result_not_next", "alternation",
+                                                             "orphan_tool_result"]
+
+
+def test_transcript_text_is_never_rendered_as_markup() -> None:
+    payload = "<img src=x onerror=alert(1)> **bold** [link](http://example.com)"
+    messages = [system(), user(payload), asst("ok " + payload)] + SESSION[1:]
+    for page in PAGES:
+        at = open_page(page, messages)
+        for element in list(at.markdown) + list(at.caption) + list(at.warning) + list(at.info) + list(at.error):
+            assert "<img" not in element.value, (page, element.value)
