@@ -72,6 +72,7 @@ class _Parsed:
         self.layout = layout
         self.doc = doc
         self.lines = lines
+        self.single: tuple[Any] | None = None  # memo of _single_record
 
 
 def _parse(src: InputSource) -> _Parsed:
@@ -105,12 +106,14 @@ def _single_record(parsed: _Parsed) -> Any | None:
     """The value of a JSONL input with exactly one valid line and nothing else."""
     if parsed.lines is None:
         return None
-    head = parsed.lines.head(2)
-    if len(head) == 1:
-        records = list(parsed.lines.records())
-        if len(records) == 1 and not parsed.lines.warnings:
-            return records[0][1]
-    return None
+    if parsed.single is None:
+        value = None
+        if len(parsed.lines.head(2)) == 1:
+            records = list(parsed.lines.records())
+            if len(records) == 1 and not parsed.lines.warnings:
+                value = records[0][1]
+        parsed.single = (value,)
+    return parsed.single[0]
 
 
 def _detect(parsed: _Parsed, src: InputSource) -> str:

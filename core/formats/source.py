@@ -251,13 +251,6 @@ def parse_json_problem(text: str, line_offset: int = 0) -> Any:
         ) from None
 
 
-def parse_json_text(text: str, src: InputSource, line_offset: int = 0) -> Any:
-    try:
-        return parse_json_problem(text, line_offset)
-    except JsonProblem as exc:
-        raise src.error(exc.where, exc.what) from None
-
-
 def _line_label(line_offset: int) -> str | None:
     return f"line {line_offset + 1}" if line_offset else None
 
@@ -380,13 +373,6 @@ def _parses_alone(line: str) -> bool:
     return isinstance(value, dict)
 
 
-def load_json_document(src: InputSource) -> Any:
-    text = decode_all(src)
-    if text.startswith("\ufeff"):
-        text = text[1:]
-    return parse_json_text(text, src)
-
-
 @dataclass
 class JsonLines:
     """The records of a JSONL input, read lazily; corrupt lines become warnings."""
@@ -394,6 +380,7 @@ class JsonLines:
     src: InputSource
     warnings: list[str] = field(default_factory=list)
     _head: list[tuple[int, Any]] | None = None
+    _reported: set[int] = field(default_factory=set)  # lines already warned about (records() may run twice)
 
     def head(self, count: int = 40) -> list[tuple[int, Any]]:
         """The first ``count`` valid records, for detection (corrupt lines here are not reported)."""
@@ -412,11 +399,13 @@ class JsonLines:
 
     def _iterate(self, report: bool) -> Iterator[tuple[int, Any]]:
         for line_no, raw in self._raw_lines():
+            report_this = report and line_no not in self._reported
             if isinstance(raw, bytes):
                 try:
                     text = raw.decode("utf-8")
                 except UnicodeDecodeError as exc:
-                    if report:
+                    if report_this:
+                        self._reported.add(line_no)
                         self.warnings.append(
                             f"line {line_no}: byte 0x{raw[exc.start:exc.start + 1].hex()} at column "
                             f"{exc.start + 1} is not valid UTF-8; line skipped"
@@ -430,7 +419,8 @@ class JsonLines:
             try:
                 value = parse_json_problem(text, line_offset=line_no - 1)
             except JsonProblem as exc:
-                if report:
+                if report_this:
+                    self._reported.add(line_no)
                     self.warnings.append(f"{exc.where or f'line {line_no}'}: {exc.what}; line skipped")
                 continue
             yield line_no, value

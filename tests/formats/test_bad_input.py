@@ -282,3 +282,11 @@ def test_large_jsonl_is_read_without_several_copies(tmp_path):
     assert len(conv.messages) == 3000
     # The messages themselves take about the file size; reading must not add whole extra copies.
     assert peak < 2.5 * size, (peak, size)
+
+
+def test_corrupt_line_in_a_hermes_export_is_reported_once():
+    lines = (SAMPLES / "hermes_sessions_export.jsonl").read_text(encoding="utf-8").splitlines()
+    lines.insert(1, '{"id": "broken", "messages": [')
+    conv = load("\n".join(lines).encode(), filename="export.jsonl")
+    assert sum(w.startswith("line 2, column") for w in conv.warnings) == 1
+    assert len(conv.sessions) == 3
