@@ -411,11 +411,11 @@ def logged_prompt_tokens(conversation: Any) -> pd.DataFrame:
 def _sawtooth(points: pd.DataFrame) -> tuple[list[int], list[int]]:
     xs: list[int] = []
     ys: list[int] = []
-    for index, before, after, compacted in zip(points["message_index"], points["prompt_before"],
-                                               points["prompt_after"], points["compacted"], strict=True):
+    for index, before, after in zip(points["message_index"], points["prompt_before"], points["prompt_after"],
+                                    strict=True):
         xs.append(int(index))
         ys.append(int(before))
-        if compacted:
+        if after != before:  # a compaction, or a compress() that only pruned (nothing_to_compress)
             xs.append(int(index))
             ys.append(int(after))
     return xs, ys

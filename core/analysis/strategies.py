@@ -314,7 +314,7 @@ class StrategyComparison:
 
 
 TABLE_COLUMNS = [
-    "strategy", "messages_after", "tokens_after", "fits_budget", "facts_kept", "retention_all",
+    "strategy", "messages_after", "messages_kept", "tokens_after", "fits_budget", "facts_kept", "retention_all",
     "compacted_facts", "compacted_kept", "retention_compacted", "openai_errors", "anthropic_errors",
     "pair_violations", "pairs_ok", "notes",
 ]
@@ -332,7 +332,8 @@ def compare_strategies(
 ) -> StrategyComparison:
     """Run every strategy on ``messages`` and tabulate size, fact retention and API validity.
 
-    The table has one row per strategy (``TABLE_COLUMNS``). ``pairs_ok`` is False when a strategy
+    The table has one row per strategy (``TABLE_COLUMNS``): ``messages_after`` counts the output's
+    messages, ``messages_kept`` the original messages carried over (unchanged or shortened). ``pairs_ok`` is False when a strategy
     that promises valid tool pairs produced more pair violations than the upload already had;
     the notes then say so.
     """
@@ -368,7 +369,8 @@ def compare_strategies(
         if run.promises_pairs and not pairs_ok:
             notes.append(f"promised valid tool pairs but the lint found {pair_count} pair violation(s)")
         records.append({
-            "strategy": run.name, "messages_after": len(run.messages), "tokens_after": tokens,
+            "strategy": run.name, "messages_after": len(run.messages),
+            "messages_kept": len(run.kept) + len(run.altered), "tokens_after": tokens,
             "fits_budget": tokens <= budget_tokens, "facts_kept": everything["kept"],
             "retention_all": everything["score"], "compacted_facts": part_summary["total"],
             "compacted_kept": part_summary["kept"], "retention_compacted": part_summary["score"],

@@ -133,6 +133,7 @@ def test_the_comparison_table() -> None:
     assert table["strategy"].tolist() == ["Hermes v0.15.1", "Hermes v0.16.0", "Truncation",
                                           "Observation masking (last 1)", "Codex-style"]
     assert table["messages_after"].tolist() == [9, 9, 8, 11, 5]
+    assert table["messages_kept"].tolist() == [8, 8, 8, 11, 4]
     assert table.loc[2, "tokens_after"] == budget and bool(table.loc[2, "fits_budget"])
     assert table["openai_errors"].tolist() == [0, 0, 0, 0, 0]
     assert table["anthropic_errors"].tolist() == [0, 0, 0, 0, 3]
