@@ -397,14 +397,15 @@ def process_file(path: str, settings: dict[str, Any], data: bytes | None = None)
     try:
         options = AnalysisSettings.from_dict(settings)
         source: Any = data if data is not None else path
-        name = os.path.basename(path)
-        conversation = load(source, filename=name if data is not None else None, format=options.format)
+        # Bytes are named by the path, so messages read the same as when the worker opens the file.
+        name = path if data is not None else None
+        conversation = load(source, filename=name, format=options.format)
         conversations = [conversation]
         if options.all_sessions and len(conversation.sessions) > 1:
             conversations = [
                 conversation
                 if info.id == conversation.session_id
-                else load(source, filename=name if data is not None else None, format=options.format, session=info.id)
+                else load(source, filename=name, format=options.format, session=info.id)
                 for info in conversation.sessions
             ]
         rows = []

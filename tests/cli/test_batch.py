@@ -1,0 +1,172 @@
+"""``context-lens batch``: one row per transcript or session; bad files are rows, never crashes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from core.batch import (
+    REPORT_COLUMNS,
+    AnalysisSettings,
+    find_transcripts,
+    process_file,
+    run_batch,
+    validity_problems,
+)
+from tests.cli.conftest import assert_one_line_error, stable
+
+
+def test_mixed_corpus_to_parquet(cli, corpus, tmp_path, inline_report):
+    out = tmp_path / "report.parquet"
+    run = cli("batch", corpus.root, "-o", out, "--workers", "1")
+    assert run.code == 0, run.err
+    frame = pd.read_parquet(out)
+    assert list(frame.columns) == list(REPORT_COLUMNS)
+    # README.txt is skipped by extension; the multi-session file gives one row per session.
+    assert sorted(frame["file"].map(lambda f: Path(f).name)) == sorted(
+        ["big.json", "mid.json", "tiny.json", "multi.jsonl", "multi.jsonl", "multi.jsonl",
+         "truncated.json", "image.json", "empty.jsonl"]
+    )
+    errors = frame[frame["error"].notna()]
+    assert sorted(Path(f).name for f in errors["file"]) == ["empty.jsonl", "image.json", "truncated.json"]
+    for _, row in errors.iterrows():
+        assert Path(row["file"]).name in row["error"]
+        assert "Traceback" not in row["error"] and "\n" not in row["error"]
+        assert pd.isna(row["messages"]) and pd.isna(row["saved_total"])
+    good = frame[frame["error"].isna()]
+    assert good["messages"].notna().all() and good["valid"].all()
+    multi = good[good["file"] == str(corpus.multi)]
+    assert list(multi["session"]) == ["conv-0", "conv-1", "conv-2"]
+    assert (multi["format"] == "sharegpt").all()
+    assert "3 failed" in run.out
+    assert "could not be analysed" in run.err
+    pd.testing.assert_frame_equal(stable(frame), stable(inline_report))
+
+
+def test_rows_match_analyze(cli, corpus, inline_report):
+    for path in (corpus.big, corpus.mid):
+        row = inline_report[inline_report["file"] == str(path)].iloc[0]
+        report = cli("analyze", path, "--json").json()
+        for column in ("messages", "exact_tokens", "hermes_tokens", "threshold_tokens", "head", "middle", "tail",
+                       "saved_phase1", "saved_total", "tokens_after", "hermes_tokens_after", "facts", "facts_kept",
+                       "middle_facts", "middle_facts_kept"):
+            assert row[column] == report[column], column
+        for step, saved in report["saved"].items():
+            assert row[f"saved_{step}"] == saved, step
+        assert row["outcome"] == report["outcome"]
+        assert bool(row["would_compress"]) is report["would_compress"]
+        assert row["savings_pct"] == pytest.approx(report["savings_pct"])
+        assert row["fact_retention"] == pytest.approx(report["fact_retention"])
+    big = inline_report[inline_report["file"] == str(corpus.big)].iloc[0]
+    assert bool(big["would_compress"]) and big["saved_total"] > 0
+
+
+def test_csv_output_holds_the_same_report(cli, corpus, tmp_path, inline_report):
+    out = tmp_path / "report.csv"
+    assert cli("batch", corpus.root, "-o", out, "--workers", "1").code == 0
+    frame = pd.read_csv(out)
+    assert list(frame.columns) == list(REPORT_COLUMNS)
+    expected = inline_report
+    assert list(frame["file"]) == list(expected["file"])
+    assert list(frame["exact_tokens"].fillna(-1).astype(int)) == list(expected["exact_tokens"].fillna(-1).astype(int))
+    assert list(frame["error"].isna()) == list(expected["error"].isna())
+
+
+def test_process_pool_matches_inline(corpus, inline_report):
+    pooled = run_batch(find_transcripts([str(corpus.root)]), AnalysisSettings(), engine="local", workers=2)
+    pd.testing.assert_frame_equal(stable(pooled), stable(inline_report))
+
+
+def test_settings_reach_the_workers(corpus):
+    paths = [str(corpus.big)]
+    wide = run_batch(paths, AnalysisSettings(context_length=1_000_000), workers=1).iloc[0]
+    assert wide["threshold_tokens"] == 500_000 and not wide["would_compress"]
+    bare = run_batch(paths, AnalysisSettings(summarizer="none"), workers=1).iloc[0]
+    assert bare["outcome"] == "fallback" and bool(bare["fallback_used"])
+
+
+def test_globs_and_several_sources(cli, corpus, tmp_path):
+    out = tmp_path / "r.parquet"
+    assert cli("batch", f"{corpus.root}/*.json", "-o", out, "--workers", "1").code == 0
+    names = sorted(Path(f).name for f in pd.read_parquet(out)["file"])
+    assert names == ["big.json", "image.json", "mid.json", "tiny.json", "truncated.json"]
+    assert cli("batch", corpus.mid, str(corpus.root / "t*.json"), corpus.mid, "-o", out, "--workers", "1").code == 0
+    assert [Path(f).name for f in pd.read_parquet(out)["file"]] == ["mid.json", "tiny.json", "truncated.json"]
+
+
+def test_main_session_only(cli, corpus, tmp_path):
+    out = tmp_path / "r.parquet"
+    assert cli("batch", corpus.multi, "-o", out, "--main-session-only").code == 0
+    frame = pd.read_parquet(out)
+    assert list(frame["session"]) == ["conv-2"]
+
+
+def test_json_totals(cli, corpus, tmp_path, inline_report):
+    run = cli("batch", corpus.root, "-o", tmp_path / "r.parquet", "--workers", "1", "--json")
+    totals = run.json()
+    ok = inline_report[inline_report["error"].isna()]
+    assert totals["files"] == 7 and totals["rows"] == 9 and totals["failed_files"] == 3
+    assert totals["would_compress"] == 1
+    assert totals["exact_tokens"] == int(ok["exact_tokens"].sum())
+    assert totals["saved_total"] == int(ok["saved_total"].sum())
+
+
+def test_bytes_shipped_to_a_worker_give_the_same_rows(corpus):
+    settings = AnalysisSettings().as_dict()
+    for path in (corpus.big, corpus.multi, corpus.truncated):
+        by_path = process_file(str(path), settings)
+        by_bytes = process_file(str(path), settings, data=path.read_bytes())
+        for row in by_path + by_bytes:
+            row.pop("seconds")
+        assert by_bytes == by_path
+
+
+def test_progress_bar_on_stderr(corpus, capsys):
+    run_batch([str(corpus.tiny), str(corpus.truncated)], AnalysisSettings(), workers=1, progress=True)
+    err = capsys.readouterr().err
+    assert "2/2" in err and "file" in err
+
+
+def test_validity_check():
+    call = {"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}
+    good = [{"role": "user", "content": "x"}, {"role": "assistant", "content": None, "tool_calls": [call]},
+            {"role": "tool", "tool_call_id": "c1", "content": "ok"}]
+    assert validity_problems(good) == []
+    assert validity_problems(good[:2])  # a call without its result
+    assert validity_problems([good[0], good[2]])  # a result without its call
+    assert validity_problems([good[1], good[0], good[2]])  # the result does not follow its call
+
+
+@pytest.mark.parametrize(
+    ("argv", "fragment"),
+    [
+        (["{root}/nothing-here", "-o", "{tmp}/r.parquet"], "no such file or directory"),
+        (["{tmp}/empty-dir", "-o", "{tmp}/r.parquet"], "holds no transcript files"),
+        (["{root}/*.nothing", "-o", "{tmp}/r.parquet"], "holds no transcript files"),
+        (["{root}", "-o", "{tmp}/r.xlsx"], ".parquet or .csv"),
+        (["{root}", "-o", "{tmp}/r.csv", "--address", "auto"], "--engine ray"),
+        (["{root}", "-o", "{tmp}/r.csv", "--workers", "0"], "positive integer"),
+        (["{root}", "-o", "{tmp}/r.csv", "--engine", "spark"], "--engine"),
+        (["{root}"], "-o/--output"),
+    ],
+)
+def test_batch_usage_errors(cli, corpus, tmp_path, argv, fragment):
+    (tmp_path / "empty-dir").mkdir()
+    filled = [a.format(root=corpus.root, tmp=tmp_path) for a in argv]
+    assert_one_line_error(cli("batch", *filled), fragment)
+    assert not (tmp_path / "r.parquet").exists()
+
+
+def test_unwritable_report(cli, corpus, tmp_path):
+    blocked = tmp_path / "missing-dir" / "r.csv"
+    assert_one_line_error(cli("batch", corpus.tiny, "-o", blocked), str(blocked), "cannot write")
+
+
+def test_report_json_is_plain(cli, corpus, tmp_path):
+    """Numbers in --json output are plain JSON numbers (no numpy types leaking as strings)."""
+    run = cli("batch", corpus.tiny, "-o", tmp_path / "r.csv", "--json")
+    data = json.loads(run.out)
+    assert isinstance(data["exact_tokens"], int) and isinstance(data["files"], int)
