@@ -1,0 +1,173 @@
+"""Compress & preview: outcomes, the preview with its badges, the summary and the downloads."""
+
+from __future__ import annotations
+
+import json
+
+import yaml
+
+from core import ContextCompressor
+from core.formats import dump, load
+from core.summarizers.extractive import ExtractiveSummarizer
+from core.tokens import encoding_name_for_model, get_counter
+from tests.app.conftest import (
+    DATA,
+    SAMPLES,
+    choose_sample,
+    download_bytes,
+    download_json,
+    go,
+    load_messages,
+    metrics,
+    number,
+    plain,
+    run,
+    sidebar_config,
+    table_with,
+    upload,
+)
+
+LONG_SAMPLE = SAMPLES / "long_coding_session.json"
+OFFLINE = "Offline extractive summary (default)"
+NONE = "No summarizer (the profile's fallback)"
+LITELLM = "A model through litellm"
+
+
+def compress_on_page(at, summarizer_label=OFFLINE, **checks):
+    go(at, "compress")
+    at.radio(key="summarizer_choice").set_value(summarizer_label)
+    for key, value in checks.items():
+        at.checkbox(key=key).set_value(value)
+    run(at)
+    at.button(key="run_compressor").click()
+    return run(at)
+
+
+def test_offline_run_shows_outcome_preview_summary_and_downloads(media_files, app):
+    messages = load_messages(LONG_SAMPLE)
+    compress_on_page(app)
+    config = sidebar_config(app)
+    result = ContextCompressor(config, summarizer=ExtractiveSummarizer()).compress(messages)
+    assert result.outcome == "summarized"
+
+    success = plain(app.success[0].value)
+    assert f"Messages {result.compress_start}–{result.compress_end - 1} became one summary" in success
+    assert f"{len(messages):,} → {len(result.messages):,} messages" in success
+    counter = get_counter(encoding_name_for_model(config.model))
+    assert number(metrics(app)["Tokens (tiktoken)"]) == counter.count_messages(result.messages)
+    assert number(metrics(app)["Messages"]) == len(result.messages)
+
+    # The summary, as text, exactly.
+    assert any(code.value == result.summary_text for code in app.code)
+    # The preview opens on the page holding the summary, with its badge.
+    summary_position = next(i for i, o in enumerate(result.origins) if o.kind == "summary")
+    headers = [m.value for m in app.markdown if m.value.startswith("**#")]
+    summary_header = next(h for h in headers if h.startswith(f"**#{summary_position}**"))
+    assert "SUMMARY" in summary_header
+    assert any(t.value.startswith(result.messages[summary_position]["content"][:2000]) for t in app.text)
+
+    # Side by side: every original message is accounted for.
+    table = table_with(app, "before #", "change", "after #")
+    assert set(table["before #"].dropna()) == set(range(len(messages)))
+    assert (table["change"] == "summarised").sum() == result.compress_end - result.compress_start
+    assert (table["change"] == "added (summary)").sum() == (0 if result.summary_merged else 1)
+
+    # Downloads: the compressed conversation as OpenAI chat JSON, and the Hermes settings.
+    button = app.download_button(key="download_openai")
+    assert download_bytes(media_files, button).decode() == dump(result.messages, "openai-chat")
+    assert download_json(media_files, button)["messages"] == result.messages
+    snippet = yaml.safe_load(download_bytes(media_files, app.download_button(key="download_yaml")).decode())
+    assert snippet["compression"]["threshold"] == config.threshold_percent
+    assert snippet["compression"]["protect_last_n"] == config.protect_last_n
+    assert snippet["model"]["context_length"] == config.context_length
+
+
+def test_original_format_download_round_trips(media_files, app):
+    path = SAMPLES / "anthropic_messages_session.json"
+    choose_sample(app, path.name)
+    compress_on_page(app)
+    messages = load_messages(path)
+    result = ContextCompressor(sidebar_config(app), summarizer=ExtractiveSummarizer()).compress(messages)
+    data = download_bytes(media_files, app.download_button(key="download_original"))
+    assert data.decode() == dump(result.messages, "anthropic")
+    reloaded = load(data, filename="again.json")
+    assert reloaded.format == "anthropic"
+    assert len(reloaded.messages) == len(result.messages)
+
+
+def test_no_summarizer_takes_the_profile_fallback_with_its_reason(app):
+    compress_on_page(app, NONE)
+    warning = plain(app.warning[0].value)
+    assert "Fallback summary" in warning
+    assert "no auxiliary LLM provider configured" in warning
+    result = ContextCompressor(sidebar_config(app)).compress(load_messages(LONG_SAMPLE))
+    assert any(code.value == result.summary_text for code in app.code)
+
+
+def test_abort_on_failure_keeps_the_conversation(app):
+    compress_on_page(app, NONE, abort_on_summary_failure=True)
+    error = plain(app.error[0].value)
+    assert "Aborted" in error and "no auxiliary LLM provider configured" in error
+    messages = load_messages(LONG_SAMPLE)
+    assert number(metrics(app)["Messages"]) == len(messages)
+
+
+def test_a_small_conversation_is_too_small(app):
+    messages = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]
+    upload(app, "tiny.json", json.dumps({"messages": messages}).encode())
+    compress_on_page(app)
+    assert any("Too small to compress" in i.value for i in app.info)
+    assert number(metrics(app)["Messages"]) == 2
+
+
+def test_stale_result_is_flagged_after_a_slider_move(app):
+    compress_on_page(app)
+    assert not app.warning
+    app.slider(key="threshold_percent").set_value(0.9)
+    run(app)
+    assert any("parameters changed since this run" in w.value for w in app.warning)
+
+
+def test_transcript_markup_is_shown_as_text_and_never_as_markdown(app):
+    upload(app, "xss.json", (DATA / "xss_transcript.json").read_bytes())
+    compress_on_page(app)
+    texts = [t.value for t in app.text] + [c.value for c in app.code]
+    assert any("<script>window.__xss = 'script'</script>" in t for t in texts)
+    assert any("<img src=x onerror=" in t for t in texts)
+    markdown = [m.value for m in app.markdown] + [c.value for c in app.caption]
+    markdown += [e.value for e in app.success] + [e.value for e in app.warning] + [e.value for e in app.info]
+    assert not any("<script" in text or "onerror" in text or "javascript:" in text for text in markdown)
+
+
+def test_litellm_form_keeps_the_key_out_of_everything_it_shows(media_files, app):
+    go(app, "compress")
+    app.radio(key="summarizer_choice").set_value(LITELLM)
+    run(app)
+    key_input = app.text_input(key="llm_api_key")
+    assert key_input.proto.type == key_input.proto.PASSWORD
+    secret = "sk-test-never-shown-0123456789"
+    key_input.set_value(secret)
+    app.text_input(key="llm_model").set_value("openai/some-model")
+    app.text_input(key="llm_api_base").set_value("http://127.0.0.1:9/v1")
+    run(app)
+    shown = [m.value for m in app.markdown] + [c.value for c in app.code] + [t.value for t in app.text]
+    assert not any(secret in text for text in shown)
+    kept = {k: v for k, v in app.session_state.to_dict().items() if str(k).startswith("_kept_")}
+    assert kept and secret not in json.dumps(kept, default=str)
+
+
+def test_unreachable_litellm_endpoint_falls_back_with_a_readable_reason(app):
+    """A real litellm call to a closed local port: the failure becomes the fallback's reason."""
+    go(app, "compress")
+    app.radio(key="summarizer_choice").set_value(LITELLM)
+    run(app)
+    app.text_input(key="llm_model").set_value("openai/context-lens-test")
+    app.text_input(key="llm_api_base").set_value("http://127.0.0.1:9/v1")
+    app.text_input(key="llm_api_key").set_value("sk-unused")
+    run(app)
+    app.button(key="run_compressor").click()
+    app.run(timeout=90)  # the first litellm import takes several seconds
+    assert not app.exception
+    warning = plain(app.warning[0].value)
+    assert "Fallback summary" in warning
+    assert "connect" in warning.lower() or "refused" in warning.lower()
