@@ -78,6 +78,9 @@ REPORT_COLUMNS: dict[str, str] = {
     "middle_facts_kept": "Int64",
     "middle_fact_retention": "Float64",
     "valid": "boolean",
+    "valid_anthropic": "boolean",
+    "input_valid": "boolean",
+    "input_valid_anthropic": "boolean",
     "problems": "Int64",
     "first_problem": "string",
     "warnings": "Int64",
@@ -176,72 +179,29 @@ def make_summarizer(settings: AnalysisSettings) -> Callable[[str, int], Any] | N
 # --- the analysis of one conversation ------------------------------------------------------------
 
 
-def validity_problems(messages: Sequence[Any]) -> list[str]:
-    """Why ``messages`` would be refused as a chat-completions request (empty when it is valid).
+def validity(messages: Sequence[Any]) -> dict[str, Any]:
+    """Would the providers accept ``messages`` as a request (``core.analysis.lint``)?
 
-    Checks the rules providers enforce on tool use: every tool call has a result, every result
-    answers a call, and results follow the assistant message that made the call (only other
-    results in between). Uses the project's API lint when it is available.
+    Returns ``valid`` (OpenAI chat completions), ``valid_anthropic`` (Anthropic messages, as an
+    adapter converts the list) and ``problems``: one line per error, ``"api/rule, message i: detail"``.
     """
-    lint = _lint_function()
-    if lint is not None:
-        return lint(messages)
-    problems: list[str] = []
-    pending: set[str] = set()
-    open_calls: set[str] = set()
-    for index, message in enumerate(messages):
-        if not isinstance(message, dict):
-            problems.append(f"message {index}: not a message object")
-            continue
-        role = message.get("role")
-        if role not in ("system", "user", "assistant", "tool", "developer"):
-            problems.append(f"message {index}: unknown role {role!r}")
-        if role == "tool":
-            call_id = message.get("tool_call_id")
-            if call_id not in open_calls:
-                problems.append(f"message {index}: tool result {call_id!r} does not follow its call")
-            else:
-                open_calls.discard(call_id)
-                pending.discard(call_id)
-            continue
-        if open_calls:
-            problems.extend(f"message {index}: tool call {c!r} has no result before it" for c in sorted(open_calls))
-            open_calls.clear()
-        if role == "assistant":
-            for call in message.get("tool_calls") or ():
-                call_id = call.get("id") if isinstance(call, dict) else None
-                if call_id:
-                    open_calls.add(call_id)
-                    pending.add(call_id)
-    problems.extend(f"tool call {c!r} has no result" for c in sorted(pending))
-    return problems
+    import pandas as pd
 
+    from core.analysis.lint import ERROR, is_valid, lint
 
-def _lint_function() -> Callable[[Sequence[Any]], list[str]] | None:
-    """The API lint of ``core.analysis.lint`` as a list of problem texts, when that module exists."""
-    try:
-        from core.analysis import lint  # type: ignore[attr-defined]
-    except ImportError:
-        return None
-    function = getattr(lint, "lint_messages", None) or getattr(lint, "lint", None)
-    if function is None:
-        return None
-
-    def run(messages: Sequence[Any]) -> list[str]:
-        import pandas as pd
-
-        found = function(list(messages))
-        if isinstance(found, pd.DataFrame):
-            errors = found
-            if "severity" in found.columns:
-                errors = found[found["severity"].astype(str).str.lower() == "error"]
-            text_column = next((c for c in ("message", "problem", "detail", "rule") if c in errors.columns), None)
-            if text_column is None:
-                return [str(row) for row in errors.itertuples(index=False)]
-            return [str(value) for value in errors[text_column]]
-        return [str(item) for item in found or ()]
-
-    return run
+    violations = lint(list(messages))
+    errors = violations[violations["severity"] == ERROR]
+    problems = [
+        f"{row.api}/{row.rule}"
+        + ("" if pd.isna(row.message_index) else f", message {int(row.message_index)}")
+        + f": {row.detail}"
+        for row in errors.itertuples(index=False)
+    ]
+    return {
+        "valid": is_valid(violations, "openai"),
+        "valid_anthropic": is_valid(violations, "anthropic"),
+        "problems": problems,
+    }
 
 
 def analyze_messages(
@@ -281,7 +241,8 @@ def analyze_messages(
     if result.compressed and result.compress_start is not None and result.compress_end is not None:
         in_middle = (kept["message_index"] >= result.compress_start) & (kept["message_index"] < result.compress_end)
         middle_kept = kept[in_middle]
-    problems = validity_problems(result.messages)
+    checked = validity(result.messages)
+    input_checked = validity(messages)
 
     def pct(before: int, after: int) -> float:
         return round((before - after) / before * 100, 4) if before > 0 else 0.0
@@ -337,8 +298,11 @@ def analyze_messages(
         "middle_facts": len(middle_kept),
         "middle_facts_kept": int(middle_kept["kept"].sum()),
         "middle_fact_retention": round(retention_score(middle_kept), 6),
-        "valid": not problems,
-        "problems": problems,
+        "valid": checked["valid"],
+        "valid_anthropic": checked["valid_anthropic"],
+        "problems": checked["problems"],
+        "input_valid": input_checked["valid"],
+        "input_valid_anthropic": input_checked["valid_anthropic"],
         "result": result,
     }
 

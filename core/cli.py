@@ -306,6 +306,17 @@ def _zone_text(start: int, end: int, name: str) -> str:
     return f"{name} {start}-{end - 1} ({end - start})" if end > start else f"{name} - (0)"
 
 
+def _validity_text(report: dict[str, Any]) -> str:
+    def ok(flag: bool) -> str:
+        return "valid" if flag else "INVALID"
+
+    text = (f"result: OpenAI {ok(report['valid'])}, Anthropic {ok(report['valid_anthropic'])} · "
+            f"input: OpenAI {ok(report['input_valid'])}, Anthropic {ok(report['input_valid_anthropic'])}")
+    if report["problems"]:
+        text += f" · {len(report['problems'])} error(s), first: {report['problems'][0]}"
+    return text
+
+
 def print_analysis(report: dict[str, Any]) -> None:
     """The readable form of ``analyze``."""
     import pandas as pd
@@ -337,7 +348,7 @@ def print_analysis(report: dict[str, Any]) -> None:
         ("facts kept", f"{report['fact_retention'] * 100:.0f} % ({report['facts_kept']}/{report['facts']}); "
                        f"from the summarised middle {report['middle_fact_retention'] * 100:.0f} % "
                        f"({report['middle_facts_kept']}/{report['middle_facts']})"),
-        ("validity", "ok" if report["valid"] else f"{len(report['problems'])} problems: {report['problems'][0]}"),
+        ("validity", _validity_text(report)),
     ]
     for warning in report["warnings"][:3]:
         lines.append(("warning", warning))

@@ -78,6 +78,7 @@ def test_json_matches_library(cli, corpus):
     assert report["facts_kept"] == int(kept["kept"].sum())
     assert report["fact_retention"] == pytest.approx(retention_score(kept), abs=1e-6)
     assert report["valid"] is True and report["problems"] == []
+    assert report["valid_anthropic"] is True and report["input_valid"] is True
 
 
 def test_readable_table(cli, corpus):
@@ -93,6 +94,7 @@ def test_readable_table(cli, corpus):
     for label in ("Duplicate tool outputs", "Old tool results → one-liners", "Middle → summary", "Final"):
         assert label in out
     assert str(-report["saved_total"]) in out  # the Final row's change
+    assert "result: OpenAI valid, Anthropic valid" in out
 
 
 def test_context_length_moves_the_threshold(cli, corpus):

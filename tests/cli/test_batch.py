@@ -14,9 +14,10 @@ from core.batch import (
     find_transcripts,
     process_file,
     run_batch,
-    validity_problems,
+    validity,
 )
 from tests.cli.conftest import assert_one_line_error, stable
+from tests.cli.corpus import agent_messages, write_openai
 
 
 def test_mixed_corpus_to_parquet(cli, corpus, tmp_path, inline_report):
@@ -130,14 +131,22 @@ def test_progress_bar_on_stderr(corpus, capsys):
     assert "2/2" in err and "file" in err
 
 
-def test_validity_check():
+def test_validity_columns(tmp_path):
+    """A transcript whose tool result lost its call is invalid as input; compression repairs it."""
     call = {"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}
-    good = [{"role": "user", "content": "x"}, {"role": "assistant", "content": None, "tool_calls": [call]},
-            {"role": "tool", "tool_call_id": "c1", "content": "ok"}]
-    assert validity_problems(good) == []
-    assert validity_problems(good[:2])  # a call without its result
-    assert validity_problems([good[0], good[2]])  # a result without its call
-    assert validity_problems([good[1], good[0], good[2]])  # the result does not follow its call
+    messages = agent_messages(4, 12)
+    messages[6:6] = [{"role": "tool", "tool_call_id": "ghost", "content": "orphan result"}]
+    messages += [{"role": "user", "content": "go on"}, {"role": "assistant", "content": None, "tool_calls": [call]}]
+    path = write_openai(tmp_path / "orphans.json", messages)
+    row = process_file(str(path), AnalysisSettings().as_dict())[0]
+    assert row["error"] is None
+    assert row["input_valid"] is False and row["input_valid_anthropic"] is False
+    assert row["outcome"] == "summarized"
+    assert row["valid"] is True and row["valid_anthropic"] is True and row["problems"] == 0
+    checked = validity(messages)
+    assert not checked["valid"]
+    assert any("openai/orphan_tool_result, message 6" in p for p in checked["problems"])
+    assert any("openai/unanswered_tool_call" in p for p in checked["problems"])
 
 
 @pytest.mark.parametrize(
