@@ -92,7 +92,11 @@ st.dataframe(
     hide_index=True,
     width="stretch",
     key="lint_overview",
-    column_config={"valid_openai": st.column_config.CheckboxColumn("OpenAI OK"),
+    column_config={"openai_errors": st.column_config.NumberColumn("OpenAI errors"),
+                   "openai_warnings": st.column_config.NumberColumn("OpenAI warnings"),
+                   "anthropic_errors": st.column_config.NumberColumn("Anthropic errors"),
+                   "anthropic_warnings": st.column_config.NumberColumn("Anthropic warnings"),
+                   "valid_openai": st.column_config.CheckboxColumn("OpenAI OK"),
                    "valid_anthropic": st.column_config.CheckboxColumn("Anthropic OK")},
 )
 

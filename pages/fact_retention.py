@@ -121,7 +121,7 @@ c3.metric("Lost", f"{stats['lost']:,}")
 by_kind = retention_by_kind(table)
 if len(by_kind):
     st.dataframe(by_kind, hide_index=True, width="stretch", key="retention_by_kind",
-                 column_config={"score": st.column_config.ProgressColumn("kept", format="percent", min_value=0,
+                 column_config={"score": st.column_config.ProgressColumn("share kept", format="percent", min_value=0,
                                                                          max_value=1)})
 lost = lost_facts(table)
 if len(lost):

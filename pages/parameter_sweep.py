@@ -76,6 +76,15 @@ st.caption(
     f"Before compression: {int(table['tokens_before'].iloc[0]):,} tokens ({settings.token_estimator})."
 )
 
+forced = shown[shown["tail_forced_small"]]
+if len(forced):
+    st.info(
+        f"In {len(forced)} cell(s) the tail walk's limit (1.5 x the tail budget) holds everything after the head, "
+        "so the walk reaches the head and Hermes falls back to a minimal tail (the last 3 messages, stretched "
+        "back to the newest user message): a bigger tail budget then keeps *less*. This is the reference "
+        "behaviour, not an artefact of the sweep."
+    )
+
 untriggered = shown[shown["outcome"] == "not triggered"]
 if len(untriggered) == len(shown):
     st.info("The conversation never reaches any of these thresholds, so nothing compresses. Untick "

@@ -389,18 +389,19 @@ def strategy_figure(comparison: StrategyComparison) -> go.Figure:
     """Tokens after each strategy (with the budget and the original size) beside its fact retention."""
     table = comparison.table
     colors = [STRATEGY_COLORS.get(run.family, "#8c96a0") for run in comparison.runs]
+    labels = [name.replace(" (", "<br>(") for name in table["strategy"]]
     fig = make_subplots(rows=1, cols=2, subplot_titles=("tokens after (tiktoken)", "facts kept verbatim (%)"),
                         horizontal_spacing=0.12)
-    fig.add_trace(go.Bar(x=table["strategy"], y=table["tokens_after"], marker_color=colors, showlegend=False,
+    fig.add_trace(go.Bar(x=labels, y=table["tokens_after"], marker_color=colors, showlegend=False,
                          text=[f"{v:,}" for v in table["tokens_after"]], textposition="outside", cliponaxis=False,
                          hovertemplate="%{x}: %{y:,} tokens<extra></extra>"), row=1, col=1)
-    fig.add_trace(go.Bar(x=table["strategy"], y=(table["retention_all"] * 100).round(1), marker_color=colors,
+    fig.add_trace(go.Bar(x=labels, y=(table["retention_all"] * 100).round(1), marker_color=colors,
                          showlegend=False, text=[f"{v:.0%}" for v in table["retention_all"]], textposition="outside",
                          cliponaxis=False, hovertemplate="%{x}: %{y:.1f}% of all facts<extra></extra>"), row=1, col=2)
     fig.add_hline(y=comparison.budget_tokens, line_color="#3a9d5d", line_dash="dash", row=1, col=1,
-                  annotation_text=f"budget {comparison.budget_tokens:,}", annotation_position="top left")
+                  annotation_text=f"budget {comparison.budget_tokens:,}", annotation_position="top right")
     fig.add_hline(y=comparison.tokens_before, line_color="#9aa0a6", line_dash="dot", row=1, col=1,
-                  annotation_text=f"original {comparison.tokens_before:,}", annotation_position="top right")
+                  annotation_text=f"original {comparison.tokens_before:,}", annotation_position="top left")
     fig.update_layout(height=420, margin={"l": 10, "r": 10, "t": 40, "b": 10}, plot_bgcolor="white",
                       paper_bgcolor="white", font={"family": "Inter, Segoe UI, Helvetica, Arial, sans-serif",
                                                    "size": 13})
@@ -408,5 +409,5 @@ def strategy_figure(comparison: StrategyComparison) -> go.Figure:
     fig.update_yaxes(range=[0, 110], row=1, col=2)
     fig.update_yaxes(range=[0, max(comparison.tokens_before, int(table["tokens_after"].max() or 0)) * 1.15],
                      row=1, col=1)
-    fig.update_xaxes(tickangle=-20, automargin=True)
+    fig.update_xaxes(tickangle=0, automargin=True)
     return fig

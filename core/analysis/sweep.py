@@ -55,7 +55,7 @@ DEFAULT_RATIOS: tuple[float, ...] = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8)
 
 SWEEP_COLUMNS = [
     "protect_first_n", "threshold_percent", "summary_target_ratio", "threshold_tokens", "tail_token_budget",
-    "triggered", "outcome", "prune_boundary", "compress_start", "compress_end", "messages_after",
+    "triggered", "outcome", "prune_boundary", "compress_start", "compress_end", "tail_forced_small", "messages_after",
     "summary_budget", "tokens_before", "final_tokens", "savings_pct",
 ]
 
@@ -158,7 +158,7 @@ def _unchanged(base: SweepBase, config: CompressorConfig, outcome: str, triggere
         "protect_first_n": config.protect_first_n, "threshold_percent": config.threshold_percent,
         "summary_target_ratio": config.summary_target_ratio, "threshold_tokens": threshold,
         "tail_token_budget": tail_budget, "triggered": triggered, "outcome": outcome, "prune_boundary": None,
-        "compress_start": None, "compress_end": None, "messages_after": base.n, "summary_budget": None,
+        "compress_start": None, "compress_end": None, "tail_forced_small": False, "messages_after": base.n, "summary_budget": None,
         "tokens_before": base.tokens_before, "final_tokens": base.tokens_before, "savings_pct": 0.0,
     }
 
@@ -192,7 +192,8 @@ def sweep_cell(base: SweepBase, config: CompressorConfig, *, respect_trigger: bo
     tail = boundaries.find_tail_cut(base.proxies, start, tail_budget, lambda proxy: walk[proxy["_i"]])
     end = tail.cut
     row = _unchanged(base, config, "nothing_to_compress", triggered, threshold, tail_budget)
-    row.update({"prune_boundary": boundary, "compress_start": start, "compress_end": end})
+    row.update({"prune_boundary": boundary, "compress_start": start, "compress_end": end,
+                "tail_forced_small": tail.forced_small})
     if start >= end or start >= n:
         chars = sum(c for c, _ in sizes)
         images = sum(i for _, i in sizes)

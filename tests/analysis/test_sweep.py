@@ -202,3 +202,17 @@ def test_protect_first_n_choices_and_the_heatmap() -> None:
         sweep_heatmap(table, "tokens")
     with pytest.raises(ValueError, match="another estimator"):
         sweep(prepare_sweep(coding_session()), CompressorConfig(token_estimator="tiktoken"))
+
+
+def test_a_tail_budget_that_holds_everything_keeps_less() -> None:
+    """When 1.5 x the tail budget holds everything after the head (Phase 1 has shortened the old
+    tool results), the reference falls back to a minimal tail: a larger budget keeps less."""
+    messages = coding_session(size=8_000)
+    table = sweep(messages, CompressorConfig(), thresholds=(0.5,), ratios=(0.2, 0.4), respect_trigger=False)
+    small, large = table.iloc[0], table.iloc[1]
+    assert (bool(small["tail_forced_small"]), bool(large["tail_forced_small"])) == (False, True)
+    # The forced tail is the last 3 messages, stretched back to the newest user message (index 77).
+    assert large["compress_end"] == 77
+    assert large["final_tokens"] < small["final_tokens"]
+    result, _ = real(messages, CompressorConfig(summary_target_ratio=0.4))
+    assert result.tail_cut.forced_small and result.compress_end == 77
