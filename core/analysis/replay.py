@@ -468,7 +468,10 @@ def replay_figure(
          "y": result.threshold_tokens, "yref": "y", "yanchor": "bottom", "showarrow": False,
          "font": {"size": 11, "color": THRESHOLD_LINE_COLOR}},
     ]
-    top = max([result.threshold_tokens, *ys, *(logged["prompt_tokens"].tolist() if logged is not None else [])])
+    event_tokens = ([int(v) for v in real_events["pre_tokens"] if pd.notna(v)]
+                    if real_events is not None and "pre_tokens" in real_events else [])
+    top = max([result.threshold_tokens, *ys, *event_tokens,
+               *(logged["prompt_tokens"].tolist() if logged is not None else [])])
     if top >= 0.7 * result.context_length:
         shapes.append({"type": "line", "xref": "paper", "x0": 0, "x1": 1, "yref": "y", "y0": result.context_length,
                        "y1": result.context_length, "line": {"color": WINDOW_COLOR, "width": 1.5}})

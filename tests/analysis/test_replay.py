@@ -206,3 +206,6 @@ def test_the_figure() -> None:
     assert len(threshold_lines) == 1
     assert [s.x0 for s in fig.layout.shapes if s.xref == "x"] == [39.5]
     assert list(fig.data[3].y) == [70_000]
+    # The y axis makes room for a logged compaction far above the curve.
+    events.loc[0, "pre_tokens"] = 155_116
+    assert replay_figure(result, events).layout.yaxis.range[1] >= 155_116
