@@ -598,8 +598,21 @@ def report_frame(rows: Sequence[dict[str, Any]]) -> pd.DataFrame:
     """The rows as a DataFrame with the report's columns and nullable dtypes."""
     import pandas as pd
 
-    frame = pd.DataFrame(list(rows), columns=list(REPORT_COLUMNS))
+    text_columns = [name for name, dtype in REPORT_COLUMNS.items() if dtype == "string"]
+    cleaned = [{**row, **{c: _storable(row.get(c)) for c in text_columns}} for row in rows]
+    frame = pd.DataFrame(cleaned, columns=list(REPORT_COLUMNS))
     return frame.astype(REPORT_COLUMNS)
+
+
+def _storable(value: Any) -> Any:
+    """Text Arrow can store: lone surrogates (undecodable file names, damaged input) become U+FFFD."""
+    if not isinstance(value, str):
+        return value
+    try:
+        value.encode("utf-8")
+        return value
+    except UnicodeEncodeError:
+        return "".join("\ufffd" if 0xD800 <= ord(ch) <= 0xDFFF else ch for ch in value)
 
 
 def write_report(frame: pd.DataFrame, output: str) -> str:

@@ -269,8 +269,18 @@ def _json_default(value: Any) -> Any:
     return str(value)
 
 
+def _encodable(text: str) -> str:
+    """``text`` without lone surrogates (a damaged input may carry them): each becomes its JSON
+    escape (``\\ud800``), which inside a JSON string reads back as the same character."""
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
 def _print_json(data: Any) -> None:
-    print(json.dumps(data, indent=2, ensure_ascii=False, default=_json_default))
+    print(_encodable(json.dumps(data, indent=2, ensure_ascii=False, default=_json_default)))
 
 
 def _fmt(value: Any) -> str:
@@ -415,7 +425,7 @@ def cmd_compress(args: argparse.Namespace) -> int:
         reasoning=[None] * len(output),
         compaction_events=[],
     )
-    text = dump(written, args.output_format)
+    text = _encodable(dump(written, args.output_format))
     if args.output and args.output != "-":
         try:
             Path(args.output).write_text(text + "\n", encoding="utf-8")

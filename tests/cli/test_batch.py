@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pandas as pd
@@ -179,3 +180,53 @@ def test_report_json_is_plain(cli, corpus, tmp_path):
     run = cli("batch", corpus.tiny, "-o", tmp_path / "r.csv", "--json")
     data = json.loads(run.out)
     assert isinstance(data["exact_tokens"], int) and isinstance(data["files"], int)
+
+
+REPO = Path(__file__).resolve().parents[2]
+HOSTILE = REPO / "tests" / "data" / "hostile"
+SAMPLES = REPO / "sample_conversations"
+
+
+def test_hostile_inputs_never_stop_the_batch(cli, tmp_path):
+    """Every damaged, odd or binary file of the robustness corpus becomes rows; the batch finishes."""
+    files = find_transcripts([str(HOSTILE)])
+    assert len(files) > 50
+    out = tmp_path / "hostile.parquet"
+    run = cli("batch", HOSTILE, "-o", out, "--workers", "2")
+    assert run.code == 0, run.err
+    frame = pd.read_parquet(out)
+    assert sorted(frame["file"].unique()) == sorted(files)
+    errors = frame["error"].dropna()
+    assert len(errors) > 0
+    for text in errors:
+        assert "\n" not in text and "Traceback" not in text
+    ok = frame[frame["error"].isna()]
+    assert ok["messages"].notna().all() and ok["exact_tokens"].notna().all()
+
+
+def test_undecodable_names_and_lone_surrogates(cli, tmp_path):
+    corpus = tmp_path / "odd"
+    corpus.mkdir()
+    # A file name that is not UTF-8, holding a transcript with an escaped lone surrogate.
+    name = os.fsdecode(b"caf\xe9-run.json")
+    (corpus / name).write_text('{"messages": [{"role": "user", "content": "bad \\ud800 text"}, '
+                               '{"role": "assistant", "content": "ok"}]}', encoding="utf-8")
+    out = tmp_path / "odd.parquet"
+    run = cli("batch", corpus, "-o", out, "--workers", "1")
+    assert run.code == 0, run.err
+    frame = pd.read_parquet(out)
+    assert len(frame) == 1
+    assert frame["file"].iloc[0].endswith("caf\ufffd-run.json")
+
+
+def test_sample_stores_give_one_row_per_session():
+    from core.formats import load
+
+    store = SAMPLES / "hermes_state.db"
+    if not store.exists():
+        pytest.fail(f"{store} is missing: the bundled samples are part of the repository")
+    frame = run_batch([str(store)], AnalysisSettings(), workers=1)
+    sessions = [info.id for info in load(store).sessions]
+    assert len(sessions) > 1
+    assert sorted(frame["session"]) == sorted(sessions)
+    assert (frame["format"] == "hermes").all() and frame["error"].isna().all()
