@@ -42,7 +42,7 @@ def looks_like(records: list[tuple[int, Any]]) -> bool:
     for _, record in records:
         if not isinstance(record, dict):
             continue
-        if record.get("type") in EVENT_TYPES and (
+        if isinstance(record.get("type"), str) and record["type"] in EVENT_TYPES and (
             "uuid" in record or "sessionId" in record or "leafUuid" in record or "messageId" in record
         ):
             hits += 1
@@ -52,7 +52,8 @@ def looks_like(records: list[tuple[int, Any]]) -> bool:
 
 
 def _parent_of(event: dict[str, Any]) -> str | None:
-    return event.get("parentUuid") or event.get("logicalParentUuid")
+    parent = event.get("parentUuid") or event.get("logicalParentUuid")
+    return str(parent) if parent else None  # uuids are keyed as strings; odd types must stay hashable
 
 
 def _chain(events: dict[str, tuple[int, dict[str, Any]]], order: list[str]) -> tuple[list[str], int]:
@@ -150,7 +151,8 @@ def _convert(chain: list[str], events: dict[str, tuple[int, dict[str, Any]]], bu
         where = f"line {line}"
         if kind == "system":
             if event.get("subtype") == "compact_boundary":
-                meta = event.get("compactMetadata") or {}
+                meta = event.get("compactMetadata")
+                meta = meta if isinstance(meta, dict) else {}
                 pre = meta.get("preTokens")
                 open_boundary = CompactionEvent(
                     position=len(builder),

@@ -30,7 +30,9 @@ def looks_like(records: list[tuple[int, Any]]) -> bool:
         return False
     if dicts[0].get("type") == "session_meta" and "payload" in dicts[0]:
         return True
-    hits = sum(1 for r in dicts if r.get("type") in ENVELOPE_TYPES and isinstance(r.get("payload"), dict))
+    hits = sum(
+        1 for r in dicts if isinstance(r.get("type"), str) and r["type"] in ENVELOPE_TYPES and isinstance(r.get("payload"), dict)
+    )
     return hits >= max(1, len(dicts) // 2)
 
 

@@ -140,11 +140,11 @@ def _convert(parsed: _Parsed, fmt: str, src: InputSource, session: str | None) -
             raise FormatError(f"{src.name}: a SQLite database can only be read as the hermes format, not {fmt!r}")
         return hermes.parse_sqlite(open_sqlite(src), src, session)
     if parsed.layout == "json":
-        return module.parse_document(parsed.doc, src, session)
+        return _parse_document(module, parsed.doc, src, session)
     assert parsed.lines is not None
     single = _single_record(parsed)
     if single is not None and (not isinstance(single, dict) or not hasattr(module, "parse_records")):
-        return module.parse_document(single, src, session)
+        return _parse_document(module, single, src, session)
     if hasattr(module, "parse_records"):
         return module.parse_records(parsed.lines, src, session)
     # Formats without a line layout of their own: the lines are the items of one document.
@@ -154,6 +154,16 @@ def _convert(parsed: _Parsed, fmt: str, src: InputSource, session: str | None) -
     conv.sources = [_line_source(where, line_numbers) for where in conv.sources]
     conv.warnings[:0] = parsed.lines.warnings
     return conv
+
+
+def _parse_document(module: Any, doc: Any, src: InputSource, session: str | None) -> Conversation:
+    if not hasattr(module, "parse_document"):
+        # Claude Code and Codex logs only exist as JSON Lines (one event object per line).
+        raise FormatError(
+            f"{src.name}: a {module.NAME} log is JSON Lines with one event object per line; "
+            "expected that layout, not a single JSON document"
+        )
+    return module.parse_document(doc, src, session)
 
 
 def _line_source(where: str, line_numbers: list[int]) -> str:

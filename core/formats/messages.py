@@ -178,6 +178,15 @@ class Builder:
         usage: dict[str, Any] | None = None,
         reasoning: str | None = None,
     ) -> int:
+        content = message.get("content")
+        if isinstance(content, list):
+            for position, part in enumerate(content):
+                # Consumers look part types up in sets: anything but a string type breaks them.
+                if isinstance(part, dict) and not isinstance(part.get("type"), str):
+                    raise FieldProblem(
+                        f"{source} content part {position}",
+                        f"expected a content part with a string 'type', got {kind_of(part.get('type'))}",
+                    )
         self.messages.append(message)
         self.sources.append(source)
         self.usage.append(usage)

@@ -53,7 +53,7 @@ def looks_like(items: list[Any]) -> bool:
         return False
     for item in dicts:
         kind = item.get("type")
-        if kind in TOOL_ITEM_TYPES and ("call_id" in item or "id" in item) and "role" not in item:
+        if isinstance(kind, str) and kind in TOOL_ITEM_TYPES and ("call_id" in item or "id" in item) and "role" not in item:
             return True
         if kind == "reasoning" and "summary" in item:
             return True
@@ -118,7 +118,7 @@ class ResponsesAssembler:
             texts = [
                 str(part.get("text", ""))
                 for key in ("summary", "content")
-                for part in (item.get(key) or [])
+                for part in (item.get(key) if isinstance(item.get(key), list) else [])
                 if isinstance(part, dict) and part.get("text")
             ]
             if texts:

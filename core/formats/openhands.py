@@ -116,6 +116,8 @@ def convert_events(events: list[Any], builder: Builder, prefix: str = "event") -
             role = "user" if event.get("source") == "user" else "assistant"
             text = str(args.get("content", event.get("message", "")))
             images = args.get("image_urls") or []
+            if not isinstance(images, list):
+                images = [images]
             content: Any = text
             if images:
                 content = [text_part(text)] + [image_part(str(url)) for url in images]

@@ -62,6 +62,8 @@ def parse_document(doc: Any, src: InputSource, session: str | None) -> Conversat
         clean = {key: entry[key] for key in ("role", "content", "tool_calls", "name") if key in entry}
         if entry.get("role") == "tool":
             ids = entry.get("tool_call_ids") or ([entry["tool_call_id"]] if entry.get("tool_call_id") else [])
+            if not isinstance(ids, list):
+                ids = [ids] if isinstance(ids, (str, int)) else []
             if not ids:
                 raise FieldProblem(f"{where}.tool_call_ids", "expected the id of the call this tool output answers")
             clean["tool_call_id"] = ids[0]
