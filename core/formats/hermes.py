@@ -12,7 +12,6 @@ most recently started session unless ``session=`` names another.
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from typing import Any
 
@@ -20,7 +19,7 @@ from core.formats.messages import Builder, FieldProblem, is_hermes_summary, kind
 from core.formats.model import CompactionEvent, Conversation, FormatError, SessionInfo
 from core.formats.openai_chat import MessageNormalizer
 from core.formats.session_pick import pick_session
-from core.formats.source import InputSource, JsonLines
+from core.formats.source import InputSource, JsonLines, JsonProblem, parse_json_problem
 
 NAME = "hermes"
 JSON_CONTENT_PREFIX = "\x00json:"
@@ -59,8 +58,8 @@ def looks_like_records(records: list[tuple[int, Any]]) -> bool:
 def _decode_content(content: Any, where: str, builder: Builder) -> Any:
     if isinstance(content, str) and content.startswith(JSON_CONTENT_PREFIX):
         try:
-            return json.loads(content[len(JSON_CONTENT_PREFIX) :])
-        except ValueError:
+            return parse_json_problem(content[len(JSON_CONTENT_PREFIX) :])
+        except JsonProblem:
             builder.warnings.append(f"{where}: content has the JSON marker but is not valid JSON; kept as text")
             return content[len(JSON_CONTENT_PREFIX) :]
     return content

@@ -230,11 +230,26 @@ class JsonProblem(Exception):
         self.what = what
 
 
+# A \uD800-\uDFFF escape not preceded by another backslash, and the low half that may follow it.
+_SURROGATE_ESCAPE = re.compile(r"(?<!\\)((?:\\\\)*)\\u([dD][89a-fA-F][0-9a-fA-F]{2})(\\u[dD][c-fC-F][0-9a-fA-F]{2})?")
+
+
+def _replace_lone_surrogate(match: re.Match[str]) -> str:
+    backslashes, first, low = match.groups()
+    if low and first[1] in "89abAB":
+        return match.group(0)  # a proper pair: one character outside the BMP
+    return backslashes + "\\ufffd" + ("\\ufffd" if low else "")
+
+
 def parse_json_problem(text: str, line_offset: int = 0) -> Any:
     """``json.loads`` whose failures become :class:`JsonProblem` with line and column.
 
     ``line_offset`` is added to reported line numbers when ``text`` is one line of a bigger file.
+    Escaped lone UTF-16 surrogates (``"\\ud800"``) are valid JSON but not text that can be
+    encoded; they become U+FFFD (same length, so error positions stay right).
     """
+    if "\\u" in text and _SURROGATE_ESCAPE.search(text):
+        text = _SURROGATE_ESCAPE.sub(_replace_lone_surrogate, text)
     try:
         return json.loads(text, parse_int=_parse_int)
     except json.JSONDecodeError as exc:
