@@ -205,6 +205,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     engines = [e.strip() for e in args.engines.split(",") if e.strip()]
 
+    load_before = os.getloadavg() if hasattr(os, "getloadavg") else None
     with tempfile.TemporaryDirectory(prefix="context-lens-batch-") as tmp:
         corpus = make_corpus(Path(tmp), args.files)
         paths = find_transcripts([tmp])
@@ -224,7 +225,14 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  {engine}: {row['files_per_s']} files/s", flush=True)
     print_table(f"Batch throughput ({args.workers} workers where parallel)", results)
     payload = {
-        "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "platform": platform.platform()},
+        "machine": {
+            "cpus": os.cpu_count(),
+            "python": platform.python_version(),
+            "platform": platform.platform(),
+            # The machine may be shared: its load before and after the run puts the numbers in context.
+            "load_average_before": load_before,
+            "load_average_after": os.getloadavg() if hasattr(os, "getloadavg") else None,
+        },
         "corpus": corpus,
         "settings": AnalysisSettings().as_dict(),
         "results": results,

@@ -203,6 +203,11 @@ def _settings(args: argparse.Namespace) -> AnalysisSettings:
                     _warn(f"model {args.model!r} is not in litellm's table; using a context length of 128000 "
                           "(pass --context-length)")
             context_length = window or context_length
+    if args.summarizer != "litellm":
+        ignored = [flag for flag, value in (("--summary-model", args.summary_model), ("--api-base", args.api_base)) if value]
+        if ignored:
+            verb = "apply" if len(ignored) > 1 else "applies"
+            _warn(f"{' and '.join(ignored)} only {verb} to --summarizer litellm; ignored")
     strict = args.strict_redaction
     if strict is None:
         strict = args.summarizer == "litellm"
@@ -240,8 +245,17 @@ class _LocalModel:
     def attach(self, settings: AnalysisSettings) -> AnalysisSettings:
         if settings.summarizer != "local":
             return settings
-        from core.summarizers.local import LocalModelServer, LocalModelStartError, LocalModelUnavailable
+        from core.summarizers.local import (
+            INSTALL_HINT,
+            LocalModelServer,
+            LocalModelStartError,
+            LocalModelUnavailable,
+            missing_parts,
+        )
 
+        missing = missing_parts()
+        if missing:
+            raise UsageError(f"--summarizer local needs {' and '.join(missing)}; {INSTALL_HINT}")
         print(f"{PROG}: starting the local model ...", file=sys.stderr)
         try:
             self.server = LocalModelServer().start()

@@ -130,6 +130,13 @@ def test_unknown_model_warns_and_uses_default_window(cli, corpus):
     assert "no-such-model-xyz" in run.err and "--context-length" in run.err
 
 
+def test_model_options_without_a_model_summarizer_are_reported(cli, corpus):
+    run = cli("analyze", corpus.tiny, "--json", "--api-base", "http://127.0.0.1:9/v1", "--summary-model", "gpt-4o")
+    assert run.code == 0
+    assert run.json()["outcome"] == "too_small"
+    assert "--summary-model and --api-base only apply to --summarizer litellm" in run.err
+
+
 def test_no_summarizer_gives_the_fallback(cli, corpus):
     report = cli("analyze", corpus.mid, "--json", "--summarizer", "none").json()
     messages, _, _, result = _library(corpus.mid, CompressorConfig(), summarizer=None)
