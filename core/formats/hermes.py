@@ -174,6 +174,8 @@ def _session_conversation(
 
 def parse_document(doc: Any, src: InputSource, session: str | None) -> Conversation:
     records = doc if isinstance(doc, list) else [doc]
+    if not records:
+        raise FieldProblem(None, "expected at least one Hermes session object with 'messages', got an empty list")
     for index, record in enumerate(records):
         if not looks_like_session(record):
             raise FieldProblem(f"[{index}]" if isinstance(doc, list) else None, "expected a Hermes session object with 'messages'")
