@@ -17,7 +17,7 @@ from core import profiles as P
 from core.phases import assemble, boundaries, fallback, prune, summary
 from core.phases.boundaries import TailCut
 from core.profiles import Profile, get_profile
-from core.redaction.hermes import redact_sensitive_text
+from core.redaction.hermes import redact_many, redact_sensitive_text
 from core.summarizers.base import SummaryRequest
 from core.tokens import make_estimator
 
@@ -333,6 +333,15 @@ class ContextCompressor:
             redacted = strict_redact(redacted)
         return redacted
 
+    def redact_many(self, texts: list[str]) -> list[str]:
+        """``redact`` over a list of strings (one search per pass across all of them)."""
+        redacted = redact_many(texts, discord_mentions=self.profile.redact_discord_mentions)
+        if self.config.strict_redaction:
+            from core.redaction.strict import strict_redact
+
+            redacted = [strict_redact(t) if t else t for t in redacted]
+        return redacted
+
     def _summary_model_name(self) -> str:
         return str(getattr(self.summarizer, "summary_model", "") or "")
 
@@ -350,7 +359,7 @@ class ContextCompressor:
         content_tokens = self._estimator.messages_tokens(turns)
         budget = summary.summary_budget(content_tokens, self.max_summary_tokens)
         max_tokens = summary.max_tokens_for_budget(budget)
-        serialized = summary.serialize_for_summary(turns, self.redact)
+        serialized = summary.serialize_for_summary(turns, self.redact, self.redact_many)
         previous = self._previous_summary
         prompt = summary.build_summary_prompt(
             serialized,

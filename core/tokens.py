@@ -141,12 +141,16 @@ def message_rough_chars(message: Any) -> tuple[int, int]:
 
 
 def _dict_repr_len(message: dict[str, Any]) -> int:
-    if not message:
-        return 2
-    total = 2 * len(message)
-    for key, value in message.items():
-        total += len(repr(key)) + 2 + (_str_repr_len(value) if type(value) is str else repr_len(value))
-    return total
+    content = message.get("content")
+    if type(content) is str and len(content) >= _REPR_CACHE_MIN_CHARS:
+        # One C-level repr of the message without its (long) content, plus the remembered
+        # length of the content's repr: same key order, same separators, same total.
+        light = message.copy()
+        light["content"] = ""
+        return len(repr(light)) - 2 + _str_repr_len(content)
+    if type(content) is list:
+        return repr_len(message)
+    return len(repr(message))
 
 
 def estimate_messages_tokens_rough(messages: Iterable[Any]) -> int:

@@ -83,15 +83,41 @@ def _as_text(value: Any) -> str:
     return value if isinstance(value, str) else str(value)
 
 
-def serialize_for_summary(turns: Sequence[Any], redact: Redactor) -> str:
-    """Role-labelled text of the turns, redacted and truncated, blocks joined by a blank line."""
+def serialize_for_summary(
+    turns: Sequence[Any], redact: Redactor, redact_many: Callable[[list[str]], list[str]] | None = None
+) -> str:
+    """Role-labelled text of the turns, redacted and truncated, blocks joined by a blank line.
+
+    ``redact_many`` (optional) redacts a whole list at once; it must give exactly what ``redact``
+    gives per text, and only exists because one search per pass over all turns is faster.
+    """
+    raw: list[Any] = []
+    for message in turns:
+        if not isinstance(message, dict):
+            raw.append(str(message))
+            continue
+        content = message.get("content") or ""
+        raw.append(content if isinstance(content, str) else str(content))  # as the redactor would
+        if message.get("role") == "assistant":
+            calls = message.get("tool_calls")
+            if calls:
+                for call in calls if isinstance(calls, list) else [calls]:
+                    if isinstance(call, dict):
+                        function = call.get("function", {})
+                        args = function.get("arguments", "") if isinstance(function, dict) else ""
+                        raw.append(args if isinstance(args, str) else str(args))
+    if redact_many is not None:
+        redacted = iter(redact_many(raw))
+    else:
+        redacted = iter([redact(r) for r in raw])
+
     blocks = []
     for message in turns:
         if not isinstance(message, dict):
-            blocks.append(f"[UNKNOWN]: {truncate_content(_as_text(redact(str(message))))}")
+            blocks.append(f"[UNKNOWN]: {truncate_content(_as_text(next(redacted)))}")
             continue
         role = message.get("role", "unknown")
-        content = truncate_content(_as_text(redact(message.get("content") or "")))
+        content = truncate_content(_as_text(next(redacted)))
         if role == "tool":
             blocks.append(f"[TOOL RESULT {message.get('tool_call_id', '')}]: {content}")
         elif role == "assistant":
@@ -105,7 +131,7 @@ def serialize_for_summary(turns: Sequence[Any], redact: Redactor) -> str:
                         if not isinstance(function, dict):
                             function = {}
                         name = function.get("name", "?")
-                        args = _as_text(redact(function.get("arguments", "")))
+                        args = _as_text(next(redacted))
                         if len(args) > P.TOOL_ARGS_MAX:
                             args = args[: P.TOOL_ARGS_HEAD] + "..."
                         lines.append(f"  {name}({args})")

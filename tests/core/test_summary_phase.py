@@ -186,3 +186,36 @@ def test_handoff_in_protected_head_populates_previous_summary():
 
 def test_strict_redaction_is_off_by_default():
     assert CompressorConfig().strict_redaction is False
+
+
+def test_batched_redaction_serializes_exactly_like_per_text_redaction():
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from core.redaction.hermes import redact_many
+
+    pieces = st.sampled_from(
+        ["sk-abcdefghijklmnop1234", "API_KEY=", "abcdefghijklmnopqrstu", '"token": "', '"', ":", " ", "\n", "=",
+         "postgres://u:", "@h", "eyJabcdefghijkl.abcde", "a=1&token=x", "+14155552671", "<@123456789012345678>", "x"]
+    )
+    text = st.lists(pieces, max_size=12).map("".join)
+    message = st.one_of(
+        st.builds(lambda t: {"role": "user", "content": t}, text),
+        st.builds(lambda t, a: {"role": "assistant", "content": t, "tool_calls": [call("1", "x", a)]}, text, text),
+        st.builds(lambda t: {"role": "tool", "tool_call_id": "1", "content": t}, text),
+        st.just({"role": "assistant", "content": None, "tool_calls": [{"id": "2", "function": {"name": "y", "arguments": None}}]}),
+        st.builds(lambda t: {"role": "user", "content": [{"type": "text", "text": t}]}, text),
+    )
+
+    @settings(max_examples=500, deadline=None)
+    @given(st.lists(message, max_size=8), st.booleans())
+    def check(turns, discord):
+        def one(t):
+            return redact_sensitive_text(t, discord_mentions=discord)
+
+        def many(ts):
+            return redact_many(ts, discord_mentions=discord)
+
+        assert serialize_for_summary(turns, one, many) == serialize_for_summary(turns, one)
+
+    check()
