@@ -1,0 +1,1 @@
+"""Robustness: fuzzing, hostile files, secrets and size limits."""

@@ -1,0 +1,315 @@
+"""No credential reaches a summarizer when strict redaction is on; the reference masks its own kinds.
+
+Every line of the credential corpora (``tests/data/secrets``, tuning and held-out) is placed in a
+conversation as user text, as tool-call arguments and as tool output, in the middle of the
+conversation so it is summarised. The text the summarizer receives is captured two ways: a
+recording ``fn(prompt, max_tokens)`` and a recording wrapper around the extractive summarizer's
+``summarize_request`` (the prompt, the serialised turns and the redacted turns themselves).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+
+from core import CompressorConfig, ContextCompressor
+from core.redaction.hermes import redact_sensitive_text
+from core.summarizers.base import SummaryRequest
+from core.summarizers.extractive import ExtractiveSummarizer
+from tests.robustness.corpus import SECRETS
+
+
+def _rows(name: str) -> list[dict[str, Any]]:
+    with (SECRETS / name).open(encoding="utf-8") as fh:
+        return [json.loads(line) for line in fh if line.strip()]
+
+
+CORPORA = {"credentials": _rows("credentials.jsonl"), "heldout": _rows("heldout.jsonl")}
+PLACEMENTS = ("user_text", "tool_args", "tool_output")
+PAD = "The build log line is ordinary text without anything secret in it. " * 30
+
+
+def _windows(secret: str) -> set[str]:
+    """The secret's 12-character pieces, raw and JSON-escaped (a short secret is its own piece).
+
+    A mask keeps at most the first 6 and last 4 characters, so no 12-character piece survives it.
+    """
+    pieces: set[str] = set()
+    for form in {secret, json.dumps(secret)[1:-1]}:
+        pieces |= {form} if len(form) <= 12 else {form[i:i + 12] for i in range(len(form) - 11)}
+    return pieces
+
+
+_EVERY_TEXT = "\x00".join(row["text"] for rows in CORPORA.values() for row in rows) + "\x00" + PAD
+
+
+@functools.cache
+def _attributable(secret: str, text: str) -> tuple[str, ...]:
+    """The pieces of ``secret`` that occur in no other corpus line (the generated values share
+    prefixes such as ``sk_test_FAKE``), so finding one in a prompt pins the leak on this row."""
+    pieces = tuple(sorted(p for p in _windows(secret) if _EVERY_TEXT.count(p) == text.count(p)))
+    assert pieces, f"no piece of {secret!r} is unique to its line"
+    return pieces
+
+
+def leaked(row: dict[str, Any], seen: str) -> bool:
+    """Some piece of the row's secret that belongs to no other row is in ``seen``."""
+    return any(piece in seen for piece in _attributable(row["secret"], row["text"]))
+
+
+def placed_text(row: dict[str, Any], placement: str) -> str:
+    """The exact string the conversation carries for ``row`` in ``placement``."""
+    text = row["text"]
+    if placement != "tool_args":
+        return text
+    try:
+        parsed = json.loads(text)
+    except ValueError:
+        parsed = None
+    return text if isinstance(parsed, dict) else json.dumps({"command": text})
+
+
+def conversation(rows: list[dict[str, Any]], placement: str, long_outputs: bool = False) -> tuple[list[dict[str, Any]], range]:
+    """A conversation carrying every row in ``placement``; also the index range of those messages."""
+    messages: list[dict[str, Any]] = [
+        {"role": "system", "content": "You are a coding agent."},
+        {"role": "user", "content": "Please set up the deployment for the staging cluster."},
+        {"role": "assistant", "content": "Sure, let me look around first."},
+    ]
+    start = len(messages)
+    for i, row in enumerate(rows):
+        call_id = f"call_{i}"
+        text = placed_text(row, placement)
+        if placement == "user_text":
+            content: Any = text if i % 2 else [{"type": "text", "text": text}]
+            messages += [{"role": "user", "content": content}, {"role": "assistant", "content": "Noted."}]
+        elif placement == "tool_args":
+            messages += [
+                {"role": "assistant", "content": None,
+                 "tool_calls": [{"id": call_id, "type": "function", "function": {"name": "terminal", "arguments": text}}]},
+                {"role": "tool", "tool_call_id": call_id, "content": "exit code 0" + (PAD if long_outputs else "")},
+            ]
+        else:
+            args = json.dumps({"command": "cat deploy/config.env"})
+            messages += [
+                {"role": "assistant", "content": "Reading the config.",
+                 "tool_calls": [{"id": call_id, "type": "function", "function": {"name": "terminal", "arguments": args}}]},
+                {"role": "tool", "tool_call_id": call_id, "content": text + ("\n" + PAD if long_outputs else "")},
+            ]
+    end = len(messages)
+    # A tail of ordinary messages that fills the kept-verbatim budget, so the rows are summarised.
+    for i in range(40):
+        messages.append({"role": "user" if i % 2 == 0 else "assistant", "content": f"Step {i}. {PAD}"})
+    return messages, range(start, end)
+
+
+@dataclass
+class RecordingSummarizer:
+    """``fn(prompt, max_tokens)``: keeps every prompt."""
+
+    prompts: list[str] = field(default_factory=list)
+
+    def __call__(self, prompt: str, max_tokens: int) -> str:
+        self.prompts.append(prompt)
+        return "## Active Task\nContinue the deployment."
+
+    def seen(self) -> str:
+        return "\n".join(self.prompts)
+
+
+@dataclass
+class RecordingExtractive:
+    """The extractive summarizer behind a recorder of its ``SummaryRequest`` and its answers."""
+
+    requests: list[SummaryRequest] = field(default_factory=list)
+    answers: list[str] = field(default_factory=list)
+    inner: ExtractiveSummarizer = field(default_factory=ExtractiveSummarizer)
+
+    def __call__(self, prompt: str, max_tokens: int) -> str:  # pragma: no cover - the request path is used
+        raise AssertionError("the compressor must use summarize_request")
+
+    def summarize_request(self, request: SummaryRequest) -> str:
+        self.requests.append(request)
+        answer = self.inner.summarize_request(request)
+        self.answers.append(answer)
+        return answer
+
+    def seen(self) -> str:
+        pieces: list[str] = []
+        for request in self.requests:
+            pieces += [request.prompt, request.serialized_turns, request.previous_summary or "", request.focus_topic or ""]
+            pieces += list(_strings(request.turns))
+            pieces.append(json.dumps(request.turns, ensure_ascii=False, default=str))
+        return "\n".join(pieces + self.answers)
+
+
+def _strings(value: Any) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield str(key)
+            yield from _strings(item)
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            yield from _strings(item)
+    elif value is not None:
+        yield str(value)
+
+
+def run_compressor(rows: list[dict[str, Any]], placement: str, summarizer: Any, *, strict: bool,
+                   prune: bool = False) -> tuple[Any, range]:
+    messages, rows_at = conversation(rows, placement, long_outputs=prune)
+    config = CompressorConfig(
+        context_length=64_000,
+        summary_target_ratio=0.1,
+        protect_first_n=1,
+        # No Phase-1 pruning unless asked: every row then reaches the summarizer verbatim.
+        protect_last_n=20 if prune else len(messages),
+        strict_redaction=strict,
+    )
+    result = ContextCompressor(config, summarizer=summarizer).compress(messages)
+    assert result.compressed, result.outcome
+    # The rows really are in the summarised span.
+    assert result.compress_start is not None and result.compress_end is not None
+    assert result.compress_start <= rows_at.start and rows_at.stop <= result.compress_end, (
+        result.compress_start, result.compress_end, rows_at)
+    return result, rows_at
+
+
+# --------------------------------------------------------------------------------------------
+# Strict redaction on: nothing gets through
+# --------------------------------------------------------------------------------------------
+
+# Leaks these tests found that are not fixed yet; each is pinned here so that no *other* line may
+# leak, and ``test_known_leaks_are_fixed`` (a strict xfail) turns red once they are fixed.
+#  * A truncated private key inside doubly escaped JSON, sent as a list of content parts: the
+#    serialiser redacts ``str(content)`` (the reference does the same), whose repr() escaping
+#    hides the key body from the strict layer.
+#  * Phase 1 cuts long tool-call argument leaves at 200 characters; a private key cut that way
+#    keeps a few characters of its body after the strict mask, before "...[truncated]".
+_PARTS_LEAKS = {"tune-private-key-truncated-escaped_json_2", "heldout-private-key-truncated-escaped_json_2"}
+KNOWN_LEAKS: dict[tuple[str, str], set[str]] = {
+    ("user_text", "credentials"): {"tune-private-key-truncated-escaped_json_2"},
+    ("user_text", "heldout"): {"heldout-private-key-truncated-escaped_json_2"},
+    ("user_text", "pruned"): _PARTS_LEAKS,
+    ("tool_args", "pruned"): {
+        "tune-private-key-openssh-escaped_json",
+        "tune-private-key-truncated-tool_output",
+        "heldout-private-key-rsa-escaped_json",
+        "heldout-private-key-ec-escaped_json",
+        "heldout-private-key-pgp-escaped_json",
+    },
+}
+
+
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize("corpus", sorted(CORPORA))
+@pytest.mark.parametrize("placement", PLACEMENTS)
+@pytest.mark.parametrize("kind", ["prompt", "extractive"])
+def test_no_credential_reaches_the_summarizer_with_strict_redaction(corpus: str, placement: str, kind: str) -> None:
+    rows = CORPORA[corpus]
+    summarizer: Any = RecordingSummarizer() if kind == "prompt" else RecordingExtractive()
+    result, _ = run_compressor(rows, placement, summarizer, strict=True)
+    seen = summarizer.seen()
+    assert seen, "nothing was captured"
+    assert result.outcome == "summarized", result.failure_reason
+    survivors = {row["id"] for row in rows if leaked(row, seen)}
+    assert survivors - KNOWN_LEAKS.get((placement, corpus), set()) == set()
+    # Nor in what the compressor hands back (the summary message and the call record).
+    summary = result.summary_text or ""
+    assert [row["id"] for row in rows if leaked(row, summary)] == []
+
+
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize("placement", PLACEMENTS)
+def test_no_credential_reaches_the_summarizer_after_phase1_pruning(placement: str) -> None:
+    """With long tool outputs Phase 1 writes one-liners quoting (cut) arguments; they are redacted too."""
+    rows = CORPORA["credentials"] + CORPORA["heldout"]
+    summarizer = RecordingSummarizer()
+    result, _ = run_compressor(rows, placement, summarizer, strict=True, prune=True)
+    if placement != "user_text":
+        assert result.pruned_count > 0
+    survivors = {row["id"] for row in rows if leaked(row, summarizer.seen())}
+    assert survivors - KNOWN_LEAKS.get((placement, "pruned"), set()) == set()
+
+
+@pytest.mark.xfail(strict=True, reason="known strict-redaction leaks (see KNOWN_LEAKS); remove once fixed")
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize("case", sorted(KNOWN_LEAKS), ids="-".join)
+def test_known_leaks_are_fixed(case: tuple[str, str]) -> None:
+    placement, corpus = case
+    rows = CORPORA["credentials"] + CORPORA["heldout"] if corpus == "pruned" else CORPORA[corpus]
+    summarizer = RecordingSummarizer()
+    run_compressor(rows, placement, summarizer, strict=True, prune=corpus == "pruned")
+    seen = summarizer.seen()
+    assert not [row["id"] for row in rows if row["id"] in KNOWN_LEAKS[case] and leaked(row, seen)]
+
+
+# --------------------------------------------------------------------------------------------
+# Strict redaction off: the reference masking, exactly
+# --------------------------------------------------------------------------------------------
+
+#: The families of the reference redaction (hermes-compressor spec section 6.1) and the corpus kinds in each.
+REFERENCE_FAMILIES = {
+    "vendor prefixes": {"openai-key", "anthropic-key", "github-token", "github-pat", "github-oauth", "slack-token",
+                        "google-api-key", "aws-access-key-id", "stripe-live-key", "stripe-test-key",
+                        "stripe-restricted-live", "huggingface-token", "replicate-token", "npm-token", "pypi-token",
+                        "digitalocean-token", "groq-key", "xai-key", "perplexity-key", "tavily-key", "elevenlabs-key",
+                        "fal-key", "firecrawl-key", "exa-key", "fernet-token", "sendgrid-key-prefix"},
+    "env assignments": {"env-assignment"},
+    "JSON fields": {"json-secret-field"},
+    "bearer": {"bearer-token"},
+    "telegram": {"telegram-bot-token"},
+    "private keys": {"private-key-rsa", "private-key-openssh", "private-key-ec"},
+    "DB URLs": {"db-url-password", "mongodb-url-password"},
+    "JWTs": {"jwt"},
+}
+FAMILY_KINDS = set().union(*REFERENCE_FAMILIES.values())
+
+
+def test_the_reference_families_are_all_in_the_corpus() -> None:
+    kinds = {row["kind"] for row in CORPORA["credentials"] if row["reference"]}
+    assert FAMILY_KINDS <= kinds, FAMILY_KINDS - kinds
+
+
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize("placement", ["user_text", "tool_output"])
+def test_reference_redaction_masks_its_own_kinds_in_plain_text(placement: str) -> None:
+    """Strict mode off: every spec 6.1 family written in plain text never reaches the summarizer."""
+    rows = [row for corpus in CORPORA.values() for row in corpus
+            if row["kind"] in FAMILY_KINDS and row["context"] in ("user_text", "tool_output")]
+    assert {row["kind"] for row in rows} == FAMILY_KINDS
+    summarizer = RecordingSummarizer()
+    run_compressor(rows, placement, summarizer, strict=False)
+    survivors = [row["id"] for row in rows if leaked(row, summarizer.seen())]
+    assert survivors == []
+
+
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize("placement", PLACEMENTS)
+def test_without_strict_the_prompt_leaks_exactly_what_the_reference_leaks(placement: str) -> None:
+    """The capture is real: with strict off, a row reaches the prompt exactly when the reference
+    redaction alone would let it through (so the strict tests above are not passing vacuously)."""
+    rows = CORPORA["credentials"]
+    summarizer = RecordingSummarizer()
+    run_compressor(rows, placement, summarizer, strict=False)
+    seen = summarizer.seen()
+    mismatches = []
+    for row in rows:
+        text = placed_text(row, placement)
+        if len(text) > 1_200:  # the serialiser cuts long tool arguments; nothing to compare there
+            continue
+        expected = leaked(row, redact_sensitive_text(text))
+        if leaked(row, seen) != expected:
+            mismatches.append((row["id"], expected))
+    assert mismatches == []
+    leaking = [row["id"] for row in rows if leaked(row, seen)]
+    strict_only = [row for row in rows if not row["reference"]]
+    assert len(leaking) >= len(strict_only) // 2, "the strict-only kinds should visibly get through without strict"
+
