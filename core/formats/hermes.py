@@ -56,6 +56,9 @@ def looks_like_records(records: list[tuple[int, Any]]) -> bool:
 
 
 def _decode_content(content: Any, where: str, builder: Builder) -> Any:
+    if isinstance(content, bytes):  # a BLOB in the SQLite store: not JSON-serialisable as it is
+        builder.warnings.append(f"{where}: content stored as binary data; decoded as UTF-8")
+        content = content.decode("utf-8", errors="replace")
     if isinstance(content, str) and content.startswith(JSON_CONTENT_PREFIX):
         try:
             return parse_json_problem(content[len(JSON_CONTENT_PREFIX) :])
