@@ -602,6 +602,48 @@ def sqlite_cases() -> list[Case]:
              "Hermes schema holding numbers, blobs and nulls where text is expected")
     )
 
+    def blob_content(conn: sqlite3.Connection) -> None:
+        conn.executescript(HERMES_SCHEMA)
+        conn.execute("INSERT INTO sessions (id, source, started_at) VALUES ('s1', 'cli', 1.0)")
+        conn.executemany(
+            "INSERT INTO messages (session_id, role, content, tool_call_id, timestamp, token_count) VALUES (?, ?, ?, ?, ?, ?)",
+            [("s1", "user", b"\x00\xffbinary \xe2\x82\xac", None, 1.0, "lots"),
+             ("s1", "assistant", 12.5, None, 2.0, None),
+             ("s1", "user", b'\x00json:{"a": 1}', b"\x01", 3.0, None)],
+        )
+
+    cases.append(
+        Case("sqlite_hermes_blob_content.db", _sqlite_bytes(blob_content), "load",
+             "message content stored as BLOBs and numbers", format="hermes", warnings=["binary data"])
+    )
+
+    def recursive_view(conn: sqlite3.Connection) -> None:
+        conn.executescript(
+            "CREATE TABLE sessions (id TEXT PRIMARY KEY, source TEXT, started_at REAL);"
+            "INSERT INTO sessions VALUES ('s1', 'cli', 1.0);"
+            # An endless recursive view in place of the messages table: reading it would never end.
+            "CREATE VIEW messages AS WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) "
+            "SELECT i AS id, 's1' AS session_id, 'user' AS role, 'x' AS content FROM n;"
+        )
+
+    cases.append(
+        Case("sqlite_messages_endless_view.db", _sqlite_bytes(recursive_view), "error",
+             "'messages' is an endless recursive view, not a table", mentions=["not a Hermes state.db"])
+    )
+
+    def broken_view(conn: sqlite3.Connection) -> None:
+        conn.executescript(HERMES_SCHEMA)
+        conn.execute("INSERT INTO sessions (id, source, started_at) VALUES ('s1', 'cli', 1.0)")
+        conn.execute("CREATE TABLE gone (x)")
+        conn.execute("CREATE VIEW broken AS SELECT x FROM gone")
+        conn.execute("DROP TABLE gone")
+
+    cases.append(
+        Case("sqlite_hermes_broken_view.db", _sqlite_bytes(broken_view), "load",
+             "a Hermes store that also holds a view over a dropped table", format="hermes",
+             warnings=["no messages"])
+    )
+
     def self_parent(conn: sqlite3.Connection) -> None:
         _hermes_rows(
             conn,
