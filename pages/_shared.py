@@ -147,6 +147,8 @@ def page_setup() -> Settings:
 def sidebar_controls() -> Settings:
     """The compressor parameters, shown in the sidebar of every page."""
     with st.sidebar:
+        st.markdown("### Context Lens")
+        st.caption("Hermes-style context compression, step by step.")
         st.subheader("Compressor parameters")
         st.selectbox(
             "Model",
@@ -222,7 +224,7 @@ def current_settings() -> Settings:
 # --- the conversation --------------------------------------------------------------------------
 
 
-@st.cache_resource(max_entries=24, show_spinner="Reading and counting the transcript…")
+@st.cache_resource(max_entries=24, show_spinner="Reading the transcript…")
 def _load_cached(key: str, _data: bytes, filename: str, format_override: str | None,
                  session: str | None) -> tuple[Transcript | None, str | None]:
     """Parse once per (content hash, format, session); the error text is cached too."""

@@ -27,6 +27,8 @@ NONE = "No summarizer (the profile's fallback)"
 SUMMARIZERS = [OFFLINE, LITELLM, LOCAL, NONE]
 PAGE_SIZE = 25
 SHOWN_CHARS = 4_000
+# Longer messages scroll inside a fixed-height box so one tool output cannot fill the page.
+LONG_LINES, LONG_CHARS, LONG_HEIGHT = 12, 1_200, 280
 
 BADGE_COLORS = {
     "HEAD": "blue",
@@ -178,14 +180,34 @@ def _preview_tab(result: Any, run_id: int) -> None:
     for item in items[(page - 1) * PAGE_SIZE: page * PAGE_SIZE]:
         with st.container(border=True):
             st.markdown(f"**#{item.position}** · {escape_markdown(item.role)} " + _badges(item.badges))
-            st.text(_shown(item.text) or "(empty)")
+            text = _shown(item.text) or "(empty)"
+            if text.count("\n") >= LONG_LINES or len(text) > LONG_CHARS:
+                st.code(text, language=None, wrap_lines=True, height=LONG_HEIGHT)
+            else:
+                st.text(text)
 
 
 def _diff_tab(original: list[Any], result: Any) -> None:
-    table = side_by_side(original, result)
+    table = side_by_side(original, result, width=70)
     changes = table["change"].value_counts()
     st.caption(" · ".join(f"{count:,} {change}" for change, count in changes.items()))
-    st.dataframe(table, hide_index=True, width="stretch", height=420, key="side_by_side")
+    shown = table.astype({"before #": "string", "after #": "string"}).fillna("")
+    st.dataframe(
+        shown,
+        hide_index=True,
+        width="stretch",
+        height=min(420, 35 * (len(shown) + 1) + 3),
+        key="side_by_side",
+        column_config={
+            "before #": st.column_config.TextColumn("#", width="small"),
+            "before role": st.column_config.TextColumn("role", width="small"),
+            "before": st.column_config.TextColumn("before", width="medium"),
+            "change": st.column_config.TextColumn("change", width="small"),
+            "after #": st.column_config.TextColumn("#", width="small"),
+            "after role": st.column_config.TextColumn("role", width="small"),
+            "after": st.column_config.TextColumn("after", width="medium"),
+        },
+    )
     pairs = changed_pairs(original, result)
     if pairs:
         labels = {f"#{src} → #{pos}": (src, pos) for src, pos in pairs}

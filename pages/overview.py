@@ -4,16 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from core.analysis import charts
-from core.analysis.overview import (
-    context_usage,
-    filter_messages,
-    tokens_by_category,
-    tokens_by_role,
-    tokens_by_tool,
-)
-from core.analysis.session import content_digest
-from core.tokens import estimate_messages_tokens_rough
+from core.analysis.session import Transcript, content_digest
 from pages._shared import (
     AUTO_FORMAT,
     UPLOAD_PREFIX,
@@ -55,6 +46,104 @@ def _reset_reading_options() -> None:
     set_kept("format_choice", AUTO_FORMAT)
     set_kept("session_choice", None)
     set_kept("session_label", None)
+
+
+def show_figures(transcript: Transcript) -> None:
+    """Headline figures, breakdowns and the message table.
+
+    The analysis modules (pandas, plotly, tiktoken) are imported here, after the upload widgets
+    are on screen, so the first page is usable while they load.
+    """
+    from core.analysis import charts
+    from core.analysis.overview import (
+        context_usage,
+        filter_messages,
+        tokens_by_category,
+        tokens_by_role,
+        tokens_by_tool,
+    )
+    from core.tokens import estimate_messages_tokens_rough
+
+    settings = current_settings()
+    frame = transcript.message_table(settings.encoding)
+    counter = transcript.counter(settings.encoding)
+    config = settings.config()
+    total = int(frame["tokens"].sum())
+    rough = transcript.memo("rough-total", lambda: estimate_messages_tokens_rough(transcript.messages))
+    usage = context_usage(total, settings.context_length, config.threshold_tokens)
+
+    st.subheader("Headline figures")
+    m1, m2, m3, m4, m5 = st.columns(5)
+    m1.metric("Messages", f"{len(frame):,}")
+    m2.metric(f"Tokens ({settings.encoding})", f"{total:,}", help="Exact tiktoken count of every message.")
+    m3.metric("Hermes estimate", f"{rough:,}", help="The reference's rough estimate (characters / 4, images 1,500).")
+    m4.metric("Context used", f"{usage['usage_share']:.0%}", help=f"Of a {settings.context_length:,}-token window.")
+    m5.metric(
+        "Compression threshold",
+        f"{config.threshold_tokens:,}",
+        delta="reached" if usage["over_threshold"] else f"{total / max(config.threshold_tokens, 1):.0%} of it",
+        delta_color="orange" if usage["over_threshold"] else "gray",
+        delta_arrow="off",
+        help="Exact tokens against the threshold; the Zones page decides with the configured estimator.",
+    )
+    by_category = tokens_by_category(frame)
+    st.plotly_chart(
+        charts.context_usage_figure(by_category, settings.context_length, config.threshold_tokens),
+        width="stretch",
+        key="usage_chart",
+    )
+
+    role_tab, tool_tab, category_tab = st.tabs(["By role", "By tool", "By category"])
+    with role_tab:
+        by_role = tokens_by_role(frame)
+        left, right = st.columns([3, 2])
+        left.plotly_chart(charts.breakdown_bar(by_role, "role", colors=charts.ROLE_COLORS), width="stretch",
+                          key="role_chart")
+        right.dataframe(by_role, hide_index=True, width="stretch",
+                        column_config={"share": st.column_config.ProgressColumn("share", format="percent")})
+    with tool_tab:
+        by_tool = transcript.memo(("by-tool", settings.encoding), lambda: tokens_by_tool(transcript.messages, counter))
+        if by_tool.empty:
+            st.info("This conversation has no tool calls.")
+        else:
+            left, right = st.columns([3, 2])
+            left.plotly_chart(charts.tool_breakdown_figure(by_tool), width="stretch", key="tool_chart")
+            right.dataframe(by_tool, hide_index=True, width="stretch",
+                            column_config={"share": st.column_config.ProgressColumn("share", format="percent")})
+    with category_tab:
+        left, right = st.columns([3, 2])
+        left.plotly_chart(charts.breakdown_bar(by_category, "category", colors=charts.CATEGORY_COLORS),
+                          width="stretch", key="category_chart")
+        right.dataframe(by_category, hide_index=True, width="stretch",
+                        column_config={"share": st.column_config.ProgressColumn("share", format="percent")})
+
+    events = list(getattr(transcript.conversation, "compaction_events", None) or [])
+    if events:
+        with st.expander(f"{len(events)} compaction(s) recorded in the log"):
+            st.dataframe(
+                [{"before message": e.position, "kind": e.kind, "tokens before": e.pre_tokens,
+                  "summary": (e.summary or "")[:200]} for e in events],
+                hide_index=True, width="stretch",
+            )
+
+    st.subheader("Messages")
+    search_col, role_col = st.columns([3, 2])
+    query = search_col.text_input("Search messages", placeholder="text, tool name or role", **keep("message_query", ""))
+    roles = role_col.multiselect("Roles", sorted(frame["role"].unique()), key="message_roles")
+    shown = filter_messages(frame, query, roles)
+    st.caption(f"{len(shown):,} of {len(frame):,} messages")
+    st.dataframe(
+        shown[["index", "role", "tool", "tokens", "preview", "source"]],
+        hide_index=True,
+        width="stretch",
+        height=420,
+        column_config={
+            "index": st.column_config.NumberColumn("#", width="small"),
+            "tokens": st.column_config.NumberColumn("tokens", format="%d"),
+            "preview": st.column_config.TextColumn("preview", width="large"),
+        },
+        key="message_table",
+    )
 
 
 st.title("Upload & overview")
@@ -138,81 +227,4 @@ if transcript.warnings:
     with st.expander(f"{len(transcript.warnings)} import warning(s)", expanded=False, icon=":material/warning:"):
         st.code("\n".join(transcript.warnings), language=None, wrap_lines=True)
 
-settings = current_settings()
-frame = transcript.message_table(settings.encoding)
-counter = transcript.counter(settings.encoding)
-config = settings.config()
-total = int(frame["tokens"].sum())
-rough = transcript.memo("rough-total", lambda: estimate_messages_tokens_rough(transcript.messages))
-usage = context_usage(total, settings.context_length, config.threshold_tokens)
-
-st.subheader("Headline figures")
-m1, m2, m3, m4, m5 = st.columns(5)
-m1.metric("Messages", f"{len(frame):,}")
-m2.metric(f"Tokens ({settings.encoding})", f"{total:,}", help="Exact tiktoken count of every message.")
-m3.metric("Hermes estimate", f"{rough:,}", help="The reference's rough estimate (characters / 4, images 1,500).")
-m4.metric("Context used", f"{usage['usage_share']:.0%}", help=f"Of a {settings.context_length:,}-token window.")
-m5.metric(
-    "Compression threshold",
-    f"{config.threshold_tokens:,}",
-    delta="over" if usage["over_threshold"] else "under",
-    delta_color="inverse",
-)
-by_category = tokens_by_category(frame)
-st.plotly_chart(
-    charts.context_usage_figure(by_category, settings.context_length, config.threshold_tokens),
-    width="stretch",
-    key="usage_chart",
-)
-
-role_tab, tool_tab, category_tab = st.tabs(["By role", "By tool", "By category"])
-with role_tab:
-    by_role = tokens_by_role(frame)
-    left, right = st.columns([3, 2])
-    left.plotly_chart(charts.breakdown_bar(by_role, "role", colors=charts.ROLE_COLORS), width="stretch",
-                      key="role_chart")
-    right.dataframe(by_role, hide_index=True, width="stretch",
-                    column_config={"share": st.column_config.ProgressColumn("share", format="percent")})
-with tool_tab:
-    by_tool = transcript.memo(("by-tool", settings.encoding), lambda: tokens_by_tool(transcript.messages, counter))
-    if by_tool.empty:
-        st.info("This conversation has no tool calls.")
-    else:
-        left, right = st.columns([3, 2])
-        left.plotly_chart(charts.breakdown_bar(by_tool, "tool", top=15), width="stretch", key="tool_chart")
-        right.dataframe(by_tool, hide_index=True, width="stretch",
-                        column_config={"share": st.column_config.ProgressColumn("share", format="percent")})
-with category_tab:
-    left, right = st.columns([3, 2])
-    left.plotly_chart(charts.breakdown_bar(by_category, "category", colors=charts.CATEGORY_COLORS),
-                      width="stretch", key="category_chart")
-    right.dataframe(by_category, hide_index=True, width="stretch",
-                    column_config={"share": st.column_config.ProgressColumn("share", format="percent")})
-
-events = list(getattr(transcript.conversation, "compaction_events", None) or [])
-if events:
-    with st.expander(f"{len(events)} compaction(s) recorded in the log"):
-        st.dataframe(
-            [{"before message": e.position, "kind": e.kind, "tokens before": e.pre_tokens,
-              "summary": (e.summary or "")[:200]} for e in events],
-            hide_index=True, width="stretch",
-        )
-
-st.subheader("Messages")
-search_col, role_col = st.columns([3, 2])
-query = search_col.text_input("Search messages", placeholder="text, tool name or role", **keep("message_query", ""))
-roles = role_col.multiselect("Roles", sorted(frame["role"].unique()), key="message_roles")
-shown = filter_messages(frame, query, roles)
-st.caption(f"{len(shown):,} of {len(frame):,} messages")
-st.dataframe(
-    shown[["index", "role", "tool", "tokens", "preview", "source"]],
-    hide_index=True,
-    width="stretch",
-    height=420,
-    column_config={
-        "index": st.column_config.NumberColumn("#", width="small"),
-        "tokens": st.column_config.NumberColumn("tokens", format="%d"),
-        "preview": st.column_config.TextColumn("preview", width="large"),
-    },
-    key="message_table",
-)
+show_figures(transcript)

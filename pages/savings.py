@@ -106,7 +106,7 @@ else:
         touched,
         hide_index=True,
         width="stretch",
-        height=320,
+        height=min(360, 35 * (len(touched) + 1) + 3),
         column_config={"index": st.column_config.NumberColumn("#", width="small")},
         key="touched_table",
     )

@@ -106,6 +106,30 @@ def breakdown_bar(table: pd.DataFrame, key: str, *, colors: dict[str, str] | Non
     return fig
 
 
+def tool_breakdown_figure(by_tool: pd.DataFrame, *, top: int = 15) -> go.Figure:
+    """Tokens per tool, split into what the calls cost (arguments) and what the results cost."""
+    data = by_tool.head(top).iloc[::-1]
+    fig = go.Figure()
+    for column, category in (("call_tokens", "tool calls"), ("result_tokens", "tool results")):
+        fig.add_trace(
+            go.Bar(
+                x=data[column], y=data["tool"].astype(str), orientation="h", name=category,
+                marker_color=CATEGORY_COLORS[category],
+                hovertemplate=f"%{{y}}: %{{x:,}} tokens in {category}<extra></extra>",
+            )
+        )
+    totals = [f"{t:,} ({s:.0%})" for t, s in zip(data["tokens"], data["share"], strict=True)]
+    fig.add_trace(
+        go.Scatter(x=data["tokens"], y=data["tool"].astype(str), mode="text", text=totals,
+                   textposition="middle right", showlegend=False, hoverinfo="skip", cliponaxis=False)
+    )
+    _layout(fig, height=max(200, 34 * len(data) + 90))
+    fig.update_layout(barmode="stack", margin={"r": 90})
+    fig.update_xaxes(title_text="tokens (tiktoken)", showgrid=True, gridcolor="#eceff1", separatethousands=True)
+    fig.update_yaxes(showgrid=False, automargin=True)
+    return fig
+
+
 def context_usage_figure(by_category: pd.DataFrame, context_length: int, threshold_tokens: int) -> go.Figure:
     """One stacked bar of the conversation's tokens by category against the window and the threshold."""
     fig = go.Figure()
@@ -182,11 +206,13 @@ def zone_map_figure(zones: ZoneAnalysis, *, exact_label: str = "tokens (tiktoken
         )
     removed = table[table["tokens"] > table["after_phase1"]]
     if not removed.empty:
+        colors = [ZONE_COLORS[z] for z in removed["zone"]]
         traces.append(
             go.Bar(
                 x=removed["index"].to_numpy(), y=(removed["tokens"] - removed["after_phase1"]).to_numpy(),
-                name="removed by Phase 1", xaxis="x", yaxis="y",
-                marker={"color": [ZONE_COLORS[z] for z in removed["zone"]], "opacity": 0.3, "line": {"width": 0}},
+                name="cut by Phase 1", xaxis="x", yaxis="y",
+                marker={"color": "rgba(255, 255, 255, 0)", "line": {"width": 1, "color": colors},
+                        "pattern": {"shape": "/", "fgcolor": colors, "size": 5, "solidity": 0.35}},
                 customdata=np.column_stack([removed["after_phase1"].to_numpy(), removed["tokens"].to_numpy(),
                                             removed["phase1"].to_numpy()]),
                 hovertemplate="#%{x}: %{customdata[1]:,} → %{customdata[0]:,} tokens<br>%{customdata[2]}"

@@ -16,12 +16,13 @@ from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from core.compressor import CompressorConfig
 from core.tokens import TokenCounter, encoding_name_for_model, get_counter
+
+if TYPE_CHECKING:  # pandas loads in about a second: only the tables need it, not the first paint
+    import pandas as pd
 
 T = TypeVar("T")
 

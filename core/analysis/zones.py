@@ -270,10 +270,12 @@ def explain(analysis: ZoneAnalysis, config: CompressorConfig) -> list[str]:
     )
     lines.append(f"HEAD: {head_what} (protect_first_n = {config.protect_first_n}) — {_span(0, a.head_size)}.")
     if a.compress_start > a.head_size:
+        several = a.compress_start - a.head_size > 1
         lines.append(
             f"{_span(a.head_size, min(a.compress_start, a.n_messages)).capitalize()} "
-            f"{'are tool results' if a.compress_start - a.head_size > 1 else 'is a tool result'} answering a call "
-            "in the head, so they stay in the head and the middle starts after them (forward alignment)."
+            f"{'are tool results' if several else 'is a tool result'} answering a call in the head, so "
+            f"{'they stay' if several else 'it stays'} in the head and the middle starts after "
+            f"{'them' if several else 'it'} (forward alignment)."
         )
 
     lines.extend(_tail_sentences(a, unit))
@@ -293,6 +295,13 @@ def explain(analysis: ZoneAnalysis, config: CompressorConfig) -> list[str]:
     if a.prune_boundary is not None:
         protected = a.n_messages - a.prune_boundary
         touched = len(a.phase1_actions)
+        if a.prune_boundary <= 0:
+            lines.append(
+                f"Phase 1 protects every message (they fit in the tail budget of {a.tail_token_budget:,} {unit}, or "
+                f"protect_last_n = {config.protect_last_n} covers them), so only the deduplication of identical long "
+                f"tool outputs applies. {_plural(touched, 'message')} touched."
+            )
+            return lines
         lines.append(
             f"Phase 1 protects the last {_plural(protected, 'message')}: what fits in the tail budget of "
             f"{a.tail_token_budget:,} {unit} plus the message that overflowed it, and never fewer than "

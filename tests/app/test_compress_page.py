@@ -64,11 +64,12 @@ def test_offline_run_shows_outcome_preview_summary_and_downloads(media_files, ap
     headers = [m.value for m in app.markdown if m.value.startswith("**#")]
     summary_header = next(h for h in headers if h.startswith(f"**#{summary_position}**"))
     assert "SUMMARY" in summary_header
-    assert any(t.value.startswith(result.messages[summary_position]["content"][:2000]) for t in app.text)
+    shown = [t.value for t in app.text] + [c.value for c in app.code]
+    assert any(text.startswith(result.messages[summary_position]["content"][:2000]) for text in shown)
 
     # Side by side: every original message is accounted for.
     table = table_with(app, "before #", "change", "after #")
-    assert set(table["before #"].dropna()) == set(range(len(messages)))
+    assert {int(i) for i in table["before #"] if i != ""} == set(range(len(messages)))
     assert (table["change"] == "summarised").sum() == result.compress_end - result.compress_start
     assert (table["change"] == "added (summary)").sum() == (0 if result.summary_merged else 1)
 

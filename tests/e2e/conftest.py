@@ -1,0 +1,166 @@
+"""A real dashboard server and a real headless Chromium for the end-to-end tests.
+
+Skipped when Chromium or Playwright is missing, unless CONTEXT_LENS_REQUIRE_BROWSER=1 (as in
+``make test``), where that is a failure.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+SCREENSHOTS = ROOT / "test-artifacts" / "screenshots"
+REQUIRED = os.environ.get("CONTEXT_LENS_REQUIRE_BROWSER") == "1"
+START_TIMEOUT_S = 90
+# Generous: the machine running the tests may be busy; no test asserts on speed.
+UI_TIMEOUT_MS = 60_000
+
+
+def _missing(reason: str) -> None:
+    if REQUIRED:
+        pytest.fail(reason)
+    pytest.skip(reason)
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@pytest.fixture(scope="session")
+def server_url() -> Iterator[str]:
+    """``streamlit run app.py`` on a free local port, until the session ends."""
+    streamlit = shutil.which("streamlit", path=str(Path(sys.executable).parent)) or shutil.which("streamlit")
+    if streamlit is None:
+        _missing("streamlit is not installed")
+    port = free_port()
+    log_path = ROOT / "test-artifacts" / "streamlit-e2e.log"
+    log_path.parent.mkdir(parents=True, exist_ok=True)
+    command = [
+        str(streamlit), "run", "app.py",
+        "--server.address", "127.0.0.1",
+        "--server.port", str(port),
+        "--server.headless", "true",
+        "--browser.gatherUsageStats", "false",
+    ]
+    with open(log_path, "wb") as log:
+        process = subprocess.Popen(command, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + START_TIMEOUT_S
+        while True:
+            if process.poll() is not None:
+                pytest.fail(f"streamlit exited with {process.returncode}; see {log_path}")
+            try:
+                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
+                    if response.read().strip() == b"ok":
+                        break
+            except OSError:
+                pass
+            if time.monotonic() > deadline:
+                pytest.fail(f"streamlit did not become healthy within {START_TIMEOUT_S} s; see {log_path}")
+            time.sleep(0.3)
+        yield url
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+@pytest.fixture(scope="session")
+def chromium() -> Iterator[Any]:
+    if not Path(CHROMIUM).exists():
+        _missing(f"{CHROMIUM} not found (apt-get install -y chromium)")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        _missing("playwright is not installed")
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+@pytest.fixture
+def page(chromium: Any, server_url: str) -> Iterator[Any]:
+    context = chromium.new_context(viewport={"width": 1440, "height": 1000}, accept_downloads=True)
+    context.set_default_timeout(UI_TIMEOUT_MS)
+    tab = context.new_page()
+    errors: list[str] = []
+    tab.on("pageerror", lambda exc: errors.append(str(exc)))
+    tab.goto(server_url)
+    tab.page_errors = errors  # type: ignore[attr-defined]
+    try:
+        yield tab
+    finally:
+        context.close()
+
+
+def wait_until_idle(page: Any) -> None:
+    """Wait for the script run to end (Streamlit shows its status widget while it runs)."""
+    page.wait_for_timeout(300)
+    page.wait_for_function(
+        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')",
+        timeout=UI_TIMEOUT_MS,
+    )
+
+
+def screenshot(page: Any, name: str) -> Path:
+    """The whole page, however long: the viewport is stretched to the content for the shot."""
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    height = page.evaluate(
+        "() => Math.max(...Array.from(document.querySelectorAll('[data-testid=\"stMain\"], "
+        "[data-testid=\"stAppViewContainer\"], section.main, body')).map(e => e.scrollHeight))"
+    )
+    size = page.viewport_size
+    page.set_viewport_size({"width": size["width"], "height": int(min(max(height, size["height"]), 8000))})
+    page.wait_for_timeout(400)
+    path = SCREENSHOTS / f"{name}.png"
+    page.screenshot(path=str(path), full_page=True)
+    page.set_viewport_size(size)
+    return path
+
+
+def open_page(page: Any, title: str) -> None:
+    page.get_by_role("link", name=title).first.click()
+    page.get_by_role("heading", name=title).first.wait_for()
+    wait_until_idle(page)
+
+
+def upload(page: Any, path: Path) -> None:
+    """Drop a file on the uploader and wait until the page analyses (or rejects) it."""
+    page.locator("[data-testid='stFileUploader'] input[type=file]").set_input_files(str(path))
+    page.wait_for_function(
+        "name => { const box = document.querySelector('input[aria-label=\"Conversation to analyse\"]');"
+        " return box !== null && box.value === 'Uploaded: ' + name; }",
+        arg=path.name,
+        timeout=UI_TIMEOUT_MS,
+    )
+    wait_until_idle(page)

@@ -1,0 +1,134 @@
+"""The dashboard in headless Chromium: upload, tune a slider, compress, download, and stay safe."""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+
+import pytest
+
+from core import CompressorConfig, ContextCompressor
+from core.formats import dump, load
+from core.summarizers.extractive import ExtractiveSummarizer
+from tests.e2e.conftest import ROOT, open_page, screenshot, upload, wait_until_idle
+
+pytestmark = pytest.mark.browser
+
+SAMPLES = ROOT / "sample_conversations"
+LONG_SAMPLE = SAMPLES / "long_coding_session.json"
+XSS = ROOT / "tests" / "app" / "data" / "xss_transcript.json"
+# The sidebar's defaults (gpt-4o, 128,000 tokens, Hermes' parameters).
+DEFAULTS = {"context_length": 128_000, "model": "gpt-4o"}
+
+
+def metric_value(page, label: str) -> str:
+    metric = page.locator("[data-testid='stMetric']").filter(has_text=label).first
+    return metric.locator("[data-testid='stMetricValue']").inner_text().strip()
+
+
+def to_int(text: str) -> int:
+    return int(re.sub(r"[^\d]", "", text.split()[0]))
+
+
+def slider(page, label: str):
+    """The slider's thumb: an <input type=range>, whose ARIA role is "slider"."""
+    return page.get_by_role("slider", name=label)
+
+
+def test_first_page_opens_on_the_long_sample(page):
+    started = time.monotonic()
+    page.get_by_text("Headline figures").wait_for()
+    wait_until_idle(page)
+    messages = load(LONG_SAMPLE).messages
+    assert to_int(metric_value(page, "Messages")) == len(messages)
+    page.get_by_text("By tool").click()
+    page.wait_for_timeout(500)
+    screenshot(page, "01_overview_long_sample")
+    print(f"first page usable after {time.monotonic() - started:.1f} s")
+    assert not page.page_errors
+
+
+def test_upload_tune_compress_and_download(page):
+    path = SAMPLES / "claude_code_session.jsonl"
+    upload(page, path)
+    messages = load(path).messages
+    assert to_int(metric_value(page, "Messages")) == len(messages)
+    page.get_by_text("Read as").first.wait_for()
+    screenshot(page, "02_overview_upload")
+
+    open_page(page, "Zones")
+    before = CompressorConfig(**DEFAULTS)
+    result = ContextCompressor(before).compress(messages)
+    assert to_int(metric_value(page, "Head")) == result.compress_start
+
+    # Keyboard on the real slider: one step right on "Protect first N messages".
+    knob = slider(page, "Protect first N messages")
+    knob.focus()
+    knob.press("ArrowRight")
+    expected = ContextCompressor(CompressorConfig(**DEFAULTS, protect_first_n=4)).compress(messages)
+    page.locator("[data-testid='stMetric']").filter(has_text="Head").filter(
+        has_text=f"{expected.compress_start} msgs"
+    ).wait_for()
+    wait_until_idle(page)
+    assert knob.input_value() == "4"
+    assert to_int(metric_value(page, "Middle")) == expected.compress_end - expected.compress_start
+    assert page.locator(".js-plotly-plot").count() >= 1
+    screenshot(page, "03_zones_after_slider")
+
+    open_page(page, "Phase savings")
+    assert slider(page, "Protect first N messages").input_value() == "4"
+    page.get_by_text("Saved by Phase 1").wait_for()
+    screenshot(page, "04_phase_savings")
+
+    open_page(page, "Compress & preview")
+    page.get_by_role("button", name="Run the compressor").click()
+    page.get_by_text("Summarised.").wait_for()
+    wait_until_idle(page)
+    config = CompressorConfig(**DEFAULTS, protect_first_n=4)
+    compressed = ContextCompressor(config, summarizer=ExtractiveSummarizer()).compress(messages)
+    assert to_int(metric_value(page, "Messages")) == len(compressed.messages)
+    assert page.get_by_text("SUMMARY", exact=True).count() >= 1
+    screenshot(page, "05_compress_preview")
+
+    page.get_by_role("tab", name="Summary").click()
+    page.locator("[role=tabpanel]:visible").get_by_text("## Active Task").first.wait_for()
+    page.get_by_role("tab", name="Download").click()
+    with page.expect_download() as download_info:
+        page.get_by_role("button", name="Download as OpenAI chat JSON").click()
+    download = download_info.value
+    content = open(download.path(), encoding="utf-8").read()
+    assert content == dump(compressed.messages, "openai-chat")
+    assert json.loads(content)["messages"] == compressed.messages
+    screenshot(page, "06_compress_download")
+    assert not page.page_errors
+
+
+def test_markup_in_a_transcript_is_shown_as_text_and_never_runs(page):
+    upload(page, XSS)
+    open_page(page, "Compress & preview")
+    page.get_by_role("button", name="Run the compressor").click()
+    page.get_by_text("Run the compressor").first.wait_for()
+    wait_until_idle(page)
+    page.get_by_text("<script>window.__xss = 'script'</script>", exact=False).first.wait_for()
+    assert page.get_by_text("<img src=x onerror=", exact=False).count() >= 1
+    assert page.evaluate("() => window.__xss") is None
+    # No element the transcript described was created.
+    assert page.locator("img[src='x']").count() == 0
+    assert page.locator("a[href^='javascript:']").count() == 0
+    page.get_by_role("tab", name="Before / after").click()
+    page.wait_for_timeout(500)
+    assert page.evaluate("() => window.__xss") is None
+    screenshot(page, "07_markup_as_text")
+    assert not page.page_errors
+
+
+def test_a_binary_upload_is_a_readable_error(page, tmp_path):
+    junk = tmp_path / "junk.bin"
+    junk.write_bytes(bytes(range(256)) * 20)
+    upload(page, junk)
+    alert = page.locator("[data-testid='stAlert']").filter(has_text="binary file")
+    alert.first.wait_for()
+    assert "junk.bin" in alert.first.inner_text()
+    assert page.get_by_text("Traceback").count() == 0
+    screenshot(page, "08_bad_file")
