@@ -6,20 +6,42 @@ with ``pages._shared.page_setup``); each view lives in ``pages/`` and the comput
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import streamlit as st
 
 from pages._shared import init_state
 
-st.set_page_config(page_title="Context Lens", page_icon=":material/lens_blur:", layout="wide")
+HERE = Path(__file__).resolve().parent
 
+# (file in pages/, title, icon) per navigation section, in reading order.
+SECTIONS: dict[str, list[tuple[str, str, str]]] = {
+    "Compression": [
+        ("overview", "Upload & overview", ":material/upload_file:"),
+        ("zones", "Zones", ":material/view_timeline:"),
+        ("savings", "Phase savings", ":material/waterfall_chart:"),
+        ("compress", "Compress & preview", ":material/compress:"),
+    ],
+    "Analyses": [
+        ("timeline_replay", "Timeline replay", ":material/timeline:"),
+        ("strategies", "Strategies", ":material/compare_arrows:"),
+        ("fact_retention", "Fact retention", ":material/fact_check:"),
+        ("parameter_sweep", "Parameter sweep", ":material/grid_on:"),
+        ("api_validity", "API validity", ":material/rule:"),
+    ],
+}
+
+st.set_page_config(page_title="Context Lens", page_icon=":material/lens_blur:", layout="wide")
 init_state()
 
 navigation = st.navigation(
-    [
-        st.Page("pages/overview.py", title="Upload & overview", icon=":material/upload_file:", default=True),
-        st.Page("pages/zones.py", title="Zones", icon=":material/view_timeline:"),
-        st.Page("pages/savings.py", title="Phase savings", icon=":material/waterfall_chart:"),
-        st.Page("pages/compress.py", title="Compress & preview", icon=":material/compress:"),
-    ]
+    {
+        section: [
+            st.Page(f"pages/{name}.py", title=title, icon=icon, default=(name == "overview"))
+            for name, title, icon in pages
+            if (HERE / "pages" / f"{name}.py").is_file()
+        ]
+        for section, pages in SECTIONS.items()
+    }
 )
 navigation.run()
