@@ -218,11 +218,13 @@ def _merge_into_last(
     target_index = len(builder) - 1
     target = builder.messages[target_index]
     piece = scratch.messages[0]
-    target_parts = _as_parts(target.get("content"))
     piece_parts = _as_parts(piece.get("content"))
-    merged_parts = target_parts + piece_parts
+    current = target.get("content")
+    # Extend in place: one response split over many events must stay linear, not quadratic.
+    merged_parts = current if isinstance(current, list) else _as_parts(current)
+    merged_parts.extend(piece_parts)
     if merged_parts:
-        if all(p.get("type") == "text" for p in merged_parts) and len(merged_parts) == 1:
+        if len(merged_parts) == 1 and merged_parts[0].get("type") == "text":
             target["content"] = merged_parts[0]["text"]
         else:
             target["content"] = merged_parts
