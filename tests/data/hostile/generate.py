@@ -1088,6 +1088,9 @@ def big_cases() -> list[BigCase]:
         BigCase("millions_of_empty_lists.json", "error", "2 million empty lists", mentions=["expected"],
                 memory_factor=30.0),
         BigCase("millions_of_lines.jsonl", "error", "2 million JSONL lines holding {}", mentions=["unknown structure"]),
+        BigCase("claude_code_one_response_100k_events.jsonl", "load",
+                "one Claude Code API response logged as 100,000 events (once quadratic to merge)", format="claude-code",
+                memory_factor=15.0),
     ]
 
 
@@ -1138,6 +1141,14 @@ def write_big_case(name: str, directory: Path) -> Path:
         def chunks() -> Iterator[bytes]:
             for _ in range(20):
                 yield b"{}\n" * 100_000
+        _write_chunks(path, chunks())
+    elif name == "claude_code_one_response_100k_events.jsonl":
+        def chunks() -> Iterator[bytes]:
+            yield (_dumps(_cc("u0", None)) + "\n").encode()
+            for i in range(100_000):
+                event = _cc(f"a{i}", f"a{i - 1}" if i else "u0", "assistant", [{"type": "text", "text": f"part {i}"}])
+                event["message"]["id"] = "msg_same"
+                yield (_dumps(event) + "\n").encode()
         _write_chunks(path, chunks())
     else:
         raise KeyError(name)
