@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections import OrderedDict, deque
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from core.formats.model import CompactionEvent, Conversation, SessionInfo
@@ -152,6 +153,50 @@ class IdMaker:
             if candidate not in self.taken:
                 self.taken.add(candidate)
                 return candidate
+
+
+class PendingCalls:
+    """Tool calls still waiting for their result, oldest first.
+
+    ``take`` finds one by id, else by name, else the oldest, in constant time: a log with
+    thousands of open calls answered out of order must not take quadratic time.
+    """
+
+    def __init__(self) -> None:
+        self._open: OrderedDict[int, tuple[str, str]] = OrderedDict()
+        self._by_id: dict[str, deque[int]] = {}
+        self._by_name: dict[str, deque[int]] = {}
+        self._count = 0
+
+    def __bool__(self) -> bool:
+        return bool(self._open)
+
+    def __iter__(self) -> Iterator[tuple[str, str]]:
+        """``(name, id)`` of every open call, oldest first."""
+        return iter(list(self._open.values()))
+
+    def add(self, name: str, call_id: str) -> None:
+        self._count += 1
+        self._open[self._count] = (name, call_id)
+        self._by_id.setdefault(call_id, deque()).append(self._count)
+        self._by_name.setdefault(name, deque()).append(self._count)
+
+    def _first_open(self, index: dict[str, deque[int]], key: str | None) -> int | None:
+        queue = index.get(key) if key else None
+        while queue and queue[0] not in self._open:
+            queue.popleft()
+        return queue[0] if queue else None
+
+    def take(self, name: str | None = None, call_id: str | None = None) -> tuple[str, str] | None:
+        """Remove and return the oldest open call with ``call_id``, else with ``name``, else the oldest one."""
+        if not self._open:
+            return None
+        found = self._first_open(self._by_id, call_id)
+        if found is None:
+            found = self._first_open(self._by_name, name)
+        if found is None:
+            found = next(iter(self._open))
+        return self._open.pop(found)
 
 
 class Builder:

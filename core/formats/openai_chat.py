@@ -16,6 +16,7 @@ from core.formats.messages import (
     Builder,
     FieldProblem,
     IdMaker,
+    PendingCalls,
     arguments_json,
     image_part,
     kind_of,
@@ -53,7 +54,7 @@ class MessageNormalizer:
         self.dropped: Counter[str] = Counter()
         self.unknown_parts: Counter[str] = Counter()
         # Legacy function calls waiting for their ``role: function`` result: (name, id).
-        self.pending_functions: list[tuple[str, str]] = []
+        self.pending_functions = PendingCalls()
 
     def add(self, raw: Any, where: str, usage: dict[str, Any] | None = None) -> int | None:
         message, reasoning = self.normalize(raw, where)
@@ -77,7 +78,7 @@ class MessageNormalizer:
             legacy = raw.get("function_call")
             if isinstance(legacy, dict) and legacy.get("name"):
                 call_id = self.ids.new()
-                self.pending_functions.append((str(legacy["name"]), call_id))
+                self.pending_functions.add(str(legacy["name"]), call_id)
                 tool_calls = (tool_calls or []) + [
                     {
                         "id": call_id,
@@ -110,13 +111,8 @@ class MessageNormalizer:
         return message, reasoning
 
     def _claim_function_result(self, name: str | None) -> str:
-        for index, (pending_name, call_id) in enumerate(self.pending_functions):
-            if pending_name == name:
-                del self.pending_functions[index]
-                return call_id
-        if self.pending_functions:
-            return self.pending_functions.pop(0)[1]
-        return self.ids.new()
+        taken = self.pending_functions.take(name)
+        return taken[1] if taken else self.ids.new()
 
     def content(self, content: Any, where: str) -> Any:
         if content is None or isinstance(content, str):

@@ -17,6 +17,7 @@ from core.formats.messages import (
     Builder,
     FieldProblem,
     IdMaker,
+    PendingCalls,
     kind_of,
     make_message,
     parse_arguments,
@@ -91,24 +92,20 @@ def _between(text: str, open_tag: str, close_tag: str) -> tuple[list[str], str]:
 class _Pairing:
     def __init__(self) -> None:
         self.ids = IdMaker("call_")
-        self.pending: list[tuple[str, str]] = []  # (name, id) of calls still waiting for a result
+        self.pending = PendingCalls()  # (name, id) of calls still waiting for a result
 
     def new_call(self, name: str, call_id: str | None) -> str:
         if call_id:
             self.ids.reserve(call_id)
         else:
             call_id = self.ids.new()
-        self.pending.append((name, call_id))
+        self.pending.add(name, call_id)
         return call_id
 
     def answer(self, name: str | None, call_id: str | None) -> str | None:
         """The id of the pending call this result answers: by id, else by tool name, else the oldest."""
-        if not self.pending:
-            return None
-        chosen = next((i for i, (_, pid) in enumerate(self.pending) if call_id and pid == call_id), None)
-        if chosen is None:
-            chosen = next((i for i, (pname, _) in enumerate(self.pending) if name and pname == name), 0)
-        return self.pending.pop(chosen)[1]
+        taken = self.pending.take(name, call_id)
+        return taken[1] if taken else None
 
 
 def _calls_from_json_bodies(bodies: list[str], where: str, pairing: _Pairing, builder: Builder) -> list[dict[str, Any]]:
