@@ -1091,6 +1091,12 @@ def big_cases() -> list[BigCase]:
         BigCase("claude_code_one_response_100k_events.jsonl", "load",
                 "one Claude Code API response logged as 100,000 events (once quadratic to merge)", format="claude-code",
                 memory_factor=15.0),
+        BigCase("sharegpt_50k_calls_answered_in_reverse.json", "load",
+                "50,000 tool calls in one turn, answered newest first (once quadratic to pair)", format="sharegpt",
+                memory_factor=15.0),
+        BigCase("openai_50k_legacy_function_calls_reversed.json", "load",
+                "50,000 legacy function calls answered newest first (once quadratic to pair)", format="openai-chat",
+                memory_factor=25.0),
     ]
 
 
@@ -1149,6 +1155,25 @@ def write_big_case(name: str, directory: Path) -> Path:
                 event = _cc(f"a{i}", f"a{i - 1}" if i else "u0", "assistant", [{"type": "text", "text": f"part {i}"}])
                 event["message"]["id"] = "msg_same"
                 yield (_dumps(event) + "\n").encode()
+        _write_chunks(path, chunks())
+    elif name == "sharegpt_50k_calls_answered_in_reverse.json":
+        calls = "".join(
+            "<tool_call>" + _dumps({"name": f"t{i}", "arguments": {}, "id": f"c{i}"}) + "</tool_call>" for i in range(50_000)
+        )
+        answers = "".join(
+            "<tool_response>" + _dumps({"name": f"t{i}", "tool_call_id": f"c{i}", "content": "ok"}) + "</tool_response>"
+            for i in reversed(range(50_000))
+        )
+        turns = [{"from": "human", "value": "go"}, {"from": "gpt", "value": calls}, {"from": "tool", "value": answers}]
+        path.write_text(_dumps({"conversations": turns}), encoding="utf-8")
+    elif name == "openai_50k_legacy_function_calls_reversed.json":
+        def chunks() -> Iterator[bytes]:
+            yield b'[{"role": "user", "content": "go"}'
+            for i in range(50_000):
+                yield b', {"role": "assistant", "content": null, "function_call": {"name": "f%d", "arguments": "{}"}}' % i
+            for i in reversed(range(50_000)):
+                yield b', {"role": "function", "name": "f%d", "content": "r"}' % i
+            yield b"]"
         _write_chunks(path, chunks())
     else:
         raise KeyError(name)
