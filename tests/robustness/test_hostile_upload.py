@@ -25,8 +25,14 @@ GENERIC_FAILURE = "could not be read ("
 
 
 def pages() -> list[str]:
-    """Every page of the dashboard's navigation (read from app.py, so new pages are covered too)."""
-    return re.findall(r'st\.Page\(\s*"pages/(\w+)\.py"', APP.read_text(encoding="utf-8"))
+    """Every page of the dashboard: the files in pages/ that app.py puts in its navigation."""
+    navigation = APP.read_text(encoding="utf-8")
+    return [
+        path.stem
+        for path in sorted((APP.parent / "pages").glob("*.py"))
+        if not path.stem.startswith("_")
+        and (f'"{path.stem}"' in navigation or f"pages/{path.stem}.py" in navigation)
+    ]
 
 
 def unescape(text: str) -> str:
