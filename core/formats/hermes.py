@@ -260,7 +260,7 @@ def _columns(conn: sqlite3.Connection, table: str) -> list[str]:
 def parse_sqlite(conn: sqlite3.Connection, src: InputSource, session: str | None) -> Conversation:
     try:
         return _parse_sqlite(conn, src, session)
-    except sqlite3.DatabaseError as exc:
+    except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:  # damaged pages yield undecodable error text
         raise FormatError(f"{src.name}: reading the Hermes store failed ({exc}); the file may be damaged") from None
     finally:
         conn.close()

@@ -493,5 +493,5 @@ def open_sqlite(src: InputSource) -> sqlite3.Connection:
         conn.execute("PRAGMA query_only = ON")
         conn.row_factory = sqlite3.Row
         return conn
-    except sqlite3.DatabaseError as exc:
+    except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:  # a damaged schema yields undecodable error text
         raise src.error(None, f"cannot be read as a SQLite database ({exc}); the file may be damaged") from None
