@@ -116,6 +116,27 @@ def _on_model_change() -> None:
         set_kept("context_length", window)
 
 
+def use_model(model: str) -> None:
+    """Switch the sidebar to ``model`` (and its window); a callback for buttons."""
+    if model in model_options():
+        set_kept("model", model)
+        _on_model_change()
+
+
+def conversation_model(transcript: Transcript) -> str | None:
+    """The model the log names, as the sidebar lists it, when it differs from the sidebar's choice."""
+    named = str(getattr(transcript.conversation, "model", None) or "").strip()
+    if not named or named == kept("model"):
+        return None
+    options = model_options()
+    bare = named.rsplit("/", 1)[-1]
+    # Logs write "claude-sonnet-4.6" where litellm's table says "claude-sonnet-4-6".
+    for candidate in (named, bare, bare.replace(".", "-")):
+        if candidate in options and candidate != kept("model"):
+            return candidate
+    return None
+
+
 def _reset_parameters() -> None:
     for key, value in DEFAULTS.items():
         set_kept(key, value)

@@ -286,7 +286,10 @@ with st.container(border=True):
         k1.text_input("API key", type="password", key="llm_api_key",
                       help="Held in memory for this browser session only: never written to disk, logged or exported.")
         k2.text_input("Base URL (optional)", **keep("llm_api_base", ""), placeholder="http://127.0.0.1:8080/v1")
-    elif choice == LOCAL and not _local_available():
+    elif choice == LOCAL and _local_available():
+        st.caption("SmolLM2-135M runs on this machine's CPU: a summary can take a few minutes, and a long middle "
+                   "may not fit its context (the failure then shows as a fallback with its reason).")
+    elif choice == LOCAL:
         runnable = False
         st.info("The local model is not installed. Install it with `make local-model` "
                 "(or `bash scripts/install_local_model.sh`), then reload this page.")

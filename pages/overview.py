@@ -8,6 +8,7 @@ from core.analysis.session import Transcript, content_digest
 from pages._shared import (
     AUTO_FORMAT,
     UPLOAD_PREFIX,
+    conversation_model,
     conversation_options,
     current_settings,
     current_transcript,
@@ -19,6 +20,7 @@ from pages._shared import (
     page_setup,
     selected_source,
     set_kept,
+    use_model,
 )
 
 
@@ -71,6 +73,13 @@ def show_figures(transcript: Transcript) -> None:
     total = int(frame["tokens"].sum())
     rough = transcript.memo("rough-total", lambda: estimate_messages_tokens_rough(transcript.messages))
     usage = context_usage(total, settings.context_length, config.threshold_tokens)
+
+    suggested = conversation_model(transcript)
+    if suggested:
+        note, action = st.columns([3, 1], vertical_alignment="center")
+        note.caption(f"The log was written with {escape_markdown(suggested)}; the sidebar uses "
+                     f"{escape_markdown(kept('model'))}.")
+        action.button("Use the log's model", on_click=use_model, args=(suggested,), key="use_log_model")
 
     st.subheader("Headline figures")
     m1, m2, m3, m4, m5 = st.columns(5)

@@ -179,3 +179,14 @@ def test_empty_state_offers_the_samples(monkeypatch, tmp_path):
     go(at, "zones")
     assert any("No conversation loaded yet" in i.value for i in at.info)
     assert not at.exception
+
+
+def test_the_log_model_can_be_adopted_in_one_click(app):
+    choose_sample(app, "anthropic_messages_session.json")
+    from core.models import context_window
+
+    app.button(key="use_log_model").click()
+    run(app)
+    assert app.selectbox(key="model").value == "claude-sonnet-4-5"
+    assert app.number_input(key="context_length").value == context_window("claude-sonnet-4-5")
+    assert "Tokens (cl100k_base)" in metrics(app)

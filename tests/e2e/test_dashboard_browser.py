@@ -132,3 +132,23 @@ def test_a_binary_upload_is_a_readable_error(page, tmp_path):
     assert "junk.bin" in alert.first.inner_text()
     assert page.get_by_text("Traceback").count() == 0
     screenshot(page, "08_bad_file")
+
+
+@pytest.mark.parametrize(
+    ("title", "name"),
+    [
+        ("Timeline replay", "09_timeline_replay"),
+        ("Strategies", "10_strategies"),
+        ("Fact retention", "11_fact_retention"),
+        ("Parameter sweep", "12_parameter_sweep"),
+        ("API validity", "13_api_validity"),
+    ],
+)
+def test_every_analysis_view_renders_without_an_exception(page, title, name):
+    page.get_by_text("Headline figures").wait_for()
+    if page.get_by_role("link", name=title).count() == 0:
+        pytest.fail(f"{title} is not in the navigation")
+    open_page(page, title)
+    assert page.locator("[data-testid='stException']").count() == 0
+    screenshot(page, name)
+    assert not page.page_errors
