@@ -27,7 +27,7 @@ from core import CompressorConfig, ContextCompressor
 from core.formats import FORMAT_NAMES, FormatError, detect
 from core.profiles import SUMMARY_PREFIX_V0_15_1, SUMMARY_PREFIX_V0_16_0
 from tests.core.helpers import pairs_valid
-from tests.robustness.corpus import FUZZ_EXAMPLES, SAMPLES, generator, load_outcome
+from tests.robustness.corpus import FUZZ_EXAMPLES, HOSTILE, SAMPLES, generator, load_outcome
 
 SETTINGS = settings(
     max_examples=FUZZ_EXAMPLES,
@@ -396,6 +396,32 @@ def test_load_damaged_samples(name: str, data: st.DataObject) -> None:
                 del lines[index]
             raw = b"\n".join(lines)
     _check_load(raw, name, data.draw(forced_format), compress=False)
+
+
+STORES = [SAMPLES / "hermes_state.db", HOSTILE / "sqlite_hermes_healthy.db"]
+
+
+@pytest.mark.timeout(TIMEOUT)
+@SETTINGS
+@given(store=st.sampled_from(STORES), data=st.data())
+def test_load_damaged_sqlite_stores(store: Any, data: st.DataObject) -> None:
+    """Hermes stores with random bytes overwritten or cut short: a FormatError or clean sessions."""
+    raw = bytearray(store.read_bytes())
+    for _ in range(data.draw(st.integers(1, 8))):
+        at = data.draw(st.integers(0, len(raw) - 1))
+        action = data.draw(st.sampled_from(["byte", "run", "truncate"]))
+        if action == "byte":
+            raw[at] = data.draw(st.integers(0, 255))
+        elif action == "run":
+            junk = data.draw(st.binary(min_size=1, max_size=64))
+            raw[at:at + len(junk)] = junk
+        else:
+            del raw[max(at, 100):]
+    outcome = load_outcome(bytes(raw), "store.db", filename="store.db")
+    event("load: error" if isinstance(outcome, str) else "load: conversation")
+    if not isinstance(outcome, str):
+        for info in outcome.sessions:
+            load_outcome(bytes(raw), "store.db", filename="store.db", session=info.id)
 
 
 @pytest.mark.timeout(TIMEOUT)

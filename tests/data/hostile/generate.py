@@ -728,6 +728,13 @@ def sqlite_cases() -> list[Case]:
     cases.append(Case("sqlite_hermes_healthy.db", healthy, "load", "a small healthy store (the base of the damaged ones)",
                       format="hermes"))
 
+    schema = bytearray(healthy)
+    at = schema.index(b"id TEXT PRIMARY KEY, ") + len(b"id TEXT PRIMARY KEY")
+    schema[at:at + 2] = b" \xbb"  # a syntax error whose message quotes a byte that is not UTF-8
+    cases.append(
+        Case("sqlite_hermes_schema_invalid_utf8.db", bytes(schema), "error",
+             "the CREATE TABLE text damaged with a non-UTF-8 byte", mentions=["damaged"])
+    )
     page = 1024
     corrupt = bytearray(healthy)
     rng = random.Random(5)
