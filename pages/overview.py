@@ -97,7 +97,10 @@ def show_figures(transcript: Transcript) -> None:
     )
     by_category = tokens_by_category(frame)
     st.plotly_chart(
-        charts.context_usage_figure(by_category, settings.context_length, config.threshold_tokens),
+        transcript.memo(
+            ("usage-figure", settings.encoding, settings.context_length, config.threshold_tokens),
+            lambda: charts.context_usage_figure(by_category, settings.context_length, config.threshold_tokens),
+        ),
         width="stretch",
         key="usage_chart",
     )
@@ -106,7 +109,11 @@ def show_figures(transcript: Transcript) -> None:
     with role_tab:
         by_role = tokens_by_role(frame)
         left, right = st.columns([3, 2])
-        left.plotly_chart(charts.breakdown_bar(by_role, "role", colors=charts.ROLE_COLORS), width="stretch",
+        role_figure = transcript.memo(
+            ("role-figure", settings.encoding),
+            lambda: charts.breakdown_bar(by_role, "role", colors=charts.ROLE_COLORS),
+        )
+        left.plotly_chart(role_figure, width="stretch",
                           key="role_chart")
         right.dataframe(by_role, hide_index=True, width="stretch",
                         column_config={"share": st.column_config.ProgressColumn("share", format="percent")})
@@ -116,12 +123,18 @@ def show_figures(transcript: Transcript) -> None:
             st.info("This conversation has no tool calls.")
         else:
             left, right = st.columns([3, 2])
-            left.plotly_chart(charts.tool_breakdown_figure(by_tool), width="stretch", key="tool_chart")
+            tool_figure = transcript.memo(("tool-figure", settings.encoding),
+                                          lambda: charts.tool_breakdown_figure(by_tool))
+            left.plotly_chart(tool_figure, width="stretch", key="tool_chart")
             right.dataframe(by_tool, hide_index=True, width="stretch",
                             column_config={"share": st.column_config.ProgressColumn("share", format="percent")})
     with category_tab:
         left, right = st.columns([3, 2])
-        left.plotly_chart(charts.breakdown_bar(by_category, "category", colors=charts.CATEGORY_COLORS),
+        category_figure = transcript.memo(
+            ("category-figure", settings.encoding),
+            lambda: charts.breakdown_bar(by_category, "category", colors=charts.CATEGORY_COLORS),
+        )
+        left.plotly_chart(category_figure,
                           width="stretch", key="category_chart")
         right.dataframe(by_category, hide_index=True, width="stretch",
                         column_config={"share": st.column_config.ProgressColumn("share", format="percent")})

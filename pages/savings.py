@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from core.analysis import charts
+from core.analysis.overview import message_frame
 from core.analysis.savings import PHASE1_STEPS, before_after, phase_savings, touched_messages
 from pages._shared import (
     escape_markdown,
@@ -58,7 +59,8 @@ elif savings.outcome == "fallback":
 units = st.radio("Count with", ["tiktoken (exact)", "hermes estimate"], horizontal=True,
                  **keep("waterfall_units", "tiktoken (exact)"))
 estimate = units.startswith("hermes")
-st.plotly_chart(charts.waterfall_figure(savings, estimate=estimate), width="stretch", key="waterfall")
+waterfall = transcript.memo((*memo_key, "waterfall", estimate), lambda: charts.waterfall_figure(savings, estimate=estimate))
+st.plotly_chart(waterfall, width="stretch", key="waterfall")
 
 table = savings.table
 st.dataframe(
@@ -85,15 +87,22 @@ for tab, by, colors in (
     (category_tab, "category", charts.CATEGORY_COLORS),
 ):
     with tab:
+        final_frame = transcript.memo((*memo_key, "final-frame"), lambda: message_frame(savings.final, counter))
         compared = transcript.memo(
             (*memo_key, "before-after", by),
-            lambda by=by: before_after(savings.original, savings.final, counter, by),
+            lambda by=by, final_frame=final_frame: before_after(
+                savings.original, savings.final, counter, by, original_frame=frame, final_frame=final_frame
+            ),
         )
         if compared.empty:
             st.info("Nothing to compare.")
             continue
         left, right = st.columns([3, 2])
-        left.plotly_chart(charts.before_after_figure(compared, by, colors=colors), width="stretch",
+        figure = transcript.memo(
+            (*memo_key, "before-after-figure", by),
+            lambda by=by, compared=compared, colors=colors: charts.before_after_figure(compared, by, colors=colors),
+        )
+        left.plotly_chart(figure, width="stretch",
                           key=f"before_after_{by}")
         right.dataframe(compared, hide_index=True, width="stretch")
 

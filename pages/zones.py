@@ -48,7 +48,8 @@ else:
     cols[5].metric("Prune boundary", f"{zones.prune_boundary:,}",
                    help="Phase 1 may shorten tool results and arguments before this message.")
 
-st.plotly_chart(charts.zone_map_figure(zones), width="stretch", key="zone_map")
+st.plotly_chart(transcript.memo(("zone-map", settings), lambda: charts.zone_map_figure(zones)), width="stretch",
+                key="zone_map")
 st.caption(
     "Bars: exact tokens per message, coloured by zone; the faded part of a bar is what Phase 1 cuts from it; the "
     "grey band is the region Phase 1 leaves alone. Lines: the prompt size after each message against the threshold, and the "

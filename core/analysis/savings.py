@@ -258,18 +258,29 @@ def phase_savings(
 
 
 def before_after(
-    original: Sequence[Any], final: Sequence[Any], counter: TokenCounter, by: str
+    original: Sequence[Any],
+    final: Sequence[Any],
+    counter: TokenCounter,
+    by: str,
+    *,
+    original_frame: pd.DataFrame | None = None,
+    final_frame: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
-    """``<by>, before, after, change`` for ``by`` in ``"role"``, ``"tool"`` or ``"category"``."""
-    if by == "role":
-        before = tokens_by_role(message_frame(original, counter)).set_index("role")["tokens"]
-        after = tokens_by_role(message_frame(final, counter)).set_index("role")["tokens"]
-    elif by == "tool":
+    """``<by>, before, after, change`` for ``by`` in ``"role"``, ``"tool"`` or ``"category"``.
+
+    ``original_frame`` / ``final_frame`` are the ``message_frame`` of each list when the caller
+    already has them (they are built here otherwise).
+    """
+    if by == "tool":
         before = tokens_by_tool(original, counter).set_index("tool")["tokens"]
         after = tokens_by_tool(final, counter).set_index("tool")["tokens"]
-    elif by == "category":
-        before = tokens_by_category(message_frame(original, counter)).set_index("category")["tokens"]
-        after = tokens_by_category(message_frame(final, counter)).set_index("category")["tokens"]
+    elif by in ("role", "category"):
+        frames = [
+            original_frame if original_frame is not None else message_frame(original, counter),
+            final_frame if final_frame is not None else message_frame(final, counter),
+        ]
+        group = tokens_by_role if by == "role" else tokens_by_category
+        before, after = (group(frame).set_index(by)["tokens"] for frame in frames)
     else:
         raise ValueError(f"by must be 'role', 'tool' or 'category', got {by!r}")
     keys = list(before.index) + [k for k in after.index if k not in before.index]
