@@ -189,8 +189,8 @@ def run_compressor(rows: list[dict[str, Any]], placement: str, summarizer: Any, 
 # Leaks these tests found that are not fixed yet; each is pinned here so that no *other* line may
 # leak, and ``test_known_leaks_are_fixed`` (a strict xfail) turns red once they are fixed.
 #  * A truncated private key inside doubly escaped JSON, sent as a list of content parts: the
-#    serialiser redacts ``str(content)`` (the reference does the same), whose repr() escaping
-#    hides the key body from the strict layer.
+#    serialiser redacts ``str(content)``, the Python repr of the list, whose extra escaping hides
+#    the key body from the strict layer.
 #  * Phase 1 cuts long tool-call argument leaves at 200 characters; a private key cut that way
 #    keeps a few characters of its body after the strict mask, before "...[truncated]".
 _PARTS_LEAKS = {"tune-private-key-truncated-escaped_json_2", "heldout-private-key-truncated-escaped_json_2"}
