@@ -164,8 +164,12 @@ def make_summarizer(settings: AnalysisSettings) -> Callable[[str, int], Any] | N
         if kind == "server":
             # The local server checks no key, but litellm's OpenAI client insists on one.
             # A local server that timed out is not faster the second time: no client retries.
+            # The bundled CPU model takes minutes to fill the compressor's max_tokens: capped.
+            from core.summarizers.local import LOCAL_MAX_TOKENS_CAP
+
             return LiteLLMSummarizer(
-                settings.server_model, api_base=settings.api_base, api_key=key or "local-no-key", max_retries=0
+                settings.server_model, api_base=settings.api_base, api_key=key or "local-no-key", max_retries=0,
+                max_tokens_cap=LOCAL_MAX_TOKENS_CAP,
             )
         return LiteLLMSummarizer(
             settings.model or None,

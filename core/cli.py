@@ -247,6 +247,7 @@ class _LocalModel:
             return settings
         from core.summarizers.local import (
             INSTALL_HINT,
+            LOCAL_MAX_TOKENS_CAP,
             LocalModelServer,
             LocalModelStartError,
             LocalModelUnavailable,
@@ -256,7 +257,8 @@ class _LocalModel:
         missing = missing_parts()
         if missing:
             raise UsageError(f"--summarizer local needs {' and '.join(missing)}; {INSTALL_HINT}")
-        print(f"{PROG}: starting the local model ...", file=sys.stderr)
+        print(f"{PROG}: starting the local model (summaries capped at {LOCAL_MAX_TOKENS_CAP} tokens: on a CPU it "
+              "takes minutes to write the compressor's full max_tokens) ...", file=sys.stderr)
         try:
             self.server = LocalModelServer().start()
         except (LocalModelUnavailable, LocalModelStartError) as exc:

@@ -41,8 +41,14 @@ class LiteLLMSummarizer:
     ``max_retries`` overrides the HTTP client's own retries (None keeps its default, as the
     reference does; each retry can take up to ``timeout`` again).
 
-    ``last_call`` describes the most recent call: model, max_tokens, prompt size, usage,
-    latency, cost when litellm knows it, and the error if it failed. It never holds a key.
+    ``max_tokens_cap``, when given, bounds the completion length actually requested: the call
+    asks for ``min(max_tokens, max_tokens_cap)``. It is meant for small local models, for which
+    the compressor's budget (2,600 tokens and more) means minutes of CPU time; leave it None for
+    remote providers so the request carries the reference's ``max_tokens`` unchanged.
+
+    ``last_call`` describes the most recent call: model, max_tokens (as the compressor asked),
+    max_tokens_cap and max_tokens_sent (what the request carried), prompt size, usage, latency,
+    cost when litellm knows it, and the error if it failed. It never holds a key.
     """
 
     def __init__(
@@ -58,6 +64,7 @@ class LiteLLMSummarizer:
         summary_api_key: str | None = None,
         max_retries: int | None = None,
         mock_response: Any = None,
+        max_tokens_cap: int | None = None,
     ) -> None:
         if model is not None and not isinstance(model, str):
             raise TypeError(f"model must be a string such as 'gpt-4o', got {type(model).__name__}")
@@ -67,6 +74,10 @@ class LiteLLMSummarizer:
             raise ValueError(f"timeout must be a positive number of seconds, got {timeout!r}")
         if max_retries is not None and (isinstance(max_retries, bool) or not isinstance(max_retries, int) or max_retries < 0):
             raise ValueError(f"max_retries must be a non-negative integer or None, got {max_retries!r}")
+        if max_tokens_cap is not None and (
+            isinstance(max_tokens_cap, bool) or not isinstance(max_tokens_cap, int) or max_tokens_cap <= 0
+        ):
+            raise ValueError(f"max_tokens_cap must be a positive integer or None, got {max_tokens_cap!r}")
         if extra_body is not None and not isinstance(extra_body, dict):
             raise TypeError(f"extra_body must be a dict, got {type(extra_body).__name__}")
         self.model: str = (model or "").strip()
@@ -79,6 +90,7 @@ class LiteLLMSummarizer:
         self._summary_api_key = summary_api_key
         self.max_retries = max_retries
         self.mock_response = mock_response
+        self.max_tokens_cap = max_tokens_cap
         self.fallen_back = False
         self.last_call: dict[str, Any] | None = None
 
@@ -115,6 +127,10 @@ class LiteLLMSummarizer:
         """The model the next call goes to."""
         return self.summary_model or self.model
 
+    def capped(self, max_tokens: int) -> int:
+        """The completion length a call asking for ``max_tokens`` requests (``max_tokens_cap`` applied)."""
+        return max_tokens if self.max_tokens_cap is None else min(max_tokens, self.max_tokens_cap)
+
     def request_kwargs(self, prompt: str, max_tokens: int) -> dict[str, Any]:
         """The exact keyword arguments the next call passes to ``litellm.completion``."""
         if not self.current_model():
@@ -129,7 +145,7 @@ class LiteLLMSummarizer:
         kwargs: dict[str, Any] = {
             "model": self.current_model(),
             "messages": [{"role": "user", "content": prompt}],
-            "max_tokens": max_tokens,
+            "max_tokens": self.capped(max_tokens),
             "timeout": self.timeout,
         }
         if api_base:
@@ -155,6 +171,8 @@ class LiteLLMSummarizer:
             "used_summary_model": bool(self.summary_model),
             "api_base": kwargs.get("api_base"),
             "max_tokens": max_tokens,
+            "max_tokens_cap": self.max_tokens_cap,
+            "max_tokens_sent": kwargs["max_tokens"],
             "prompt_chars": len(prompt),
             "usage": None,
             "latency_s": None,

@@ -40,6 +40,10 @@ SERVER_PACKAGE = "xllamacpp"
 DEFAULT_ALIAS = "smollm2"
 DEFAULT_N_CTX = 8192  # SmolLM2's training context; summary prompts are long
 DEFAULT_START_TIMEOUT = 60.0
+# The compressor asks for max_tokens = 1.3 x the summary budget (2,600 tokens at least). On a CPU
+# the 135M model writes a few tokens a second, so that budget means minutes per summary; its
+# useful output is far shorter anyway. Summaries from the local model are capped at this length.
+LOCAL_MAX_TOKENS_CAP = 512
 INSTALL_HINT = "install it with: bash scripts/install_local_model.sh"
 
 
@@ -239,15 +243,22 @@ def _stop_all_servers() -> None:
         server.stop()
 
 
-def local_summarizer(server: LocalModelServer, *, timeout: float = 120.0) -> LiteLLMSummarizer:
-    """A summarizer that writes summaries with the running local model, through litellm."""
+def local_summarizer(
+    server: LocalModelServer, *, timeout: float = 120.0, max_tokens_cap: int | None = LOCAL_MAX_TOKENS_CAP
+) -> LiteLLMSummarizer:
+    """A summarizer that writes summaries with the running local model, through litellm.
+
+    Its requests ask for at most ``max_tokens_cap`` tokens (``LOCAL_MAX_TOKENS_CAP``): the
+    compressor's own ``max_tokens`` takes the small CPU model minutes to fill.
+    """
     from core.summarizers.llm import LiteLLMSummarizer
 
     if not server.running:
         raise LocalModelStartError("start the local model server before asking it for summaries")
     # The server checks no key, but litellm's OpenAI client insists on having one.
     return LiteLLMSummarizer(
-        f"openai/{server.alias}", api_base=server.base_url, api_key="local-no-key", timeout=timeout
+        f"openai/{server.alias}", api_base=server.base_url, api_key="local-no-key", timeout=timeout,
+        max_tokens_cap=max_tokens_cap,
     )
 
 

@@ -178,6 +178,59 @@ def test_request_kwargs_are_exact():
     assert bare == {"model": "gpt-4o", "messages": [{"role": "user", "content": "P"}], "max_tokens": 10, "timeout": 120.0}
 
 
+def _recording_completion(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
+    """Every keyword set ``litellm.completion`` receives (the real function still answers)."""
+    seen: list[dict[str, Any]] = []
+    real = litellm.completion
+
+    def completion(**kwargs: Any) -> Any:
+        seen.append(dict(kwargs))
+        return real(**kwargs)
+
+    monkeypatch.setattr(litellm, "completion", completion)
+    return seen
+
+
+def test_max_tokens_cap_bounds_the_request_and_is_recorded(monkeypatch):
+    seen = _recording_completion(monkeypatch)
+    summarizer = LiteLLMSummarizer("gpt-4o-mini", mock_response="## Active Task\nshort", max_tokens_cap=512)
+    assert summarizer("the prompt", 2_613) == "## Active Task\nshort"
+    assert seen[-1]["max_tokens"] == 512
+    assert summarizer.last_call["max_tokens"] == 2_613
+    assert summarizer.last_call["max_tokens_cap"] == 512
+    assert summarizer.last_call["max_tokens_sent"] == 512
+    # Below the cap the compressor's own figure goes out unchanged.
+    summarizer("the prompt", 300)
+    assert seen[-1]["max_tokens"] == 300
+    assert (summarizer.last_call["max_tokens"], summarizer.last_call["max_tokens_sent"]) == (300, 300)
+
+
+def test_no_cap_by_default_keeps_max_tokens_untouched(monkeypatch):
+    seen = _recording_completion(monkeypatch)
+    summarizer = LiteLLMSummarizer("gpt-4o-mini", mock_response="ok")
+    summarizer("the prompt", 2_613)
+    assert seen[-1]["max_tokens"] == 2_613
+    assert summarizer.last_call["max_tokens_cap"] is None
+    assert summarizer.last_call["max_tokens_sent"] == 2_613
+
+
+def test_capped_call_inside_a_compression(monkeypatch):
+    seen = _recording_completion(monkeypatch)
+    summarizer = LiteLLMSummarizer("gpt-4o-mini", mock_response="## Active Task\nFinish parser.py", max_tokens_cap=64)
+    result = _compressor(summarizer).compress(_transcript())
+    assert result.outcome == "summarized"
+    call = result.summarizer_call
+    assert call.max_tokens > 64  # the compressor's budget is at least 2,000 tokens x 1.3
+    assert call.max_tokens == summarizer.last_call["max_tokens"]
+    assert seen[-1]["max_tokens"] == 64 == summarizer.last_call["max_tokens_sent"]
+
+
+@pytest.mark.parametrize("cap", [0, -1, 2.5, True, "512"])
+def test_bad_cap_is_rejected(cap):
+    with pytest.raises(ValueError, match="max_tokens_cap"):
+        LiteLLMSummarizer("gpt-4o-mini", max_tokens_cap=cap)
+
+
 def test_what_arrives_on_the_wire(server):
     summarizer = LiteLLMSummarizer(
         "openai/main-model", api_base=server.url(), api_key="sk-wire-key", extra_body={"top_k": 3, "min_p": 0.1}
@@ -554,3 +607,24 @@ def test_a_key_echoed_in_an_error_is_blanked():
     assert key not in str(info.value) and key not in repr(info.value)
     assert "Incorrect API key provided: [REDACTED]" in str(info.value)
     assert key not in summarizer.last_call["error"]
+
+
+def test_the_local_model_is_capped_and_remote_providers_are_not():
+    from types import SimpleNamespace
+
+    from core.batch import AnalysisSettings, make_summarizer
+    from core.summarizers.local import LOCAL_MAX_TOKENS_CAP, local_summarizer
+
+    assert LOCAL_MAX_TOKENS_CAP == 512
+    # The command line's --summarizer local runs as a "server" summarizer once the model is up.
+    served = make_summarizer(AnalysisSettings(summarizer="server", server_model="openai/smollm2",
+                                              api_base="http://127.0.0.1:1/v1"))
+    assert served.request_kwargs("P", 2_600)["max_tokens"] == 512
+    # The dashboard's local option.
+    server = SimpleNamespace(running=True, alias="smollm2", base_url="http://127.0.0.1:1/v1")
+    assert local_summarizer(server).request_kwargs("P", 2_600)["max_tokens"] == 512
+    assert local_summarizer(server).request_kwargs("P", 400)["max_tokens"] == 400
+    # A remote provider gets the compressor's max_tokens unchanged.
+    remote = make_summarizer(AnalysisSettings(summarizer="litellm", model="gpt-4o-mini"))
+    assert remote.max_tokens_cap is None
+    assert remote.request_kwargs("P", 2_600)["max_tokens"] == 2_600
