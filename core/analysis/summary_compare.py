@@ -1,0 +1,137 @@
+"""The offline extractive summary beside Hermes v0.16.0's deterministic fallback, on the same turns.
+
+For a conversation and a configuration, :func:`compare_summaries` takes the summary request the
+compressor would make (:mod:`core.analysis.summary_input`), writes the extractive summary from it
+(``ExtractiveSummarizer().summarize_request``, then the compressor's own post-processing: strip,
+redact), and builds the deterministic fallback from the same turns with the same profile and
+redaction (``core.phases.fallback.deterministic_fallback_summary``, with the reason Hermes gives
+when no summarizer is configured). Both are compared without their handoff prefix:
+
+* size: characters and exact tokens;
+* fact retention (``core.analysis.facts``): of the turns as the summarizer received them (after
+  Phase 1 and redaction: what a summary *could* keep), and of the original messages of the same
+  span (what the agent loses);
+* the facts each one lost.
+
+Nothing here imports Streamlit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import pandas as pd
+
+from core import profiles as P
+from core.analysis.facts import extract_facts, retention, retention_score
+from core.analysis.summary_input import PendingSummary, pending_summary, summary_request
+from core.compressor import CompressorConfig
+from core.phases.fallback import deterministic_fallback_summary
+from core.phases.summary import strip_summary_prefix
+from core.summarizers.extractive import ExtractiveSummarizer
+from core.tokens import encoding_name_for_model, get_counter
+
+__all__ = ["EXTRACTIVE", "FALLBACK", "SummaryComparison", "compare_summaries"]
+
+EXTRACTIVE = "Offline extractive summary"
+FALLBACK = "Hermes v0.16.0 fallback"
+TABLE_COLUMNS = [
+    "summary", "chars", "tokens", "facts", "kept", "retention", "original facts", "original kept",
+    "original retention",
+]
+
+
+@dataclass
+class SummaryComparison:
+    """Both summary bodies for the same turns, and the facts they are scored against."""
+
+    pending: PendingSummary
+    extractive: str
+    fallback: str
+    turn_facts: pd.DataFrame  # facts of the turns the summarizer received (pruned, redacted)
+    span_facts: pd.DataFrame  # facts of the original messages of the same span
+    extractive_tokens: int
+    fallback_tokens: int
+
+    @property
+    def summaries(self) -> dict[str, str]:
+        return {EXTRACTIVE: self.extractive, FALLBACK: self.fallback}
+
+    def scored(self, name: str, *, original: bool = False) -> pd.DataFrame:
+        """The facts with ``kept``: does each appear verbatim in summary ``name``?"""
+        facts = self.span_facts if original else self.turn_facts
+        return retention(facts, self.summaries[name])
+
+    def lost(self, name: str, *, original: bool = False) -> pd.DataFrame:
+        """The facts summary ``name`` did not keep (``kind``, ``value``, ``message_index``; the index is
+        the message's position in the conversation)."""
+        scored = self.scored(name, original=original)
+        lost = scored[~scored["kept"]][["kind", "value", "message_index"]].reset_index(drop=True)
+        lost["message_index"] = lost["message_index"] + (self.pending.turns_start or 0)
+        return lost
+
+    def table(self) -> pd.DataFrame:
+        rows = []
+        for name, body, tokens in (
+            (EXTRACTIVE, self.extractive, self.extractive_tokens),
+            (FALLBACK, self.fallback, self.fallback_tokens),
+        ):
+            turns, span = self.scored(name), self.scored(name, original=True)
+            rows.append({
+                "summary": name,
+                "chars": len(body),
+                "tokens": tokens,
+                "facts": len(turns),
+                "kept": int(turns["kept"].sum()),
+                "retention": retention_score(turns),
+                "original facts": len(span),
+                "original kept": int(span["kept"].sum()),
+                "original retention": retention_score(span),
+            })
+        return pd.DataFrame(rows, columns=TABLE_COLUMNS)
+
+
+def compare_summaries(
+    messages: Sequence[Any],
+    config: CompressorConfig,
+    *,
+    focus_topic: str | None = None,
+    encoding: str | None = None,
+    pending: PendingSummary | None = None,
+) -> SummaryComparison | None:
+    """Both summaries of the turns a compression with ``config`` would summarise; None when it would
+    summarise nothing (the conversation is too small or its middle is empty).
+
+    Tokens are counted with ``encoding`` (the config's model's encoding by default).
+    """
+    messages = list(messages)
+    pending = pending if pending is not None else pending_summary(messages, config)
+    if not pending.calls_summarizer:
+        return None
+    request = summary_request(pending, focus_topic)
+    profile = pending.compressor.profile
+
+    # The compressor keeps redact(response.strip()) as the summary body.
+    response = ExtractiveSummarizer().summarize_request(request)
+    extractive = pending.redact(str(response or "").strip())
+    fallback = strip_summary_prefix(
+        deterministic_fallback_summary(
+            pending.turns, P.NO_PROVIDER_ERROR, pending.previous_summary, profile, pending.redact
+        ),
+        profile,
+    )
+    counter = get_counter(encoding or encoding_name_for_model(config.model))
+    turn_facts = extract_facts(request.turns)
+    span = messages[pending.turns_start: pending.compress_end]
+    span_facts = extract_facts([m for m in span if isinstance(m, dict)])
+    return SummaryComparison(
+        pending=pending,
+        extractive=extractive,
+        fallback=fallback,
+        turn_facts=turn_facts,
+        span_facts=span_facts,
+        extractive_tokens=counter.count_text(extractive),
+        fallback_tokens=counter.count_text(fallback),
+    )
