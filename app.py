@@ -21,6 +21,7 @@ SECTIONS: dict[str, list[tuple[str, str, str]]] = {
         ("zones", "Zones", ":material/view_timeline:"),
         ("savings", "Phase savings", ":material/waterfall_chart:"),
         ("compress", "Compress & preview", ":material/compress:"),
+        ("redaction_preview", "Redaction preview", ":material/visibility_off:"),
     ],
     "Analyses": [
         ("timeline_replay", "Timeline replay", ":material/timeline:"),

@@ -371,6 +371,64 @@ def source_caption(transcript: Transcript) -> None:
     )
 
 
+# --- the summarizer and strict redaction ---------------------------------------------------------
+
+# The Compress & preview page's summarizer options (kept under "summarizer_choice").
+OFFLINE_SUMMARIZER = "Offline extractive summary (default)"
+REMOTE_SUMMARIZER = "A model through litellm"
+LOCAL_SUMMARIZER = "Local model (SmolLM2, offline)"
+NO_SUMMARIZER = "No summarizer (the profile's fallback)"
+SUMMARIZER_OPTIONS = [OFFLINE_SUMMARIZER, REMOTE_SUMMARIZER, LOCAL_SUMMARIZER, NO_SUMMARIZER]
+_STRICT_CHOICES = "strict_redaction_choices"
+
+
+def summarizer_choice() -> str:
+    choice = kept("summarizer_choice", OFFLINE_SUMMARIZER)
+    return choice if choice in SUMMARIZER_OPTIONS else OFFLINE_SUMMARIZER
+
+
+def strict_redaction_default(choice: str) -> bool:
+    """Strict redaction is on by default only when the text leaves the machine (a remote provider)."""
+    return choice == REMOTE_SUMMARIZER
+
+
+def strict_redaction_for(choice: str | None = None) -> bool:
+    """The strict-redaction setting for a summarizer: the user's own choice for it, else the default."""
+    choice = choice or summarizer_choice()
+    choices = kept(_STRICT_CHOICES) or {}
+    return bool(choices.get(choice, strict_redaction_default(choice)))
+
+
+def strict_redaction_switch(choice: str | None = None, *, key: str = "strict_redaction",
+                            label: str = "Strict redaction") -> bool:
+    """The strict-redaction toggle for ``choice`` (the kept summarizer by default).
+
+    It shows the user's own choice for that summarizer once they flipped it, else the default (on for
+    a remote provider, off for the summarizers that run on this machine). Every page that draws it
+    shares the same choices.
+    """
+    choice = choice or summarizer_choice()
+    state = st.session_state
+    state[key] = strict_redaction_for(choice)
+
+    def remember() -> None:
+        choices = dict(kept(_STRICT_CHOICES) or {})
+        choices[choice] = bool(state[key])
+        state[_KEPT_PREFIX + _STRICT_CHOICES] = choices
+
+    default = "on" if strict_redaction_default(choice) else "off"
+    return st.toggle(
+        label,
+        key=key,
+        on_change=remember,
+        help=(
+            "A second redaction layer (detect-secrets' detectors plus rules for what they lack) over "
+            "everything sent to the summarizer, after the profile's own redaction. On by default whenever "
+            f"the summarizer is a remote provider; {default} by default for this one."
+        ),
+    )
+
+
 # --- compression runs --------------------------------------------------------------------------
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from pathlib import Path
 from typing import Any
@@ -11,6 +12,11 @@ import streamlit as st
 from core.analysis.preview import changed_pairs, message_diff, preview_messages, side_by_side
 from core.analysis.session import Settings, Transcript
 from pages._shared import (
+    LOCAL_SUMMARIZER,
+    NO_SUMMARIZER,
+    OFFLINE_SUMMARIZER,
+    REMOTE_SUMMARIZER,
+    SUMMARIZER_OPTIONS,
     current_settings,
     escape_markdown,
     keep,
@@ -18,13 +24,12 @@ from pages._shared import (
     page_setup,
     require_transcript,
     source_caption,
+    strict_redaction_for,
+    strict_redaction_switch,
 )
 
-OFFLINE = "Offline extractive summary (default)"
-LITELLM = "A model through litellm"
-LOCAL = "Local model (SmolLM2, offline)"
-NONE = "No summarizer (the profile's fallback)"
-SUMMARIZERS = [OFFLINE, LITELLM, LOCAL, NONE]
+OFFLINE, LITELLM, LOCAL, NONE = OFFLINE_SUMMARIZER, REMOTE_SUMMARIZER, LOCAL_SUMMARIZER, NO_SUMMARIZER
+SUMMARIZERS = SUMMARIZER_OPTIONS
 PAGE_SIZE = 25
 SHOWN_CHARS = 4_000
 # Longer messages scroll inside a fixed-height box so one tool output cannot fill the page.
@@ -87,7 +92,7 @@ def _build_summarizer(choice: str, settings: Settings) -> tuple[Any, str]:
     return None, "no summarizer"
 
 
-def _run(transcript: Transcript, settings: Settings, choice: str) -> None:
+def _run(transcript: Transcript, settings: Settings, choice: str, strict: bool) -> None:
     from core import ContextCompressor
 
     focus = (kept("focus_topic") or "").strip() or None
@@ -100,7 +105,8 @@ def _run(transcript: Transcript, settings: Settings, choice: str) -> None:
                 f"Pruning, zoning and summarising {len(transcript.messages):,} messages with the {label}…"
             )
             started = time.perf_counter()
-            result = ContextCompressor(settings.config(), summarizer=summarizer).compress(
+            config = dataclasses.replace(settings.config(), strict_redaction=strict)
+            result = ContextCompressor(config, summarizer=summarizer).compress(
                 transcript.messages, focus_topic=focus, force=force
             )
             elapsed = time.perf_counter() - started
@@ -120,6 +126,9 @@ def _run(transcript: Transcript, settings: Settings, choice: str) -> None:
         "settings": settings,
         "summarizer_label": label,
         "choice": choice,
+        "strict_redaction": strict,
+        # The model that wrote the summary, when a provider did (it prices the summary call).
+        "summary_call_model": (getattr(summarizer, "last_call", None) or {}).get("model"),
         "focus_topic": focus,
         "force": force,
         "elapsed": elapsed,
@@ -217,6 +226,71 @@ def _diff_tab(original: list[Any], result: Any) -> None:
                 wrap_lines=True)
 
 
+def _cost_tab(transcript: Transcript, result: Any, run: dict[str, Any]) -> None:
+    from core.analysis.cost import cost_report_frame, cumulative_cost_frame
+    from core.analysis.run_cost import format_usd, run_cost
+
+    if not result.compressed:
+        st.info("Nothing was compacted in this run, so there is no saving to price.")
+        return
+    model = run["settings"].model
+    remote = run.get("choice") == LITELLM
+    summary_model = run.get("summary_call_model") if remote else None
+    cache = run.setdefault("costs", {})  # per run: counting the prompt and both conversations is not free
+    key = (model, remote, summary_model)
+    if key not in cache:
+        cache[key] = run_cost(transcript.messages, result, model=model, remote_summary=remote,
+                              summary_model=summary_model)
+    costs = cache[key]
+    report = costs.report
+    if not costs.priced:
+        st.info(
+            f"No price known for {escape_markdown(costs.model_label)} in litellm's model table, so no cost is shown. "
+            "Pick a model with a price in the sidebar to see what a request costs before and after compression."
+        )
+        st.caption(
+            f"Tokens per request: {report['tokens_before']:,} before, {report['tokens_after']:,} after "
+            f"({report['tokens_saved']:,} saved, exact tiktoken counts)."
+        )
+        return
+    st.caption(
+        f"Prices from litellm's model table for {escape_markdown(costs.model_label)}, input tokens only for the "
+        "requests (list prices, no prompt-cache discounts); exact tiktoken counts."
+    )
+    break_even = report["break_even_turns"]
+    c1, c2, c3, c4 = st.columns(4)
+    c1.metric("Request before", format_usd(report["cost_per_request_before"]),
+              help=f"{report['tokens_before']:,} input tokens")
+    c2.metric("Request after", format_usd(report["cost_per_request_after"]),
+              help=f"{report['tokens_after']:,} input tokens")
+    c3.metric("Summary call", format_usd(report["summary_call_cost"]),
+              help=(f"{costs.summary_prompt_tokens:,} prompt + {costs.summary_output_tokens:,} output tokens"
+                    if remote else "Written on this machine: no provider was paid."))
+    if break_even is None:
+        c4.metric("Pays for itself after", "never")
+    else:
+        c4.metric("Pays for itself after", f"{break_even:,} turn" + ("" if break_even == 1 else "s"),
+                  help="Further requests until the saving per request has repaid the summary call.")
+    if report["note"]:
+        st.caption(escape_markdown(report["note"].capitalize()) + ".")
+    if costs.if_remote is not None and costs.if_remote["summary_call_cost"] is not None:
+        other = costs.if_remote
+        paid_back = other["break_even_turns"]
+        st.caption(
+            f"Had {escape_markdown(costs.model_label)} written this summary through its provider, the call "
+            f"({costs.summary_prompt_tokens:,} prompt + {costs.summary_output_tokens:,} output tokens) would cost "
+            f"{escape_markdown(format_usd(other['summary_call_cost']))}"
+            + (f" and pay for itself after {paid_back:,} turns." if paid_back is not None else ".")
+        )
+    st.dataframe(cost_report_frame(report), hide_index=True, width="stretch", key="cost_table",
+                 column_config={"cost_usd": st.column_config.NumberColumn("cost (USD)", format="$%.6f")})
+    horizon = max(10, min(200, 2 * (break_even or 10)))
+    cumulative = cumulative_cost_frame(report, horizon)
+    st.markdown(f"**Input cost over the next {horizon} requests**")
+    st.line_chart(cumulative, x="turn", y=["without_compression", "with_compression"], height=260,
+                  x_label="further requests", y_label="USD")
+
+
 def _downloads(transcript: Transcript, result: Any, settings: Settings, choice: str) -> None:
     from core.formats import DUMP_FORMATS, dump
 
@@ -287,8 +361,14 @@ with st.container(border=True):
                       help="Held in memory for this browser session only: never written to disk, logged or exported.")
         k2.text_input("Base URL (optional)", **keep("llm_api_base", ""), placeholder="http://127.0.0.1:8080/v1")
     elif choice == LOCAL and _local_available():
-        st.caption("SmolLM2-135M runs on this machine's CPU: a summary can take a few minutes, and a long middle "
-                   "may not fit its context (the failure then shows as a fallback with its reason).")
+        from core.summarizers.local import LOCAL_MAX_TOKENS_CAP
+
+        st.caption(
+            f"SmolLM2-135M runs on this machine's CPU. Its summaries are capped at {LOCAL_MAX_TOKENS_CAP} tokens: "
+            "the compressor asks for 1.3 × the summary budget (2,600 tokens or more), which would take the small "
+            "model minutes to write. A long middle may still not fit its context (the failure then shows as a "
+            "fallback with its reason)."
+        )
     elif choice == LOCAL:
         runnable = False
         st.info("The local model is not installed. Install it with `make local-model` "
@@ -302,8 +382,14 @@ with st.container(border=True):
     f2.checkbox("Force", **keep("force", False), help="Clear a summary-failure cooldown first, like a manual /compress.")
     f3.checkbox("Abort on summary failure", **keep("abort_on_summary_failure", False),
                 help="Keep the conversation unchanged instead of inserting a fallback summary.")
+    strict = strict_redaction_switch(choice)
+    st.caption(
+        "Strict redaction is " + ("**on**" if strict else "**off**") + " for this summarizer "
+        "(on by default whenever the text goes to a remote provider). **Redaction preview** shows exactly "
+        "what the summarizer receives."
+    )
     if st.button("Run the compressor", type="primary", disabled=not runnable, key="run_compressor"):
-        _run(transcript, current_settings(), choice)
+        _run(transcript, current_settings(), choice, strict)
 
 if st.session_state.get("compression_error"):
     st.error("The compressor could not run: " + escape_markdown(st.session_state["compression_error"]))
@@ -312,15 +398,15 @@ run = st.session_state.get("compression")
 if run is None or run["transcript_key"] != transcript.key:
     st.info("Choose a summarizer and press **Run the compressor** to see the result here.")
     st.stop()
-if run["settings"] != current_settings():
+if run["settings"] != current_settings() or run.get("strict_redaction") != strict_redaction_for(run.get("choice")):
     st.warning("The parameters changed since this run; press **Run the compressor** again to update it.")
 
 result = run["result"]
 frame = transcript.message_table(settings.encoding)
 _outcome(result, run, counter, int(frame["tokens"].sum()))
 
-preview_tab, diff_tab, summary_tab, call_tab, download_tab = st.tabs(
-    ["Preview", "Before / after", "Summary", "Summarizer call", "Download"]
+preview_tab, diff_tab, summary_tab, call_tab, cost_tab, download_tab = st.tabs(
+    ["Preview", "Before / after", "Summary", "Summarizer call", "Cost", "Download"]
 )
 with preview_tab:
     _preview_tab(result, run["run_id"])
@@ -346,5 +432,7 @@ with call_tab:
             st.error("The call failed: " + escape_markdown(call.error))
         with st.expander("The prompt sent to the summarizer"):
             st.code(call.prompt, language=None, wrap_lines=True)
+with cost_tab:
+    _cost_tab(transcript, result, run)
 with download_tab:
     _downloads(transcript, result, run["settings"], run.get("choice", choice))
