@@ -263,10 +263,16 @@ def _cost_tab(transcript: Transcript, result: Any, run: dict[str, Any]) -> None:
               help=f"{report['tokens_before']:,} input tokens")
     c2.metric("Request after", format_usd(report["cost_per_request_after"]),
               help=f"{report['tokens_after']:,} input tokens")
-    c3.metric("Summary call", format_usd(report["summary_call_cost"]),
-              help=(f"{costs.summary_prompt_tokens:,} prompt + {costs.summary_output_tokens:,} output tokens"
-                    if remote else "Written on this machine: no provider was paid."))
-    if break_even is None:
+    if not remote:
+        summary_help = "Written on this machine: no provider was paid."
+    elif result.fallback_used:
+        summary_help = "The summary call failed, so no summary was bought (the fallback replaced it)."
+    else:
+        summary_help = f"{costs.summary_prompt_tokens:,} prompt + {costs.summary_output_tokens:,} output tokens"
+    c3.metric("Summary call", format_usd(report["summary_call_cost"]), help=summary_help)
+    if report["summary_call_cost"] is None:
+        c4.metric("Pays for itself after", "unknown", help="The summary model has no price in litellm's table.")
+    elif break_even is None:
         c4.metric("Pays for itself after", "never")
     else:
         c4.metric("Pays for itself after", f"{break_even:,} turn" + ("" if break_even == 1 else "s"),
@@ -286,6 +292,8 @@ def _cost_tab(transcript: Transcript, result: Any, run: dict[str, Any]) -> None:
                  column_config={"cost_usd": st.column_config.NumberColumn("cost (USD)", format="$%.6f")})
     horizon = max(10, min(200, 2 * (break_even or 10)))
     cumulative = cumulative_cost_frame(report, horizon)
+    if cumulative.empty:
+        return
     st.markdown(f"**Input cost over the next {horizon} requests**")
     st.line_chart(cumulative, x="turn", y=["without_compression", "with_compression"], height=260,
                   x_label="further requests", y_label="USD")

@@ -20,6 +20,7 @@ from pages._shared import (
     require_transcript,
     source_caption,
 )
+from pages._summary_compare import summary_comparison_section
 
 HERMES = "Hermes compression"
 STRATEGIES = "Every strategy"
@@ -92,6 +93,7 @@ summary = pd.DataFrame(
 if summary.empty:
     st.info("Nothing was compacted in these runs, so there is no fact to keep or lose. "
             "Lower the threshold in the sidebar, or pick another source.")
+    summary_comparison_section(transcript, settings)
     st.stop()
 
 st.dataframe(
@@ -132,3 +134,5 @@ elif stats["total"]:
     st.success("Every fact of the compacted part survived verbatim.")
 with st.expander("All facts of the compacted part"):
     st.dataframe(table, hide_index=True, width="stretch", key="retention_all_facts")
+
+summary_comparison_section(transcript, settings)

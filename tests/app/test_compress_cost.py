@@ -124,3 +124,15 @@ def test_no_model_chosen_says_so(app):
     notes = [i.value.replace("\\", "") for i in app.info]
     assert any("No price known for (no model chosen)" in note for note in notes)
     assert "Request before" not in metrics(app)
+
+
+def test_a_summary_model_without_a_price_is_unknown_not_free(app, chat_server):  # noqa: F811
+    choose_sample(app, SECRETS.name)
+    run_remote(app, chat_server, model="openai/context-lens-unpriced")
+    assert app.success and model_prices("openai/context-lens-unpriced") is None
+    shown = metrics(app)
+    assert shown["Summary call"] == "—"
+    assert shown["Pays for itself after"] == "unknown"
+    captions = " ".join(c.value.replace("\\", "") for c in app.caption)
+    assert "No price for summary model 'openai/context-lens-unpriced' in litellm's model table" in captions
+    assert not any(m.value.startswith("**Input cost over the next") for m in app.markdown)

@@ -1,0 +1,77 @@
+"""The "Offline summary vs Hermes fallback" section of the Fact retention page."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import streamlit as st
+
+from core.analysis.session import Settings, Transcript
+from pages._shared import OFFLINE_SUMMARIZER, escape_markdown, kept, strict_redaction_for
+
+
+def _comparison(transcript: Transcript, settings: Settings, focus: str | None, strict: bool) -> Any:
+    from core.analysis.summary_compare import compare_summaries
+
+    config = dataclasses.replace(settings.config(), strict_redaction=strict)
+    return transcript.memo(
+        ("summary-compare", settings, focus, strict),
+        lambda: compare_summaries(transcript.messages, config, focus_topic=focus, encoding=settings.encoding),
+    )
+
+
+def summary_comparison_section(transcript: Transcript, settings: Settings) -> None:
+    from core.analysis.summary_compare import EXTRACTIVE, FALLBACK
+
+    st.subheader("Offline summary vs Hermes fallback")
+    focus = (kept("focus_topic") or "").strip() or None
+    strict = strict_redaction_for(OFFLINE_SUMMARIZER)
+    try:
+        with st.spinner("Writing both summaries…"):
+            comparison = _comparison(transcript, settings, focus, strict)
+    except Exception as exc:  # any failure ends as a readable message
+        st.error("The summaries could not be compared: " + escape_markdown(f"{type(exc).__name__}: {exc}"))
+        return
+    if comparison is None:
+        st.info("With these parameters the compressor would summarise nothing, so there is nothing to compare.")
+        return
+    pending = comparison.pending
+    st.caption(
+        f"Both summarise the same turns (messages {pending.turns_start}–{(pending.compress_end or 1) - 1}, as the "
+        "compressor would hand them over with the sidebar parameters): the offline extractive summary from the "
+        "summary request, and the deterministic fallback Hermes v0.16.0 writes when no summary model answers, "
+        "with the same profile and redaction"
+        + (" (strict on)" if strict else "")
+        + ". Retention counts the facts of those turns found verbatim in each summary; *original* counts the "
+        "facts of the unpruned messages."
+    )
+    table = comparison.table()
+    st.dataframe(
+        table,
+        hide_index=True,
+        width="stretch",
+        key="summary_compare_table",
+        column_config={
+            "retention": st.column_config.ProgressColumn("kept verbatim", format="percent", min_value=0, max_value=1),
+            "original retention": st.column_config.ProgressColumn("original kept verbatim", format="percent",
+                                                                  min_value=0, max_value=1),
+        },
+    )
+    left, right = st.columns(2)
+    for column, name, key in ((left, EXTRACTIVE, "summary_compare_lost_extractive"),
+                              (right, FALLBACK, "summary_compare_lost_fallback")):
+        with column:
+            lost = comparison.lost(name)
+            st.markdown(f"**Lost by the {'offline summary' if name == EXTRACTIVE else 'fallback'}** ({len(lost):,})")
+            if len(lost):
+                st.dataframe(lost, hide_index=True, width="stretch", key=key,
+                             column_config={"message_index": st.column_config.NumberColumn("message")})
+            else:
+                st.caption("Nothing: every fact of these turns is in it verbatim.")
+    with st.expander("Both summaries"):
+        left, right = st.columns(2)
+        left.markdown(f"**{EXTRACTIVE}**")
+        left.code(comparison.extractive, language=None, wrap_lines=True)
+        right.markdown(f"**{FALLBACK}**")
+        right.code(comparison.fallback, language=None, wrap_lines=True)

@@ -1,0 +1,84 @@
+"""Fact retention page, "Offline summary vs Hermes fallback": both summaries of the same turns, scored."""
+
+from __future__ import annotations
+
+import json
+
+from core import ContextCompressor
+from core.analysis.facts import extract_facts, retention
+from core.phases.summary import strip_summary_prefix
+from core.profiles import get_profile
+from core.summarizers.extractive import ExtractiveSummarizer
+from core.tokens import get_counter
+from tests.app.conftest import SAMPLES, go, load_messages, run, sidebar_config, upload
+
+LONG_SAMPLE = SAMPLES / "long_coding_session.json"
+
+
+class Capturing(ExtractiveSummarizer):
+    """The extractive summarizer, remembering the request the compressor made."""
+
+    def __init__(self) -> None:
+        self.requests = []
+
+    def summarize_request(self, request):  # noqa: ANN001, ANN201
+        self.requests.append(request)
+        return super().summarize_request(request)
+
+
+def _section_frames(at):
+    """The comparison table and the lost-fact tables after it (the page's own tables come first)."""
+    frames = [frame.value for frame in at.dataframe]
+    start = next(i for i, frame in enumerate(frames) if "original retention" in frame.columns)
+    return frames[start], [frame for frame in frames[start + 1:] if list(frame.columns) == ["kind", "value",
+                                                                                              "message_index"]]
+
+
+def test_long_sample_figures_match_an_independent_computation(app):
+    go(app, "fact_retention")
+    config = sidebar_config(app)
+    profile = get_profile(config.profile)
+    messages = load_messages(LONG_SAMPLE)
+    capturing = Capturing()
+    summarised = ContextCompressor(config, summarizer=capturing).compress(messages)
+    fell_back = ContextCompressor(config, summarizer=None).compress(messages)
+    assert (summarised.outcome, fell_back.outcome) == ("summarized", "fallback")
+    bodies = {
+        "Offline extractive summary": strip_summary_prefix(summarised.summary_text, profile),
+        "Hermes v0.16.0 fallback": strip_summary_prefix(fell_back.summary_text, profile),
+    }
+    turn_facts = extract_facts(capturing.requests[0].turns)
+    span_facts = extract_facts(messages[summarised.turns_start:summarised.compress_end])
+    counter = get_counter("o200k_base")  # gpt-4o, the sidebar's model
+
+    table, lost_tables = _section_frames(app)
+    table = table.set_index("summary")
+    assert list(table.index) == list(bodies)
+    for name, body in bodies.items():
+        kept = retention(turn_facts, body)["kept"]
+        span_kept = retention(span_facts, body)["kept"]
+        row = table.loc[name]
+        assert (row["chars"], row["tokens"]) == (len(body), counter.count_text(body)), name
+        assert (row["facts"], row["kept"]) == (len(turn_facts), int(kept.sum())), name
+        assert (row["original facts"], row["original kept"]) == (len(span_facts), int(span_kept.sum())), name
+        assert abs(row["retention"] - kept.mean()) < 1e-12
+    # On the long session the offline summary keeps every fact of its turns; the fallback loses most.
+    assert table.loc["Offline extractive summary", "retention"] == 1.0
+    assert table.loc["Hermes v0.16.0 fallback", "retention"] < 0.5
+
+    fallback_body = bodies["Hermes v0.16.0 fallback"]
+    expected_lost = [value for value in turn_facts["value"] if value not in fallback_body]
+    (lost,) = lost_tables  # the offline summary lost nothing, so only the fallback has a table
+    assert lost["value"].tolist() == expected_lost
+    assert (lost["message_index"] >= summarised.turns_start).all()
+    assert any("Nothing: every fact of these turns is in it verbatim." in c.value for c in app.caption)
+    codes = [code.value for code in app.code]
+    assert bodies["Offline extractive summary"] in codes and fallback_body in codes
+
+
+def test_nothing_to_summarise_is_said_plainly(app):
+    messages = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]
+    upload(app, "tiny.json", json.dumps({"messages": messages}).encode())
+    go(app, "fact_retention")
+    run(app)
+    assert any("there is nothing to compare" in info.value for info in app.info)
