@@ -133,9 +133,12 @@ only_masked = st.checkbox("Only messages with a mask", **keep("redaction_only_ma
 masked_blocks = sorted({span.turn for span in view.spans})
 blocks = masked_blocks if only_masked and masked_blocks else list(range(len(view.blocks)))
 pages = max(1, (len(blocks) + BLOCKS_PER_PAGE - 1) // BLOCKS_PER_PAGE)
-page_col, legend_col = st.columns([1, 3], vertical_alignment="bottom")
-page = int(page_col.number_input(f"Page (of {pages})", min_value=1, max_value=pages, value=1,
-                                 key="redaction_page")) if pages > 1 else 1
+page = 1
+legend_col: Any = st
+if pages > 1:
+    page_col, legend_col = st.columns([1, 3], vertical_alignment="bottom")
+    page = int(page_col.number_input(f"Page (of {pages})", min_value=1, max_value=pages, value=1,
+                                     key="redaction_page"))
 legend_col.html(
     '<span style="font-size:0.85rem;">'
     f'<mark style="background:{LAYER_COLORS["reference"]};">reference</mark> the profile\'s masks · '

@@ -205,3 +205,25 @@ def test_a_remote_provider_receives_exactly_the_previewed_text(app, chat_server)
     assert f"TURNS TO SUMMARIZE:\n{previewed}\n\n" in prompt
     for secret in FAKE_SECRETS:
         assert secret not in prompt, secret
+
+
+def test_long_text_is_paged_by_message(app):
+    go(app, "redaction_preview")  # the long sample: no credential, every summarised message is listed
+    config = sidebar_config(app)
+    result = ContextCompressor(config, summarizer=lambda p, m: "## Active Task\nx").compress(
+        load_messages(SAMPLES / "long_coding_session.json"))
+    turns = result.compress_end - result.turns_start
+    assert turns > 20
+    assert any("No credential was found" in s.value for s in app.success)
+    pages = -(-turns // 20)
+    page_input = app.number_input(key="redaction_page")
+    assert page_input.label == f"Page (of {pages})"
+
+    def shown_messages() -> list[int]:
+        body = "".join(h.value for h in app.html)
+        return [int(n) for n in re.findall(r">message #(\d+)</div>", body)]
+
+    assert shown_messages() == list(range(result.turns_start, result.turns_start + 20))
+    page_input.set_value(pages)
+    run(app)
+    assert shown_messages() == list(range(result.turns_start + 20 * (pages - 1), result.compress_end))

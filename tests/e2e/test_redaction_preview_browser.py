@@ -1,0 +1,34 @@
+"""Redaction preview in headless Chromium: masks are highlighted, transcript markup stays text."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.e2e.conftest import ROOT, open_page, screenshot, upload, wait_until_idle
+
+pytestmark = pytest.mark.browser
+
+SAMPLES = ROOT / "sample_conversations"
+XSS = ROOT / "tests" / "app" / "data" / "xss_transcript.json"
+
+
+def test_masks_are_highlighted_and_markup_never_runs(page):
+    upload(page, SAMPLES / "secrets_in_tool_output.json")
+    open_page(page, "Redaction preview")
+    page.locator("mark[title='reference: database-url']").first.wait_for()
+    assert page.locator("mark[title^='reference: ']").count() == 10
+    page.get_by_text("Strict redaction").first.click()
+    page.locator("mark[title^='strict: ']").first.wait_for()
+    wait_until_idle(page)
+    assert "FaKe/SeCrEt+KeY" not in page.locator("[data-testid='stMain']").inner_text()
+    screenshot(page, "14_redaction_preview")
+
+    open_page(page, "Upload & overview")
+    upload(page, XSS)
+    open_page(page, "Redaction preview")
+    page.get_by_text("<script>window.__xss = 'script'</script>", exact=False).first.wait_for()
+    assert page.get_by_text("<img src=x onerror=", exact=False).count() >= 1
+    assert page.evaluate("() => window.__xss") is None
+    assert page.locator("img[src='x']").count() == 0
+    assert page.locator("script:text('__xss')").count() == 0
+    assert not page.page_errors
