@@ -19,7 +19,6 @@ Nothing here imports Streamlit.
 
 from __future__ import annotations
 
-import difflib
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -66,8 +65,6 @@ _PHONE_KIND = "phone-number"
 _SEPARATORS = frozenset(" \t\r\n\"'`=:,;&()[]{}<>@|\\")
 # ... and are trimmed from a mask's ends (brackets are not: "[REDACTED PRIVATE KEY]" is one mask).
 _TRIMMED = frozenset(" \t\r\n\"'`=:,;&|")
-# Above this size a form-body change is reported as one span rather than diffed per field.
-_DIFF_LIMIT = 20_000
 
 
 @dataclass(frozen=True)
@@ -191,11 +188,39 @@ def _edits_by_matches(redaction_pass: Any, old: str, new: str) -> list[Edit] | N
     return edits if "".join(pieces) == new else None
 
 
-def _edits_by_diff(old: str, new: str) -> list[Edit]:
-    if len(old) + len(new) > _DIFF_LIMIT:
-        return _one_edit(old, new)
-    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
-    return [(a, b, c, d) for tag, a, b, c, d in matcher.get_opcodes() if tag != "equal"]
+def _replays(old: str, edits: list[Edit], new: str) -> bool:
+    """Do ``edits`` (sorted, non-overlapping) turn ``old`` into ``new``?"""
+    pieces: list[str] = []
+    cursor = 0
+    for a, b, c, d in edits:
+        if a < cursor:
+            return False
+        pieces.append(old[cursor:a])
+        pieces.append(new[c:d])
+        cursor = b
+    pieces.append(old[cursor:])
+    return "".join(pieces) == new
+
+
+def _form_edits(old: str, new: str) -> list[Edit] | None:
+    """The form-body pass: the text is stripped, then each sensitive ``key=value`` pair rewritten."""
+    lead = len(old) - len(old.lstrip())
+    stripped = old.strip()
+    old_pairs, new_pairs = stripped.split("&"), new.split("&")
+    if len(old_pairs) != len(new_pairs):
+        return None
+    edits: list[Edit] = [(0, lead, 0, 0)] if lead else []
+    a = lead
+    c = 0
+    for old_pair, new_pair in zip(old_pairs, new_pairs, strict=True):
+        if old_pair != new_pair:
+            edits.append((a, a + len(old_pair), c, c + len(new_pair)))
+        a += len(old_pair) + 1
+        c += len(new_pair) + 1
+    end = lead + len(stripped)
+    if end < len(old):
+        edits.append((end, len(old), len(new), len(new)))
+    return edits if _replays(old, edits, new) else None
 
 
 def _one_edit(old: str, new: str) -> list[Edit]:
@@ -247,11 +272,12 @@ def reference_spans(text: str, *, discord_mentions: bool = False) -> tuple[str, 
         new = redaction_pass.apply(text)
         if new == text:
             continue
-        edits = None
         if redaction_pass.pattern is not None:
             edits = _edits_by_matches(redaction_pass, text, new)
-        if edits is None:
-            edits = _edits_by_diff(text, new)
+        else:
+            edits = _form_edits(text, new)
+        if edits is None:  # not expected: the masks of this pass become one span covering the change
+            edits = _one_edit(text, new)
         spans = _apply_edits(spans, edits, text, new, kind)
         text = new
     return text, sorted(spans)

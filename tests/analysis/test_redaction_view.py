@@ -11,6 +11,8 @@ import json
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from core import CompressorConfig, ContextCompressor
 from core.analysis.redaction_view import (
@@ -145,6 +147,8 @@ def test_strict_counts_match_count_by_kind_and_no_fake_secret_is_sent():
          [("[REDACTED PRIVATE KEY]", "private-key")]),
         ("see postgres://app:s3cretpw@db.internal:5432/x now", [("***", "database-url")]),
         ("user=bob&password=hunter2&token=abc", [("***", "form-field"), ("***", "form-field")]),
+        ("  user=bob&password=hunter2&token=abc  ", [("***", "form-field"), ("***", "form-field")]),
+        ("  a=1&api_key=sk-abcdefghijklmnopqrstuvwx&b=2", [("***", "vendor-key")]),
         ("call +4915112345678 today", [("+491****5678", "phone-number")]),
         ("bot123456789:AAEhBOweik9ai2o4ab_c-defghijklmnopqrstu", [("***", "telegram-token")]),
         ("nothing secret here", []),
@@ -214,3 +218,29 @@ def test_no_summary_call_means_nothing_is_sent():
     assert view.pending.outcome == "too_small" and view.text == "" and view.count_frame().empty
     with pytest.raises(ValueError, match="no summary call"):
         summary_request(view.pending)
+
+
+_FRAGMENTS = [
+    "sk-abcdefghijklmnopqrstuvwx", "OPENAI_API_KEY=", "DB_PASSWORD=", '"token": "', '"', "Authorization: Bearer ",
+    "postgres://u:pw@h/db", "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2lnbmF0dXJl", "&password=x", "user=bob",
+    "+4915112345678", "<@123456789012345678>", "-----BEGIN RSA PRIVATE KEY-----\nAAAA\n-----END RSA PRIVATE KEY-----",
+    "bot123456789:AAEhBOweik9ai2o4ab_c-defghijklmnopqrstu", " ", "\n", "=", ":", "x", "AKIAABCDEFGHIJKLMNOP",
+]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_FRAGMENTS), max_size=12), st.booleans())
+def test_tracked_passes_give_the_reference_output_and_sane_spans(pieces, discord):
+    text = "".join(pieces)
+    out, spans = reference_spans(text, discord_mentions=discord)
+    assert out == redact_sensitive_text(text, discord_mentions=discord)
+    previous_end = 0
+    for start, end, _kind in spans:
+        assert previous_end <= start < end <= len(out)
+        previous_end = end
+    strict_out, moved, added = strict_spans(out, spans)
+    assert strict_out == redact_with_spans(out)[0]
+    assert [(s, e) for s, e, _k in added] == [(span.start, span.end) for span in redact_with_spans(out)[1]]
+    for start, end, _kind in moved:
+        assert 0 <= start < end <= len(strict_out)
+        assert not any(s < end and start < e for s, e, _k in added)
