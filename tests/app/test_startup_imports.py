@@ -17,7 +17,7 @@ PROBE = textwrap.dedent(
     at = AppTest.from_file({app!r}, default_timeout=60)
     at.run()
     seen = {{}}
-    for page in ("overview", "zones", "savings", "compress"):
+    for page in ("overview", "zones", "savings", "compress", "redaction_preview"):
         at.switch_page(f"pages/{{page}}.py")
         at.run()
         assert not at.exception, [e.value for e in at.exception]
@@ -38,4 +38,4 @@ def test_pages_and_the_offline_run_do_not_import_litellm():
     )
     assert completed.returncode == 0, completed.stderr[-3000:]
     seen = json.loads(completed.stdout.strip().splitlines()[-1])
-    assert seen == {"overview": False, "zones": False, "savings": False, "compress": False}
+    assert seen == {"overview": False, "zones": False, "savings": False, "compress": False, "redaction_preview": False}
