@@ -887,7 +887,13 @@ _PRIVATE_KEY_BEGIN_RE = re.compile(r"-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLO
 _PRIVATE_KEY_END_RE = re.compile(r"-----END[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----")
 # Body of a key whose END line is missing (truncated output): lines of base64, with real or escaped
 # newlines, optional "Header: value" lines.
-_PRIVATE_KEY_BODY_RE = re.compile(r"(?:(?:\s|\\{1,7}[nr])+(?:[A-Za-z0-9+/=]{16,}|[A-Za-z\-]{2,30}: [^\r\n\\]{1,80}))*+")
+# Escaped newlines may carry any number of backslashes (JSON escaped inside JSON, then repr'd), and
+# the last line may be cut short (truncated output, or a 200-char argument leaf cut by Phase 1), so
+# newline-separated runs of any length count; space-separated runs only when long, to spare prose.
+_PRIVATE_KEY_BODY_RE = re.compile(
+    r"(?:(?:\s|\\+[nr])+[A-Za-z0-9+/=]{16,}"
+    r"|(?:[ \t]*(?:\r?\n|\\+[nr]))+[ \t]*(?:[A-Za-z0-9+/=]+|[A-Za-z\-]{2,30}: [^\r\n\\]{1,80}))*+"
+)
 
 
 def _detect_private_keys(text: str) -> Iterator[Candidate]:

@@ -186,26 +186,8 @@ def run_compressor(rows: list[dict[str, Any]], placement: str, summarizer: Any, 
 # Strict redaction on: nothing gets through
 # --------------------------------------------------------------------------------------------
 
-# Leaks these tests found that are not fixed yet; each is pinned here so that no *other* line may
-# leak, and ``test_known_leaks_are_fixed`` (a strict xfail) turns red once they are fixed.
-#  * A truncated private key inside doubly escaped JSON, sent as a list of content parts: the
-#    serialiser redacts ``str(content)``, the Python repr of the list, whose extra escaping hides
-#    the key body from the strict layer.
-#  * Phase 1 cuts long tool-call argument leaves at 200 characters; a private key cut that way
-#    keeps a few characters of its body after the strict mask, before "...[truncated]".
-_PARTS_LEAKS = {"tune-private-key-truncated-escaped_json_2", "heldout-private-key-truncated-escaped_json_2"}
-KNOWN_LEAKS: dict[tuple[str, str], set[str]] = {
-    ("user_text", "credentials"): {"tune-private-key-truncated-escaped_json_2"},
-    ("user_text", "heldout"): {"heldout-private-key-truncated-escaped_json_2"},
-    ("user_text", "pruned"): _PARTS_LEAKS,
-    ("tool_args", "pruned"): {
-        "tune-private-key-openssh-escaped_json",
-        "tune-private-key-truncated-tool_output",
-        "heldout-private-key-rsa-escaped_json",
-        "heldout-private-key-ec-escaped_json",
-        "heldout-private-key-pgp-escaped_json",
-    },
-}
+# Leaks found earlier and fixed in the strict layer (kept empty: no line may leak).
+KNOWN_LEAKS: dict[tuple[str, str], set[str]] = {}
 
 
 @pytest.mark.timeout(300)
@@ -237,18 +219,6 @@ def test_no_credential_reaches_the_summarizer_after_phase1_pruning(placement: st
         assert result.pruned_count > 0
     survivors = {row["id"] for row in rows if leaked(row, summarizer.seen())}
     assert survivors - KNOWN_LEAKS.get((placement, "pruned"), set()) == set()
-
-
-@pytest.mark.xfail(strict=True, reason="known strict-redaction leaks (see KNOWN_LEAKS); remove once fixed")
-@pytest.mark.timeout(300)
-@pytest.mark.parametrize("case", sorted(KNOWN_LEAKS), ids="-".join)
-def test_known_leaks_are_fixed(case: tuple[str, str]) -> None:
-    placement, corpus = case
-    rows = CORPORA["credentials"] + CORPORA["heldout"] if corpus == "pruned" else CORPORA[corpus]
-    summarizer = RecordingSummarizer()
-    run_compressor(rows, placement, summarizer, strict=True, prune=corpus == "pruned")
-    seen = summarizer.seen()
-    assert not [row["id"] for row in rows if row["id"] in KNOWN_LEAKS[case] and leaked(row, seen)]
 
 
 # --------------------------------------------------------------------------------------------
