@@ -374,8 +374,8 @@ with st.container(border=True):
         st.caption(
             f"SmolLM2-135M runs on this machine's CPU. Its summaries are capped at {LOCAL_MAX_TOKENS_CAP} tokens: "
             "the compressor asks for 1.3 × the summary budget (2,600 tokens or more), which would take the small "
-            "model minutes to write. A long middle may still not fit its context (the failure then shows as a "
-            "fallback with its reason)."
+            "model minutes to write. Reading a long prompt still takes a while on a CPU, and a long middle may "
+            "not fit its context (the failure then shows as a fallback with its reason)."
         )
     elif choice == LOCAL:
         runnable = False

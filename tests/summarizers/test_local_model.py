@@ -122,3 +122,18 @@ def test_the_server_module_runs_as_a_script_without_site_packages(tmp_path):
     )
     assert result.returncode == 0, result.stderr
     assert "--model" in result.stdout
+
+
+@pytest.mark.local_llm
+def test_the_compressors_max_tokens_is_capped_on_the_wire(local_server):
+    """The compressor asks for 2,600+ tokens; the local model is asked for at most its cap."""
+    from core.summarizers.local import LOCAL_MAX_TOKENS_CAP
+
+    assert local_summarizer(local_server).max_tokens_cap == LOCAL_MAX_TOKENS_CAP == 512
+    # A cap the model's answer certainly reaches (it writes a few hundred tokens here), to see it work.
+    summarizer = local_summarizer(local_server, max_tokens_cap=40)
+    text = summarizer("Count from 1 to 5000, one number per line, and nothing else.", 2_613)
+    assert isinstance(text, str) and text.strip()
+    call = summarizer.last_call
+    assert (call["max_tokens"], call["max_tokens_cap"], call["max_tokens_sent"]) == (2_613, 40, 40)
+    assert call["usage"]["completion_tokens"] == 40  # llama.cpp's own count: stopped by the cap
