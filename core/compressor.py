@@ -361,6 +361,12 @@ class ContextCompressor:
         max_tokens = summary.max_tokens_for_budget(budget)
         serialized = summary.serialize_for_summary(turns, self.redact, self.redact_many)
         previous = self._previous_summary
+        if previous and self.config.strict_redaction:
+            # The reference sends a rehydrated summary as it stands; strict mode covers everything
+            # that leaves the machine, so it masks that text too.
+            from core.redaction.strict import strict_redact
+
+            previous = strict_redact(previous)
         prompt = summary.build_summary_prompt(
             serialized,
             profile=self.profile,

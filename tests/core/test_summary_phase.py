@@ -219,3 +219,16 @@ def test_batched_redaction_serializes_exactly_like_per_text_redaction():
         assert serialize_for_summary(turns, one, many) == serialize_for_summary(turns, one)
 
     check()
+
+
+def test_strict_mode_also_masks_a_rehydrated_previous_summary():
+    secret = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
+    handoff = SUMMARY_PREFIX_V0_16_0 + f"\n## Critical Context\naws_secret_access_key = {secret}"
+    messages = [sys(), user("a"), asst("b"), user("c"), asst("old"), user(handoff), asst("after")]
+    messages += [user(f"q{i}") if i % 2 == 0 else asst(f"r{i}") for i in range(8)]
+    lenient = Recorder()
+    ContextCompressor(CompressorConfig(), summarizer=lenient).compress(messages)
+    assert secret in lenient.calls[0][0]  # the reference behaviour: the old summary is sent as it stands
+    strict = Recorder()
+    ContextCompressor(CompressorConfig(strict_redaction=True), summarizer=strict).compress(messages)
+    assert "PREVIOUS SUMMARY:" in strict.calls[0][0] and secret not in strict.calls[0][0]
