@@ -8,6 +8,7 @@ implementation can be timed on exactly the same messages, and the figures to
 from __future__ import annotations
 
 import gc
+import json
 import os
 import platform
 import resource
@@ -75,6 +76,7 @@ def bench_compress(inputs: dict[str, list[dict]]) -> list[dict]:
 
 
 def bench_counting(inputs: dict[str, list[dict]]) -> list[dict]:
+    tok.ensure_tiktoken_cache()  # the encoding files inside litellm: no download
     import tiktoken
 
     rows = []
@@ -171,7 +173,7 @@ def bench_memory_100mb() -> dict:
             "from core import CompressorConfig\n"
             "from bench.bench_core import analysis\n"
             "import core.tokens\n"
-            "before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
+            "before = int(next(l for l in open('/proc/self/status') if l.startswith('VmRSS')).split()[1])\n"
             f"conv = load({str(path)!r})\n"
             "analysis(conv.messages, CompressorConfig(context_length=128_000))\n"
             "peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
@@ -200,31 +202,43 @@ def bench_cold_start() -> dict:
     return {"bare page s": round(bare_s, 2), "dashboard s": round(app_s, 2), "ratio": round(app_s / bare_s, 2)}
 
 
-def main() -> dict:
+SECTIONS = ("compress", "counting", "pipeline", "memory", "cold_start")
+
+
+def main(sections: tuple[str, ...] = SECTIONS) -> dict:
     inputs = _inputs()
-    results: dict = {
-        "machine": {"python": platform.python_version(), "cpus": os.cpu_count(), "platform": platform.platform()},
-        "when": time.strftime("%Y-%m-%d %H:%M"),
+    previous = RESULTS / "core.json"
+    results: dict = json.loads(previous.read_text()) if previous.exists() and sections != SECTIONS else {}
+    results["machine"] = {
+        "python": platform.python_version(), "cpus": os.cpu_count(), "platform": platform.platform(),
+        "load average at start": os.getloadavg()[0],
     }
-    results["compress"] = bench_compress(inputs)
-    print_table("compress() with the hermes estimator and an instant summarizer", results["compress"])
-    results["counting"] = bench_counting(inputs)
-    print_table("exact token counting (cl100k_base)", results["counting"])
-    results["pipeline"], results["pipeline_growth"] = bench_pipeline(inputs)
-    print_table("non-LLM pipeline (Phase 1, zones, assembly, repairs, exact counts)", results["pipeline"])
-    print("growth:", results["pipeline_growth"])
-    results["memory"] = bench_memory_100mb()
-    print_table("peak memory, loading and analysing a large transcript", [results["memory"]])
-    try:
-        results["cold_start"] = bench_cold_start()
-        print_table("dashboard cold start", [results["cold_start"]])
-    except Exception as exc:  # the browser may be missing on a bare machine; report, don't fail
-        results["cold_start"] = {"error": str(exc)}
-        print("cold start: not measured:", exc)
+    results["when"] = time.strftime("%Y-%m-%d %H:%M")
+    if "compress" in sections:
+        results["compress"] = bench_compress(inputs)
+        print_table("compress() with the hermes estimator and an instant summarizer", results["compress"])
+    if "counting" in sections:
+        results["counting"] = bench_counting(inputs)
+        print_table("exact token counting (cl100k_base)", results["counting"])
+    if "pipeline" in sections:
+        results["pipeline"], results["pipeline_growth"] = bench_pipeline(inputs)
+        print_table("non-LLM pipeline (Phase 1, zones, assembly, repairs, exact counts)", results["pipeline"])
+        print("growth:", results["pipeline_growth"])
+    if "memory" in sections:
+        results["memory"] = bench_memory_100mb()
+        print_table("peak memory, loading and analysing a large transcript", [results["memory"]])
+    if "cold_start" in sections:
+        try:
+            results["cold_start"] = bench_cold_start()
+            print_table("dashboard cold start", [results["cold_start"]])
+        except Exception as exc:  # the browser may be missing on a bare machine; report, don't fail
+            results["cold_start"] = {"error": str(exc)}
+            print("cold start: not measured:", exc)
     print("\nmax RSS of this run (MB):", resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024)
     save("core", results)
     return results
 
 
 if __name__ == "__main__":
-    main()
+    chosen = tuple(a for a in sys.argv[1:] if a in SECTIONS) or SECTIONS
+    main(chosen)
