@@ -115,7 +115,16 @@ def test_well_formed_conversations(messages, data, profile):
     assert messages == snapshot
     assert pairs_valid(result.messages)
     _check_roles_around_summary(result)
-    if messages:
+    last_call_dropped = (
+        bool(messages)
+        and messages[-1].get("role") == "tool"
+        and messages[-1].get("tool_call_id")
+        not in {c.get("id") for m in result.messages if m.get("role") == "assistant" for c in m.get("tool_calls") or []}
+    )
+    # A trailing tool result whose call fell into the summarised window is an orphan that the
+    # reference's repair removes (its tail clamp can undo the backward alignment); otherwise the
+    # last message always survives.
+    if messages and not last_call_dropped:
         last_in, last_out = messages[-1], result.messages[-1]
         if isinstance(last_in.get("content"), str) and last_in["content"]:
             assert isinstance(last_out.get("content"), str) and last_out["content"].endswith(last_in["content"])

@@ -136,4 +136,5 @@ def test_the_compressors_max_tokens_is_capped_on_the_wire(local_server):
     assert isinstance(text, str) and text.strip()
     call = summarizer.last_call
     assert (call["max_tokens"], call["max_tokens_cap"], call["max_tokens_sent"]) == (2_613, 40, 40)
-    assert call["usage"]["completion_tokens"] == 40  # llama.cpp's own count: stopped by the cap
+    # llama.cpp's own count: never past the cap (the small model sometimes stops earlier by itself).
+    assert 0 < call["usage"]["completion_tokens"] <= 40
