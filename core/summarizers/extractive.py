@@ -37,25 +37,13 @@ from core.analysis.facts import (
     find_paths,
     text_pieces,
 )
+from core.phases.summary import TEMPLATE_SECTIONS
 from core.summarizers.base import SummaryRequest
 
 __all__ = ["SECTION_HEADINGS", "ExtractiveSummarizer", "parse_prompt"]
 
-SECTION_HEADINGS: tuple[str, ...] = (
-    "## Active Task",
-    "## Goal",
-    "## Constraints & Preferences",
-    "## Completed Actions",
-    "## Active State",
-    "## In Progress",
-    "## Blocked",
-    "## Key Decisions",
-    "## Resolved Questions",
-    "## Pending User Asks",
-    "## Relevant Files",
-    "## Remaining Work",
-    "## Critical Context",
-)
+# The same 13 headings, in the same order, as the summary prompt's template.
+SECTION_HEADINGS: tuple[str, ...] = TEMPLATE_SECTIONS
 _SECTION_NAMES = tuple(heading[3:] for heading in SECTION_HEADINGS)
 EMPTY_SECTION_TEXT = "None."
 
