@@ -10,7 +10,9 @@ summaries cover the same turns; their bodies (handoff prefix removed) are scored
 * retention of the facts in the turns the summarizer received (pruned by Phase 1, redacted), and
 * retention of the facts in the original, unpruned messages of the same span (what was dropped).
 
-Sizes are reported in characters and ``cl100k_base`` tokens, with the request's budget.
+Sizes are reported in characters and ``cl100k_base`` tokens, with the request's budget. The
+extractive summary is also written a second time with a budget of the fallback's own token count,
+so the two are compared at equal size.
 
 Run: ``.venv/bin/python bench/bench_summarizer_retention.py`` (writes
 ``bench/results/summarizer_retention.json``).
@@ -18,6 +20,7 @@ Run: ``.venv/bin/python bench/bench_summarizer_retention.py`` (writes
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 import sys
@@ -345,6 +348,11 @@ def _row(
 ) -> dict[str, Any]:
     turn_facts = extract_facts(request.turns)
     span_facts = extract_facts(span)
+    # The same turns summarised into no more tokens than the fallback used: retention at equal size.
+    fallback_tokens = count_tokens(fallback_body)
+    size_matched = ExtractiveSummarizer().summarize_request(
+        dataclasses.replace(request, summary_budget=fallback_tokens, max_tokens=fallback_tokens)
+    )
     return {
         "conversation": name,
         "mode": mode,
@@ -359,6 +367,11 @@ def _row(
             "turns": _score(turn_facts, extractive_body),
             "original_span": _score(span_facts, extractive_body),
             "seconds": round(seconds, 3),
+        },
+        "extractive_at_fallback_size": {
+            **_size(size_matched),
+            "turns": _score(turn_facts, size_matched),
+            "original_span": _score(span_facts, size_matched),
         },
         "fallback": {
             **_size(fallback_body),
@@ -433,25 +446,27 @@ def main() -> int:
                 rows.append(row)
 
     header = (
-        f"{'conversation':34} {'mode':12} {'turns':>5} {'budget':>6} | {'extr. ret':>9} {'span':>6} {'tok':>5} "
-        f"{'chars':>6} | {'fallb. ret':>10} {'span':>6} {'tok':>5} {'chars':>6}"
+        f"{'conversation':30} {'mode':12} {'turns':>5} {'budget':>6} | {'extr. ret':>9} {'span':>6} {'tok':>5} "
+        f"| {'same size':>9} {'tok':>5} | {'fallb. ret':>10} {'span':>6} {'tok':>5}"
     )
     print(header)
     print("-" * len(header))
     for row in rows:
-        ext, fb = row["extractive"], row["fallback"]
+        ext, same, fb = row["extractive"], row["extractive_at_fallback_size"], row["fallback"]
         print(
-            f"{row['conversation'][:34]:34} {row['mode']:12} {row['summarized_turns']:>5} {row['summary_budget']:>6} | "
+            f"{row['conversation'][:30]:30} {row['mode']:12} {row['summarized_turns']:>5} {row['summary_budget']:>6} | "
             f"{ext['turns']['retention']:>9.1%} {ext['original_span']['retention']:>6.1%} {ext['tokens']:>5} "
-            f"{ext['chars']:>6} | {fb['turns']['retention']:>10.1%} {fb['original_span']['retention']:>6.1%} "
-            f"{fb['tokens']:>5} {fb['chars']:>6}"
+            f"| {same['turns']['retention']:>9.1%} {same['tokens']:>5} "
+            f"| {fb['turns']['retention']:>10.1%} {fb['original_span']['retention']:>6.1%} {fb['tokens']:>5}"
         )
     print(
-        "\nret = facts of the summarised turns kept verbatim; span = facts of the original (unpruned) span kept"
+        "\nret = facts of the summarised turns kept verbatim; span = facts of the original (unpruned) span kept;"
+        "\nsame size = the extractive summary with a budget of the fallback's own token count"
     )
     for row in rows:
         print(f"\n{row['conversation']} ({row['mode']}): facts kept by kind (summarised turns)")
         print(f"  extractive: {row['extractive']['turns']['by_kind']}")
+        print(f"  same size:  {row['extractive_at_fallback_size']['turns']['by_kind']}")
         print(f"  fallback:   {row['fallback']['turns']['by_kind']}")
 
     RESULTS.parent.mkdir(parents=True, exist_ok=True)

@@ -22,7 +22,7 @@ def _comparison(transcript: Transcript, settings: Settings, focus: str | None, s
 
 
 def summary_comparison_section(transcript: Transcript, settings: Settings) -> None:
-    from core.analysis.summary_compare import EXTRACTIVE, FALLBACK
+    from core.analysis.summary_compare import EXTRACTIVE, EXTRACTIVE_SAME_SIZE, FALLBACK
 
     st.subheader("Offline summary vs Hermes fallback")
     focus = (kept("focus_topic") or "").strip() or None
@@ -44,7 +44,8 @@ def summary_comparison_section(transcript: Transcript, settings: Settings) -> No
         "with the same profile and redaction"
         + (" (strict on)" if strict else "")
         + ". Retention counts the facts of those turns found verbatim in each summary; *original* counts the "
-        "facts of the unpruned messages."
+        "facts of the unpruned messages. *At the fallback's size* is the offline summary written again within "
+        "the fallback's own token count (cl100k_base), so the two are compared at equal size."
     )
     table = comparison.table()
     st.dataframe(
@@ -58,20 +59,22 @@ def summary_comparison_section(transcript: Transcript, settings: Settings) -> No
                                                                   min_value=0, max_value=1),
         },
     )
-    left, right = st.columns(2)
-    for column, name, key in ((left, EXTRACTIVE, "summary_compare_lost_extractive"),
-                              (right, FALLBACK, "summary_compare_lost_fallback")):
+    names = list(comparison.summaries)
+    labels = {EXTRACTIVE: "the offline summary", EXTRACTIVE_SAME_SIZE: "the offline summary at the fallback's size",
+              FALLBACK: "the fallback"}
+    keys = {EXTRACTIVE: "summary_compare_lost_extractive", EXTRACTIVE_SAME_SIZE: "summary_compare_lost_same_size",
+            FALLBACK: "summary_compare_lost_fallback"}
+    for column, name in zip(st.columns(len(names)), names, strict=True):
+        key = keys[name]
         with column:
             lost = comparison.lost(name)
-            st.markdown(f"**Lost by the {'offline summary' if name == EXTRACTIVE else 'fallback'}** ({len(lost):,})")
+            st.markdown(f"**Lost by {labels[name]}** ({len(lost):,})")
             if len(lost):
                 st.dataframe(lost, hide_index=True, width="stretch", key=key,
                              column_config={"message_index": st.column_config.NumberColumn("message")})
             else:
                 st.caption("Nothing: every fact of these turns is in it verbatim.")
-    with st.expander("Both summaries"):
-        left, right = st.columns(2)
-        left.markdown(f"**{EXTRACTIVE}**")
-        left.code(comparison.extractive, language=None, wrap_lines=True)
-        right.markdown(f"**{FALLBACK}**")
-        right.code(comparison.fallback, language=None, wrap_lines=True)
+    with st.expander("The summaries"):
+        for column, (name, body) in zip(st.columns(len(names)), comparison.summaries.items(), strict=True):
+            column.markdown(f"**{name}**")
+            column.code(body, language=None, wrap_lines=True)

@@ -13,11 +13,16 @@ when no summarizer is configured). Both are compared without their handoff prefi
   span (what the agent loses);
 * the facts each one lost.
 
+A third summary puts them at equal size: the extractive summary written again with a budget of
+the fallback's own token count (``cl100k_base``, the extractive summarizer's unit), so retention is
+compared on no more tokens than the fallback uses.
+
 Nothing here imports Streamlit.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -30,12 +35,13 @@ from core.analysis.summary_input import PendingSummary, pending_summary, summary
 from core.compressor import CompressorConfig
 from core.phases.fallback import deterministic_fallback_summary
 from core.phases.summary import strip_summary_prefix
-from core.summarizers.extractive import ExtractiveSummarizer
+from core.summarizers.extractive import ExtractiveSummarizer, count_tokens
 from core.tokens import encoding_name_for_model, get_counter
 
-__all__ = ["EXTRACTIVE", "FALLBACK", "SummaryComparison", "compare_summaries"]
+__all__ = ["EXTRACTIVE", "EXTRACTIVE_SAME_SIZE", "FALLBACK", "SummaryComparison", "compare_summaries"]
 
 EXTRACTIVE = "Offline extractive summary"
+EXTRACTIVE_SAME_SIZE = "Offline summary at the fallback's size"
 FALLBACK = "Hermes v0.16.0 fallback"
 TABLE_COLUMNS = [
     "summary", "chars", "tokens", "facts", "kept", "retention", "original facts", "original kept",
@@ -54,10 +60,21 @@ class SummaryComparison:
     span_facts: pd.DataFrame  # facts of the original messages of the same span
     extractive_tokens: int
     fallback_tokens: int
+    # The extractive summary within the fallback's token count (None when that is too small for
+    # the 13 headings).
+    same_size: str | None = None
+    same_size_tokens: int = 0
 
     @property
     def summaries(self) -> dict[str, str]:
-        return {EXTRACTIVE: self.extractive, FALLBACK: self.fallback}
+        both = {EXTRACTIVE: self.extractive, FALLBACK: self.fallback}
+        if self.same_size is not None:
+            both = {EXTRACTIVE: self.extractive, EXTRACTIVE_SAME_SIZE: self.same_size, FALLBACK: self.fallback}
+        return both
+
+    def tokens(self, name: str) -> int:
+        return {EXTRACTIVE: self.extractive_tokens, EXTRACTIVE_SAME_SIZE: self.same_size_tokens,
+                FALLBACK: self.fallback_tokens}[name]
 
     def scored(self, name: str, *, original: bool = False) -> pd.DataFrame:
         """The facts with ``kept``: does each appear verbatim in summary ``name``?"""
@@ -74,10 +91,8 @@ class SummaryComparison:
 
     def table(self) -> pd.DataFrame:
         rows = []
-        for name, body, tokens in (
-            (EXTRACTIVE, self.extractive, self.extractive_tokens),
-            (FALLBACK, self.fallback, self.fallback_tokens),
-        ):
+        for name, body in self.summaries.items():
+            tokens = self.tokens(name)
             turns, span = self.scored(name), self.scored(name, original=True)
             rows.append({
                 "summary": name,
@@ -122,6 +137,15 @@ def compare_summaries(
         ),
         profile,
     )
+    same_size = None
+    fallback_size = count_tokens(fallback)
+    try:
+        same_size_response = ExtractiveSummarizer().summarize_request(
+            dataclasses.replace(request, summary_budget=fallback_size, max_tokens=fallback_size)
+        )
+        same_size = pending.redact(str(same_size_response or "").strip())
+    except ValueError:  # a fallback smaller than the 13 headings leaves no equal-size summary
+        pass
     counter = get_counter(encoding or encoding_name_for_model(config.model))
     turn_facts = extract_facts(request.turns)
     span = messages[pending.turns_start: pending.compress_end]
@@ -134,4 +158,6 @@ def compare_summaries(
         span_facts=span_facts,
         extractive_tokens=counter.count_text(extractive),
         fallback_tokens=counter.count_text(fallback),
+        same_size=same_size,
+        same_size_tokens=counter.count_text(same_size) if same_size is not None else 0,
     )

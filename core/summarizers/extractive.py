@@ -22,7 +22,9 @@ identifiers; recent before old; items about the focus topic first); headings are
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
+import heapq
 import json
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -68,6 +70,19 @@ _TIER_FILE_MENTIONED = 3.5
 _TIER_QUANTITY_CONTEXT = 3.0
 _TIER_IDENTIFIER_CONTEXT = 2.5
 _FOCUS_BONUS = 2.0
+# Under a tight budget these sections are kept first, within a share of the room, and so are the
+# latest actions and anything about the focus topic.
+_ESSENTIAL_SECTIONS = frozenset(
+    {"Goal", "Constraints & Preferences", "Active State", "In Progress", "Blocked", "Pending User Asks"}
+)
+_LINES_KEPT = {"Completed Actions": 3}
+_ESSENTIAL_SHARE = 0.4
+# How much a line's priority counts against the exact values it keeps, and what each kind of
+# value is worth to a continuing agent: an error line or the user's words above a path, command or
+# name (any other kind counts 1), and a recent value up to a quarter more than an old one.
+_PRIORITY_WEIGHT = 0.1
+_FACT_WEIGHTS = {"user_request": 3.0, "error": 3.0}
+_FACT_WEIGHTS_UNIT = 1.0
 
 # The Active Task may take at most this share of the budget (a pasted log is cut, not the headings).
 _ACTIVE_TASK_SHARE = 0.4
@@ -178,6 +193,10 @@ class _Item:
     order: float
     group: str | None = None  # values of one group render on one line: "- {group}: a, b, c"
     mandatory: bool = False
+    # A compact restatement of a value another line already quotes: rendered only when the
+    # budget dropped every line that quotes it.
+    alternative: bool = False
+    focused: bool = False  # about the request's focus topic
 
 
 def _render(items: Sequence[_Item]) -> str:
@@ -217,26 +236,38 @@ def _item_cost(item: _Item, started_groups: set[str]) -> int:
     return cost
 
 
-def _fit(items: list[_Item], limit: int) -> str:
-    """Render the highest-priority items that fit in ``limit`` tokens."""
-    mandatory = [item for item in items if item.mandatory]
-    optional = sorted(
-        (item for item in items if not item.mandatory), key=lambda it: (-it.priority, -it.order)
-    )
-    full = _render(items)
-    if count_tokens(full) <= limit:
-        return full
-    budget = limit - count_tokens(_render(mandatory))
-    chosen: list[_Item] = []
-    started: set[str] = set()
-    for item in optional:
-        cost = _item_cost(item, started)
-        if cost <= budget:
-            chosen.append(item)
-            budget -= cost
-            if item.group is not None:
-                started.add(item.group)
-    # The per-item costs are estimates; drop the lowest-priority choices until the text fits.
+@dataclass(frozen=True)
+class _Fact:
+    value: str
+    weight: float  # by kind and recency: what a tight budget should keep first
+
+
+def _fact_coverage(items: Sequence[_Item], facts: Sequence[_Fact]) -> list[frozenset[int]]:
+    """For each item, the positions in ``facts`` of the values its text quotes verbatim."""
+    # One joined text searched once per fact: far cheaper than items × facts substring tests.
+    texts = [item.text for item in items]
+    starts: list[int] = []
+    position = 0
+    for text in texts:
+        starts.append(position)
+        position += len(text) + 1
+    joined = "\0".join(texts)
+    covered: list[set[int]] = [set() for _ in items]
+    for fact_id, value in enumerate(fact.value for fact in facts):
+        if not value:
+            continue
+        found = joined.find(value)
+        while found >= 0:
+            owner = bisect.bisect_right(starts, found) - 1
+            if found + len(value) <= starts[owner] + len(texts[owner]):
+                covered[owner].add(fact_id)
+            found = joined.find(value, found + 1)
+    return [frozenset(ids) for ids in covered]
+
+
+def _render_within(mandatory: list[_Item], chosen: list[_Item], limit: int) -> str:
+    """Render; the per-item costs are estimates, so drop the last choices until the text fits."""
+    chosen = list(chosen)
     while True:
         text = _render(mandatory + chosen)
         excess = count_tokens(text) - limit
@@ -245,6 +276,136 @@ def _fit(items: list[_Item], limit: int) -> str:
         dropped = 0
         while chosen and dropped < excess:
             dropped += _item_cost(chosen.pop(), set())
+
+
+def _by_priority(optional: Sequence[_Item], room: int) -> list[_Item]:
+    """The highest-priority lines (no alternatives) that fit in ``room`` tokens."""
+    chosen: list[_Item] = []
+    started: set[str] = set()
+    for item in sorted(optional, key=lambda it: (-it.priority, -it.order)):
+        if item.alternative:
+            continue
+        cost = _item_cost(item, started)
+        if cost <= room:
+            chosen.append(item)
+            room -= cost
+            if item.group is not None:
+                started.add(item.group)
+    return chosen
+
+
+def _by_coverage(
+    optional: Sequence[_Item],
+    room: int,
+    facts: Sequence[_Fact],
+    kept: set[int],
+    start: Sequence[_Item] | None = None,
+) -> list[_Item]:
+    """Essential lines by priority within ``_ESSENTIAL_SHARE`` of ``room`` (or the ``start``
+    lines, already chosen), then the lines and compact alternatives that add the most weight of
+    not yet kept facts per token."""
+    coverage = dict(zip(map(id, optional), _fact_coverage(optional, facts), strict=True))
+    kept = set(kept)
+    chosen: list[_Item] = []
+    started: set[str] = set()
+
+    def take(item: _Item, cost: int) -> None:
+        nonlocal room
+        chosen.append(item)
+        room -= cost
+        kept.update(coverage[id(item)])
+        if item.group is not None:
+            started.add(item.group)
+
+    by_priority = sorted(optional, key=lambda it: (-it.priority, -it.order))
+    for item in start or ():
+        take(item, _item_cost(item, started))
+    per_section: dict[str, int] = {}
+    essential_room = int(room * _ESSENTIAL_SHARE)
+    for item in by_priority if start is None else ():
+        if item.alternative:
+            continue
+        rank = per_section.get(item.section, 0)
+        per_section[item.section] = rank + 1
+        essential = (
+            item.section in _ESSENTIAL_SECTIONS
+            or item.focused
+            or (item.group is None and rank < _LINES_KEPT.get(item.section, 0))
+        )
+        cost = _item_cost(item, started)
+        if essential and cost <= min(room, essential_room):
+            essential_room -= cost
+            take(item, cost)
+
+    def gain(item: _Item) -> float:
+        new = coverage[id(item)] - kept
+        return sum(facts[fact_id].weight for fact_id in new) + item.priority * _PRIORITY_WEIGHT
+
+    # Lazy greedy: a line's gain only falls as other lines keep its values, so a stale score
+    # is an upper bound and the best candidate is re-scored before it is taken.
+    taken = {id(item) for item in chosen}
+    heap = [
+        (-gain(item) / max(_item_cost(item, started), 1), position, item)
+        for position, item in enumerate(by_priority)
+        if id(item) not in taken
+    ]
+    heapq.heapify(heap)
+    while heap and room > 0:
+        _stale, position, item = heapq.heappop(heap)
+        if item.alternative and not coverage[id(item)] - kept:
+            continue  # the value is already quoted by a kept line
+        cost = _item_cost(item, started)
+        score = -gain(item) / max(cost, 1)
+        if heap and score > heap[0][0]:
+            heapq.heappush(heap, (score, position, item))
+            continue
+        if cost <= room:
+            take(item, cost)
+    # An alternative taken before a fuller line that quotes the same value is redundant.
+    quoted_by_lines: set[int] = set()
+    for item in chosen:
+        if not item.alternative:
+            quoted_by_lines.update(coverage[id(item)])
+    return [item for item in chosen if not item.alternative or coverage[id(item)] - quoted_by_lines]
+
+
+def _kept_weight(text: str, facts: Sequence[_Fact]) -> float:
+    return sum(fact.weight for fact in facts if fact.value and fact.value in text)
+
+
+def _fit(items: list[_Item], limit: int, facts: Sequence[_Fact] = ()) -> str:
+    """Render the items that fit in ``limit`` tokens.
+
+    When everything fits, every item except the compact alternatives is rendered. Otherwise the
+    mandatory Active Task comes first and two selections are written:
+
+    * by priority: the lowest-priority lines are dropped (loose identifiers, old actions before
+      blockers, pending asks and constraints);
+    * by coverage: the essential lines (goal, constraints, current state, work in progress,
+      blockers, pending asks, the latest three actions, anything about the focus topic) by
+      priority within ``_ESSENTIAL_SHARE`` of the room, then the lines that add the most weight
+      of not yet kept exact values (``facts``) per token, compact alternatives included.
+
+    Room either leaves is topped up the coverage way. The one keeping the greater weight of facts
+    wins, by more than one fact's worth (else the priority one, which reads better): a budget a
+    little short of the full summary loses only the least important lines, while a tight one
+    keeps far more paths, commands, errors and identifiers than priority alone would.
+    """
+    regular = [item for item in items if not item.alternative]
+    full = _render(regular)
+    if count_tokens(full) <= limit:
+        return full
+    mandatory = [item for item in items if item.mandatory]
+    optional = [item for item in items if not item.mandatory]
+    room = limit - count_tokens(_render(mandatory))
+    mandatory_text = "\n".join(item.text for item in mandatory)
+    kept = {fact_id for fact_id, fact in enumerate(facts) if fact.value and fact.value in mandatory_text}
+    priority_lines = _by_priority(optional, room)
+    by_priority = _render_within(mandatory, _by_coverage(optional, room, facts, kept, priority_lines), limit)
+    by_coverage = _render_within(mandatory, _by_coverage(optional, room, facts, kept), limit)
+    if _kept_weight(by_coverage, facts) > _kept_weight(by_priority, facts) + _FACT_WEIGHTS_UNIT:
+        return by_coverage
+    return by_priority
 
 
 # ---------------------------------------------------------------------------------------------
@@ -675,8 +836,8 @@ class ExtractiveSummarizer:
                 f"a budget of {limit} tokens cannot hold the 13-section template "
                 f"(it needs at least {skeleton + _MIN_ACTIVE_TASK_TOKENS} tokens)"
             )
-        items = _build_items(turns, request.previous_summary, _focus_for(request.focus_topic), limit)
-        summary = _fit(items, limit)
+        items, facts = _build_items(turns, request.previous_summary, _focus_for(request.focus_topic), limit)
+        summary = _fit(items, limit, facts)
         if count_tokens(summary) > limit:  # only the Active Task is never dropped; it was sized to fit
             raise ValueError(f"a budget of {limit} tokens cannot hold this summary's Active Task")
         return summary
@@ -712,7 +873,8 @@ def _build_items(
     previous_summary: str | None,
     focus: _Focus,
     limit: int,
-) -> list[_Item]:
+) -> tuple[list[_Item], list[_Fact]]:
+    """The candidate lines of every section, and the exact values (facts) of the turns."""
     reading = _read_turns(turns)
     n = max(reading.n_turns, 1)
     items: list[_Item] = []
@@ -722,16 +884,24 @@ def _build_items(
         return (index + 1) / (n + 1)
 
     def add(
-        section: str, text: str, tier: float, index: int, group: str | None = None, *, carried: bool = False
+        section: str,
+        text: str,
+        tier: float,
+        index: int,
+        group: str | None = None,
+        *,
+        carried: bool = False,
+        alternative: bool = False,
     ) -> None:
         nonlocal serial
         priority = tier + (0.0 if carried else recency(index))
-        if focus.matches(text):
+        focused = focus.matches(text)
+        if focused:
             priority += _FOCUS_BONUS
         # Carried items render before new ones; within each, in discovery order.
         order = (-1_000_000 if carried else 0) + serial
         serial += 1
-        items.append(_Item(section, text, priority, order, group))
+        items.append(_Item(section, text, priority, order, group, alternative=alternative, focused=focused))
 
     previous: dict[str, list[str]] = {}
     previous_texts = list(reading.embedded_summaries)
@@ -867,10 +1037,8 @@ def _build_items(
 
     # Blocked -----------------------------------------------------------------------------
     blockers = _unresolved_errors(reading.actions)
-    blocked_lines: list[str] = []
     for action, line in blockers:
         text = f"- {line} (from {action.verb} {action.target})"
-        blocked_lines.append(line)
         add("Blocked", text, _TIER_BLOCKED, action.index)
     any_new_success = any(action.succeeded for action in reading.actions if action.verb in ("RUN", "EXECUTE"))
     for line in previous.get("Blocked", []):
@@ -964,8 +1132,8 @@ def _build_items(
                 continue
             for value in grouped[1]:
                 add("Critical Context", value, _CONTEXT_GROUPS[grouped[0]], 0, group=grouped[0], carried=True)
-    _add_missing_facts(turns, items, add, blocked_lines)
-    return _dedupe(items)
+    facts = _add_fact_items(turns, items, add)
+    return _dedupe(items), facts
 
 
 _UNINFORMATIVE_OUTCOMES = frozenset(
@@ -1130,31 +1298,46 @@ _CONTEXT_FOR_KIND = {
 }
 
 
-def _add_missing_facts(
+_ALTERNATIVE_GROUPS = {
+    "command": ("Critical Context", "Commands", _TIER_VALUE_CONTEXT),
+    "path": ("Relevant Files", "Also", _TIER_FILE_MENTIONED),
+    **{kind: ("Critical Context", group, tier) for kind, (group, tier) in _CONTEXT_FOR_KIND.items()},
+}
+
+
+def _add_fact_items(
     turns: Sequence[Mapping[str, Any]],
     items: list[_Item],
     add: Callable[..., None],
-    blocked_lines: list[str],
-) -> None:
-    """Add each fact of the turns that no drafted line already quotes verbatim."""
+) -> list[_Fact]:
+    """Add each fact of the turns that no drafted line quotes verbatim, and a compact alternative
+    for each one a drafted line does quote (used only if the budget drops that line). Returns
+    the facts, weighted by kind and recency."""
     facts = extract_facts(turns)
     if facts.empty:
-        return
+        return []
     draft = "\n".join(item.text for item in items)
+    values: list[_Fact] = []
     for kind, value, index in facts.itertuples(index=False, name=None):
-        if value in draft:
-            continue
+        recency = (int(index) + 1) / (len(turns) + 1)
+        values.append(_Fact(value, _FACT_WEIGHTS.get(kind, 1.0) * (0.8 + 0.2 * recency)))
+        quoted = value in draft
+        if kind == "user_request":
+            continue  # the Active Task or Pending User Asks quote it
         if kind == "error":
-            # Unresolved errors are already under Blocked, so these were met earlier.
-            add("Critical Context", f"- Earlier error: {value}", _TIER_ERROR_CONTEXT, int(index))
-        elif kind == "path":
+            # Unresolved errors are already under Blocked, so a new line here was met earlier.
+            text = f"- Error seen: {value}" if quoted else f"- Earlier error: {value}"
+            add("Critical Context", text, _TIER_ERROR_CONTEXT, int(index), alternative=quoted)
+        elif kind == "path" and not quoted:
             add("Relevant Files", f"- {value} — mentioned", _TIER_FILE_MENTIONED, int(index))
-        elif kind == "command":
-            add("Critical Context", f"`{value}`", _TIER_VALUE_CONTEXT, int(index), group="Commands")
-        elif kind in _CONTEXT_FOR_KIND:
-            group, tier = _CONTEXT_FOR_KIND[kind]
-            add("Critical Context", value, tier, int(index), group=group)
+            # The same path in one shared line costs fewer tokens when the budget is tight.
+            add("Relevant Files", value, _TIER_FILE_MENTIONED, int(index), group="Also", alternative=True)
+        elif kind in _ALTERNATIVE_GROUPS:
+            section, group, tier = _ALTERNATIVE_GROUPS[kind]
+            shown = f"`{value}`" if kind == "command" else value
+            add(section, shown, tier, int(index), group=group, alternative=quoted)
         draft += "\n" + value
+    return values
 
 
 def _dedupe(items: list[_Item]) -> list[_Item]:
@@ -1162,7 +1345,7 @@ def _dedupe(items: list[_Item]) -> list[_Item]:
     best: dict[tuple[str, str | None, str], _Item] = {}
     for item in items:
         key = (item.section, item.group, item.text)
-        if key not in best or item.priority > best[key].priority:
+        if key not in best or (best[key].alternative, item.priority) > (item.alternative, best[key].priority):
             best[key] = item
     return list(best.values())
 

@@ -8,10 +8,10 @@ from typing import Any
 import pytest
 
 from core import CompressorConfig, ContextCompressor
-from core.analysis.summary_compare import EXTRACTIVE, FALLBACK, compare_summaries
+from core.analysis.summary_compare import EXTRACTIVE, EXTRACTIVE_SAME_SIZE, FALLBACK, compare_summaries
 from core.phases.summary import strip_summary_prefix
 from core.profiles import get_profile
-from core.summarizers.extractive import ExtractiveSummarizer
+from core.summarizers.extractive import ExtractiveSummarizer, count_tokens
 from core.tokens import get_counter
 
 
@@ -97,6 +97,58 @@ def test_retention_size_and_lost_facts():
         assert table.loc[name, "tokens"] == counter.count_text(body)
     # The extractive summary is the smaller one here: the fallback repeats the last dropped turns.
     assert table.loc[EXTRACTIVE, "chars"] < table.loc[FALLBACK, "chars"]
+
+
+def test_the_same_size_summary_is_the_extractive_one_within_the_fallbacks_token_count():
+    comparison = compare_summaries(conversation(), CONFIG)
+    assert list(comparison.summaries) == [EXTRACTIVE, EXTRACTIVE_SAME_SIZE, FALLBACK]
+    # Here the extractive summary is already smaller than the fallback, so a budget of the
+    # fallback's size leaves it unchanged.
+    assert count_tokens(comparison.extractive) < count_tokens(comparison.fallback)
+    assert comparison.same_size == comparison.extractive
+    table = comparison.table().set_index("summary")
+    assert table.loc[EXTRACTIVE_SAME_SIZE, "kept"] == 11
+
+
+def test_at_the_fallbacks_size_a_long_session_keeps_far_more_than_the_fallback():
+    messages = long_session(40)
+    comparison = compare_summaries(messages, CONFIG)
+    fallback_size = count_tokens(comparison.fallback)
+    assert count_tokens(comparison.extractive) > fallback_size  # the full budget holds more than the fallback
+    assert count_tokens(comparison.same_size) <= fallback_size
+    table = comparison.table().set_index("summary")
+    assert table.loc[EXTRACTIVE, "retention"] == 1.0
+    # 241 facts do not fit in the fallback's ~670 tokens; the same size still keeps 4x as many.
+    assert table.loc[EXTRACTIVE_SAME_SIZE, "retention"] > 4 * table.loc[FALLBACK, "retention"]
+    assert table.loc[EXTRACTIVE_SAME_SIZE, "tokens"] == get_counter("cl100k_base").count_text(comparison.same_size)
+
+
+def long_session(rounds: int) -> list[dict[str, Any]]:
+    """A session of many read/test/patch rounds, each with its own paths, commands and errors."""
+    messages: list[dict[str, Any]] = [
+        {"role": "system", "content": "You are a coding agent."},
+        {"role": "user", "content": "Make every module's tests pass."},
+    ]
+    for n in range(rounds):
+        module = f"src/pkg/module_{n}.py"
+        messages += [
+            {"role": "assistant", "content": "", "tool_calls": [_call(f"r{n}", "read_file", path=module)]},
+            {"role": "tool", "tool_call_id": f"r{n}", "content": f"def handler_{n}(event):\n    return event\n"},
+            {"role": "assistant", "content": "", "tool_calls": [
+                _call(f"t{n}", "terminal", command=f"pytest -q tests/test_module_{n}.py")]},
+            {"role": "tool", "tool_call_id": f"t{n}", "content": json.dumps(
+                {"output": f"E   KeyError: 'field_{n}'\n1 failed in 0.{n}s", "exit_code": 1})},
+            {"role": "assistant", "content": "", "tool_calls": [
+                _call(f"p{n}", "patch", path=module, old_string="return event", new_string=f"return event['field_{n}']")]},
+            {"role": "tool", "tool_call_id": f"p{n}", "content": json.dumps({"success": True})},
+        ]
+    messages += [
+        {"role": "user", "content": "Now run the whole suite."},
+        {"role": "assistant", "content": "", "tool_calls": [_call("all", "terminal", command="pytest -q")]},
+        {"role": "tool", "tool_call_id": "all", "content": json.dumps({"output": "80 passed in 3.10s", "exit_code": 0})},
+        {"role": "assistant", "content": "All 80 tests pass."},
+    ]
+    return messages
 
 
 def test_both_summaries_get_the_same_redaction():

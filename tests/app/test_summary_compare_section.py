@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 from core import ContextCompressor
 from core.analysis.facts import extract_facts, retention
 from core.phases.summary import strip_summary_prefix
 from core.profiles import get_profile
-from core.summarizers.extractive import ExtractiveSummarizer
+from core.summarizers.extractive import ExtractiveSummarizer, count_tokens
 from core.tokens import get_counter
 from tests.app.conftest import SAMPLES, go, load_messages, run, sidebar_config, upload
 
@@ -43,9 +44,16 @@ def test_long_sample_figures_match_an_independent_computation(app):
     summarised = ContextCompressor(config, summarizer=capturing).compress(messages)
     fell_back = ContextCompressor(config, summarizer=None).compress(messages)
     assert (summarised.outcome, fell_back.outcome) == ("summarized", "fallback")
+    fallback_body = strip_summary_prefix(fell_back.summary_text, profile)
+    fallback_size = count_tokens(fallback_body)
+    request = capturing.requests[0]
+    same_size = ExtractiveSummarizer().summarize_request(
+        dataclasses.replace(request, summary_budget=fallback_size, max_tokens=fallback_size)
+    )
     bodies = {
         "Offline extractive summary": strip_summary_prefix(summarised.summary_text, profile),
-        "Hermes v0.16.0 fallback": strip_summary_prefix(fell_back.summary_text, profile),
+        "Offline summary at the fallback's size": same_size.strip(),
+        "Hermes v0.16.0 fallback": fallback_body,
     }
     turn_facts = extract_facts(capturing.requests[0].turns)
     span_facts = extract_facts(messages[summarised.turns_start:summarised.compress_end])
@@ -63,13 +71,16 @@ def test_long_sample_figures_match_an_independent_computation(app):
         assert (row["original facts"], row["original kept"]) == (len(span_facts), int(span_kept.sum())), name
         assert abs(row["retention"] - kept.mean()) < 1e-12
     # On the long session the offline summary keeps every fact of its turns; the fallback loses most.
+    # Within the fallback's own size it still keeps at least 90 %.
     assert table.loc["Offline extractive summary", "retention"] == 1.0
+    assert table.loc["Offline summary at the fallback's size", "retention"] >= 0.9
+    assert table.loc["Offline summary at the fallback's size", "tokens"] <= table.loc["Hermes v0.16.0 fallback", "tokens"]
     assert table.loc["Hermes v0.16.0 fallback", "retention"] < 0.5
 
-    fallback_body = bodies["Hermes v0.16.0 fallback"]
-    expected_lost = [value for value in turn_facts["value"] if value not in fallback_body]
-    (lost,) = lost_tables  # the offline summary lost nothing, so only the fallback has a table
-    assert lost["value"].tolist() == expected_lost
+    # The offline summary lost nothing, so only the other two have a table.
+    same_size_lost, lost = lost_tables
+    assert same_size_lost["value"].tolist() == [value for value in turn_facts["value"] if value not in same_size]
+    assert lost["value"].tolist() == [value for value in turn_facts["value"] if value not in fallback_body]
     assert (lost["message_index"] >= summarised.turns_start).all()
     assert any("Nothing: every fact of these turns is in it verbatim." in c.value for c in app.caption)
     codes = [code.value for code in app.code]

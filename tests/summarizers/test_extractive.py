@@ -159,6 +159,66 @@ def test_exact_summary_of_a_finished_fix() -> None:
     assert _summarize(CSV_FIX) == CSV_FIX_SUMMARY
 
 
+def test_a_budget_a_little_short_drops_only_the_least_important_lines() -> None:
+    # 20 tokens short of the full summary: the loose identifier goes first; every action stays.
+    summary = _summarize(CSV_FIX, budget=count_tokens(CSV_FIX_SUMMARY) - 20)
+    assert count_tokens(summary) <= count_tokens(CSV_FIX_SUMMARY) - 20
+    assert "- Identifiers: write_row" not in summary
+    assert "2. PATCH src/export/csv_writer.py — applied [tool: patch]" in summary
+    assert "4. REPLIED to user — All 8 tests pass now." in summary
+
+
+# Two thirds of the full size: the essential lines first, then the exact values in compact lines
+# rather than the long action lines that quoted them.
+CSV_FIX_TIGHT_SUMMARY = """## Active Task
+User asked: 'Great. Does the JSON export have the same bug?'
+
+## Goal
+The CSV export crashes on empty rows. Fix it in src/export/csv_writer.py, and don't change the output format.
+
+## Constraints & Preferences
+- Fix it in src/export/csv_writer.py, and don't change the output format.
+
+## Completed Actions
+None.
+
+## Active State
+- Working directory: /work/shop
+
+## In Progress
+None.
+
+## Blocked
+None.
+
+## Key Decisions
+None.
+
+## Resolved Questions
+None.
+
+## Pending User Asks
+None.
+
+## Relevant Files
+None.
+
+## Remaining Work
+None.
+
+## Critical Context
+- Commands: `pytest -q tests/test_csv.py`
+- Earlier error: FAILED tests/test_csv.py::test_empty_row - IndexError: list index out of range
+- Values: 1 failed, 7 passed, 0.52s, 8 passed, 0.48s
+- Identifiers: write_row"""
+
+
+def test_exact_summary_under_a_tight_budget_keeps_every_value() -> None:
+    summary = _summarize(CSV_FIX, budget=227)
+    assert summary == CSV_FIX_TIGHT_SUMMARY
+    assert retention_score(retention(extract_facts(CSV_FIX), summary)) == 1.0
+
+
 # --- work interrupted by a blocker, with an unanswered ask and a masked secret ----------------
 
 DEPLOY = [
