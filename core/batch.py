@@ -222,6 +222,7 @@ def analyze_messages(
     ``summarizer`` defaults to the one ``settings`` names.
     """
     from core.analysis.facts import extract_facts, retention, retention_score
+    from core.analysis.phase1 import plan_for
     from core.analysis.savings import phase_savings
     from core.analysis.zones import HEAD, MIDDLE, TAIL, analyze_zones
     from core.tokens import encoding_name_for_model, get_counter
@@ -230,12 +231,13 @@ def analyze_messages(
     config = settings.config()
     encoding = encoding_name_for_model(settings.model)
     counter = get_counter(encoding)
-    zones = analyze_zones(messages, config)
+    plan = plan_for(messages, config)  # Phase 1 prepared once for the zones and the savings
+    zones = analyze_zones(messages, config, plan=plan)
     if use_summarizer and summarizer is None:
         summarizer = make_summarizer(settings)
     compressor = ContextCompressor(config, summarizer=summarizer)
     result: CompressionResult = compressor.compress(messages, focus_topic=settings.focus_topic or None)
-    savings = phase_savings(messages, config, counter, result)
+    savings = phase_savings(messages, config, counter, result, plan=plan)
     steps = {step.key: step for step in savings.steps}
     original, final = steps["original"], steps["final"]
 

@@ -26,10 +26,12 @@ from core.analysis.overview import (
     tokens_by_role,
     tokens_by_tool,
 )
+from core.analysis.phase1 import usable_plan
 from core.compressor import CompressionResult, CompressorConfig
 from core.phases import assemble, boundaries, prune
 from core.phases.content import role_of
-from core.tokens import TokenCounter, estimate_messages_tokens_rough, make_estimator
+from core.phases.prune import PrunePlan
+from core.tokens import TokenCounter, estimate_messages_tokens_rough
 
 # Step keys in pipeline order, with their labels (the palette in charts.py uses the keys).
 STEP_LABELS: dict[str, str] = {
@@ -112,28 +114,19 @@ def _with_indices(base: list[Any], source: list[Any], indices: Sequence[int]) ->
 
 
 def phase1_steps(
-    messages: Sequence[Any], config: CompressorConfig
+    messages: Sequence[Any], config: CompressorConfig, *, plan: PrunePlan | None = None
 ) -> tuple[list[tuple[str, list[Any], list[int]]], int, dict[int, list[str]]]:
     """The list after each Phase-1 step, with the indices each step touched.
 
     Returns ``([(step key, list, touched indices), ...], prune_boundary, actions)``; the last list
-    equals ``prune_old_tool_results(...).messages``.
+    equals ``prune_old_tool_results(...).messages``. ``plan``: the Phase-1 plan of ``messages``
+    with the config's estimator (:func:`core.analysis.phase1.plan_for`).
     """
-    estimator = make_estimator(config.token_estimator, config.model)
-    work = [m.copy() if isinstance(m, dict) else m for m in messages]
-    actions: dict[int, list[str]] = {}
-    call_map = prune.build_call_map(work)
-    boundary = prune.find_prune_boundary(
-        work, config.protect_last_n, config.tail_token_budget, estimator.message_tokens
-    )
-    prune.dedup_tool_results(work, actions)
-    after_dedup = list(work)
+    plan = usable_plan(plan, messages, config)
+    pruned = plan.apply(config.protect_last_n, config.tail_token_budget)
+    boundary, actions = pruned.prune_boundary, pruned.actions
+    after_dedup, after_pass2, after_pass3 = plan.pass_lists(boundary)
     dedup_idx = sorted(i for i, a in actions.items() if prune.DEDUPLICATED in a)
-
-    prune.summarize_old_tool_results(work, boundary, call_map, actions)
-    after_pass2 = list(work)
-    prune.shrink_old_tool_call_args(work, boundary, actions)
-    after_pass3 = list(work)
 
     one_liner_idx = sorted(i for i, a in actions.items() if prune.ONE_LINER in a)
     image_idx = sorted(i for i, a in actions.items() if prune.IMAGE_STRIPPED in a)
@@ -185,6 +178,8 @@ def phase_savings(
     config: CompressorConfig,
     counter: TokenCounter,
     result: CompressionResult | None = None,
+    *,
+    plan: PrunePlan | None = None,
 ) -> SavingsAnalysis:
     """Token totals after each step, from the original conversation to the final one.
 
@@ -195,6 +190,8 @@ def phase_savings(
         result: A compression of ``messages`` under ``config``. Without one, only Phase 1 is
             shown and the later steps stay at zero. When the compressor returned early because
             the conversation is too small, nothing runs, so every step is zero.
+        plan: The Phase-1 plan of ``messages`` with the config's estimator
+            (:func:`core.analysis.phase1.plan_for`), kept to make the next parameter change cheap.
     """
     original = list(messages)
     exact0, hermes0 = _totals(original, counter)
@@ -224,7 +221,7 @@ def phase_savings(
         add("final", original, [])
         return SavingsAnalysis(steps, "too_small", original, original, original, None, {}, True)
 
-    phase1, boundary, actions = phase1_steps(original, config)
+    phase1, boundary, actions = phase1_steps(original, config, plan=plan)
     for key, listing, touched in phase1:
         add(key, listing, touched)
     pruned = phase1[-1][1]

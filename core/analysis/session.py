@@ -18,7 +18,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from core.analysis.phase1 import estimator_key, plan_for
 from core.compressor import CompressorConfig
+from core.phases.prune import PrunePlan
 from core.tokens import TokenCounter, encoding_name_for_model, get_counter
 
 if TYPE_CHECKING:  # pandas loads in about a second: only the tables need it, not the first paint
@@ -81,6 +83,7 @@ class Transcript:
     messages: list[dict[str, Any]]
     _tables: dict[str, pd.DataFrame] = field(default_factory=dict, repr=False)
     _memo: OrderedDict[Hashable, Any] = field(default_factory=OrderedDict, repr=False)
+    _plans: dict[Hashable, PrunePlan] = field(default_factory=dict, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     @property
@@ -109,6 +112,20 @@ class Transcript:
                 table = message_frame(self.messages, get_counter(encoding), sources=sources)
                 self._tables[encoding] = table
             return table
+
+    def prune_plan(self, config: CompressorConfig) -> PrunePlan:
+        """The Phase-1 plan of the messages with ``config``'s token estimator (once per estimator).
+
+        Pass it to the analyses (``plan=``): after a parameter change they only look for the new
+        prune boundary instead of re-running Phase 1.
+        """
+        key = estimator_key(config.token_estimator, config.model)
+        with self._lock:
+            plan = self._plans.get(key)
+            if plan is None:
+                plan = plan_for(self.messages, config)
+                self._plans[key] = plan
+            return plan
 
     def memo(self, key: Hashable, compute: Callable[[], T]) -> T:
         """``compute()`` once per key; the most recent ``MEMO_ENTRIES`` results are kept."""

@@ -14,8 +14,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from core import profiles as P
+from core.analysis.phase1 import usable_plan
 from core.compressor import CompressorConfig, ContextCompressor
-from core.phases import boundaries, prune, summary
+from core.phases import boundaries, summary
+from core.phases.prune import PrunePlan
 from core.summarizers.base import SummaryRequest
 from core.tokens import make_estimator
 
@@ -55,8 +57,14 @@ class PendingSummary:
         return self.compressor.redact_many(texts)
 
 
-def pending_summary(messages: Sequence[Any], config: CompressorConfig) -> PendingSummary:
-    """Phases 1-2 and the rehydration, exactly as ``compress()`` runs them on a fresh compressor."""
+def pending_summary(
+    messages: Sequence[Any], config: CompressorConfig, *, plan: PrunePlan | None = None
+) -> PendingSummary:
+    """Phases 1-2 and the rehydration, exactly as ``compress()`` runs them on a fresh compressor.
+
+    ``plan``: the Phase-1 plan of ``messages`` with the config's estimator
+    (:func:`core.analysis.phase1.plan_for`), kept to make the next parameter change cheap.
+    """
     messages = list(messages)
     compressor = ContextCompressor(config, summarizer=None)
     profile = compressor.profile
@@ -65,9 +73,7 @@ def pending_summary(messages: Sequence[Any], config: CompressorConfig) -> Pendin
     if n <= boundaries.protect_head_size(messages, config.protect_first_n) + P.MIN_TAIL_MESSAGES + 1:
         return PendingSummary(config, compressor, "too_small", [])
 
-    pruned = prune.prune_old_tool_results(
-        messages, config.protect_last_n, compressor.tail_token_budget, message_tokens=estimator.message_tokens
-    )
+    pruned = usable_plan(plan, messages, config).apply(config.protect_last_n, compressor.tail_token_budget)
     work = pruned.messages
     head_size = boundaries.protect_head_size(work, config.protect_first_n)
     compress_start = boundaries.align_boundary_forward(work, head_size)

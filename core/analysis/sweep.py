@@ -34,9 +34,11 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from core import profiles as P
+from core.analysis.phase1 import estimator_key
 from core.compressor import CompressorConfig
 from core.phases import assemble, boundaries, prune
 from core.phases import summary as summary_phase
+from core.phases.prune import PrunePlan
 from core.profiles import get_profile
 from core.tokens import encoding_name_for_model, get_counter, make_estimator, message_rough_chars
 
@@ -110,15 +112,24 @@ def _call_id(call: Any) -> Any:
     return None
 
 
-def prepare_sweep(messages: Sequence[Any], estimator: str = "hermes", model: str = "") -> SweepBase:
-    """Measure ``messages`` once (the expensive part of a sweep; cache it per transcript)."""
+def prepare_sweep(
+    messages: Sequence[Any], estimator: str = "hermes", model: str = "", *, plan: PrunePlan | None = None
+) -> SweepBase:
+    """Measure ``messages`` once (the expensive part of a sweep; cache it per transcript).
+
+    ``plan``: the conversation's Phase-1 plan with the same estimator
+    (:func:`core.analysis.phase1.plan_for`), when one is kept already.
+    """
     messages = list(messages)
     est = make_estimator(estimator, model)
     n = len(messages)
-    dedup_form = prune.prune_old_tool_results(messages, n, None, message_tokens=est.message_tokens,
-                                              record_actions=False).messages if n else []
-    pruned_form = prune.prune_old_tool_results(messages, 0, None, message_tokens=est.message_tokens,
-                                               record_actions=False).messages if n else []
+    if plan is None:
+        plan = PrunePlan(messages, est.message_tokens, key=estimator_key(estimator, model))
+    elif plan.key != estimator_key(estimator, model) or not plan.built_from(messages):
+        raise ValueError("the Phase-1 plan was built from other messages or with another estimator")
+    # Everything protected (boundary 0) leaves the deduplicated forms; nothing protected, the pruned ones.
+    dedup_form = plan.apply(n, None, record_actions=False).messages
+    pruned_form = plan.apply(0, None, record_actions=False).messages
     proxies = []
     call_ids: list[list[Any]] = []
     result_id: list[Any] = []
@@ -141,9 +152,9 @@ def prepare_sweep(messages: Sequence[Any], estimator: str = "hermes", model: str
         result_id.append(message.get("tool_call_id") if role == "tool" else None)
     base = SweepBase(
         messages=messages, estimator=estimator, model=model, proxies=proxies,
-        walk_original=[est.message_tokens(m) for m in messages],
-        walk_dedup=[est.message_tokens(m) for m in dedup_form],
-        walk_pruned=[est.message_tokens(m) for m in pruned_form],
+        walk_original=plan.source_weights(),
+        walk_dedup=plan.result_weights(0),
+        walk_pruned=plan.result_weights(n),
         size_dedup=[], size_pruned=[], dedup_form=dedup_form, pruned_form=pruned_form,
         call_ids=call_ids, result_id=result_id, tokens_before=est.messages_tokens(messages) if n else 0,
     )

@@ -15,9 +15,11 @@ from typing import Any
 import pandas as pd
 
 from core import profiles as P
+from core.analysis.phase1 import usable_plan
 from core.compressor import CompressorConfig
-from core.phases import boundaries, prune
+from core.phases import boundaries
 from core.phases.boundaries import TailCut
+from core.phases.prune import PrunePlan
 from core.tokens import estimate_messages_tokens_rough, make_estimator, message_rough_chars
 
 HEAD, MIDDLE, TAIL, UNCHANGED = "HEAD", "MIDDLE", "TAIL", "UNCHANGED"
@@ -101,6 +103,8 @@ def analyze_zones(
     config: CompressorConfig,
     exact_tokens: Sequence[int] | None = None,
     count_message: Callable[[Any], int] | None = None,
+    *,
+    plan: PrunePlan | None = None,
 ) -> ZoneAnalysis:
     """Compute the zones ``compress()`` would use for ``messages`` under ``config``.
 
@@ -111,6 +115,8 @@ def analyze_zones(
             estimator's counts otherwise).
         count_message: How to count one message in the same unit as ``exact_tokens``; used for
             the messages Phase 1 shortens, to show what is left of them.
+        plan: The Phase-1 plan of ``messages`` with the config's estimator
+            (:func:`core.analysis.phase1.plan_for`), kept to make the next parameter change cheap.
     """
     messages = list(messages)
     n = len(messages)
@@ -133,7 +139,9 @@ def analyze_zones(
     compress_start = compress_end = prune_boundary = None
     tail_cut: TailCut | None = None
     actions: dict[int, list[str]] = {}
-    budget_tokens = [estimator.message_tokens(m) for m in messages]
+    plan = None if small else usable_plan(plan, messages, config)
+    # The plan weighs each message with the estimator once and keeps the weights.
+    budget_tokens = plan.source_weights() if plan is not None else [estimator.message_tokens(m) for m in messages]
     tail_walk = _suffix_sums(budget_tokens)
     shown_tokens = list(exact_tokens) if exact_tokens is not None else list(budget_tokens)
     count = count_message or estimator.message_tokens
@@ -142,9 +150,8 @@ def analyze_zones(
         zones = [UNCHANGED] * n
         middle_empty = True
     else:
-        pruned = prune.prune_old_tool_results(
-            messages, config.protect_last_n, budget, message_tokens=estimator.message_tokens
-        )
+        assert plan is not None
+        pruned = plan.apply(config.protect_last_n, budget)
         prune_boundary = pruned.prune_boundary
         actions = pruned.actions
         work = pruned.messages
@@ -154,7 +161,7 @@ def analyze_zones(
         compress_end = tail_cut.cut
         middle_empty = compress_start >= compress_end or compress_start >= n
         # The tail walk runs over the pruned list, so its running sum is drawn from that list.
-        tail_walk = _suffix_sums([estimator.message_tokens(m) for m in work])
+        tail_walk = _suffix_sums(plan.result_weights(prune_boundary))
         for index in actions:
             after_phase1[index] = min(count(work[index]), shown_tokens[index])
         zones = [HEAD if i < compress_start else (MIDDLE if i < compress_end else TAIL) for i in range(n)]
