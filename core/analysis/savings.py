@@ -31,7 +31,7 @@ from core.compressor import CompressionResult, CompressorConfig
 from core.phases import assemble, boundaries, prune
 from core.phases.content import role_of
 from core.phases.prune import PrunePlan
-from core.tokens import TokenCounter, estimate_messages_tokens_rough
+from core.tokens import TokenCounter, message_rough_chars
 
 # Step keys in pipeline order, with their labels (the palette in charts.py uses the keys).
 STEP_LABELS: dict[str, str] = {
@@ -169,8 +169,30 @@ def reassemble(pruned: list[Any], result: CompressionResult) -> tuple[list[Any],
     return assembled, repaired, final, stripped
 
 
-def _totals(messages: Sequence[Any], counter: TokenCounter) -> tuple[int, int]:
-    return counter.count_messages(messages), estimate_messages_tokens_rough(messages)
+class _Totals:
+    """Exact and estimated totals of lists that share most of their message objects.
+
+    Each message object is measured once: the exact total is the sum of the per-message counts
+    (as ``TokenCounter.count_messages``), the estimate applies the ceiling to the summed characters
+    (as ``estimate_messages_tokens_rough``).
+    """
+
+    def __init__(self, counter: TokenCounter) -> None:
+        self.counter = counter
+        self.measured: dict[int, tuple[Any, int, int, int]] = {}  # id -> (message kept alive, exact, chars, images)
+
+    def __call__(self, messages: Sequence[Any]) -> tuple[int, int]:
+        measured = self.measured
+        exact = chars = images = 0
+        for message in messages:
+            entry = measured.get(id(message))
+            if entry is None:
+                entry = (message, self.counter.count_message(message), *message_rough_chars(message))
+                measured[id(message)] = entry
+            exact += entry[1]
+            chars += entry[2]
+            images += entry[3]
+        return exact, (chars + 3) // 4 + P.ROUGH_IMAGE_TOKENS * images
 
 
 def phase_savings(
@@ -194,12 +216,13 @@ def phase_savings(
             (:func:`core.analysis.phase1.plan_for`), kept to make the next parameter change cheap.
     """
     original = list(messages)
-    exact0, hermes0 = _totals(original, counter)
+    totals = _Totals(counter)
+    exact0, hermes0 = totals(original)
     steps = [Step("original", STEP_LABELS["original"], exact0, hermes0, 0, 0)]
     too_small = len(original) <= boundaries.protect_head_size(original, config.protect_first_n) + P.MIN_TAIL_MESSAGES + 1
 
     def add(key: str, listing: Sequence[Any], touched: Sequence[int], note: str = "") -> None:
-        exact, hermes = _totals(listing, counter)
+        exact, hermes = totals(listing)
         previous = steps[-1]
         steps.append(
             Step(
