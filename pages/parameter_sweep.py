@@ -52,7 +52,8 @@ config = settings.config()
 started = time.perf_counter()
 try:
     base = transcript.memo(("sweep-base", settings.token_estimator, settings.model),
-                           lambda: prepare_sweep(transcript.messages, settings.token_estimator, settings.model))
+                           lambda: prepare_sweep(transcript.messages, settings.token_estimator, settings.model,
+                                                 plan=transcript.prune_plan(config)))
     table = transcript.memo(
         ("sweep", settings, thresholds, ratios, tuple(firsts), respect),
         lambda: sweep(base, config, thresholds=thresholds, ratios=ratios, protect_first_ns=firsts,

@@ -38,9 +38,15 @@ WHERE_IT_GOES = {
 
 def _view(transcript: Transcript, settings: Settings, strict: bool) -> Any:
     from core.analysis.redaction_view import redaction_view
+    from core.analysis.summary_input import pending_summary
 
     config = dataclasses.replace(settings.config(), strict_redaction=strict)
-    return transcript.memo(("redaction-view", settings, strict), lambda: redaction_view(transcript.messages, config))
+
+    def compute() -> Any:
+        pending = pending_summary(transcript.messages, config, plan=transcript.prune_plan(config))
+        return redaction_view(transcript.messages, config, pending=pending)
+
+    return transcript.memo(("redaction-view", settings, strict), compute)
 
 
 def _highlighted(view: Any, blocks: list[int]) -> str:

@@ -34,7 +34,10 @@ else:
         result = offline_compression(transcript, settings)
     origin = "the built-in offline extractive summary (run **Compress & preview** to use a model)"
     memo_key = ("savings", settings, "offline")
-savings = transcript.memo(memo_key, lambda: phase_savings(transcript.messages, settings.config(), counter, result))
+config = settings.config()
+savings = transcript.memo(
+    memo_key, lambda: phase_savings(transcript.messages, config, counter, result, plan=transcript.prune_plan(config))
+)
 
 st.caption(f"The summary step uses {origin}.")
 first, last = savings.steps[0], savings.steps[-1]

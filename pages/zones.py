@@ -13,10 +13,11 @@ settings = page_setup()
 transcript = require_transcript()
 source_caption(transcript)
 frame = transcript.message_table(settings.encoding)
+config = settings.config()
 zones = transcript.memo(
     ("zones", settings),
-    lambda: analyze_zones(transcript.messages, settings.config(), frame["tokens"].tolist(),
-                          transcript.counter(settings.encoding).count_message),
+    lambda: analyze_zones(transcript.messages, config, frame["tokens"].tolist(),
+                          transcript.counter(settings.encoding).count_message, plan=transcript.prune_plan(config)),
 )
 
 if zones.would_compress:
