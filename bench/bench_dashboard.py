@@ -51,16 +51,17 @@ def bench_analysis() -> list[dict[str, Any]]:
         timings: dict[str, float] = {}
         timings["message table"], frame = _timed(lambda: transcript.message_table(settings.encoding))
         counter = transcript.counter(settings.encoding)
+        config = settings.config()
         timings["zones"], zones = _timed(
-            lambda: analyze_zones(transcript.messages, settings.config(), frame["tokens"].tolist(),
-                                  counter.count_message)
+            lambda: analyze_zones(transcript.messages, config, frame["tokens"].tolist(),
+                                  counter.count_message, plan=transcript.prune_plan(config))
         )
         timings["zone map figure"], _ = _timed(lambda: charts.zone_map_figure(zones))
         timings["offline compression"], result = _timed(
             lambda: ContextCompressor(settings.config(), summarizer=ExtractiveSummarizer()).compress(transcript.messages)
         )
         timings["phase savings"], savings = _timed(
-            lambda: phase_savings(transcript.messages, settings.config(), counter, result)
+            lambda: phase_savings(transcript.messages, config, counter, result, plan=transcript.prune_plan(config))
         )
         timings["waterfall figure"], _ = _timed(lambda: charts.waterfall_figure(savings))
         return timings
