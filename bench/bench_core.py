@@ -22,7 +22,9 @@ from bench.common import RESULTS, ROOT, best_of, print_table, save
 from bench.corpus import generate_transcript, write_corpus_file
 from core import CompressorConfig, ContextCompressor
 from core import tokens as tok
-from core.phases import boundaries, prune
+from core.analysis.phase1 import plan_for
+from core.analysis.zones import analyze_zones
+from core.phases import boundaries
 from core.phases.assemble import sanitize_tool_pairs, strip_historical_media
 
 SIZES = (1_000, 4_000, 10_000)
@@ -108,7 +110,8 @@ def bench_counting(inputs: dict[str, list[dict]]) -> list[dict]:
 
 
 def analysis(messages: list[dict], config: CompressorConfig, kept: dict | None = None) -> object:
-    """The non-LLM pipeline: Phase 1, zones, assembly without a summary, repairs, estimates.
+    """The non-LLM pipeline: Phase 1, zones, assembly without a summary, repairs, estimates, and
+    the Zones page's per-message table (``analyze_zones``) that the dashboard draws.
 
     ``kept`` holds what the dashboard keeps per transcript whatever the parameters (its Phase-1
     plan and the exact token counts); pass the same dict again to re-analyse after a parameter
@@ -117,18 +120,19 @@ def analysis(messages: list[dict], config: CompressorConfig, kept: dict | None =
     kept = {} if kept is None else kept
     plan = kept.get("plan")
     if plan is None:
-        plan = kept["plan"] = prune.PrunePlan(messages)
+        plan = kept["plan"] = plan_for(messages, config)
     pruned = plan.apply(config.protect_last_n, config.tail_token_budget)
     zones = boundaries.compute_zones(pruned.messages, config.protect_first_n, config.tail_token_budget)
     assembled = pruned.messages[: zones.compress_start] + [{"role": "user", "content": "summary"}]
     assembled += pruned.messages[zones.compress_end :]
     repaired, _ = sanitize_tool_pairs(assembled)
     final, _ = strip_historical_media(repaired)
+    counter = tok.get_counter("cl100k_base")
     exact = kept.get("exact tokens")
     if exact is None:
-        counter = tok.get_counter("cl100k_base")
         exact = kept["exact tokens"] = [counter.count_message(m) for m in messages]
-    return zones, tok.estimate_messages_tokens_rough(final), sum(exact)
+    table = analyze_zones(messages, config, exact, counter.count_message, plan=plan)
+    return zones, tok.estimate_messages_tokens_rough(final), sum(exact), table
 
 
 def bench_pipeline(inputs: dict[str, list[dict]]) -> tuple[list[dict], dict]:

@@ -8,14 +8,23 @@ results are the same either way.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
-from typing import Any
+import threading
+import weakref
+from collections.abc import Callable, Hashable, Sequence
+from typing import Any, TypeVar
 
 from core.compressor import CompressorConfig
 from core.phases.prune import PrunePlan
 from core.tokens import encoding_name_for_model, make_estimator
 
-__all__ = ["estimator_key", "plan_for", "usable_plan"]
+__all__ = ["derived", "estimator_key", "plan_for", "usable_plan"]
+
+T = TypeVar("T")
+
+# Values an analysis derives from a plan's messages and estimator alone (whole-conversation
+# estimates, running totals, roles), kept as long as the plan lives.
+_DERIVED: weakref.WeakKeyDictionary[PrunePlan, dict[Hashable, Any]] = weakref.WeakKeyDictionary()
+_DERIVED_LOCK = threading.Lock()
 
 
 def estimator_key(token_estimator: str, model: str = "") -> Hashable:
@@ -40,3 +49,20 @@ def usable_plan(plan: PrunePlan | None, messages: Sequence[Any], config: Compres
     if not plan.built_from(messages):
         raise ValueError("the Phase-1 plan was built from other messages")
     return plan
+
+
+def derived(plan: PrunePlan | None, name: Hashable, compute: Callable[[], T]) -> T:
+    """``compute()`` once per plan and ``name``; every time when there is no plan.
+
+    Only for values that depend on nothing but the plan's messages and estimator: a parameter
+    change must not change them.
+    """
+    if plan is None:
+        return compute()
+    with _DERIVED_LOCK:
+        values = _DERIVED.setdefault(plan, {})
+        if name in values:
+            return values[name]
+    value = compute()
+    with _DERIVED_LOCK:
+        return values.setdefault(name, value)

@@ -15,7 +15,7 @@ from typing import Any
 import pandas as pd
 
 from core import profiles as P
-from core.analysis.phase1 import usable_plan
+from core.analysis.phase1 import derived, usable_plan
 from core.compressor import CompressorConfig
 from core.phases import boundaries
 from core.phases.boundaries import TailCut
@@ -90,6 +90,13 @@ def cumulative_prompt_tokens(messages: Sequence[Any], config: CompressorConfig) 
     return out
 
 
+def _zone_list(n: int, compress_start: int, compress_end: int) -> list[str]:
+    """HEAD below ``compress_start``, MIDDLE below ``compress_end``, TAIL from there on."""
+    head = min(max(compress_start, 0), n)
+    middle = max(0, min(compress_end, n) - head)
+    return [HEAD] * head + [MIDDLE] * middle + [TAIL] * (n - head - middle)
+
+
 def first_crossing(cumulative: Sequence[int], threshold: int) -> int | None:
     """The first index whose value reaches ``threshold`` (``>=``, like ``should_compress``)."""
     for index, value in enumerate(cumulative):
@@ -124,25 +131,26 @@ def analyze_zones(
     threshold = config.threshold_tokens
     budget = config.tail_token_budget
     soft_ceiling = int(budget * P.TAIL_SOFT_CEILING_FACTOR)
-    if config.token_estimator == "hermes":
-        prompt_tokens = estimate_messages_tokens_rough(messages)
-    else:
-        prompt_tokens = estimator.messages_tokens(messages)
-    cumulative = cumulative_prompt_tokens(messages, config)
-    first_trigger = first_crossing(cumulative, threshold)
-    would_compress = prompt_tokens >= threshold
-
     head_size = boundaries.protect_head_size(messages, config.protect_first_n)
     min_messages = head_size + P.MIN_TAIL_MESSAGES + 1
     small = n <= min_messages
+    plan = None if small else usable_plan(plan, messages, config)
+
+    # Whole-conversation estimates depend on the messages and the estimator only: once per plan.
+    if config.token_estimator == "hermes":
+        prompt_tokens = derived(plan, "prompt tokens", lambda: estimate_messages_tokens_rough(messages))
+    else:
+        prompt_tokens = derived(plan, "prompt tokens", lambda: estimator.messages_tokens(messages))
+    cumulative = derived(plan, "prompt so far", lambda: cumulative_prompt_tokens(messages, config))
+    first_trigger = first_crossing(cumulative, threshold)
+    would_compress = prompt_tokens >= threshold
 
     compress_start = compress_end = prune_boundary = None
     tail_cut: TailCut | None = None
     actions: dict[int, list[str]] = {}
-    plan = None if small else usable_plan(plan, messages, config)
     # The plan weighs each message with the estimator once and keeps the weights.
     budget_tokens = plan.source_weights() if plan is not None else [estimator.message_tokens(m) for m in messages]
-    tail_walk = _suffix_sums(budget_tokens)
+    tail_walk = derived(plan, "suffix sums", lambda: _suffix_sums(budget_tokens))
     shown_tokens = list(exact_tokens) if exact_tokens is not None else list(budget_tokens)
     count = count_message or estimator.message_tokens
     after_phase1 = list(shown_tokens)
@@ -162,22 +170,33 @@ def analyze_zones(
         middle_empty = compress_start >= compress_end or compress_start >= n
         # The tail walk runs over the pruned list, so its running sum is drawn from that list.
         tail_walk = _suffix_sums(plan.result_weights(prune_boundary))
+        # A plan hands out the same pruned message objects on every apply, so each is counted once
+        # per counting function (bound methods of one counter compare equal; the key keeps it alive).
+        counted: dict[int, int] = derived(plan, ("counted pruned forms", count), dict)
         for index in actions:
-            after_phase1[index] = min(count(work[index]), shown_tokens[index])
-        zones = [HEAD if i < compress_start else (MIDDLE if i < compress_end else TAIL) for i in range(n)]
+            pruned_form = work[index]
+            tokens = counted.get(id(pruned_form))
+            if tokens is None:
+                tokens = counted[id(pruned_form)] = count(pruned_form)
+            after_phase1[index] = min(tokens, shown_tokens[index])
+        zones = _zone_list(n, compress_start, compress_end)
 
+    protected_from = n if prune_boundary is None else min(max(prune_boundary, 0), n)
+    phase1 = [""] * n
+    for index, names in actions.items():
+        phase1[index] = ", ".join(names)
     table = pd.DataFrame(
         {
             "index": range(n),
-            "role": [_role(m) for m in messages],
+            "role": derived(plan, "roles", lambda: [_role(m) for m in messages]),
             "zone": zones,
             "tokens": shown_tokens,
             "after_phase1": after_phase1,
             "budget_tokens": budget_tokens,
             "prompt_so_far": cumulative,
             "tail_walk": tail_walk,
-            "prune_protected": [prune_boundary is not None and i >= prune_boundary for i in range(n)],
-            "phase1": [", ".join(actions.get(i, [])) for i in range(n)],
+            "prune_protected": [False] * protected_from + [True] * (n - protected_from),
+            "phase1": phase1,
         }
     )
     analysis = ZoneAnalysis(
