@@ -74,18 +74,21 @@ _FORM_SENSITIVE_KEYS = frozenset(
         "password", "auth", "jwt", "session", "secret", "key", "code", "signature", "x-amz-signature",
     }
 )
-# Cheap pre-checks: every match of the pattern contains these, so checking them first is exact
-# and skips the slow scans on ordinary text.
-_DB_LITERALS = ("postgres", "mysql", "mongodb", "redis", "amqp")
-_DIGIT_COLON_RE = re.compile(r"\d:")
-
-
-def _fold(text: str) -> str:
-    """Lower-case ``text`` the way ``re.IGNORECASE`` matches ASCII letters (ſ, ı, İ and the Kelvin sign too)."""
-    lowered = text.lower()
-    if not text.isascii():
-        lowered = lowered.replace("\u017f", "s").replace("\u0131", "i").replace("i\u0307", "i")
-    return lowered
+# Cheap pre-checks. Each probe below finds something exactly when its pattern finds a match
+# (``_DB_SCHEME_RE`` only needs the scheme), but opens with a literal character or keyword the
+# regex engine scans for quickly, instead of trying the pattern's opening (an optional group, a
+# case-insensitive word, a run of digits) at every position of long tool outputs. The JSON keys
+# all open with a, t, s, p, r, b or k (case-insensitively: the class folds like the letters, ſ
+# and the Kelvin sign included): checking that first is cheaper than trying the twelve
+# alternatives after every double quote of a JSON-heavy text.
+_JSON_PROBE_RE = re.compile(_JSON_FIELD_RE.pattern.replace('("(?:', '("(?=[atsprbk])(?:', 1), re.IGNORECASE)
+_ENV_PROBE_RE = re.compile(r"(?:API_?KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH)[A-Z0-9_]{0,50}\s*=\s*\S")
+_AUTH_PROBE_RE = re.compile(r":(?<=(?i:Authorization):)\s*(?i:Bearer)\s+\S")
+_TELEGRAM_PROBE_RE = re.compile(r":(?<=\d{8}:)[-A-Za-z0-9_]{30}")
+_DB_SCHEME_RE = re.compile(
+    r"://(?:(?<=(?i:amqp)://)|(?<=(?i:mysql|redis)://)|(?<=(?i:mongodb)://)|(?<=(?i:postgres)://)"
+    r"|(?<=(?i:postgresql)://)|(?<=(?i:mongodb\+srv)://))"
+)
 _DISCORD_RE = re.compile(r"<@!?(\d{17,20})>")
 _PHONE_RE = re.compile(r"(\+[1-9]\d{6,14})(?![A-Za-z0-9])")
 
@@ -120,23 +123,48 @@ def _mask_phone(match: re.Match[str]) -> str:
     return number[:4] + "****" + number[-4:]
 
 
-# Every vendor alternative starts with one of these literals: a text containing none of them
-# cannot match, and looking for plain bytes is far cheaper than running the 36-way alternation at
-# every character of long tool outputs.
+# Every vendor alternative starts with one of these literals, right after a character outside
+# ``[A-Za-z0-9_-]`` (or at the start): a text without such an occurrence cannot match.
 _VENDOR_STARTS = (
     "sk-", "ghp_", "github_pat_", "gho_", "ghu_", "ghs_", "ghr_", "xox", "AIza", "pplx-", "fal_", "fc-",
     "bb_live_", "gAAAA", "AKIA", "sk_", "rk_live_", "SG.", "hf_", "r8_", "npm_", "pypi-", "dop_v1_",
     "doo_v1_", "am_", "tvly-", "exa_", "gsk_", "syt_", "retaindb_", "hsk-", "mem0_", "brv_", "xai-",
 )
-_VENDOR_STARTS_BYTES = tuple(literal.encode() for literal in _VENDOR_STARTS)
+_BOUNDARY = r"(?<![A-Za-z0-9_-])"
+
+
+def _after_boundary(separator: str, heads: tuple[str, ...]) -> re.Pattern[str]:
+    """``separator`` preceded by one of ``heads`` that starts after a boundary.
+
+    The pattern starts with a literal character, which the regex engine finds with a plain scan
+    (far cheaper than trying an alternation at every position); the look-behinds are grouped by
+    width because each must have a fixed one.
+    """
+    by_width: dict[int, list[str]] = {}
+    for head in heads:
+        by_width.setdefault(len(re.sub(r"\[[^]]*\]", "x", head)), []).append(head)
+    checks = "|".join(
+        f"(?<={_BOUNDARY}(?:{'|'.join(group)}){re.escape(separator)})" for _width, group in sorted(by_width.items())
+    )
+    return re.compile(f"{re.escape(separator)}(?:{checks})")
+
+
+# The literals above, each found by its first "_", "-" or "." (or its "A" when it has none).
+_VENDOR_GATES = (
+    _after_boundary(
+        "_",
+        ("gh[pousr]", "github", "fal", "bb", "sk", "rk", "hf", "r8", "npm", "dop", "doo", "am", "exa", "gsk", "syt",
+         "retaindb", "mem0", "brv"),
+    ),
+    _after_boundary("-", ("sk", "xox[baprs]", "pplx", "fc", "pypi", "tvly", "hsk", "xai")),
+    _after_boundary(".", ("SG",)),
+    re.compile(rf"A(?:(?<={_BOUNDARY}A)(?:Iza|KIA)|(?<={_BOUNDARY}gA)AAA)"),
+)
 
 
 def _has_vendor_start(text: str) -> bool:
-    if text.isascii():
-        return any(literal in text for literal in _VENDOR_STARTS)
-    # Searching wide strings is slow; their UTF-8 bytes contain the ASCII literals just the same.
-    data = text.encode("utf-8", "surrogatepass")
-    return any(literal in data for literal in _VENDOR_STARTS_BYTES)
+    """Is one of the vendor literals in ``text`` right after a boundary (necessary for a match)?"""
+    return any(gate.search(text) is not None for gate in _VENDOR_GATES)
 
 
 def _vendor_sub(text: str) -> str:
@@ -149,50 +177,101 @@ def _json_gate(text: str) -> bool:
     return ":" in text and '"' in text
 
 
+def _env_gate(text: str) -> bool:
+    return "=" in text and _ENV_PROBE_RE.search(text) is not None
+
+
+def _auth_gate(text: str) -> bool:
+    return ("uthorization" in text or "UTHORIZATION" in text) and _AUTH_PROBE_RE.search(text) is not None
+
+
+def _telegram_gate(text: str) -> bool:
+    return ":" in text and _TELEGRAM_PROBE_RE.search(text) is not None
+
+
 def _db_gate(text: str) -> bool:
-    return "://" in text and any(literal in _fold(text) for literal in _DB_LITERALS)
+    return "://" in text and _DB_SCHEME_RE.search(text) is not None
 
 
 @dataclass(frozen=True)
 class _Pass:
-    """One redaction pass: a cheap gate, the replacement, and the pattern whose match it needs."""
+    """One redaction pass: a cheap gate, the replacement, and the pattern whose match it needs.
+
+    ``gate(text)`` is false only when the pass cannot change ``text``. ``probe`` (optional) has a
+    ``search`` that finds something in a text wherever the pattern matches; it is only worth
+    having where it is cheap and the gate alone lets much ordinary text through.
+    """
 
     gate: Callable[[str], bool]
     apply: Callable[[str], str]
-    pattern: Any  # has ``search(text)``; None: the pass cannot be skipped by a search
+    pattern: Any  # the pattern ``apply`` substitutes; None for the form-body pass
+    probe: Any = None
 
 
 _PASSES: tuple[_Pass, ...] = (
     _Pass(_has_vendor_start, _vendor_sub, _VENDOR_RE),
     _Pass(
-        lambda t: "=" in t,
+        _env_gate,
         lambda t: _ENV_RE.sub(lambda m: f"{m.group(1)}={m.group(2)}{mask_secret(m.group(3))}{m.group(2)}", t),
         _ENV_RE,
     ),
-    _Pass(_json_gate, lambda t: _JSON_FIELD_RE.sub(lambda m: f'{m.group(1)}: "{mask_secret(m.group(2))}"', t), _JSON_FIELD_RE),
     _Pass(
-        lambda t: "uthorization" in t or "UTHORIZATION" in t,
-        lambda t: _AUTH_HEADER_RE.sub(lambda m: m.group(1) + mask_secret(m.group(2)), t),
-        _AUTH_HEADER_RE,
+        _json_gate,
+        lambda t: _JSON_FIELD_RE.sub(lambda m: f'{m.group(1)}: "{mask_secret(m.group(2))}"', t),
+        _JSON_FIELD_RE,
+        _JSON_PROBE_RE,
     ),
+    _Pass(_auth_gate, lambda t: _AUTH_HEADER_RE.sub(lambda m: m.group(1) + mask_secret(m.group(2)), t), _AUTH_HEADER_RE),
+    _Pass(_telegram_gate, lambda t: _TELEGRAM_RE.sub(lambda m: f"{m.group(1) or ''}{m.group(2)}:***", t), _TELEGRAM_RE),
     _Pass(
-        lambda t: ":" in t and _DIGIT_COLON_RE.search(t) is not None,
-        lambda t: _TELEGRAM_RE.sub(lambda m: f"{m.group(1) or ''}{m.group(2)}:***", t),
-        _TELEGRAM_RE,
+        lambda t: "BEGIN" in t and "-----" in t,
+        lambda t: _PRIVATE_KEY_RE.sub("[REDACTED PRIVATE KEY]", t),
+        _PRIVATE_KEY_RE,
+        _PRIVATE_KEY_RE,
     ),
-    _Pass(lambda t: "BEGIN" in t and "-----" in t, lambda t: _PRIVATE_KEY_RE.sub("[REDACTED PRIVATE KEY]", t), _PRIVATE_KEY_RE),
     _Pass(_db_gate, lambda t: _DB_URL_RE.sub(lambda m: m.group(1) + "***" + m.group(3), t), _DB_URL_RE),
-    _Pass(lambda t: "eyJ" in t, lambda t: _JWT_RE.sub(lambda m: mask_secret(m.group(0)), t), _JWT_RE),
+    _Pass(lambda t: "eyJ" in t, lambda t: _JWT_RE.sub(lambda m: mask_secret(m.group(0)), t), _JWT_RE, _JWT_RE),
     _Pass(lambda t: "&" in t and "=" in t, _redact_form_body, None),
 )
 _DISCORD_PASS = _Pass(
-    lambda t: "<@" in t, lambda t: _DISCORD_RE.sub(lambda m: "<@!***>" if "!" in m.group(0) else "<@***>", t), _DISCORD_RE
+    lambda t: "<@" in t,
+    lambda t: _DISCORD_RE.sub(lambda m: "<@!***>" if "!" in m.group(0) else "<@***>", t),
+    _DISCORD_RE,
+    _DISCORD_RE,
 )
-_PHONE_PASS = _Pass(lambda t: "+" in t, lambda t: _PHONE_RE.sub(_mask_phone, t), _PHONE_RE)
+_PHONE_PASS = _Pass(lambda t: "+" in t, lambda t: _PHONE_RE.sub(_mask_phone, t), _PHONE_RE, _PHONE_RE)
 
 
 def _passes(discord_mentions: bool) -> tuple[_Pass, ...]:
     return _PASSES + ((_DISCORD_PASS,) if discord_mentions else ()) + (_PHONE_PASS,)
+
+
+def _reference_substitutes(text: str, discord_mentions: bool) -> bool:
+    """Does one of the reference's own pre-checks let ``text`` into a pass that calls ``re.sub``?"""
+    return (
+        any(literal in text for literal in _VENDOR_STARTS)
+        or "=" in text
+        or ":" in text  # the JSON, Telegram and database passes all need one
+        or "uthorization" in text
+        or "UTHORIZATION" in text
+        or ("BEGIN" in text and "-----" in text)
+        or "eyJ" in text
+        or (discord_mentions and "<@" in text)
+        or "+" in text
+    )
+
+
+def _plain_text(text: str, discord_mentions: bool) -> str:
+    """``text``, or a plain ``str`` copy of a str subclass where the reference would make one.
+
+    ``re.sub`` returns a plain ``str`` even when nothing matches, so the reference returns a
+    subclass instance as a plain copy once any substitution pass has run on it, which depends on
+    its pre-checks rather than on the tighter ones used here (the copy only differs where the
+    subclass formats or prints itself differently).
+    """
+    if type(text) is str or not _reference_substitutes(text, discord_mentions):
+        return text
+    return str.__str__(text)
 
 
 def redact_sensitive_text(text: Any, *, discord_mentions: bool = False) -> Any:
@@ -207,25 +286,35 @@ def redact_sensitive_text(text: Any, *, discord_mentions: bool = False) -> Any:
         text = str(text)
     if not text:
         return text
+    text = _plain_text(text, discord_mentions)
     for redaction_pass in _passes(discord_mentions):
         if redaction_pass.gate(text):
             text = redaction_pass.apply(text)
     return text
 
 
-# Joins texts for one search per pass. None of the patterns is anchored, and their boundary
-# checks treat this character like the start or end of a text, so any match inside one text is
-# also found in the joined text: a pass with no match there can be skipped for every text.
+# Joins texts for one check per pass. None of the patterns is anchored, and their boundary
+# checks treat this character like the start or end of a text, so a gate or probe that finds
+# something in one text also finds it in the joined text: a pass whose gate or probe finds
+# nothing there can be skipped for every text.
 _JOIN = "\x00"
 
 
 def redact_many(texts: list[str], *, discord_mentions: bool = False) -> list[str]:
     """``redact_sensitive_text`` over many strings, skipping passes that cannot match any of them."""
-    texts = list(texts)
+    texts = [text if type(text) is str or not text else _plain_text(text, discord_mentions) for text in texts]
+    joined = None
     for redaction_pass in _passes(discord_mentions):
-        if redaction_pass.pattern is not None:
+        if joined is None:
             joined = _JOIN.join(texts)
-            if not redaction_pass.gate(joined) or redaction_pass.pattern.search(joined) is None:
-                continue
-        texts = [redaction_pass.apply(t) if t and redaction_pass.gate(t) else t for t in texts]
+        gate = redaction_pass.gate
+        if not gate(joined) or (redaction_pass.probe is not None and redaction_pass.probe.search(joined) is None):
+            continue
+        apply = redaction_pass.apply
+        for i, text in enumerate(texts):
+            if text and gate(text):
+                redacted = apply(text)
+                if redacted is not text:
+                    texts[i] = redacted
+                    joined = None
     return texts
