@@ -34,12 +34,10 @@ TEMPLATE_SECTIONS: tuple[str, ...] = (
 def is_summary_text(text: str, profile: Profile) -> bool:
     # Every prefix starts with "[": only text starting with "[" or with whitespace can match,
     # which avoids copying long tool outputs just to left-strip them.
-    head = text[:1]
-    if head != "[":
-        if not head.isspace():
-            return False
-        text = text.lstrip()
-    return any(text.startswith(prefix) for prefix in profile.recognised_prefixes)
+    prefixes = profile.recognised_prefixes
+    if text.startswith(prefixes):
+        return True
+    return text[:1].isspace() and text.lstrip().startswith(prefixes)
 
 
 def is_summary_content(content: Any, profile: Profile) -> bool:
@@ -63,9 +61,16 @@ def with_summary_prefix(text: str, profile: Profile) -> str:
 def find_existing_summary(messages: Sequence[Any], compress_end: int, profile: Profile) -> int | None:
     """Index of the newest handoff summary in ``messages[s:compress_end]`` (``s`` skips a system prompt)."""
     start = 1 if messages and role_of(messages[0]) == "system" else 0
+    prefixes = profile.recognised_prefixes
     for k in range(min(compress_end, len(messages)) - 1, start - 1, -1):
         message = messages[k]
-        if isinstance(message, dict) and is_summary_content(message.get("content"), profile):
+        if not isinstance(message, dict):
+            continue
+        content = message.get("content")
+        if type(content) is str:  # the common case, checked inline
+            if content.startswith(prefixes) or (content[:1].isspace() and content.lstrip().startswith(prefixes)):
+                return k
+        elif is_summary_content(content, profile):
             return k
     return None
 
@@ -91,59 +96,82 @@ def serialize_for_summary(
     ``redact_many`` (optional) redacts a whole list at once; it must give exactly what ``redact``
     gives per text, and only exists because one search per pass over all turns is faster.
     """
+    # First the texts to redact (each content, then each dict tool call's arguments) and, per
+    # turn, its block's label, or for an assistant with tool calls the label and one entry per
+    # call: the function name to write with the next redacted text, or a finished line.
     raw: list[Any] = []
+    plan: list[Any] = []
     for message in turns:
         if not isinstance(message, dict):
             raw.append(str(message))
+            plan.append("[UNKNOWN]: ")
             continue
         content = message.get("content") or ""
         raw.append(content if isinstance(content, str) else str(content))  # as the redactor would
-        if message.get("role") == "assistant":
-            calls = message.get("tool_calls")
-            if calls:
-                for call in calls if isinstance(calls, list) else [calls]:
-                    if isinstance(call, dict):
-                        function = call.get("function", {})
-                        args = function.get("arguments", "") if isinstance(function, dict) else ""
-                        raw.append(args if isinstance(args, str) else str(args))
-    if redact_many is not None:
-        redacted = iter(redact_many(raw))
-    else:
-        redacted = iter([redact(r) for r in raw])
-
-    blocks = []
-    for message in turns:
-        if not isinstance(message, dict):
-            blocks.append(f"[UNKNOWN]: {truncate_content(_as_text(next(redacted)))}")
-            continue
         role = message.get("role", "unknown")
-        content = truncate_content(_as_text(next(redacted)))
         if role == "tool":
-            blocks.append(f"[TOOL RESULT {message.get('tool_call_id', '')}]: {content}")
+            plan.append(f"[TOOL RESULT {message.get('tool_call_id', '')}]: ")
         elif role == "assistant":
-            block = f"[ASSISTANT]: {content}"
-            tool_calls = message.get("tool_calls")
-            if tool_calls:
-                lines = []
-                for call in tool_calls if isinstance(tool_calls, list) else [tool_calls]:
-                    if isinstance(call, dict):
-                        function = call.get("function", {})
-                        if not isinstance(function, dict):
-                            function = {}
-                        name = function.get("name", "?")
-                        args = _as_text(next(redacted))
-                        if len(args) > P.TOOL_ARGS_MAX:
-                            args = args[: P.TOOL_ARGS_HEAD] + "..."
-                        lines.append(f"  {name}({args})")
-                    else:
-                        function = getattr(call, "function", None)
-                        name = getattr(function, "name", "?") if function else "?"
-                        lines.append(f"  {name}(...)")
-                block += "\n[Tool calls:\n" + "\n".join(lines) + "\n]"
-            blocks.append(block)
+            calls = message.get("tool_calls")
+            if not calls:
+                plan.append("[ASSISTANT]: ")
+                continue
+            entries: list[tuple[bool, Any]] = []
+            for call in calls if isinstance(calls, list) else [calls]:
+                if isinstance(call, dict):
+                    function = call.get("function", {})
+                    if not isinstance(function, dict):
+                        function = {}
+                    args = function.get("arguments", "")
+                    raw.append(args if isinstance(args, str) else str(args))
+                    entries.append((True, function.get("name", "?")))
+                else:
+                    function = getattr(call, "function", None)
+                    name = getattr(function, "name", "?") if function else "?"
+                    entries.append((False, f"  {name}(...)"))
+            plan.append(("[ASSISTANT]: ", entries))
         else:
-            blocks.append(f"[{str(role).upper()}]: {content}")
-    return "\n\n".join(blocks)
+            plan.append(f"[{str(role).upper()}]: ")
+    redacted = redact_many(raw) if redact_many is not None else [redact(r) for r in raw]
+
+    # The output is assembled from pieces in one join, so long contents are copied only once.
+    # Inserting a text into an f-string formats it; only a str subclass can format differently
+    # from its own characters, so only then is ``format`` applied, as the f-string would.
+    content_max, args_max, args_head = P.CONTENT_MAX, P.TOOL_ARGS_MAX, P.TOOL_ARGS_HEAD
+    parts: list[str] = []
+    k = 0
+    for entry in plan:
+        content = redacted[k]
+        k += 1
+        if not isinstance(content, str):
+            content = str(content)
+        if len(content) > content_max:
+            content = truncate_content(content)
+        if type(content) is not str:
+            content = format(content, "")
+        if parts:
+            parts.append("\n\n")
+        if type(entry) is str:
+            parts.append(entry)
+            parts.append(content)
+            continue
+        label, entries = entry
+        lines = []
+        for takes_args, value in entries:
+            if takes_args:
+                args = redacted[k]
+                k += 1
+                if not isinstance(args, str):
+                    args = str(args)
+                if len(args) > args_max:
+                    args = args[:args_head] + "..."
+                lines.append(f"  {value}({args})")
+            else:
+                lines.append(value)
+        parts.append(label)
+        parts.append(content)
+        parts.append("\n[Tool calls:\n" + "\n".join(lines) + "\n]")
+    return "".join(parts)
 
 
 def redacted_turns(turns: Sequence[Any], redact: Redactor) -> list[Any]:
@@ -269,20 +297,24 @@ def build_summary_prompt(
     line, one instruction paragraph), a blank line, the template, the closing sentences, and the
     focus block at the very end.
     """
-    if previous_summary:
-        body = (
-            f"{_ITERATIVE_INTRO}\n\nPREVIOUS SUMMARY:\n{previous_summary}\n\n"
-            f"NEW TURNS TO INCORPORATE:\n{serialized_turns}\n\n"
-            f"{_ITERATIVE_RULES}{profile.iterative_critical_sentence}"
-        )
-    else:
-        body = f"{_FIRST_INSTRUCTION}\n\nTURNS TO SUMMARIZE:\n{serialized_turns}\n\nUse this exact structure:"
     closing = (
         f"Target ~{summary_budget_tokens} tokens. Be concrete: include file paths, command outputs, error "
         "messages, line numbers and exact values, and avoid vague phrases such as \"made some changes\".\n\n"
         "Write only the summary body, with no preamble and no prefix."
     )
-    prompt = f"{_PREAMBLE}\n\n{body}\n\n{_template(profile)}\n\n{closing}"
+    # One string built in one go: the turns can be megabytes, and every intermediate copy of them
+    # costs a fresh allocation.
+    if previous_summary:
+        prompt = (
+            f"{_PREAMBLE}\n\n{_ITERATIVE_INTRO}\n\nPREVIOUS SUMMARY:\n{previous_summary}\n\n"
+            f"NEW TURNS TO INCORPORATE:\n{serialized_turns}\n\n"
+            f"{_ITERATIVE_RULES}{profile.iterative_critical_sentence}\n\n{_template(profile)}\n\n{closing}"
+        )
+    else:
+        prompt = (
+            f"{_PREAMBLE}\n\n{_FIRST_INSTRUCTION}\n\nTURNS TO SUMMARIZE:\n{serialized_turns}\n\n"
+            f"Use this exact structure:\n\n{_template(profile)}\n\n{closing}"
+        )
     if focus_topic:
         prompt += (
             f'\n\nFOCUS TOPIC: "{focus_topic}"\n'
