@@ -75,6 +75,32 @@ _REPR_CACHE_MIN_CHARS = 256
 _REPR_CACHE_MAX_CHARS = 64_000_000
 _repr_cache_chars = 0
 
+# Printable ASCII except the two quotes and the backslash: the characters ``repr`` writes as
+# themselves without affecting the choice of quotes.
+_REPR_PLAIN_BYTES = bytes(c for c in range(0x20, 0x7F) if c not in b"'\"\\")
+
+
+def _ascii_repr_len(value: str) -> int:
+    r"""``len(repr(value))`` of an ASCII string, counted from its few special characters.
+
+    Python's rules: the string is wrapped in two quotes; ``\\``, ``\n``, ``\r`` and ``\t`` take two
+    characters, other control characters and DEL four (``\xhh``); single quotes are used unless
+    the text has ``'`` and no ``"``, and only when it has both is each ``'`` escaped. Dropping
+    the plain characters leaves a short byte string to count them in, which is several times
+    faster than building the repr.
+    """
+    special = value.encode("ascii").translate(None, _REPR_PLAIN_BYTES)
+    length = len(value) + 2
+    if not special:
+        return length
+    squote = special.count(39)  # '
+    dquote = special.count(34)  # "
+    two = special.count(92) + special.count(10) + special.count(13) + special.count(9)  # \ \n \r \t
+    length += two + 3 * (len(special) - squote - dquote - two)
+    if squote and dquote:
+        length += squote
+    return length
+
 
 def _str_repr_len(value: str) -> int:
     global _repr_cache_chars
@@ -82,7 +108,7 @@ def _str_repr_len(value: str) -> int:
         return len(repr(value))
     cached = _REPR_LEN_CACHE.get(value)
     if cached is None:
-        cached = len(repr(value))
+        cached = _ascii_repr_len(value) if value.isascii() else len(repr(value))
         if _repr_cache_chars + len(value) > _REPR_CACHE_MAX_CHARS:
             _REPR_LEN_CACHE.clear()
             _repr_cache_chars = 0
@@ -128,16 +154,96 @@ def message_rough_chars(message: Any) -> tuple[int, int]:
     """``(len(str(shadow)), image_parts)`` of one message, as the rough estimator sees it."""
     if not isinstance(message, dict):
         return len(str(message)), 0
-    content = message.get("content")
-    if (
-        type(message) is dict
-        and not isinstance(content, (list, dict))
-        and "_anthropic_content_blocks" not in message
-    ):
-        # Fast path: the shadow is an identical copy of the message. Only top-level strings
-        # (the content) are worth remembering; small values are cheaper to repr directly.
-        return _dict_repr_len(message), 0
+    if type(message) is dict and "_anthropic_content_blocks" not in message:
+        content = message.get("content")
+        if type(content) is str or not isinstance(content, (list, dict)):
+            # Fast path: the shadow is an identical copy of the message.
+            light, chars = _light(message)
+            return len(repr(light)) + chars, 0
     return _dict_repr_len(_shadow(message)), _image_count(message)
+
+
+def _light(message: dict[str, Any]) -> tuple[dict[str, Any], int]:
+    """``(light, chars)`` with ``len(repr(message)) == len(repr(light)) + chars``.
+
+    ``light`` is ``message`` itself, or a copy (same keys, same order) in which a long content is
+    replaced by ``""`` and a list of plain tool calls by ``None``, their repr lengths being
+    counted apart: long strings from their remembered length, tool calls without building the
+    repr of every small dict (much of the cost of a whole-message repr).
+    """
+    light = message
+    chars = 0
+    content = message.get("content")
+    if type(content) is str and len(content) >= _REPR_CACHE_MIN_CHARS:
+        light = message.copy()
+        light["content"] = ""
+        chars += _str_repr_len(content) - 2
+    calls = message.get("tool_calls")
+    if type(calls) is list and calls:
+        calls_chars = _calls_repr_len(calls)
+        if calls_chars is not None:
+            if light is message:
+                light = message.copy()
+            light["tool_calls"] = None
+            chars += calls_chars - 4
+    return light, chars
+
+
+# Values whose repr cannot contain another object's (no recursion guard is involved).
+_LEAVES = frozenset({str, int, float, bool, type(None)})
+# ``len(repr(key))`` of the few dict keys tool calls use ("id", "type", "function", ...).
+_KEY_REPR_LEN: dict[str, int] = {}
+
+
+def _key_repr_len(key: Any) -> int | None:
+    if type(key) is str:
+        known = _KEY_REPR_LEN.get(key)
+        if known is None:
+            known = len(repr(key))
+            if len(_KEY_REPR_LEN) < 1_000:
+                _KEY_REPR_LEN[key] = known
+        return known
+    return len(repr(key)) if type(key) in _LEAVES else None
+
+
+def _calls_repr_len(calls: list[Any]) -> int | None:
+    """``len(repr(calls))`` for a list of dicts whose values are leaves or dicts of leaves; else None.
+
+    Python's rules: ``[a, b]`` and ``{k: v, ...}``, so a list of n items adds 2n characters to
+    its items' reprs and a dict of n items 4n to its keys' and values' (2 for an empty one).
+    """
+    leaves = _LEAVES
+    total = 2 * len(calls) if calls else 2
+    for call in calls:
+        if type(call) is not dict:
+            return None
+        total += 4 * len(call) if call else 2
+        for key, value in call.items():
+            key_len = _key_repr_len(key)
+            if key_len is None:
+                return None
+            total += key_len
+            kind = type(value)
+            if kind is str:
+                total += len(repr(value)) if len(value) < _REPR_CACHE_MIN_CHARS else _str_repr_len(value)
+            elif kind is dict:
+                total += 4 * len(value) if value else 2
+                for inner_key, inner in value.items():
+                    key_len = _key_repr_len(inner_key)
+                    if key_len is None:
+                        return None
+                    total += key_len
+                    if type(inner) is str:
+                        total += len(repr(inner)) if len(inner) < _REPR_CACHE_MIN_CHARS else _str_repr_len(inner)
+                    elif type(inner) in leaves:
+                        total += len(repr(inner))
+                    else:
+                        return None
+            elif kind in leaves:
+                total += len(repr(value))
+            else:
+                return None
+    return total
 
 
 def _dict_repr_len(message: dict[str, Any]) -> int:
@@ -153,14 +259,33 @@ def _dict_repr_len(message: dict[str, Any]) -> int:
     return len(repr(message))
 
 
+# Messages whose shadow is the message itself are measured together: ``repr`` of a list is its
+# items' reprs joined by ", " inside "[]", so one C-level call (per chunk, to bound the
+# temporary string) replaces a Python call per message.
+_CHUNK = 256
+
+
 def estimate_messages_tokens_rough(messages: Iterable[Any]) -> int:
     """``(sum of len(str(message)) + 3) // 4 + 1500 per image``: the ceiling applies once, to the sum."""
     chars = 0
     images = 0
+    chunk: list[Any] = []
     for message in messages:
+        if type(message) is dict and "_anthropic_content_blocks" not in message:
+            content = message.get("content")
+            if type(content) is str or not isinstance(content, (list, dict)):
+                light, extra = _light(message)
+                chars += extra
+                chunk.append(light)
+                if len(chunk) == _CHUNK:
+                    chars += len(repr(chunk)) - 2 * _CHUNK
+                    chunk = []
+                continue
         c, i = message_rough_chars(message)
         chars += c
         images += i
+    if chunk:
+        chars += len(repr(chunk)) - 2 * len(chunk)
     return (chars + 3) // 4 + P.ROUGH_IMAGE_TOKENS * images
 
 
