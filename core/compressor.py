@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from core import profiles as P
@@ -85,6 +85,12 @@ class CompressorConfig:
         if self.token_estimator not in ("hermes", "tiktoken"):
             raise ValueError(f"token_estimator must be 'hermes' or 'tiktoken', got {self.token_estimator!r}")
         self.abort_on_summary_failure = _coerce_bool(self.abort_on_summary_failure)
+
+    @classmethod
+    def from_settings(cls, settings: Any) -> CompressorConfig:
+        """A config from any settings object (the dashboard's, the batch's): every field of this
+        class that ``settings`` has under the same name; the defaults for the rest."""
+        return cls(**{f.name: getattr(settings, f.name) for f in fields(cls) if hasattr(settings, f.name)})
 
     @property
     def clamped_ratio(self) -> float:

@@ -55,17 +55,7 @@ class Settings:
     abort_on_summary_failure: bool = False
 
     def config(self) -> CompressorConfig:
-        return CompressorConfig(
-            context_length=self.context_length,
-            threshold_percent=self.threshold_percent,
-            protect_first_n=self.protect_first_n,
-            protect_last_n=self.protect_last_n,
-            summary_target_ratio=self.summary_target_ratio,
-            abort_on_summary_failure=self.abort_on_summary_failure,
-            profile=self.profile,
-            token_estimator=self.token_estimator,
-            model=self.model,
-        )
+        return CompressorConfig.from_settings(self)
 
     @property
     def encoding(self) -> str:

@@ -122,3 +122,21 @@ def test_unknown_profile_and_estimator_are_rejected():
 @pytest.mark.parametrize(("value", "expected"), [("true", True), ("YES", True), ("1", True), ("no", False), (True, True)])
 def test_abort_flag_string_coercion(value, expected):
     assert CompressorConfig(abort_on_summary_failure=value).abort_on_summary_failure is expected
+
+
+def test_config_from_settings_takes_every_field_of_the_same_name():
+    from dataclasses import fields
+
+    from core.analysis.session import Settings
+    from core.batch import AnalysisSettings
+
+    dashboard = Settings(context_length=200_000, threshold_percent=0.7, protect_first_n=1, protect_last_n=9,
+                         summary_target_ratio=0.3, profile="v0.15.1", token_estimator="tiktoken", model="gpt-4o",
+                         abort_on_summary_failure=True)
+    config = dashboard.config()
+    assert config == CompressorConfig(200_000, 0.7, 1, 9, 0.3, True, "v0.15.1", "tiktoken", "gpt-4o")
+    assert config.strict_redaction is False  # the dashboard's settings have no such field: the default
+    batch = AnalysisSettings(context_length=64_000, strict_redaction=True, summarizer="llm", summary_model="x")
+    assert batch.config() == CompressorConfig(context_length=64_000, strict_redaction=True)
+    # Every compressor field is one of the batch's settings, so nothing is silently left at a default.
+    assert {f.name for f in fields(CompressorConfig)} <= set(AnalysisSettings.__dataclass_fields__)
