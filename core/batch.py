@@ -15,9 +15,12 @@ from __future__ import annotations
 
 import glob
 import os
+import signal
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -124,6 +127,8 @@ class AnalysisSettings:
     format: str | None = None
     all_sessions: bool = True
     server_model: str | None = None
+    # Give up on a file after this many seconds of wall time (None: no limit); see process_file.
+    timeout_s: float | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -342,6 +347,45 @@ def error_text(exc: BaseException, file: str) -> str:
     return f"{file}: {type(exc).__name__}: {text}"
 
 
+class FileTimeout(BaseException):
+    """A file took longer than the batch's per-file limit.
+
+    A ``BaseException``, like ``KeyboardInterrupt``: the ``except Exception`` of a reader trying
+    one format after another must not swallow it and carry on without a limit.
+    """
+
+
+@contextmanager
+def time_limit(seconds: float | None) -> Iterator[None]:
+    """Raise :class:`FileTimeout` in this thread once ``seconds`` of wall time have passed.
+
+    A real-time interval timer (``SIGALRM``), so it only works in a process's main thread on a
+    POSIX system, where the pool and Ray workers run their tasks; elsewhere it does nothing. It
+    interrupts Python code, not a single long call into a C library (it fires when that returns).
+    """
+    usable = (
+        seconds is not None
+        and seconds > 0
+        and hasattr(signal, "setitimer")
+        and threading.current_thread() is threading.main_thread()
+    )
+    if not usable:
+        yield
+        return
+    assert seconds is not None
+
+    def expire(_signum: int, _frame: Any) -> None:
+        raise FileTimeout(f"timed out after {seconds:g} s (the per-file limit)")
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
 def process_file(path: str, settings: dict[str, Any], data: bytes | None = None) -> list[dict[str, Any]]:
     """The report rows of one file: one per session (or only the main one), or one error row.
 
@@ -349,35 +393,43 @@ def process_file(path: str, settings: dict[str, Any], data: bytes | None = None)
         path: The file, as it is named in the report (and read from disk unless ``data`` is given).
         settings: ``AnalysisSettings.as_dict()``.
         data: The file's bytes, when the caller read them (workers without the file system).
-    """
-    from core.formats import load
 
+    With ``timeout_s`` set, a file still being read or analysed after that many seconds becomes an
+    error row saying so, and the batch goes on with the next file.
+    """
     started = time.perf_counter()
     try:
         options = AnalysisSettings.from_dict(settings)
-        source: Any = data if data is not None else path
-        # Bytes are named by the path, so messages read the same as when the worker opens the file.
-        name = path if data is not None else None
-        conversation = load(source, filename=name, format=options.format)
-        conversations = [conversation]
-        if options.all_sessions and len(conversation.sessions) > 1:
-            conversations = [
-                conversation
-                if info.id == conversation.session_id
-                else load(source, filename=name, format=options.format, session=info.id)
-                for info in conversation.sessions
-            ]
-        rows = []
-        for conv in conversations:
-            began = time.perf_counter()
-            analysis = analyze_messages(conv.messages, options)
-            rows.append(_row(path, conv, analysis, time.perf_counter() - began))
-        return rows
-    except Exception as exc:  # a bad file is a row with its error, never a crash of the batch
+        with time_limit(options.timeout_s):
+            return _file_rows(path, options, data)
+    except (Exception, FileTimeout) as exc:  # a bad file is a row with its error, never a crash
         row = _empty_row(path)
-        row["error"] = error_text(exc, path)
+        row["error"] = f"{path}: {exc}" if isinstance(exc, FileTimeout) else error_text(exc, path)
         row["seconds"] = round(time.perf_counter() - started, 6)
         return [row]
+
+
+def _file_rows(path: str, options: AnalysisSettings, data: bytes | None) -> list[dict[str, Any]]:
+    from core.formats import load
+
+    source: Any = data if data is not None else path
+    # Bytes are named by the path, so messages read the same as when the worker opens the file.
+    name = path if data is not None else None
+    conversation = load(source, filename=name, format=options.format)
+    conversations = [conversation]
+    if options.all_sessions and len(conversation.sessions) > 1:
+        conversations = [
+            conversation
+            if info.id == conversation.session_id
+            else load(source, filename=name, format=options.format, session=info.id)
+            for info in conversation.sessions
+        ]
+    rows = []
+    for conv in conversations:
+        began = time.perf_counter()
+        analysis = analyze_messages(conv.messages, options)
+        rows.append(_row(path, conv, analysis, time.perf_counter() - began))
+    return rows
 
 
 # --- finding the files ---------------------------------------------------------------------------

@@ -66,6 +66,16 @@ def _positive_int(text: str) -> int:
     return value
 
 
+def _positive_seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {text!r}")
+    return value
+
+
 def _count(text: str) -> int:
     value = _int(text)
     if value < 0:
@@ -170,6 +180,8 @@ def build_parser() -> argparse.ArgumentParser:
     batch.add_argument("--workers", type=_positive_int, metavar="N", help="worker processes (default: all cores)")
     batch.add_argument("--main-session-only", action="store_true",
                        help="one row per file (its main session) instead of one per session")
+    batch.add_argument("--timeout", type=_positive_seconds, metavar="SECONDS",
+                       help="give up on a file after SECONDS and report it as an error row (default: no limit)")
     batch.add_argument("--json", action="store_true", help="print the corpus totals as JSON")
 
     serve = commands.add_parser("serve", help="start the dashboard on 127.0.0.1",
@@ -487,7 +499,7 @@ def cmd_batch(args: argparse.Namespace) -> int:
     if args.address and args.engine != "ray":
         raise UsageError("--address only applies to --engine ray")
     settings = _settings(args)
-    settings = dataclasses.replace(settings, all_sessions=not args.main_session_only)
+    settings = dataclasses.replace(settings, all_sessions=not args.main_session_only, timeout_s=args.timeout)
     paths = find_transcripts(args.sources)
     local = _LocalModel()
     try:

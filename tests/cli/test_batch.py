@@ -230,3 +230,48 @@ def test_sample_stores_give_one_row_per_session():
     assert len(sessions) > 1
     assert sorted(frame["session"]) == sorted(sessions)
     assert (frame["format"] == "hermes").all() and frame["error"].isna().all()
+
+
+# --- per-file time limit -------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def slow_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A transcript whose analysis takes several seconds (about ten times the corpus's big one)."""
+    return write_openai(tmp_path_factory.mktemp("slow") / "slow.json", agent_messages(7, 2200, 1500))
+
+
+def test_a_file_over_the_time_limit_is_an_error_row_and_the_batch_goes_on(corpus, slow_file):
+    import signal
+
+    process_file(str(corpus.tiny), AnalysisSettings().as_dict())  # imports and encodings loaded once
+    before = signal.getsignal(signal.SIGALRM)
+    frame = run_batch([str(slow_file), str(corpus.tiny)], AnalysisSettings(timeout_s=1.0), workers=1)
+    slow, tiny = frame.iloc[0], frame.iloc[1]
+    assert slow["error"] == f"{slow_file}: timed out after 1 s (the per-file limit)"
+    assert pd.isna(slow["messages"]) and 1.0 <= slow["seconds"] < 10
+    assert pd.isna(tiny["error"]) and tiny["messages"] == 2
+    # The timer is disarmed and the previous handler back once each file is done.
+    assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+    assert signal.getsignal(signal.SIGALRM) is before
+
+
+def test_the_limit_holds_in_pool_workers_and_a_generous_one_changes_nothing(corpus, slow_file, inline_report):
+    limited = run_batch([str(slow_file), str(corpus.tiny)], AnalysisSettings(timeout_s=1.0), workers=2)
+    assert limited.iloc[0]["error"] == f"{slow_file}: timed out after 1 s (the per-file limit)"
+    good = [str(path) for path in corpus.good]
+    generous = run_batch(good, AnalysisSettings(timeout_s=600), workers=2)
+    expected = inline_report[inline_report["file"].isin(good)]
+    pd.testing.assert_frame_equal(stable(generous), stable(expected.reset_index(drop=True)))
+
+
+def test_timeout_option(cli, corpus, tmp_path):
+    out = tmp_path / "report.csv"
+    # The corpus's big transcript takes far longer than 50 ms to analyse.
+    run = cli("batch", corpus.big, corpus.tiny, "-o", out, "--workers", "1", "--timeout", "0.05")
+    assert run.code == 0, run.err
+    frame = pd.read_csv(out)
+    assert frame["error"].iloc[0] == f"{corpus.big}: timed out after 0.05 s (the per-file limit)"
+    assert "timed out after 0.05 s" in run.err  # the warning quotes the first error row
+    for bad in ("0", "-3", "soon", "inf"):
+        assert_one_line_error(cli("batch", corpus.tiny, "-o", out, "--timeout", bad), "--timeout")

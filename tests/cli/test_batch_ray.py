@@ -51,6 +51,15 @@ def test_ray_engine_joins_an_existing_cluster(corpus, tmp_path, inline_report, r
     assert done.returncode == 0, done.stderr[-2000:]
     assert "Traceback" not in done.stderr
     pd.testing.assert_frame_equal(stable(pd.read_parquet(out)), stable(inline_report))
+    # The per-file limit travels with the settings and holds inside Ray's workers too.
+    limited = subprocess.run(
+        [sys.executable, "-m", "core", "batch", str(corpus.big), "-o", str(tmp_path / "limited.csv"),
+         "--engine", "ray", "--address", ray_cluster, "--timeout", "0.05"],
+        cwd=REPO, capture_output=True, text=True, timeout=540,
+    )
+    assert limited.returncode == 0, limited.stderr[-2000:]
+    error = pd.read_csv(tmp_path / "limited.csv")["error"].iloc[0]
+    assert error == f"{corpus.big}: timed out after 0.05 s (the per-file limit)"
 
 
 def test_unreachable_cluster_is_a_clear_error(corpus, tmp_path):
