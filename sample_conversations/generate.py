@@ -180,6 +180,7 @@ def main() -> None:
     write_json("hermes_trajectory_sharegpt.json", sessions.sharegpt_session(ChatSession(seed=29)))
     write_jsonl("claude_code_session.jsonl", sessions.claude_code_session(random.Random(31)))
     write_jsonl("codex_rollout.jsonl", sessions.codex_rollout(random.Random(37)))
+    write_jsonl("codex_exec_run.jsonl", sessions.codex_exec_run(random.Random(39)))
     write_json("openhands_trajectory.json", sessions.openhands_trajectory(random.Random(41)))
     write_json("langchain_messages.json", sessions.langchain_messages(random.Random(43)))
     write_json("swe_agent_run.traj", sessions.swe_agent_trajectory(random.Random(47)))

@@ -812,6 +812,72 @@ def codex_rollout(rng: random.Random) -> list[dict[str, Any]]:
 
 
 # ---------------------------------------------------------------------------------------------
+# codex exec --json event stream
+
+def codex_exec_run(rng: random.Random) -> list[dict[str, Any]]:
+    """The events ``codex exec --json "..."`` prints for one coding task (the prompt itself is an argument)."""
+    files = dict(project.BASE_FILES)
+    events: list[dict[str, Any]] = []
+    counter = [0]
+
+    def new_id() -> str:
+        counter[0] += 1
+        return f"item_{counter[0] - 1}"
+
+    def item(event: str, body: dict[str, Any]) -> None:
+        events.append({"type": f"item.{event}", "item": body})
+
+    def command(text: str, output: str, exit_code: int, streamed: bool = True) -> None:
+        item_id = new_id()
+        if streamed:
+            item("started", {"id": item_id, "type": "command_execution", "command": text, "aggregated_output": "",
+                             "exit_code": None, "status": "in_progress"})
+        item("completed", {"id": item_id, "type": "command_execution", "command": text, "aggregated_output": output,
+                           "exit_code": exit_code, "status": "completed" if exit_code == 0 else "failed"})
+
+    def todo(item_id: str, event: str, done: int) -> None:
+        steps = ["Reproduce the same-currency rounding bug", "Quantize same-currency amounts in convert()",
+                 "Run the currency tests and ruff"]
+        item(event, {"id": item_id, "type": "todo_list", "items": [{"text": step, "completed": k < done} for k, step in enumerate(steps)]})
+
+    events.append({"type": "thread.started", "thread_id": _uuid(rng)})
+    events.append({"type": "turn.started"})
+    item("completed", {"id": new_id(), "type": "reasoning",
+                       "text": "**Locating convert()**\n\nThe same-currency branch returns early; check whether it skips rounding."})
+    plan_id = new_id()
+    todo(plan_id, "started", 0)
+    lines = files[C].split("\n")
+    start = next(n for n, line in enumerate(lines) if line.startswith("def convert"))
+    command("bash -lc 'rg -n \"def convert\" -A 6 src/ledgerline/currency.py'",
+            "\n".join(f"{n}:{line}" for n, line in enumerate(lines[start:start + 7], start=start + 1)), 0)
+    item("completed", {"id": new_id(), "type": "reasoning",
+                       "text": "**Reproducing**\n\nAdd a test for EUR→EUR with three decimals and run the currency tests."})
+    item("completed", {"id": new_id(), "type": "file_change", "changes": [{"path": "tests/test_currency.py", "kind": "update"}],
+                       "status": "completed"})
+    failing = ("tests/test_currency.py", "test_convert_same_currency_rounds",
+               "assert convert(Decimal(\"12.345\"), \"EUR\", \"EUR\", table, day) == Decimal(\"12.34\")",
+               "AssertionError: assert Decimal('12.345') == Decimal('12.34')")
+    command("bash -lc 'python -m pytest tests/test_currency.py -q'",
+            project.pytest_run(rng, ["tests/test_currency.py"], [failing])[0], 1)
+    todo(plan_id, "updated", 1)
+    item("completed", {"id": new_id(), "type": "agent_message",
+                       "text": "The new test fails: `convert()` returns the amount unchanged when source and target match, "
+                               "so 12.345 EUR stays 12.345 instead of 12.34. I'll quantize that branch like the others."})
+    item("completed", {"id": new_id(), "type": "file_change", "changes": [{"path": C, "kind": "update"}], "status": "completed"})
+    todo(plan_id, "updated", 2)
+    command("bash -lc 'python -m pytest tests/test_currency.py -q'", project.pytest_run(rng, ["tests/test_currency.py"], [])[0], 0)
+    command("bash -lc 'ruff check src tests'", "All checks passed!", 0, streamed=False)
+    todo(plan_id, "completed", 3)
+    item("completed", {"id": new_id(), "type": "agent_message",
+                       "text": "Fixed `convert()` in `src/ledgerline/currency.py`: same-currency amounts are now quantized to "
+                               "cents with `ROUND_HALF_EVEN`, like converted ones. Added "
+                               "`test_convert_same_currency_rounds`; the currency tests and ruff pass."})
+    events.append({"type": "turn.completed", "usage": {"input_tokens": 48210 + rng.randint(0, 999),
+                                                       "cached_input_tokens": 41216, "output_tokens": 1830 + rng.randint(0, 99)}})
+    return events
+
+
+# ---------------------------------------------------------------------------------------------
 # OpenHands trajectory
 
 def openhands_trajectory(rng: random.Random) -> list[dict[str, Any]]:

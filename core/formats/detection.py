@@ -1,9 +1,10 @@
 """Which format a parsed input is in.
 
 Order (first match wins): SQLite stores (Hermes); JSONL envelopes (Claude Code, Codex); the
-OpenHands event list; SWE-agent trajectories; Hermes sessions; ShareGPT; Responses items;
-Anthropic messages; OpenAI chat; LangChain dicts. Richer formats come first because the
-later rules are looser (almost everything has ``role`` and ``content``).
+``codex exec --json`` event stream; the OpenHands event list; SWE-agent trajectories; Hermes
+sessions; ShareGPT; Responses items; Anthropic messages; OpenAI chat; LangChain dicts. Richer
+formats come first because the later rules are looser (almost everything has ``role`` and
+``content``).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from core.formats import (
     anthropic,
     claude_code,
     codex,
+    codex_exec,
     hermes,
     langchain,
     openai_chat,
@@ -69,6 +71,8 @@ def detect_records(records: list[tuple[int, Any]]) -> str | None:
         return claude_code.NAME
     if codex.looks_like(records):
         return codex.NAME
+    if codex_exec.looks_like(records):
+        return codex_exec.NAME
     if openhands.looks_like_records(records):
         return openhands.NAME
     if hermes.looks_like_records(records):

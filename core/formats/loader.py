@@ -9,6 +9,7 @@ from core.formats import (
     anthropic,
     claude_code,
     codex,
+    codex_exec,
     hermes,
     langchain,
     openai_chat,
@@ -38,6 +39,7 @@ MODULES = {
     for module in (
         claude_code,
         codex,
+        codex_exec,
         openhands,
         swe_agent,
         hermes,
@@ -158,7 +160,8 @@ def _convert(parsed: _Parsed, fmt: str, src: InputSource, session: str | None) -
 
 def _parse_document(module: Any, doc: Any, src: InputSource, session: str | None) -> Conversation:
     if not hasattr(module, "parse_document"):
-        # Claude Code and Codex logs only exist as JSON Lines (one event object per line).
+        # Claude Code and Codex logs (rollouts, exec streams) only exist as JSON Lines
+        # (one event object per line).
         raise FormatError(
             f"{src.name}: a {module.NAME} log is JSON Lines with one event object per line; "
             "expected that layout, not a single JSON document"

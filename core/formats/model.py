@@ -18,6 +18,7 @@ from typing import Any
 FORMAT_NAMES: tuple[str, ...] = (
     "claude-code",
     "codex",
+    "codex-exec",
     "openhands",
     "swe-agent",
     "hermes",

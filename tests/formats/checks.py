@@ -21,6 +21,7 @@ SAMPLE_FORMATS = {
     "hermes_trajectory_sharegpt.json": "sharegpt",
     "claude_code_session.jsonl": "claude-code",
     "codex_rollout.jsonl": "codex",
+    "codex_exec_run.jsonl": "codex-exec",
     "openhands_trajectory.json": "openhands",
     "langchain_messages.json": "langchain",
     "swe_agent_run.traj": "swe-agent",

@@ -104,6 +104,10 @@ JSONL_INLINE = {
                             "message": {"role": "assistant", "content": [{"type": "text", "text": "y"}]}}), "claude-code"),
     "codex": (_jsonl({"type": "session_meta", "payload": {"id": "x"}},
                      {"type": "response_item", "payload": {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "x"}]}}), "codex"),
+    "codex exec": (_jsonl({"type": "thread.started", "thread_id": "t"}, {"type": "turn.started"},
+                          {"type": "item.completed", "item": {"id": "item_0", "type": "agent_message", "text": "x"}}), "codex-exec"),
+    "codex exec, old item_type": (_jsonl({"type": "item.completed", "item": {"id": "item_0", "item_type": "agent_message", "text": "x"}},
+                                         {"type": "turn.completed", "usage": {"input_tokens": 1}}), "codex-exec"),
 }
 
 

@@ -64,7 +64,7 @@ def test_images_survive_the_writers_that_can_hold_them(fmt):
         assert again.messages == original.messages
 
 
-@pytest.mark.parametrize("name", ["claude_code_session.jsonl", "codex_rollout.jsonl", "hermes_state.db",
+@pytest.mark.parametrize("name", ["claude_code_session.jsonl", "codex_rollout.jsonl", "codex_exec_run.jsonl", "hermes_state.db",
                                   "openhands_trajectory.json", "langchain_messages.json", "swe_agent_run.traj"])
 def test_any_conversation_dumps_to_openai_chat(name):
     conv = load(SAMPLES / name)

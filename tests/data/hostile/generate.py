@@ -372,6 +372,26 @@ SEEDS: list[Seed] = [
         ],
         ".jsonl",
     ),
+    Seed(
+        "codex_exec",
+        "codex-exec",
+        "jsonl",
+        [
+            {"type": "thread.started", "thread_id": "t1"},
+            {"type": "turn.started"},
+            {"type": "item.completed", "item": {"id": "item_0", "type": "reasoning", "text": "Run the tests."}},
+            {"type": "item.started", "item": {"id": "item_1", "type": "command_execution", "command": "pytest -q",
+                                              "aggregated_output": "", "exit_code": None, "status": "in_progress"}},
+            {"type": "item.completed", "item": {"id": "item_1", "type": "command_execution", "command": "pytest -q",
+                                                "aggregated_output": "1 passed", "exit_code": 0, "status": "completed"}},
+            {"type": "item.completed", "item": {"id": "item_2", "type": "file_change", "changes": [{"path": "a.py", "kind": "update"}],
+                                                "status": "completed"}},
+            {"type": "item.completed", "item": {"id": "item_3", "type": "todo_list", "items": [{"text": "fix", "completed": True}]}},
+            {"type": "item.completed", "item": {"id": "item_4", "type": "agent_message", "text": "Done."}},
+            {"type": "turn.completed", "usage": {"input_tokens": 10, "cached_input_tokens": 0, "output_tokens": 2}},
+        ],
+        ".jsonl",
+    ),
 ]
 
 
