@@ -33,8 +33,9 @@ import json
 from collections import Counter
 from typing import Any
 
-from core.formats.messages import Builder, FieldProblem, IdMaker, kind_of, make_message, tool_call
+from core.formats.messages import Builder, FieldProblem, kind_of, make_message, tool_call
 from core.formats.model import Conversation, SessionInfo
+from core.formats.openai_responses import ResponsesAssembler
 from core.formats.source import InputSource, JsonLines
 
 NAME = "codex-exec"
@@ -64,12 +65,24 @@ def _text(item: dict[str, Any], key: str, where: str) -> str:
     return value
 
 
-class _Stream:
+def _objects(item: dict[str, Any], key: str, shape: str, where: str) -> list[tuple[str, dict[str, Any]]]:
+    """``item[key]`` as a list of objects, each with where it stands (``line 3 changes[0]``)."""
+    values = item.get(key)
+    if not isinstance(values, list):
+        raise FieldProblem(f"{where} item.{key}", f"expected a list of {shape} objects, got {kind_of(values)}")
+    found = []
+    for position, value in enumerate(values):
+        if not isinstance(value, dict):
+            raise FieldProblem(f"{where} item.{key}[{position}]", f"expected a {shape} object, got {kind_of(value)}")
+        found.append((f"{where} {key}[{position}]", value))
+    return found
+
+
+class _Stream(ResponsesAssembler):
+    """Exec items into a Builder; the reasoning and call-joining rules are the Responses ones."""
+
     def __init__(self, builder: Builder) -> None:
-        self.builder = builder
-        self.ids = IdMaker("call_")
-        self.pending_reasoning: list[str] = []
-        self.open_assistant: int | None = None
+        super().__init__(builder)
         self.skipped_items: Counter[str] = Counter()
 
     # -- items -------------------------------------------------------------------------------
@@ -94,15 +107,10 @@ class _Stream:
                 result["status"] = status
             self._pair(item, "shell", {"command": command}, json.dumps(result, ensure_ascii=False), where)
         elif kind == "file_change":
-            changes = item.get("changes")
-            if not isinstance(changes, list):
-                raise FieldProblem(f"{where} item.changes", f"expected a list of {{path, kind}} objects, got {kind_of(changes)}")
-            kept = []
-            for position, change in enumerate(changes):
-                if not isinstance(change, dict):
-                    raise FieldProblem(f"{where} item.changes[{position}]", f"expected a {{path, kind}} object, got {kind_of(change)}")
-                kept.append({"path": _text(change, "path", f"{where} changes[{position}]"),
-                             "kind": _text(change, "kind", f"{where} changes[{position}]")})
+            kept = [
+                {"path": _text(change, "path", at), "kind": _text(change, "kind", at)}
+                for at, change in _objects(item, "changes", "{path, kind}", where)
+            ]
             status = _text(item, "status", where) or "completed"
             self._pair(item, "apply_patch", {"changes": kept}, json.dumps({"status": status}), where)
         elif kind == "mcp_tool_call":
@@ -113,15 +121,10 @@ class _Stream:
         elif kind == "web_search":
             self._pair(item, "web_search", {"query": _text(item, "query", where)}, json.dumps({"status": "completed"}), where)
         elif kind == "todo_list":
-            entries = item.get("items")
-            if not isinstance(entries, list):
-                raise FieldProblem(f"{where} item.items", f"expected a list of {{text, completed}} objects, got {kind_of(entries)}")
-            plan = []
-            for position, entry in enumerate(entries):
-                if not isinstance(entry, dict):
-                    raise FieldProblem(f"{where} item.items[{position}]", f"expected a {{text, completed}} object, got {kind_of(entry)}")
-                plan.append({"step": _text(entry, "text", f"{where} items[{position}]"),
-                             "status": "completed" if entry.get("completed") is True else "pending"})
+            plan = [
+                {"step": _text(entry, "text", at), "status": "completed" if entry.get("completed") is True else "pending"}
+                for at, entry in _objects(item, "items", "{text, completed}", where)
+            ]
             checklist = "\n".join(f"[{'x' if step['status'] == 'completed' else ' '}] {step['step']}" for step in plan)
             self._pair(item, "update_plan", {"plan": plan}, checklist, where)
         elif kind == "error":
@@ -136,26 +139,9 @@ class _Stream:
             self.ids.reserve(call_id)
         else:
             call_id = self.ids.new()
-        call = tool_call(call_id, name, arguments)
-        last = self.builder.last()
-        if self.open_assistant is not None and self.open_assistant == len(self.builder) - 1 and last is not None:
-            last.setdefault("tool_calls", []).append(call)
-            extra = self._take_reasoning()
-            if extra:
-                current = self.builder.reasoning[-1]
-                self.builder.reasoning[-1] = f"{current}\n{extra}" if current else extra
-        else:
-            message = make_message("assistant", None, tool_calls=[call])
-            self.builder.add(message, where, reasoning=self._take_reasoning())
+        self._attach_call(tool_call(call_id, name, arguments), where)
         self.builder.add(make_message("tool", result, tool_call_id=call_id), where)
         self.open_assistant = None
-
-    def _take_reasoning(self) -> str | None:
-        if not self.pending_reasoning:
-            return None
-        text = "\n".join(self.pending_reasoning)
-        self.pending_reasoning = []
-        return text
 
     # -- everything else ---------------------------------------------------------------------
 

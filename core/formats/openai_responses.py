@@ -174,7 +174,17 @@ class ResponsesAssembler:
             name, arguments = "local_shell", item.get("action") or {}
         else:
             name, arguments = kind.removesuffix("_call"), item.get("action") or item.get("arguments") or {}
-        call = tool_call(call_id, name, arguments)
+        self._attach_call(tool_call(call_id, name, arguments), where)
+        if kind in ("web_search_call", "file_search_call"):
+            # Hosted tools have no output item; their status stands in for the result so the
+            # call keeps a partner (the results themselves reach the model inside its next message).
+            status = {"status": item.get("status", "completed")}
+            self.builder.add(make_message("tool", json.dumps(status), tool_call_id=call_id), where)
+            self.builder.note("hosted_tool_calls", where)
+
+    def _attach_call(self, call: dict[str, Any], where: str) -> None:
+        """A tool call joins the assistant message just added while it is still the last message
+        (the API lists a message and its calls as separate items); otherwise it opens a new one."""
         last = self.builder.last()
         if self.open_assistant is not None and self.open_assistant == len(self.builder) - 1 and last is not None:
             last.setdefault("tool_calls", []).append(call)
@@ -185,12 +195,6 @@ class ResponsesAssembler:
         else:
             message = make_message("assistant", None, tool_calls=[call])
             self.open_assistant = self.builder.add(message, where, reasoning=self._take_reasoning())
-        if kind in ("web_search_call", "file_search_call"):
-            # Hosted tools have no output item; their status stands in for the result so the
-            # call keeps a partner (the results themselves reach the model inside its next message).
-            status = {"status": item.get("status", "completed")}
-            self.builder.add(make_message("tool", json.dumps(status), tool_call_id=call_id), where)
-            self.builder.note("hosted_tool_calls", where)
 
     def _take_reasoning(self) -> str | None:
         if not self.pending_reasoning:
