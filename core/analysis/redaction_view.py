@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 from core import profiles as P
 from core.analysis.summary_input import PendingSummary, pending_summary
 from core.compressor import CompressorConfig
-from core.phases.summary import serialize_for_summary, truncate_content
+from core.phases.summary import redaction_texts, serialize_for_summary, truncate_content
 from core.redaction.hermes import _passes  # the reference passes, in their order
 from core.redaction.strict import SecretSpan, find_secrets
 
@@ -143,9 +143,8 @@ class RedactionView:
 # --- the reference passes, with their matches tracked ---------------------------------------
 
 
-def _narrow(old: str, new: str) -> tuple[int, int] | None:
-    """The part of ``new`` that is the mask: what differs from ``old``, widened to whole values
-    (``sk-abc...wxyz``, not ``...``) and without the quotes or spaces a pass rewrote around it."""
+def _common_ends(old: str, new: str) -> tuple[int, int]:
+    """How many leading and (not overlapping those) trailing characters ``old`` and ``new`` share."""
     limit = min(len(old), len(new))
     prefix = 0
     while prefix < limit and old[prefix] == new[prefix]:
@@ -153,6 +152,13 @@ def _narrow(old: str, new: str) -> tuple[int, int] | None:
     suffix = 0
     while suffix < limit - prefix and old[len(old) - 1 - suffix] == new[len(new) - 1 - suffix]:
         suffix += 1
+    return prefix, suffix
+
+
+def _narrow(old: str, new: str) -> tuple[int, int] | None:
+    """The part of ``new`` that is the mask: what differs from ``old``, widened to whole values
+    (``sk-abc...wxyz``, not ``...``) and without the quotes or spaces a pass rewrote around it."""
+    prefix, suffix = _common_ends(old, new)
     start, end = prefix, len(new) - suffix
     while start > 0 and new[start - 1] not in _SEPARATORS:
         start -= 1
@@ -224,13 +230,7 @@ def _form_edits(old: str, new: str) -> list[Edit] | None:
 
 
 def _one_edit(old: str, new: str) -> list[Edit]:
-    limit = min(len(old), len(new))
-    prefix = 0
-    while prefix < limit and old[prefix] == new[prefix]:
-        prefix += 1
-    suffix = 0
-    while suffix < limit - prefix and old[len(old) - 1 - suffix] == new[len(new) - 1 - suffix]:
-        suffix += 1
+    prefix, suffix = _common_ends(old, new)
     return [(prefix, len(old) - suffix, prefix, len(new) - suffix)]
 
 
@@ -311,26 +311,6 @@ def strict_spans(
 
 
 # --- the serialised text and where each redacted piece sits in it ---------------------------
-
-
-def _raw_pieces(turns: Sequence[Any]) -> list[tuple[int, str]]:
-    """(turn, text) of every piece ``serialize_for_summary`` redacts, in its order."""
-    raw: list[tuple[int, str]] = []
-    for turn, message in enumerate(turns):
-        if not isinstance(message, dict):
-            raw.append((turn, str(message)))
-            continue
-        content = message.get("content") or ""
-        raw.append((turn, content if isinstance(content, str) else str(content)))
-        if message.get("role") == "assistant":
-            calls = message.get("tool_calls")
-            if calls:
-                for call in calls if isinstance(calls, list) else [calls]:
-                    if isinstance(call, dict):
-                        function = call.get("function", {})
-                        args = function.get("arguments", "") if isinstance(function, dict) else ""
-                        raw.append((turn, args if isinstance(args, str) else str(args)))
-    return raw
 
 
 # A piece of the serialised text: (text, piece index or None for the serializer's own text, offset
@@ -428,7 +408,7 @@ def redaction_view(
     text = serialize_for_summary(turns, pending.redact, recording_redact_many)
 
     discord = pending.compressor.profile.redact_discord_mentions
-    raw = _raw_pieces(turns)
+    raw = redaction_texts(turns)
     piece_spans: list[list[tuple[int, int, str, str]]] = []
     located = len(raw) == len(sent)
     for position, (_turn, piece) in enumerate(raw):

@@ -88,17 +88,10 @@ def _as_text(value: Any) -> str:
     return value if isinstance(value, str) else str(value)
 
 
-def serialize_for_summary(
-    turns: Sequence[Any], redact: Redactor, redact_many: Callable[[list[str]], list[str]] | None = None
-) -> str:
-    """Role-labelled text of the turns, redacted and truncated, blocks joined by a blank line.
-
-    ``redact_many`` (optional) redacts a whole list at once; it must give exactly what ``redact``
-    gives per text, and only exists because one search per pass over all turns is faster.
-    """
-    # First the texts to redact (each content, then each dict tool call's arguments) and, per
-    # turn, its block's label, or for an assistant with tool calls the label and one entry per
-    # call: the function name to write with the next redacted text, or a finished line.
+def _texts_and_plan(turns: Sequence[Any]) -> tuple[list[str], list[Any]]:
+    """The texts to redact (each content, then each dict tool call's arguments) and, per turn,
+    its block's label, or for an assistant with tool calls the label and one entry per call:
+    ``(True, function name)`` to write with the next redacted text, or ``(False, finished line)``."""
     raw: list[Any] = []
     plan: list[Any] = []
     for message in turns:
@@ -132,6 +125,29 @@ def serialize_for_summary(
             plan.append(("[ASSISTANT]: ", entries))
         else:
             plan.append(f"[{str(role).upper()}]: ")
+    return raw, plan
+
+
+def redaction_texts(turns: Sequence[Any]) -> list[tuple[int, str]]:
+    """``(turn index, text)`` of every text ``serialize_for_summary`` redacts, in its order."""
+    raw, plan = _texts_and_plan(turns)
+    owners: list[int] = []
+    for turn, entry in enumerate(plan):
+        owners.append(turn)
+        if type(entry) is not str:
+            owners.extend(turn for takes_args, _value in entry[1] if takes_args)
+    return list(zip(owners, raw, strict=True))
+
+
+def serialize_for_summary(
+    turns: Sequence[Any], redact: Redactor, redact_many: Callable[[list[str]], list[str]] | None = None
+) -> str:
+    """Role-labelled text of the turns, redacted and truncated, blocks joined by a blank line.
+
+    ``redact_many`` (optional) redacts a whole list at once; it must give exactly what ``redact``
+    gives per text, and only exists because one search per pass over all turns is faster.
+    """
+    raw, plan = _texts_and_plan(turns)
     redacted = redact_many(raw) if redact_many is not None else [redact(r) for r in raw]
 
     # The output is assembled from pieces in one join, so long contents are copied only once.
