@@ -298,13 +298,13 @@ def _by_coverage(
     optional: Sequence[_Item],
     room: int,
     facts: Sequence[_Fact],
+    coverage: Mapping[int, frozenset[int]],
     kept: set[int],
     start: Sequence[_Item] | None = None,
 ) -> list[_Item]:
     """Essential lines by priority within ``_ESSENTIAL_SHARE`` of ``room`` (or the ``start``
     lines, already chosen), then the lines and compact alternatives that add the most weight of
-    not yet kept facts per token."""
-    coverage = dict(zip(map(id, optional), _fact_coverage(optional, facts), strict=True))
+    not yet kept facts per token. ``coverage`` maps ``id(item)`` to the facts it quotes."""
     kept = set(kept)
     chosen: list[_Item] = []
     started: set[str] = set()
@@ -400,9 +400,12 @@ def _fit(items: list[_Item], limit: int, facts: Sequence[_Fact] = ()) -> str:
     room = limit - count_tokens(_render(mandatory))
     mandatory_text = "\n".join(item.text for item in mandatory)
     kept = {fact_id for fact_id, fact in enumerate(facts) if fact.value and fact.value in mandatory_text}
+    coverage = dict(zip(map(id, optional), _fact_coverage(optional, facts), strict=True))
     priority_lines = _by_priority(optional, room)
-    by_priority = _render_within(mandatory, _by_coverage(optional, room, facts, kept, priority_lines), limit)
-    by_coverage = _render_within(mandatory, _by_coverage(optional, room, facts, kept), limit)
+    by_priority = _render_within(
+        mandatory, _by_coverage(optional, room, facts, coverage, kept, priority_lines), limit
+    )
+    by_coverage = _render_within(mandatory, _by_coverage(optional, room, facts, coverage, kept), limit)
     if _kept_weight(by_coverage, facts) > _kept_weight(by_priority, facts) + _FACT_WEIGHTS_UNIT:
         return by_coverage
     return by_priority
