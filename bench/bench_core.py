@@ -24,7 +24,6 @@ from core import CompressorConfig, ContextCompressor
 from core import tokens as tok
 from core.analysis.phase1 import plan_for
 from core.analysis.zones import analyze_zones
-from core.phases import boundaries
 from core.phases.assemble import sanitize_tool_pairs, strip_historical_media
 
 SIZES = (1_000, 4_000, 10_000)
@@ -121,18 +120,18 @@ def analysis(messages: list[dict], config: CompressorConfig, kept: dict | None =
     plan = kept.get("plan")
     if plan is None:
         plan = kept["plan"] = plan_for(messages, config)
-    pruned = plan.apply(config.protect_last_n, config.tail_token_budget)
-    zones = boundaries.compute_zones(pruned.messages, config.protect_first_n, config.tail_token_budget)
-    assembled = pruned.messages[: zones.compress_start] + [{"role": "user", "content": "summary"}]
-    assembled += pruned.messages[zones.compress_end :]
-    repaired, _ = sanitize_tool_pairs(assembled)
-    final, _ = strip_historical_media(repaired)
     counter = tok.get_counter("cl100k_base")
     exact = kept.get("exact tokens")
     if exact is None:
         exact = kept["exact tokens"] = [counter.count_message(m) for m in messages]
-    table = analyze_zones(messages, config, exact, counter.count_message, plan=plan)
-    return zones, tok.estimate_messages_tokens_rough(final), sum(exact), table
+    # The zones (and the table) once; the plan hands out the pruned list it already made.
+    zones = analyze_zones(messages, config, exact, counter.count_message, plan=plan)
+    pruned = plan.apply(config.protect_last_n, config.tail_token_budget).messages
+    assembled = pruned[: zones.compress_start] + [{"role": "user", "content": "summary"}]
+    assembled += pruned[zones.compress_end :]
+    repaired, _ = sanitize_tool_pairs(assembled)
+    final, _ = strip_historical_media(repaired)
+    return zones, tok.estimate_messages_tokens_rough(final), sum(exact)
 
 
 def bench_pipeline(inputs: dict[str, list[dict]]) -> tuple[list[dict], dict]:
