@@ -82,7 +82,8 @@ _ESSENTIAL_SHARE = 0.4
 # name (any other kind counts 1), and a recent value up to a quarter more than an old one.
 _PRIORITY_WEIGHT = 0.1
 _FACT_WEIGHTS = {"user_request": 3.0, "error": 3.0}
-_FACT_WEIGHTS_UNIT = 1.0
+# The coverage selection must keep more than one ordinary fact's worth to beat the priority one.
+_COVERAGE_MARGIN = 1.0
 
 # The Active Task may take at most this share of the budget (a pasted log is cut, not the headings).
 _ACTIVE_TASK_SHARE = 0.4
@@ -406,7 +407,7 @@ def _fit(items: list[_Item], limit: int, facts: Sequence[_Fact] = ()) -> str:
         mandatory, _by_coverage(optional, room, facts, coverage, kept, priority_lines), limit
     )
     by_coverage = _render_within(mandatory, _by_coverage(optional, room, facts, coverage, kept), limit)
-    if _kept_weight(by_coverage, facts) > _kept_weight(by_priority, facts) + _FACT_WEIGHTS_UNIT:
+    if _kept_weight(by_coverage, facts) > _kept_weight(by_priority, facts) + _COVERAGE_MARGIN:
         return by_coverage
     return by_priority
 
