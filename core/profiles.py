@@ -42,6 +42,23 @@ FALLBACK_SUMMARY_MAX_CHARS = 8_000
 FALLBACK_TURN_MAX_CHARS = 700
 PREFLIGHT_DEFER_MIN_GROWTH = 4_096
 
+# The summary template's 13 headings, in order (v0.15.1 and v0.16.0).
+TEMPLATE_HEADINGS: tuple[str, ...] = (
+    "## Active Task",
+    "## Goal",
+    "## Constraints & Preferences",
+    "## Completed Actions",
+    "## Active State",
+    "## In Progress",
+    "## Blocked",
+    "## Key Decisions",
+    "## Resolved Questions",
+    "## Pending User Asks",
+    "## Relevant Files",
+    "## Remaining Work",
+    "## Critical Context",
+)
+
 # --- exact strings -------------------------------------------------------------------------------
 LEGACY_SUMMARY_PREFIX = "[CONTEXT SUMMARY]:"
 SUMMARY_TAG = "[CONTEXT COMPACTION — REFERENCE ONLY]"

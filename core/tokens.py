@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from core import profiles as P
-from core.phases.content import IMAGE_PART_TYPES, message_budget_tokens
+from core.message_view import IMAGE_PART_TYPES
+from core.phases.content import message_budget_tokens
 
 __all__ = [
     "estimate_tokens_rough",

@@ -16,7 +16,7 @@ from typing import Any
 
 import pandas as pd
 
-from core.phases.content import content_text
+from core.message_view import content_text
 from core.tokens import TokenCounter
 
 CATEGORIES: tuple[str, ...] = (

@@ -28,8 +28,8 @@ from core.analysis.overview import (
 )
 from core.analysis.phase1 import usable_plan
 from core.compressor import CompressionResult, CompressorConfig
+from core.message_view import role_of
 from core.phases import assemble, boundaries, prune
-from core.phases.content import role_of
 from core.phases.prune import PrunePlan
 from core.tokens import TokenCounter, message_rough_chars
 

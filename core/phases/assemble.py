@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from core import profiles as P
-from core.phases.content import content_text, is_image_part, role_of
+from core.message_view import content_text, is_image_part, role_of
 
 SUMMARY_END = "\n\n" + P.END_MARKER
 

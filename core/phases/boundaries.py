@@ -11,7 +11,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from core import profiles as P
-from core.phases.content import message_budget_tokens, role_of
+from core.message_view import role_of
+from core.phases.content import message_budget_tokens
 
 
 def protect_head_size(messages: list[Any], protect_first_n: int) -> int:

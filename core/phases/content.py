@@ -1,44 +1,13 @@
-"""Small views over message content shared by every phase."""
+"""The reference's per-message weight in the budget walks (Phase 1's prune boundary, Phase 2's tail)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from core import profiles as P
+from core.message_view import IMAGE_PART_TYPES
 
-IMAGE_PART_TYPES = frozenset({"image", "image_url", "input_image"})
-
-
-def is_image_part(part: Any) -> bool:
-    return isinstance(part, dict) and part.get("type") in IMAGE_PART_TYPES
-
-
-def content_has_images(content: Any) -> bool:
-    return isinstance(content, list) and any(is_image_part(p) for p in content)
-
-
-def content_text(content: Any) -> str:
-    """The text view used to recognise summaries and notes.
-
-    Lists keep their bare strings and the string ``text`` of dict parts (empty ones dropped),
-    joined by newlines; anything else that is not a string is ``str()``-ed.
-    """
-    if content is None:
-        return ""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        pieces = []
-        for part in content:
-            if isinstance(part, str):
-                if part:
-                    pieces.append(part)
-            elif isinstance(part, dict):
-                text = part.get("text")
-                if isinstance(text, str) and text:
-                    pieces.append(text)
-        return "\n".join(pieces)
-    return str(content)
+__all__ = ["content_length_for_budget", "message_budget_tokens", "tool_call_arguments"]
 
 
 def _safe_len(value: Any) -> int:
@@ -89,6 +58,3 @@ def message_budget_tokens(message: Any) -> int:
             tokens += _safe_len(tool_call_arguments(call)) // P.CHARS_PER_TOKEN
     return tokens
 
-
-def role_of(message: Any, default: Any = None) -> Any:
-    return message.get("role", default) if isinstance(message, dict) else default

@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from core import profiles as P
-from core.phases.content import content_text
+from core.message_view import content_text
 from core.phases.oneliners import summarize_tool_result
 from core.phases.summary import with_summary_prefix
 from core.profiles import Profile

@@ -22,7 +22,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from core import profiles as P
-from core.phases.content import IMAGE_PART_TYPES, message_budget_tokens, tool_call_arguments
+from core.message_view import IMAGE_PART_TYPES
+from core.phases.content import message_budget_tokens, tool_call_arguments
 from core.phases.oneliners import summarize_tool_result
 
 # Action names recorded per message index (the dashboard labels and counts them).

@@ -6,26 +6,12 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from core import profiles as P
-from core.phases.content import content_text, role_of
+from core.message_view import content_text, role_of
 from core.profiles import Profile
 
 Redactor = Callable[[Any], Any]
 
-TEMPLATE_SECTIONS: tuple[str, ...] = (
-    "## Active Task",
-    "## Goal",
-    "## Constraints & Preferences",
-    "## Completed Actions",
-    "## Active State",
-    "## In Progress",
-    "## Blocked",
-    "## Key Decisions",
-    "## Resolved Questions",
-    "## Pending User Asks",
-    "## Relevant Files",
-    "## Remaining Work",
-    "## Critical Context",
-)
+TEMPLATE_SECTIONS: tuple[str, ...] = P.TEMPLATE_HEADINGS
 
 
 # --- recognising and cleaning handoff summaries -------------------------------------------------

@@ -19,6 +19,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
+from core.profiles import TEMPLATE_HEADINGS
+
 
 @dataclass(frozen=True)
 class SummaryRequest:
@@ -37,6 +39,7 @@ class SummaryRequest:
     previous_summary: str | None = None
     focus_topic: str | None = None
     summary_budget: int = 0
+    section_headings: tuple[str, ...] = TEMPLATE_HEADINGS
     metadata: dict[str, Any] = field(default_factory=dict)
 
 

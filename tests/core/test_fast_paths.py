@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from core import profiles as P
-from core.phases.content import content_text
+from core.message_view import content_text
 from core.phases.summary import (
     _template,
     build_summary_prompt,

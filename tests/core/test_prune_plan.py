@@ -19,7 +19,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from core import profiles as P
-from core.phases.content import IMAGE_PART_TYPES, message_budget_tokens, tool_call_arguments
+from core.message_view import IMAGE_PART_TYPES
+from core.phases.content import message_budget_tokens, tool_call_arguments
 from core.phases.oneliners import summarize_tool_result
 from core.phases.prune import (
     ARGS_SHRUNK,
