@@ -29,7 +29,9 @@ class SummaryRequest:
     ``turns`` are the messages being compacted *after* the profile's redaction (and strict
     redaction when enabled) of their text and tool-call arguments, so nothing in them may
     leave the machine that the prompt would not carry. ``serialized_turns`` is the block the
-    prompt embeds; ``prompt`` is the full text an LLM would receive.
+    prompt embeds; ``prompt`` is the full text an LLM would receive. ``section_headings`` are the
+    13 headings of the profile's template in template order; v0.17.0 renamed four of them, so by
+    position: 0 the task, 5 the in-progress state, 9 the pending asks, 11 the remaining work.
     """
 
     prompt: str
