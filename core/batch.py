@@ -25,7 +25,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from core.compressor import CompressionResult, CompressorConfig, ContextCompressor
+from core.compressor import CompressionResult, ContextCompressor
+from core.config import DEFAULTS, CompressorConfig
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -110,20 +111,21 @@ class AnalysisSettings:
     No API key is ever part of the settings: workers read it from their own environment.
     """
 
-    context_length: int = 128_000
-    threshold_percent: float = 0.50
-    protect_first_n: int = 3
-    protect_last_n: int = 20
-    summary_target_ratio: float = 0.20
-    profile: str = "v0.16.0"
-    token_estimator: str = "hermes"
-    model: str = ""
+    context_length: int = DEFAULTS.context_length
+    threshold_percent: float = DEFAULTS.threshold_percent
+    protect_first_n: int = DEFAULTS.protect_first_n
+    protect_last_n: int = DEFAULTS.protect_last_n
+    summary_target_ratio: float = DEFAULTS.summary_target_ratio
+    profile: str = DEFAULTS.profile
+    token_estimator: str = DEFAULTS.token_estimator
+    model: str = DEFAULTS.model
+    max_tokens: int | None = DEFAULTS.max_tokens
     summarizer: str = "extractive"
     summary_model: str | None = None
     api_base: str | None = None
     focus_topic: str | None = None
-    strict_redaction: bool = False
-    abort_on_summary_failure: bool = False
+    strict_redaction: bool = DEFAULTS.strict_redaction
+    abort_on_summary_failure: bool = DEFAULTS.abort_on_summary_failure
     format: str | None = None
     all_sessions: bool = True
     server_model: str | None = None
@@ -216,16 +218,16 @@ def analyze_messages(
     ``summarizer`` defaults to the one ``settings`` names.
     """
     from core.analysis.facts import extract_facts, retention, retention_score
-    from core.analysis.phase1 import plan_for
     from core.analysis.savings import phase_savings
     from core.analysis.zones import HEAD, MIDDLE, TAIL, analyze_zones
+    from core.plan import prepare
     from core.tokens import encoding_name_for_model, get_counter
 
     messages = list(messages)
     config = settings.config()
     encoding = encoding_name_for_model(settings.model)
     counter = get_counter(encoding)
-    plan = plan_for(messages, config)  # Phase 1 prepared once for the zones and the savings
+    plan = prepare(messages, config)  # Phase 1 prepared once for the zones and the savings
     zones = analyze_zones(messages, config, plan=plan)
     if use_summarizer and summarizer is None:
         summarizer = make_summarizer(settings)

@@ -202,51 +202,78 @@ class _Pass:
     having where it is cheap and the gate alone lets much ordinary text through.
     """
 
+    kind: str  # what the pass masks (the redaction preview labels its masks with it)
     gate: Callable[[str], bool]
     apply: Callable[[str], str]
     pattern: Any  # the pattern ``apply`` substitutes; None for the form-body pass
     probe: Any = None
 
 
-_PASSES: tuple[_Pass, ...] = (
-    _Pass(_has_vendor_start, _vendor_sub, _VENDOR_RE),
-    _Pass(
-        _env_gate,
-        lambda t: _ENV_RE.sub(lambda m: f"{m.group(1)}={m.group(2)}{mask_secret(m.group(3))}{m.group(2)}", t),
-        _ENV_RE,
-    ),
-    _Pass(
-        _json_gate,
-        lambda t: _JSON_FIELD_RE.sub(lambda m: f'{m.group(1)}: "{mask_secret(m.group(2))}"', t),
-        _JSON_FIELD_RE,
-        _JSON_PROBE_RE,
-    ),
-    _Pass(_auth_gate, lambda t: _AUTH_HEADER_RE.sub(lambda m: m.group(1) + mask_secret(m.group(2)), t), _AUTH_HEADER_RE),
-    _Pass(_telegram_gate, lambda t: _TELEGRAM_RE.sub(lambda m: f"{m.group(1) or ''}{m.group(2)}:***", t), _TELEGRAM_RE),
-    _Pass(
-        lambda t: "BEGIN" in t and "-----" in t,
-        lambda t: _PRIVATE_KEY_RE.sub("[REDACTED PRIVATE KEY]", t),
-        _PRIVATE_KEY_RE,
-        _PRIVATE_KEY_RE,
-    ),
-    _Pass(_db_gate, lambda t: _DB_URL_RE.sub(lambda m: m.group(1) + "***" + m.group(3), t), _DB_URL_RE),
-    _Pass(lambda t: "eyJ" in t, lambda t: _JWT_RE.sub(lambda m: mask_secret(m.group(0)), t), _JWT_RE, _JWT_RE),
-    _Pass(lambda t: "&" in t and "=" in t, _redact_form_body, None),
+_VENDOR_PASS = _Pass("vendor-key", _has_vendor_start, _vendor_sub, _VENDOR_RE)
+_ENV_PASS = _Pass(
+    "env-assignment",
+    _env_gate,
+    lambda t: _ENV_RE.sub(lambda m: f"{m.group(1)}={m.group(2)}{mask_secret(m.group(3))}{m.group(2)}", t),
+    _ENV_RE,
 )
+_JSON_PASS = _Pass(
+    "json-field",
+    _json_gate,
+    lambda t: _JSON_FIELD_RE.sub(lambda m: f'{m.group(1)}: "{mask_secret(m.group(2))}"', t),
+    _JSON_FIELD_RE,
+    _JSON_PROBE_RE,
+)
+_BEARER_PASS = _Pass(
+    "bearer-header", _auth_gate, lambda t: _AUTH_HEADER_RE.sub(lambda m: m.group(1) + mask_secret(m.group(2)), t),
+    _AUTH_HEADER_RE,
+)
+_TELEGRAM_PASS = _Pass(
+    "telegram-token",
+    _telegram_gate,
+    lambda t: _TELEGRAM_RE.sub(lambda m: f"{m.group(1) or ''}{m.group(2)}:***", t),
+    _TELEGRAM_RE,
+)
+_PRIVATE_KEY_PASS = _Pass(
+    "private-key",
+    lambda t: "BEGIN" in t and "-----" in t,
+    lambda t: _PRIVATE_KEY_RE.sub("[REDACTED PRIVATE KEY]", t),
+    _PRIVATE_KEY_RE,
+    _PRIVATE_KEY_RE,
+)
+_DB_PASS = _Pass(
+    "database-url", _db_gate, lambda t: _DB_URL_RE.sub(lambda m: m.group(1) + "***" + m.group(3), t), _DB_URL_RE
+)
+_JWT_PASS = _Pass("jwt", lambda t: "eyJ" in t, lambda t: _JWT_RE.sub(lambda m: mask_secret(m.group(0)), t), _JWT_RE, _JWT_RE)
+_FORM_PASS = _Pass("form-field", lambda t: "&" in t and "=" in t, _redact_form_body, None)
 _DISCORD_PASS = _Pass(
+    "discord-mention",
     lambda t: "<@" in t,
     lambda t: _DISCORD_RE.sub(lambda m: "<@!***>" if "!" in m.group(0) else "<@***>", t),
     _DISCORD_RE,
     _DISCORD_RE,
 )
-_PHONE_PASS = _Pass(lambda t: "+" in t, lambda t: _PHONE_RE.sub(_mask_phone, t), _PHONE_RE, _PHONE_RE)
+_PHONE_PASS = _Pass("phone-number", lambda t: "+" in t, lambda t: _PHONE_RE.sub(_mask_phone, t), _PHONE_RE, _PHONE_RE)
+
+_V0_16_PASSES = (
+    _VENDOR_PASS, _ENV_PASS, _JSON_PASS, _BEARER_PASS, _TELEGRAM_PASS, _PRIVATE_KEY_PASS, _DB_PASS, _JWT_PASS,
+    _FORM_PASS, _PHONE_PASS,
+)
+# A profile's ``redaction`` names its passes, in their order.
+REDACTIONS: dict[str, tuple[_Pass, ...]] = {
+    "v0.15.1": (*_V0_16_PASSES[:-1], _DISCORD_PASS, _PHONE_PASS),
+    "v0.16.0": _V0_16_PASSES,
+}
 
 
-def _passes(discord_mentions: bool) -> tuple[_Pass, ...]:
-    return _PASSES + ((_DISCORD_PASS,) if discord_mentions else ()) + (_PHONE_PASS,)
+def passes_for(release: str) -> tuple[_Pass, ...]:
+    """The reference passes of ``release`` (a profile's ``redaction``), in their order."""
+    try:
+        return REDACTIONS[release]
+    except KeyError:
+        raise ValueError(f"no redaction rules for {release!r}; expected one of {sorted(REDACTIONS)}") from None
 
 
-def _reference_substitutes(text: str, discord_mentions: bool) -> bool:
+def _reference_substitutes(text: str, passes: tuple[_Pass, ...]) -> bool:
     """Does one of the reference's own pre-checks let ``text`` into a pass that calls ``re.sub``?"""
     return (
         any(literal in text for literal in _VENDOR_STARTS)
@@ -256,12 +283,12 @@ def _reference_substitutes(text: str, discord_mentions: bool) -> bool:
         or "UTHORIZATION" in text
         or ("BEGIN" in text and "-----" in text)
         or "eyJ" in text
-        or (discord_mentions and "<@" in text)
+        or (_DISCORD_PASS in passes and "<@" in text)
         or "+" in text
     )
 
 
-def _plain_text(text: str, discord_mentions: bool) -> str:
+def _plain_text(text: str, passes: tuple[_Pass, ...]) -> str:
     """``text``, or a plain ``str`` copy of a str subclass where the reference would make one.
 
     ``re.sub`` returns a plain ``str`` even when nothing matches, so the reference returns a
@@ -269,25 +296,25 @@ def _plain_text(text: str, discord_mentions: bool) -> str:
     its pre-checks rather than on the tighter ones used here (the copy only differs where the
     subclass formats or prints itself differently).
     """
-    if type(text) is str or not _reference_substitutes(text, discord_mentions):
+    if type(text) is str or not _reference_substitutes(text, passes):
         return text
     return str.__str__(text)
 
 
-def redact_sensitive_text(text: Any, *, discord_mentions: bool = False) -> Any:
-    """Mask credentials the way the reference does.
+def redact_sensitive_text(text: Any, *, release: str = "v0.16.0") -> Any:
+    """Mask credentials the way ``release`` (a profile's ``redaction``) does.
 
     ``None`` stays ``None``, other non-strings are ``str()``-ed first, ``""`` is returned as is.
-    ``discord_mentions`` enables the v0.15.1 Discord pass (removed in v0.16.0).
     """
+    passes = passes_for(release)
     if text is None:
         return None
     if not isinstance(text, str):
         text = str(text)
     if not text:
         return text
-    text = _plain_text(text, discord_mentions)
-    for redaction_pass in _passes(discord_mentions):
+    text = _plain_text(text, passes)
+    for redaction_pass in passes:
         if redaction_pass.gate(text):
             text = redaction_pass.apply(text)
     return text
@@ -300,11 +327,12 @@ def redact_sensitive_text(text: Any, *, discord_mentions: bool = False) -> Any:
 _JOIN = "\x00"
 
 
-def redact_many(texts: list[str], *, discord_mentions: bool = False) -> list[str]:
+def redact_many(texts: list[str], *, release: str = "v0.16.0") -> list[str]:
     """``redact_sensitive_text`` over many strings, skipping passes that cannot match any of them."""
-    texts = [text if type(text) is str or not text else _plain_text(text, discord_mentions) for text in texts]
+    passes = passes_for(release)
+    texts = [text if type(text) is str or not text else _plain_text(text, passes) for text in texts]
     joined = None
-    for redaction_pass in _passes(discord_mentions):
+    for redaction_pass in passes:
         if joined is None:
             joined = _JOIN.join(texts)
         gate = redaction_pass.gate

@@ -52,7 +52,7 @@ ERROR_LINE = "E   ModuleNotFoundError: No module named 'stripe_client'"
 
 def test_facts_of_the_summarised_turns():
     comparison = compare_summaries(conversation(), CONFIG)
-    assert (comparison.pending.turns_start, comparison.pending.compress_end) == (4, 11)
+    assert (comparison.plan.turns_start, comparison.plan.compress_end) == (4, 11)
     assert [tuple(row) for row in comparison.turn_facts[["kind", "value", "message_index"]].itertuples(index=False)] == [
         ("path", "tests/test_invoice.py", 0),
         ("command", "pytest -q tests/test_invoice.py", 0),

@@ -204,10 +204,10 @@ def _turn(draw):
 
 def _redactors(discord: bool):
     def one(text):
-        return redact_sensitive_text(text, discord_mentions=discord)
+        return redact_sensitive_text(text, release="v0.15.1" if discord else "v0.16.0")
 
     def many(items):
-        return redact_many(items, discord_mentions=discord)
+        return redact_many(items, release="v0.15.1" if discord else "v0.16.0")
 
     return one, many
 
@@ -290,15 +290,15 @@ def test_prompt_equals_the_layout_built_in_steps(serialized, profile_name, budge
 @settings(max_examples=1500, deadline=None)
 @given(texts, st.booleans())
 def test_redaction_with_the_new_gates_equals_the_reference_gates(text, discord):
-    assert redact_sensitive_text(text, discord_mentions=discord) == _ungated(text, discord)
+    assert redact_sensitive_text(text, release="v0.15.1" if discord else "v0.16.0") == _ungated(text, discord)
 
 
 @settings(max_examples=600, deadline=None)
 @given(st.lists(texts, max_size=8), st.booleans())
 def test_redact_many_equals_redacting_each_text(items, discord):
     expected = [_ungated(t, discord) for t in items]
-    assert redact_many(items, discord_mentions=discord) == expected
-    assert [redact_sensitive_text(t, discord_mentions=discord) for t in items] == expected
+    assert redact_many(items, release="v0.15.1" if discord else "v0.16.0") == expected
+    assert [redact_sensitive_text(t, release="v0.15.1" if discord else "v0.16.0") for t in items] == expected
 
 
 def test_redact_many_keeps_every_text_apart():
