@@ -315,8 +315,64 @@ _V0_16_0 = dataclasses.replace(
     redaction="v0.16.0",
 )
 
-PROFILES: dict[str, Profile] = {profile.name: profile for profile in (_V0_15_1, _V0_16_0)}  # oldest first
-DEFAULT_PROFILE = "v0.16.0"
+_V0_17_0 = dataclasses.replace(
+    _V0_16_0,
+    name="v0.17.0",
+    released="2026-06-19",
+    what_changed=(
+        "A tail of up to 8 messages that keeps the last reply, an automatic focus on recent asks, the date in "
+        "the prompt, historical headings, the END marker and a flag on every summary."
+    ),
+    summary_prefix=SUMMARY_PREFIX_V0_17_0,
+    recognised_prefixes=(
+        SUMMARY_PREFIX_V0_17_0, LEGACY_SUMMARY_PREFIX, SUMMARY_PREFIX_V0_16_0, HISTORICAL_PREFIX_V0_16_0,
+    ),
+    template_headings=HISTORICAL_TEMPLATE_HEADINGS,
+    pending_asks_instruction=PENDING_ASKS_INSTRUCTION_V0_17_0,
+    remaining_work_instruction=REMAINING_WORK_INSTRUCTION_V0_17_0,
+    focus_first_sentence=FOCUS_FIRST_SENTENCE_V0_17_0,
+    temporal_anchoring=TEMPORAL_ANCHORING_V0_17_0,
+    redaction="v0.17.0",
+    tail_rule="floor8",
+    summary_text_rule="prefix-end-marker",
+    session_end_rule="forget-summary",
+    media_directives=True,
+    auto_focus=True,
+    cross_session_guard=True,
+    early_return_is_ineffective=True,
+    end_marker_on_every_summary=True,
+    summary_flag=True,
+)
+_V0_18_0 = dataclasses.replace(
+    _V0_17_0,
+    name="v0.18.0",
+    released="2026-07-01",
+    what_changed=(
+        "An output reserve and an 85 % rule for small windows in the threshold, protect_first_n only on the first "
+        "compaction, a user-role summary after the system prompt merged after the tail text, orphaned calls "
+        "stripped, empty summaries and auth or network errors treated as failures."
+    ),
+    fallback_in_progress=FALLBACK_IN_PROGRESS_V0_18_0,
+    fallback_pending_asks=FALLBACK_PENDING_V0_18_0,
+    redaction="v0.18.0",
+    threshold_rule="window-reserve",
+    head_rule="decay",
+    budget_weight="envelope",
+    last_user_rule="real-user-pair",
+    summary_text_rule="delimiter",
+    role_rule="pin-after-system",
+    merge_rule="prior-context",
+    orphan_call_rule="strip",
+    failure_rule="classified",
+    session_end_rule="clear-session",
+    cooldown_blocks_trigger=True,
+    reset_clears_aborted=True,
+    update_model_resets=True,
+    defers_while_awaiting_usage=True,
+)
+
+PROFILES: dict[str, Profile] = {p.name: p for p in (_V0_15_1, _V0_16_0, _V0_17_0, _V0_18_0)}  # oldest first
+DEFAULT_PROFILE = "v0.18.0"
 
 
 def get_profile(name: str | Profile) -> Profile:

@@ -7,6 +7,7 @@ be located, named and counted.
 
 from __future__ import annotations
 
+import datetime
 import json
 from typing import Any
 
@@ -100,8 +101,9 @@ def test_the_extractive_summarizer_receives_the_same_request():
             received.append(request)
             return super().summarize_request(request)
 
-    ContextCompressor(config, summarizer=Capturing()).compress(messages, focus_topic="parser")
-    assert plan(messages, config, focus_topic="parser").summary_request() == received[0]
+    today = datetime.datetime(2026, 7, 1, 9, 0, tzinfo=datetime.timezone.utc)
+    ContextCompressor(config, summarizer=Capturing(), wall_clock=lambda: today).compress(messages, focus_topic="parser")
+    assert plan(messages, config, focus_topic="parser").summary_request("2026-07-01") == received[0]
 
 
 def test_strict_counts_match_count_by_kind_and_no_fake_secret_is_sent():

@@ -142,15 +142,17 @@ def test_vendor_pass_by_candidates_equals_the_plain_substitution():
 
     from core.redaction import hermes as h
 
-    starts = list(h._VENDOR_STARTS) + ["sk_live_", "xoxb-", "-", "_", "a", "Z", "0", " ", ".", "\x00"]
+    starts = list(h._VENDOR_STARTS) + ["sk_live_", "xoxb-", "xapp-1-", "-", "_", "a", "Z", "0", " ", ".", "\x00"]
 
     @settings(max_examples=2000, deadline=None)
     @given(st.lists(st.one_of(st.sampled_from(starts), st.text(alphabet="aZ09_-.", max_size=40)), max_size=12).map("".join))
     def check(text):
-        expected = h._VENDOR_RE.sub(lambda m: mask_secret(m.group(1)), text)
-        assert h._vendor_sub(text) == expected
-        assert h._vendor_sub(text + "—") == h._VENDOR_RE.sub(lambda m: mask_secret(m.group(1)), text + "—")
-        if h._VENDOR_RE.search(text):
-            assert h._has_vendor_start(text) and h._has_vendor_start("—" + text)
+        for pattern in (h._VENDOR_RE, h._VENDOR_RE_V0_17_0, h._VENDOR_RE_V0_18_0):
+            substitute = h._vendor_pass(pattern)
+            expected = pattern.sub(lambda m: mask_secret(m.group(1)), text)
+            assert substitute(text) == expected
+            assert substitute(text + "—") == pattern.sub(lambda m: mask_secret(m.group(1)), text + "—")
+            if pattern.search(text):
+                assert h._has_vendor_start(text) and h._has_vendor_start("—" + text)
 
     check()
