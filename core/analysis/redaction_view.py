@@ -246,7 +246,7 @@ def _apply_edits(
     return out
 
 
-def reference_spans(text: str, *, release: str = "v0.16.0") -> tuple[str, list[tuple[int, int, str]]]:
+def reference_spans(text: str, *, release: str | None = None) -> tuple[str, list[tuple[int, int, str]]]:
     """``redact_sensitive_text(text, release=...)`` and its masks as ``(start, end, kind)`` in the redacted text."""
     spans: list[tuple[int, int, str]] = []
     if not text:

@@ -11,7 +11,7 @@ summary body is taken to be ``summary_budget`` tokens (``max(2000, min(20% of th
 turns, max_summary_tokens))``), the size the prompt asks for. With the ``hermes`` estimator the
 body is modelled as ``4 x budget`` characters, so a cell equals a real compression whose summary
 has exactly that length, handoff prefix, END marker, system note and repairs included. With
-``tiktoken`` the body counts ``budget`` tokens. A real summary can be shorter or longer (the
+``tiktoken`` the body is ``budget`` one-token words. A real summary can be shorter or longer (the
 prompt allows ``1.3 x budget``), so read the grid as the compressor's intended outcome.
 
 Not modelled: anything after the first compression (see the timeline replay).
@@ -83,6 +83,13 @@ class SweepBase:
         if self.estimator == "tiktoken":
             return get_counter(encoding_name_for_model(self.model)).count_message(message), 0
         return message_rough_chars(message)
+
+    def modelled_body(self, budget: int) -> str:
+        """A summary body of exactly ``budget`` tokens: 4 characters a token for the Hermes estimate,
+        one-token words for tiktoken."""
+        if self.estimator == "tiktoken":
+            return "the" + " the" * (budget - 1)
+        return "x" * (budget * P.CHARS_PER_TOKEN)
 
     def total(self, chars: int, images: int) -> int:
         if self.estimator == "tiktoken":
@@ -173,12 +180,8 @@ def sweep_cell(base: SweepBase, config: CompressorConfig, *, respect_trigger: bo
         return row
 
     budget = decided.summary_budget
-    body = "x" * (budget * P.CHARS_PER_TOKEN) if base.estimator == "hermes" else ""
-    built = assemble(decided, summary_phase.with_summary_prefix(body, decided.profile))
-    chars, images = base.assembly_size(built)
-    if base.estimator != "hermes":
-        chars += budget  # the body counted as its budget in tokens
-    final = base.total(chars, images)
+    built = assemble(decided, summary_phase.with_summary_prefix(base.modelled_body(budget), decided.profile))
+    final = base.total(*base.assembly_size(built))
     row.update({"outcome": "summarized", "messages_after": len(built.messages), "summary_budget": budget,
                 "final_tokens": final, "savings_pct": _savings(base.tokens_before, final)})
     return row

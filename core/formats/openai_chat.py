@@ -26,6 +26,7 @@ from core.formats.messages import (
 from core.formats.model import Conversation, SessionInfo
 from core.formats.session_pick import pick_session
 from core.formats.source import InputSource, JsonLines
+from core.profiles import COMPRESSED_SUMMARY_KEY as SUMMARY_FLAG
 
 NAME = "openai-chat"
 ACCEPTED_ROLES = ROLES + ("function",)
@@ -103,11 +104,14 @@ class MessageNormalizer:
                 reasoning = value
                 break
         for key in raw:
-            if key not in ("role", "content", "tool_calls", "tool_call_id", "name", "function_call"):
+            if key not in ("role", "content", "tool_calls", "tool_call_id", "name", "function_call", SUMMARY_FLAG):
                 self.dropped[key] += 1
         if role == "tool" and raw.get("role") == "tool":
             name = None  # the call id already links the result; Hermes-style tool names are metadata
         message = make_message(role, content, tool_calls=tool_calls, tool_call_id=tool_call_id, name=name)
+        if SUMMARY_FLAG in raw:
+            # Hermes v0.17.0+ marks the summary-bearing message; the flag counts in its token estimates.
+            message[SUMMARY_FLAG] = raw[SUMMARY_FLAG]
         return message, reasoning
 
     def _claim_function_result(self, name: str | None) -> str:

@@ -356,8 +356,12 @@ REDACTIONS: dict[str, tuple[_Pass, ...]] = {
 }
 
 
-def passes_for(release: str) -> tuple[_Pass, ...]:
-    """The reference passes of ``release`` (a profile's ``redaction``), in their order."""
+def passes_for(release: str | None = None) -> tuple[_Pass, ...]:
+    """The reference passes of ``release`` (a profile's ``redaction``; the default profile's when None), in order."""
+    if release is None:
+        from core.profiles import DEFAULT_PROFILE, PROFILES
+
+        release = PROFILES[DEFAULT_PROFILE].redaction
     try:
         return REDACTIONS[release]
     except KeyError:
@@ -392,8 +396,8 @@ def _plain_text(text: str, passes: tuple[_Pass, ...]) -> str:
     return str.__str__(text)
 
 
-def redact_sensitive_text(text: Any, *, release: str = "v0.16.0") -> Any:
-    """Mask credentials the way ``release`` (a profile's ``redaction``) does.
+def redact_sensitive_text(text: Any, *, release: str | None = None) -> Any:
+    """Mask credentials the way ``release`` (a profile's ``redaction``; the default profile's when None) does.
 
     ``None`` stays ``None``, other non-strings are ``str()``-ed first, ``""`` is returned as is.
     """
@@ -418,7 +422,7 @@ def redact_sensitive_text(text: Any, *, release: str = "v0.16.0") -> Any:
 _JOIN = "\x00"
 
 
-def redact_many(texts: list[str], *, release: str = "v0.16.0") -> list[str]:
+def redact_many(texts: list[str], *, release: str | None = None) -> list[str]:
     """``redact_sensitive_text`` over many strings, skipping passes that cannot match any of them."""
     passes = passes_for(release)
     texts = [text if type(text) is str or not text else _plain_text(text, passes) for text in texts]

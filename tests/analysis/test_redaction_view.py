@@ -101,25 +101,25 @@ def test_the_extractive_summarizer_receives_the_same_request():
             received.append(request)
             return super().summarize_request(request)
 
-    today = datetime.datetime(2026, 7, 1, 9, 0, tzinfo=datetime.timezone.utc)
+    today = datetime.datetime(2026, 7, 1, 9, 0, tzinfo=datetime.UTC)
     ContextCompressor(config, summarizer=Capturing(), wall_clock=lambda: today).compress(messages, focus_topic="parser")
     assert plan(messages, config, focus_topic="parser").summary_request("2026-07-01") == received[0]
 
 
 def test_strict_counts_match_count_by_kind_and_no_fake_secret_is_sent():
     messages = _messages(SECRETS)
-    on = redaction_view(messages, CompressorConfig(strict_redaction=True))
-    off = redaction_view(messages, CompressorConfig(strict_redaction=False))
+    on = redaction_view(messages, CompressorConfig(strict_redaction=True, profile="v0.16.0"))
+    off = redaction_view(messages, CompressorConfig(strict_redaction=False, profile="v0.16.0"))
 
     # Independently: the pieces the serializer redacts, the profile's redaction, then the strict layer.
-    result = ContextCompressor(CompressorConfig(), summarizer=Recording()).compress(messages)
+    result = ContextCompressor(CompressorConfig(profile="v0.16.0"), summarizer=Recording()).compress(messages)
     turns = result.pruned_messages[result.turns_start:result.compress_end]
     pieces: list[str] = []
     for message in turns:
         pieces.append(message.get("content") or "")
         for call in message.get("tool_calls") or []:
             pieces.append(call["function"]["arguments"])
-    profile_redacted = redact_many(pieces)
+    profile_redacted = redact_many(pieces, release="v0.16.0")
     strict = [span for text in profile_redacted for span in redact_with_spans(text)[1]]
     assert count_by_kind(strict) == mask_counter(on.spans, STRICT)
     assert mask_counter(off.spans, STRICT) == {}
@@ -157,8 +157,8 @@ def test_strict_counts_match_count_by_kind_and_no_fake_secret_is_sent():
     ],
 )
 def test_reference_masks_are_located_and_named(text, masks):
-    out, spans = reference_spans(text)
-    assert out == redact_sensitive_text(text)
+    out, spans = reference_spans(text, release="v0.16.0")
+    assert out == redact_sensitive_text(text, release="v0.16.0")
     assert [(out[start:end], kind) for start, end, kind in spans] == masks
 
 

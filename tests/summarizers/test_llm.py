@@ -512,7 +512,7 @@ def test_compressor_summary_path():
 def test_compressor_fallback_path_and_cooldown(summarizer_factory, bucket):
     clock = Clock(1000.0)
     summarizer = summarizer_factory()
-    compressor = _compressor(summarizer, clock)
+    compressor = _compressor(summarizer, clock, profile="v0.16.0")  # v0.18.0 aborts on network errors
     messages = _transcript()
     cooldown = COOLDOWN_FOR_BUCKET[bucket]
 
@@ -628,3 +628,35 @@ def test_the_local_model_is_capped_and_remote_providers_are_not():
     remote = make_summarizer(AnalysisSettings(summarizer="litellm", model="gpt-4o-mini"))
     assert remote.max_tokens_cap is None
     assert remote.request_kwargs("P", 2_600)["max_tokens"] == 2_600
+
+
+@pytest.mark.parametrize(
+    ("summarizer_factory", "outcome", "cooldown", "abort_reason"),
+    [
+        (lambda: LiteLLMSummarizer(""), "fallback", 600, None),
+        (lambda: LiteLLMSummarizer("gpt-4o-mini", mock_response=litellm.APIConnectionError(
+            message="Connection refused", llm_provider="openai", model="gpt-4o-mini")), "aborted", 30, "network"),
+        (lambda: LiteLLMSummarizer("gpt-4o-mini", mock_response=litellm.Timeout(
+            message="Request timed out", model="gpt-4o-mini", llm_provider="openai")), "aborted", 30, "network"),
+        (lambda: LiteLLMSummarizer("gpt-4o-mini", mock_response=litellm.AuthenticationError(
+            message="Incorrect API key provided", llm_provider="openai", model="gpt-4o-mini")),
+         "aborted", 60, "authentication"),
+        (lambda: LiteLLMSummarizer("gpt-4o-mini", mock_response=litellm.RateLimitError(
+            message="slow down", llm_provider="openai", model="gpt-4o-mini")), "fallback", 60, None),
+        (lambda: LiteLLMSummarizer("gpt-4o-mini", mock_response=""), "fallback", 60, None),
+    ],
+    ids=["no provider", "connection", "timeout", "authentication", "rate limit", "empty"],
+)
+def test_v0_18_0_classifies_litellm_failures(summarizer_factory, outcome, cooldown, abort_reason):
+    clock = Clock(1000.0)
+    compressor = _compressor(summarizer_factory(), clock, profile="v0.18.0")
+    result = compressor.compress(_transcript())
+    assert result.outcome == outcome
+    assert result.abort_reason == abort_reason
+    assert compressor._summary_failure_cooldown_until == 1000.0 + cooldown
+    assert not compressor.should_compress(10**9)  # v0.18.0: no trigger during a cooldown
+    if abort_reason is not None:
+        # The flag is sticky: inside the cooldown there is no call, and it aborts again.
+        clock.now += 1
+        again = compressor.compress(_transcript())
+        assert again.outcome == "aborted" and again.summarizer_calls == []
