@@ -18,6 +18,7 @@ from core.formats.messages import (
     IdMaker,
     PendingCalls,
     arguments_json,
+    candidate_items,
     image_part,
     kind_of,
     make_message,
@@ -26,6 +27,7 @@ from core.formats.messages import (
 from core.formats.model import Conversation, SessionInfo
 from core.formats.session_pick import pick_session
 from core.formats.source import InputSource, JsonLines
+from core.formats.spec import FormatSpec
 
 NAME = "openai-chat"
 ACCEPTED_ROLES = ROLES + ("function",)
@@ -212,8 +214,10 @@ def parse_document(doc: Any, src: InputSource, session: str | None) -> Conversat
     else:
         raise src.error(None, f"expected a list of chat messages or an object with 'messages', got {kind_of(doc)}")
     normalizer = MessageNormalizer(builder)
+    builder.tally.unit = "message"
     for index, raw in enumerate(items):
         normalizer.add(raw, f"{prefix}[{index}]")
+        builder.tally.place(index)
     normalizer.finish()
     return builder.build(model=model, tools=tools if isinstance(tools, list) else None)
 
@@ -221,9 +225,13 @@ def parse_document(doc: Any, src: InputSource, session: str | None) -> Conversat
 def parse_records(lines: JsonLines, src: InputSource, session: str | None) -> Conversation:
     """JSONL: one message per line, or one ``{"messages": [...]}`` conversation per line."""
     if any(isinstance(rec, dict) and isinstance(rec.get("messages"), list) for _, rec in lines.head()):
-        conversations = [
-            (line, rec) for line, rec in lines.records() if isinstance(rec, dict) and isinstance(rec.get("messages"), list)
-        ]
+        conversations = []
+        other: list[str] = []
+        for line, rec in lines.records():
+            if isinstance(rec, dict) and isinstance(rec.get("messages"), list):
+                conversations.append((line, rec))
+            else:
+                other.append(f"line {line}")
         infos = [
             SessionInfo(id=str(rec.get("id") or f"line {line}"), message_count=len(rec["messages"]))
             for line, rec in conversations
@@ -235,17 +243,24 @@ def parse_records(lines: JsonLines, src: InputSource, session: str | None) -> Co
         conv.sessions = infos
         conv.session_id = chosen
         conv.warnings[:0] = lines.warnings
+        conv.report.add_other_sessions(sum(len(r["messages"]) for n, r in conversations if n != line))
+        for where in other:
+            conv.report.skip("lines without a 'messages' list", where)
         return conv
     builder = Builder(NAME, src.name)
     normalizer = MessageNormalizer(builder)
     for line, rec in lines.records():
         if not looks_like_message(rec):
             builder.warnings.append(f"line {line}: not a chat message (no 'role'); skipped")
+            builder.tally.skip(line, "lines that are not chat messages", f"line {line}", announced=True)
             continue
         try:
             normalizer.add(rec, f"line {line}")
         except FieldProblem as exc:
             builder.warnings.append(f"{exc}; line skipped")
+            builder.tally.skip(line, "chat messages that could not be read", f"line {line}", announced=True)
+            continue
+        builder.tally.place(line)
     normalizer.finish()
     builder.warnings[:0] = lines.warnings
     if not builder.messages:
@@ -261,3 +276,23 @@ def to_document(conv: Conversation) -> dict[str, Any]:
     if conv.tools:
         doc["tools"] = copy.deepcopy(conv.tools)
     return doc
+
+
+def _detect_records(records: list[tuple[int, Any]]) -> bool:
+    values = [value for _, value in records]
+    dicts = [value for value in values if isinstance(value, dict)]
+    if dicts and all(isinstance(value.get("messages"), list) for value in dicts[:5]):
+        return True  # one conversation per line
+    return looks_like(values)
+
+
+FORMAT = FormatSpec(
+    name=NAME,
+    description="OpenAI Chat Completions messages",
+    detect_document=lambda doc: looks_like(candidate_items(doc)),
+    detect_records=_detect_records,
+    parse_document=parse_document,
+    parse_records=parse_records,
+    write=to_document,
+    aliases=("openai", "chat"),
+)
