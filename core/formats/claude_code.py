@@ -218,70 +218,125 @@ class _Outcome:
         self.skipped: dict[str, str] = {}
 
 
-def _convert(
-    sequence: list[str], tree: EventTree, builder: Builder
-) -> tuple[str | None, _Outcome]:
-    converter = AnthropicConverter(builder)
-    outcome = _Outcome()
-    model = None
-    open_boundary: CompactionEvent | None = None
-    previous_message_id: str | None = None
-    for uuid in sequence:
-        event = tree.row[uuid]
+@dataclass
+class _Mark:
+    """The state of a conversion after one row: all a later row needs to continue from there."""
+
+    messages: int
+    last_role: str | None
+    previous_message_id: str | None
+    boundary_open: bool
+
+
+class _Conversion:
+    """Rows of a sequence into messages on a Builder, one row at a time (see the module docstring)."""
+
+    def __init__(self, tree: EventTree, builder: Builder) -> None:
+        self.tree = tree
+        self.builder = builder
+        self.converter = AnthropicConverter(builder)
+        self.outcome = _Outcome()
+        self.model: str | None = None
+        self.open_boundary: CompactionEvent | None = None
+        self.previous_message_id: str | None = None
+        self.marks: list[_Mark] = []
+
+    def run(self, sequence: list[str], record: bool = False) -> _Conversion:
+        for uuid in sequence:
+            self.feed(uuid)
+            if record:
+                last = self.builder.last()
+                self.marks.append(_Mark(len(self.builder), last["role"] if last else None, self.previous_message_id,
+                                        self.open_boundary is not None and self.open_boundary.summary is None))
+        return self
+
+    def finish(self) -> str | None:
+        self.converter.finish()
+        return self.model if isinstance(self.model, str) else None
+
+    def resume(self, mark: _Mark) -> None:
+        """Continue counting from ``mark`` of another conversion (a stand-in for its last message)."""
+        if mark.last_role is not None:
+            self.builder.add(make_message(mark.last_role, ""), "(shared prefix)")
+        self.previous_message_id = mark.previous_message_id
+        if mark.boundary_open:
+            self.open_boundary = CompactionEvent(position=len(self.builder), kind="compact_boundary")
+            self.builder.events.append(self.open_boundary)
+
+    def feed(self, uuid: str) -> None:
+        builder = self.builder
+        event = self.tree.row[uuid]
         kind = event.get("type")
-        where = f"line {tree.line[uuid]}"
+        where = f"line {self.tree.line[uuid]}"
         if kind == "system":
             subtype = event.get("subtype")
             if subtype == "compact_boundary":
-                open_boundary = _boundary(event, len(builder), where)
-                builder.events.append(open_boundary)
+                self.open_boundary = _boundary(event, len(builder), where)
+                builder.events.append(self.open_boundary)
             elif subtype == "local_command" and isinstance(event.get("content"), str):
                 builder.add(make_message("user", event["content"]), where)
                 _fold_user_turn(builder)
             else:
-                outcome.meta[uuid] = NOTICE_META
-            previous_message_id = None
-            continue
+                self.outcome.meta[uuid] = NOTICE_META
+            self.previous_message_id = None
+            return
         if kind not in MESSAGE_TYPES:
-            continue  # attachments, progress ...: classified by their type
+            return  # attachments, progress ...: classified by their type
         if kind == "assistant" and event.get("isApiErrorMessage"):
-            outcome.meta[uuid] = API_ERROR_META
-            continue
+            self.outcome.meta[uuid] = API_ERROR_META
+            return
         message = event.get("message")
         if not isinstance(message, dict):
-            outcome.skipped[uuid] = f"{kind} rows without a 'message' object"
-            continue
+            self.outcome.skipped[uuid] = f"{kind} rows without a 'message' object"
+            return
         usage = message.get("usage") if isinstance(message.get("usage"), dict) else None
         try:
             if kind == "assistant":
-                model = message.get("model") or model
+                self.model = message.get("model") or self.model
                 message_id = message.get("id")
                 last = builder.last()
-                if message_id and message_id == previous_message_id and last is not None and last["role"] == "assistant":
-                    _merge_into_last(builder, converter, message, where, usage)
-                    continue
-                previous_message_id = message_id
+                if message_id and message_id == self.previous_message_id and last is not None and last["role"] == "assistant":
+                    _merge_into_last(builder, self.converter, message, where, usage)
+                    return
+                self.previous_message_id = message_id
             else:
-                previous_message_id = None
+                self.previous_message_id = None
             before = len(builder)
-            produced = converter.add(message, where, usage=usage)
+            produced = self.converter.add(message, where, usage=usage)
         except FieldProblem as exc:
-            outcome.skipped[uuid] = exc.what
-            continue
+            self.outcome.skipped[uuid] = exc.what
+            return
         if event.get("isCompactSummary"):
             summary_text = _text(message.get("content"))
-            if open_boundary is not None and open_boundary.summary is None:
-                open_boundary.summary = summary_text
-                open_boundary.position = produced[0]
+            boundary = self.open_boundary
+            if boundary is not None and boundary.summary is None:
+                boundary.summary = summary_text
+                boundary.position = produced[0]
             else:
                 builder.events.append(
                     CompactionEvent(position=produced[0], kind="compact_summary", summary=summary_text, source=where)
                 )
-            open_boundary = None
+            self.open_boundary = None
         elif kind == "user" and len(builder) == before + 1 and not is_result_row(event):
             _fold_user_turn(builder)
-    converter.finish()
-    return (model if isinstance(model, str) else None), outcome
+
+
+def _count(tree: EventTree, sequence: list[str], base: _Conversion | None, base_sequence: list[str]) -> int:
+    """How many messages ``sequence`` gives; the part it shares with ``base_sequence`` is not converted again."""
+    shared = 0
+    if base is not None:
+        limit = min(len(sequence), len(base_sequence))
+        while shared < limit and sequence[shared] == base_sequence[shared]:
+            shared += 1
+    if base is None or shared == 0:
+        return len(_Conversion(tree, Builder(NAME, None)).run(sequence).builder)
+    mark = base.marks[shared - 1]
+    if shared == len(sequence):
+        return mark.messages
+    rest = _Conversion(tree, Builder(NAME, None))
+    rest.resume(mark)
+    rest.run(sequence[shared:])
+    return mark.messages - (1 if mark.last_role is not None else 0) + len(rest.builder)
 
 
 def _boundary(event: Row, position: int, where: str) -> CompactionEvent:
@@ -539,22 +594,27 @@ def parse_records(lines: JsonLines, src: InputSource, session: str | None) -> Co
     sessions, meta = _read(lines, tally)
     if not sessions:
         raise FieldProblem(None, "no user/assistant events with a 'uuid' found; expected a Claude Code session log")
+    conversions: dict[str, _Conversion] = {}
     for item in sessions:
         _resolve(item)
+        assert item.tree is not None
+        conversions[item.key] = _Conversion(item.tree, Builder(NAME, src.name)).run(item.sequence, record=True)
 
     def count(owner: _Session, sequence: list[str]) -> int:
         assert owner.tree is not None
-        scratch = Builder(NAME, src.name)
-        _convert(sequence, owner.tree, scratch)
-        return len(scratch)
+        return _count(owner.tree, sequence, conversions[owner.key], owner.sequence)
 
     choices = _session_infos(sessions, meta, count)
     infos = [choice.info for choice in choices]
     chosen_id = pick_session(infos, session, src, default=infos[0].id)
     chosen = next(choice for choice in choices if choice.info.id == chosen_id)
-    builder = Builder(NAME, src.name)
     assert chosen.session.tree is not None
-    model, outcome = _convert(chosen.sequence, chosen.session.tree, builder)
+    if chosen.sequence is chosen.session.sequence:
+        conversion = conversions[chosen.session.key]
+    else:
+        conversion = _Conversion(chosen.session.tree, Builder(NAME, src.name)).run(chosen.sequence)
+    model = conversion.finish()
+    builder, outcome = conversion.builder, conversion.outcome
     for other in sessions:
         if other is not chosen.session:
             assert other.tree is not None

@@ -133,6 +133,12 @@ class EventTree:
             parent = self.parent[uuid]
             if parent is not None:
                 self.children[parent].append(uuid)
+        # What the walks ask of each row, worked out once (a log may be walked once per branch).
+        self.response: dict[str, str | None] = {
+            u: message_id(r) if r.get("type") == "assistant" else None for u, r in self.row.items()
+        }
+        self.result_only: dict[str, bool] = {u: is_result_row(r) for u, r in self.row.items()}
+        self.answers: dict[str, list[str]] = {u: result_ids(r) for u, r in self.row.items() if self.result_only[u]}
         self._depth: dict[str, int] = {}
         self._anchor: dict[str, str | None] = {}
         self._root: dict[str, str] = {}
@@ -228,15 +234,13 @@ class EventTree:
         ``message.id`` (the chain may pass only some of them), in file order."""
         found = {start}
         current = self.parent[start]
-        while current is not None and current not in used and message_id(self.row[current]) == key:
+        while current is not None and current not in used and self.response[current] == key:
             found.add(current)  # reached when the chain enters a response in its middle
             current = self.parent[current]
         stack = list(found)
         while stack:
             for child in self.children[stack.pop()]:
-                if child not in found and child not in used and message_id(self.row[child]) == key and (
-                    self.row[child].get("type") == "assistant"
-                ):
+                if child not in found and child not in used and self.response[child] == key:
                     found.add(child)
                     stack.append(child)
         return sorted(found, key=self.line.__getitem__)
@@ -265,7 +269,7 @@ class EventTree:
 
         def take_result(uuid: str) -> None:
             used.add(uuid)
-            ids = result_ids(self.row[uuid])
+            ids = self.answers.get(uuid) or result_ids(self.row[uuid])
             if ids and all(i in answered for i in ids):
                 duplicates.append(uuid)
                 return
@@ -277,7 +281,7 @@ class EventTree:
             if uuid in used:
                 continue
             row = self.row[uuid]
-            key = message_id(row) if row.get("type") == "assistant" else None
+            key = self.response[uuid]
             if key is not None:
                 if key != current_response:
                     flush()
@@ -291,10 +295,10 @@ class EventTree:
                         call_order.setdefault(call, len(call_order))
                 for member in group:
                     for child in self.children[member]:
-                        if child not in on_chain and child not in used and is_result_row(self.row[child]):
+                        if child not in on_chain and child not in used and self.result_only[child]:
                             take_result(child)
                 continue
-            if is_result_row(row):
+            if self.result_only[uuid]:
                 take_result(uuid)
                 continue
             if row.get("type") in ("user", "assistant", "system"):

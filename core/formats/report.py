@@ -18,6 +18,14 @@ from typing import Any
 LISTED_PLACES = 8
 
 PLACED = "placed"
+
+
+def plural(unit: str) -> str:
+    """``line`` → ``lines``, ``history entry`` → ``history entries``."""
+    if unit.endswith("y") and not unit.endswith(("ay", "ey", "oy")):
+        return unit[:-1] + "ies"
+    return unit + "s"
+
 OTHER_SESSION = "other_session"
 OTHER_BRANCH = "other_branch"
 
@@ -99,7 +107,7 @@ class LoadReport:
         lines = [entry.text() for entry in self.skipped if not entry.announced]
         if self.other_branches:
             lines.append(
-                f"{self.other_branches} {self.unit}(s) belong to {self.branches} abandoned branch(es) of this "
+                f"{self.other_branches} {plural(self.unit)} belong to {self.branches} abandoned branch(es) of this "
                 "conversation, not to the one shown; pick them in the session list to see them"
             )
         return lines
@@ -115,12 +123,12 @@ class LoadReport:
             parts.append(f"{self.metadata_count:,} metadata")
         if self.skipped_count:
             parts.append(f"{self.skipped_count:,} skipped")
-        return f"{self.read:,} {self.unit}(s) read: " + ", ".join(parts) + f" → {self.messages:,} messages"
+        return f"{self.read:,} {plural(self.unit)} read: " + ", ".join(parts) + f" → {self.messages:,} messages"
 
     def rows(self) -> list[dict[str, Any]]:
         """The report as table rows (``what``, ``rows``, ``detail``) for display."""
         table: list[dict[str, Any]] = [
-            {"what": f"{self.unit}s read", "rows": self.read, "detail": ""},
+            {"what": f"{plural(self.unit)} read", "rows": self.read, "detail": ""},
             {"what": "placed on this conversation", "rows": self.placed, "detail": f"{self.messages:,} messages"},
         ]
         if self.other_sessions or self.sessions > 1 + self.branches:
