@@ -281,7 +281,8 @@ def _parse_gateway(lines: JsonLines, src: InputSource) -> Conversation:
             meta = meta or record
             tally.meta(line, SESSION_META, where)
             continue
-        clean = {key: record[key] for key in ("role", "content", "tool_calls", "tool_call_id", "name") if key in record}
+        keys = ("role", "content", "tool_calls", "tool_call_id", "name", "reasoning_content", "reasoning")
+        clean = {key: record[key] for key in keys if key in record}
         clean["content"] = _decode_content(clean.get("content"), where, builder)
         try:
             index = normalizer.add(clean, where)

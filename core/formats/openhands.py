@@ -282,7 +282,7 @@ def _convert_legacy(run: _Run, events: list[dict[str, Any]], pairs: dict[int, in
             if action is not None and action in open_actions and action not in answer_of:
                 answer_of[action] = position
                 open_actions.remove(action)
-    call_of: dict[int, str] = {}  # observation position → the call id it answers
+    answered = set(answer_of.values())
     builder = run.builder
     for position, event in enumerate(events):
         args = _args(event)
@@ -298,13 +298,15 @@ def _convert_legacy(run: _Run, events: list[dict[str, Any]], pairs: dict[int, in
             arguments = {k: v for k, v in args.items() if k not in _BOOKKEEPING_ARGS}
             thought = args.get("thought") if isinstance(args.get("thought"), str) else ""
             builder.add(make_message("assistant", thought or None, tool_calls=[tool_call(call_id, kind, arguments)]), where)
-            call_of[answer_of[position]] = call_id
             run.place(position)
+            # The observation follows its action at once, even when the log wrote others in between.
+            answer = answer_of[position]
+            builder.add(make_message("tool", _observation_text(events[answer]), tool_call_id=call_id), run.keys[answer][1])
+            run.place(answer)
+        elif position in answered:
+            continue  # already placed right after its action
         elif "observation" in event and kind not in _NOT_TOOLS:
-            if position in call_of:
-                builder.add(make_message("tool", _observation_text(event), tool_call_id=call_of[position]), where)
-            else:
-                builder.add(make_message("user", _observation_text(event)), where)  # what the agent was shown
+            builder.add(make_message("user", _observation_text(event)), where)  # what the agent was shown
             run.place(position)
         else:
             run.no_content(position, kind)

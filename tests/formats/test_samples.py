@@ -34,6 +34,13 @@ def test_sample_loads_canonical_with_intact_tool_pairs(name):
 
 
 @pytest.mark.parametrize("name", sorted(SAMPLE_FORMATS))
+def test_every_session_loads_with_the_message_count_it_is_listed_with(name):
+    conv = load(SAMPLES / name)
+    for info in conv.sessions:
+        assert len(load(SAMPLES / name, session=info.id).messages) == info.message_count, info.id
+
+
+@pytest.mark.parametrize("name", sorted(SAMPLE_FORMATS))
 def test_loading_bytes_equals_loading_the_path(name):
     from_path = load(SAMPLES / name)
     from_bytes = load((SAMPLES / name).read_bytes(), filename=name)
