@@ -25,7 +25,7 @@ from core.formats.messages import (
     text_part,
 )
 from core.formats.model import Conversation, SessionInfo
-from core.formats.session_pick import pick_session
+from core.formats.session_pick import one_session_per_line
 from core.formats.source import InputSource, JsonLines
 from core.formats.spec import FormatSpec
 
@@ -222,31 +222,26 @@ def parse_document(doc: Any, src: InputSource, session: str | None) -> Conversat
     return builder.build(model=model, tools=tools if isinstance(tools, list) else None)
 
 
+def _is_conversation(record: Any) -> bool:
+    return isinstance(record, dict) and isinstance(record.get("messages"), list)
+
+
 def parse_records(lines: JsonLines, src: InputSource, session: str | None) -> Conversation:
     """JSONL: one message per line, or one ``{"messages": [...]}`` conversation per line."""
-    if any(isinstance(rec, dict) and isinstance(rec.get("messages"), list) for _, rec in lines.head()):
-        conversations = []
-        other: list[str] = []
-        for line, rec in lines.records():
-            if isinstance(rec, dict) and isinstance(rec.get("messages"), list):
-                conversations.append((line, rec))
-            else:
-                other.append(f"line {line}")
-        infos = [
-            SessionInfo(id=str(rec.get("id") or f"line {line}"), message_count=len(rec["messages"]))
-            for line, rec in conversations
-        ]
-        chosen = pick_session(infos, session, src, default=infos[-1].id)
-        line, rec = conversations[[info.id for info in infos].index(chosen)]
-        conv = parse_document(rec, src, None)
-        conv.sources = [f"line {line} {where}" for where in conv.sources]
-        conv.sessions = infos
-        conv.session_id = chosen
-        conv.warnings[:0] = lines.warnings
-        conv.report.add_other_sessions(sum(len(r["messages"]) for n, r in conversations if n != line))
-        for where in other:
-            conv.report.skip("lines without a 'messages' list", where)
-        return conv
+    if any(_is_conversation(rec) for _, rec in lines.head()):
+
+        def convert(line: int, record: dict[str, Any]) -> Conversation:
+            conv = parse_document(record, src, None)
+            conv.sources = [f"line {line} {where}" for where in conv.sources]
+            return conv
+
+        return one_session_per_line(
+            lines, src, session, holds_session=_is_conversation,
+            info_of=lambda line, rec: SessionInfo(id=str(rec.get("id") or f"line {line}"), message_count=len(rec["messages"])),
+            rows_of=lambda rec: len(rec["messages"]), convert=convert,
+            not_a_session="lines without a 'messages' list",
+            none_found="no conversations found; expected a 'messages' list on each line",
+        )
     builder = Builder(NAME, src.name)
     normalizer = MessageNormalizer(builder)
     for line, rec in lines.records():

@@ -42,7 +42,7 @@ from core.formats.messages import (
     tool_call,
 )
 from core.formats.model import CompactionEvent, Conversation, SessionInfo
-from core.formats.session_pick import pick_session
+from core.formats.session_pick import one_session_per_line
 from core.formats.source import InputSource, JsonLines
 from core.formats.spec import FormatSpec
 
@@ -382,29 +382,21 @@ def parse_records(lines: JsonLines, src: InputSource, session: str | None) -> Co
         conv = _conversation([record for _, record in records], src, prefix="line", unit="line", keys=keys)
         conv.warnings[:0] = lines.warnings
         return conv
-    runs = []
-    other: list[str] = []
-    for line, record in lines.records():
-        if event_list(record) is not None:
-            runs.append((line, record))
-        else:
-            other.append(f"line {line}")
-    if not runs:
-        raise FieldProblem(None, "no OpenHands histories found; expected one event or one run with 'history' per line")
-    infos = [SessionInfo(id=_run_id(rec, line), message_count=_message_count(event_list(rec) or [], src)) for line, rec in runs]
-    chosen = pick_session(infos, session, src, default=infos[-1].id)
-    position = [info.id for info in infos].index(chosen)
-    line, record = runs[position]
-    conv = _conversation(event_list(record) or [], src, prefix=f"line {line} event")
-    conv.sessions, conv.session_id = infos, chosen
-    conv.warnings[:0] = lines.warnings
-    conv.report.add_other_sessions(sum(len(_flatten(event_list(r) or [])[0]) for i, (_, r) in enumerate(runs) if i != position))
-    for where in other:
-        conv.report.skip("lines without an OpenHands history", where)
-    for key in ("instance_id", "git_patch", "success", "error"):
-        if key in record:
-            conv.metadata[key] = record[key]
-    return conv
+
+    def convert(line: int, record: dict[str, Any]) -> Conversation:
+        conv = _conversation(event_list(record) or [], src, prefix=f"line {line} event")
+        for key in ("instance_id", "git_patch", "success", "error"):
+            if key in record:
+                conv.metadata[key] = record[key]
+        return conv
+
+    return one_session_per_line(
+        lines, src, session, holds_session=lambda record: event_list(record) is not None,
+        info_of=lambda line, rec: SessionInfo(id=_run_id(rec, line), message_count=_message_count(event_list(rec) or [], src)),
+        rows_of=lambda rec: len(_flatten(event_list(rec) or [])[0]), convert=convert,
+        not_a_session="lines without an OpenHands history",
+        none_found="no OpenHands histories found; expected one event or one run with 'history' per line",
+    )
 
 
 FORMAT = FormatSpec(

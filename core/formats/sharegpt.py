@@ -24,7 +24,7 @@ from core.formats.messages import (
     text_of,
 )
 from core.formats.model import Conversation, SessionInfo
-from core.formats.session_pick import pick_session
+from core.formats.session_pick import one_session_per_line, pick_session
 from core.formats.source import InputSource, JsonLines
 from core.formats.spec import FormatSpec
 
@@ -268,26 +268,13 @@ def _single(record: Any, src: InputSource, prefix: str) -> Conversation:
 
 def parse_records(lines: JsonLines, src: InputSource, session: str | None) -> Conversation:
     """JSONL with one conversation per line (e.g. Hermes ``trajectory_samples.jsonl``)."""
-    records = []
-    other: list[str] = []
-    for line, rec in lines.records():
-        if conversation_list(rec) is not None:
-            records.append((line, rec))
-        else:
-            other.append(f"line {line}")
-    if not records:
-        raise FieldProblem(None, "no ShareGPT conversations found; expected a 'conversations' list on each line")
-    infos = [SessionInfo(id=str(rec.get("id") or f"line {line}"), message_count=message_count(rec)) for line, rec in records]
-    chosen = pick_session(infos, session, src, default=infos[-1].id)
-    position = [info.id for info in infos].index(chosen)
-    line, record = records[position]
-    conv = _single(record, src, f"line {line}")
-    conv.sessions, conv.session_id = infos, chosen
-    conv.warnings[:0] = lines.warnings
-    conv.report.add_other_sessions(sum(_turns(rec) for i, (_, rec) in enumerate(records) if i != position))
-    for where in other:
-        conv.report.skip("lines without a ShareGPT 'conversations' list", where)
-    return conv
+    return one_session_per_line(
+        lines, src, session, holds_session=lambda rec: conversation_list(rec) is not None,
+        info_of=lambda line, rec: SessionInfo(id=str(rec.get("id") or f"line {line}"), message_count=message_count(rec)),
+        rows_of=_turns, convert=lambda line, rec: _single(rec, src, f"line {line}"),
+        not_a_session="lines without a ShareGPT 'conversations' list",
+        none_found="no ShareGPT conversations found; expected a 'conversations' list on each line",
+    )
 
 
 def to_document(conv: Conversation) -> dict[str, Any]:
