@@ -598,10 +598,13 @@ def parse_records(lines: JsonLines, src: InputSource, session: str | None) -> Co
     for item in sessions:
         _resolve(item)
         assert item.tree is not None
-        conversions[item.key] = _Conversion(item.tree, Builder(NAME, src.name)).run(item.sequence, record=True)
+        # The state after each row is kept only where branches will be counted from it.
+        conversions[item.key] = _Conversion(item.tree, Builder(NAME, src.name)).run(item.sequence, record=bool(item.branches))
 
     def count(owner: _Session, sequence: list[str]) -> int:
         assert owner.tree is not None
+        if sequence is owner.sequence:
+            return len(conversions[owner.key].builder)
         return _count(owner.tree, sequence, conversions[owner.key], owner.sequence)
 
     choices = _session_infos(sessions, meta, count)

@@ -180,7 +180,7 @@ class RowTally:
 
     def _set(self, key: Hashable, value: str, where: str | None) -> None:
         self._classes[key] = value
-        if where:
+        if where and value.startswith("skip:"):  # only skipped rows are listed by place
             self._where[key] = where
 
     def place(self, key: Hashable, where: str | None = None) -> None:
