@@ -320,3 +320,10 @@ def test_nul_bytes_inside_the_text_are_still_a_binary_file():
 
     with pytest.raises(FormatError, match="binary file"):
         load(b'{"role": "user", "content": "a\x00b"}\n{"role": "assistant", "content": "c"}\n', filename="x.jsonl")
+
+
+def test_nul_padding_after_a_json_document_is_skipped_with_a_warning():
+    doc = layouts.mini_swe_agent_v1()
+    conv = load(json.dumps(doc, indent=1).encode() + b"\x00" * 4096, filename="run.traj.json")
+    assert conv.format == "mini-swe-agent" and len(conv.messages) == 6
+    assert any("4,096 NUL bytes of padding" in w for w in conv.warnings)
