@@ -222,14 +222,15 @@ def load(
     object (e.g. an upload). ``filename`` names bytes input in messages and helps detection
     (``.jsonl``). ``format`` skips detection (one of ``FORMAT_NAMES``). ``max_bytes`` refuses
     larger input. ``session`` picks one session of a multi-session source (a Hermes store or
-    export, a Claude Code log with sidechains, a JSONL of conversations); the default is the
-    main one: for Hermes the most recently started session, for Claude Code the main
-    (non-sidechain) chain, for lists of conversations the last one. ``Conversation.sessions``
-    lists them all.
+    export, a Claude Code log with sidechains or abandoned branches, a JSONL of conversations or
+    runs); the default is the main one: for Hermes the most recently started session, for Claude
+    Code the conversation Claude Code would resume, for lists of conversations the last one.
+    ``Conversation.sessions`` lists them all, each with the message count it loads to.
 
     Raises :class:`FormatError` (a ValueError) with the file, the line or field and what was
-    expected, for every kind of bad input. Damaged lines of a JSONL log are skipped and listed
-    in ``Conversation.warnings`` instead.
+    expected, for every kind of bad input. Damaged lines of a JSONL log are skipped instead;
+    ``Conversation.report`` says where every row went, and whatever was placed nowhere is in
+    ``Conversation.warnings`` with its count.
     """
     src = open_input(path_or_bytes, filename, max_bytes)
     spec = _format_spec(format, src)
