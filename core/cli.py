@@ -335,6 +335,7 @@ def analysis_report(conversation: Conversation, analysis: dict[str, Any], file: 
             "sessions": [info.id for info in conversation.sessions],
             "model": conversation.model,
             "warnings": list(conversation.warnings),
+            "load_report": conversation.report.to_dict(),
         }
     )
     return report
@@ -355,15 +356,22 @@ def _validity_text(report: dict[str, Any]) -> str:
     return text
 
 
+_SHOWN_WARNINGS = 5
+
+
 def print_analysis(report: dict[str, Any]) -> None:
     """The readable form of ``analyze``."""
     import pandas as pd
 
     session = f" · session {report['session']} ({len(report['sessions'])} in file)" if report["session"] else ""
     floored = " (the 64K floor)" if report["threshold_floored"] else ""
+    load = report["load_report"]
     lines = [
         ("file", report["file"]),
         ("format", f"{report['format']}{session}" + (f" · model {report['model']}" if report["model"] else "")),
+        ("read", f"{_fmt(load['read'])} {load['unit']}(s): {_fmt(load['placed'])} placed, "
+                 f"{_fmt(load['other_sessions'] + load['other_branches'])} in other sessions or branches, "
+                 f"{_fmt(sum(load['metadata'].values()))} metadata, {_fmt(sum(e['count'] for e in load['skipped']))} skipped"),
         ("messages", _fmt(report["messages"])),
         ("tokens", f"{_fmt(report['exact_tokens'])} exact ({report['encoding']}) · "
                    f"{_fmt(report['hermes_tokens'])} Hermes estimate"),
@@ -388,8 +396,10 @@ def print_analysis(report: dict[str, Any]) -> None:
                        f"({report['middle_facts_kept']}/{report['middle_facts']})"),
         ("validity", _validity_text(report)),
     ]
-    for warning in report["warnings"][:3]:
+    for warning in report["warnings"][:_SHOWN_WARNINGS]:
         lines.append(("warning", warning))
+    if len(report["warnings"]) > _SHOWN_WARNINGS:
+        lines.append(("warning", f"… and {len(report['warnings']) - _SHOWN_WARNINGS} more (all of them in --json)"))
     width = max(len(label) for label, _ in lines)
     for label, text in lines:
         print(f"{label:<{width}}  {text}")
@@ -430,6 +440,10 @@ def cmd_compress(args: argparse.Namespace) -> int:
         raise UsageError("--json prints a report on standard output, so it needs -o/--output for the transcript")
     settings = _settings(args)
     conversation = _load(args)
+    for warning in conversation.warnings:  # what the import could not place, before the result is written
+        _warn(f"{args.file}: {warning}")
+    if conversation.format != args.output_format:
+        print(f"{PROG}: {args.file}: read as {conversation.format}, written as {args.output_format}", file=sys.stderr)
     messages = conversation.messages
     local = _LocalModel()
     try:
