@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from core.compressor import CompressionResult, CompressorConfig, ContextCompressor
+from core.unicode_text import replace_lone_surrogates
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -653,13 +654,7 @@ def report_frame(rows: Sequence[dict[str, Any]]) -> pd.DataFrame:
 
 def _storable(value: Any) -> Any:
     """Text Arrow can store: lone surrogates (undecodable file names, damaged input) become U+FFFD."""
-    if not isinstance(value, str):
-        return value
-    try:
-        value.encode("utf-8")
-        return value
-    except UnicodeEncodeError:
-        return "".join("\ufffd" if 0xD800 <= ord(ch) <= 0xDFFF else ch for ch in value)
+    return replace_lone_surrogates(value) if isinstance(value, str) else value
 
 
 def write_report(frame: pd.DataFrame, output: str) -> str:
