@@ -6,16 +6,32 @@ Failures are litellm's own exception classes, left unwrapped: their class names 
 failure classification reads (spec 6.3). Only "nothing configured at all" is a
 ``RuntimeError``, which the compressor treats as "no provider" (600 s cooldown).
 
+Every call has one deadline, ``timeout`` seconds for the whole call: connecting, reading and the
+HTTP client's retries together. The HTTP client's own timeout only bounds each wait for the next
+bytes, so a server that trickles an answer (or a chain of retries) could otherwise run unbounded.
+
+Text reaches the provider as UTF-8: a lone surrogate in the prompt (a raw dict given to the
+library may carry one) becomes U+FFFD in the request, while the compressor's own prompt, the one
+it records, stays the reference's.
+
 litellm is imported lazily, on the first call: importing it costs several seconds.
 """
 
 from __future__ import annotations
 
 import os
+import threading
 import time
 from typing import Any
 
+from core.unicode_text import replace_lone_surrogates
+
 NO_PROVIDER_MESSAGE = "no LLM provider configured"
+#: The deadline of one summary call in seconds (Hermes' per-request timeout).
+DEFAULT_TIMEOUT_S = 120.0
+#: The retries the OpenAI and Anthropic clients make by default (litellm keeps them) after a
+#: connection error, a timeout, a 408, 409, 429 or 5xx answer.
+CLIENT_DEFAULT_RETRIES = 2
 
 
 def import_litellm() -> Any:
@@ -38,8 +54,10 @@ class LiteLLMSummarizer:
     main model for good (spec 4.8). ``summary_api_base`` / ``summary_api_key`` address the
     summary model; left as None they are the main ones, an empty string means "none" (the
     summary model then uses litellm's own provider defaults and environment variables).
-    ``max_retries`` overrides the HTTP client's own retries (None keeps its default, as the
-    reference does; each retry can take up to ``timeout`` again).
+    ``timeout`` is the deadline of one call in seconds, everything included: connecting, reading
+    (however slowly the server sends) and the retries; when it passes the call raises litellm's
+    ``Timeout``. ``max_retries`` overrides the HTTP client's own retries (None keeps its default
+    of ``CLIENT_DEFAULT_RETRIES``, as the reference does); they all happen within the deadline.
 
     ``max_tokens_cap``, when given, bounds the completion length actually requested: the call
     asks for ``min(max_tokens, max_tokens_cap)``. It is meant for small local models, for which
@@ -58,7 +76,7 @@ class LiteLLMSummarizer:
         summary_model: str | None = None,
         api_base: str | None = None,
         api_key: str | None = None,
-        timeout: float = 120.0,
+        timeout: float = DEFAULT_TIMEOUT_S,
         extra_body: dict[str, Any] | None = None,
         summary_api_base: str | None = None,
         summary_api_key: str | None = None,
@@ -98,7 +116,7 @@ class LiteLLMSummarizer:
         # Written out by hand so a key can never appear in logs or tracebacks.
         return (
             f"LiteLLMSummarizer(model={self.model!r}, summary_model={self.summary_model!r}, "
-            f"api_base={self.api_base!r}, timeout={self.timeout!r})"
+            f"api_base={self.api_base!r}, timeout={self.timeout!r}, max_retries={self.max_retries!r})"
         )
 
     # -- the fallback hooks the compressor uses (spec 4.8) ------------------------------------
@@ -144,7 +162,7 @@ class LiteLLMSummarizer:
                 api_key = self._summary_api_key or None
         kwargs: dict[str, Any] = {
             "model": self.current_model(),
-            "messages": [{"role": "user", "content": prompt}],
+            "messages": [{"role": "user", "content": replace_lone_surrogates(prompt)}],
             "max_tokens": self.capped(max_tokens),
             "timeout": self.timeout,
         }
@@ -183,7 +201,7 @@ class LiteLLMSummarizer:
         litellm = import_litellm()
         started = time.monotonic()
         try:
-            response = litellm.completion(**kwargs)
+            response = _call_within(self.timeout, litellm, kwargs)
         except Exception as exc:
             record["latency_s"] = time.monotonic() - started
             connection_error = _as_connection_error(litellm, exc, kwargs["model"])
@@ -197,6 +215,42 @@ class LiteLLMSummarizer:
         record["usage"] = _usage_dict(response)
         record["response_cost"] = _response_cost(response)
         return _message_text(response)
+
+
+def _call_within(deadline_s: float, litellm: Any, kwargs: dict[str, Any]) -> Any:
+    """``litellm.completion(**kwargs)``, or litellm's ``Timeout`` once ``deadline_s`` have passed.
+
+    The call runs in a daemon thread: an HTTP read cannot be cut off from outside, so after the
+    deadline the request is left to end by itself (each of its reads still times out after
+    ``timeout`` s of silence) and whatever it returns is dropped.
+    """
+    outcome: dict[str, Any] = {}
+    finished = threading.Event()
+
+    def call() -> None:
+        try:
+            outcome["response"] = litellm.completion(**kwargs)
+        except BaseException as exc:  # handed to the caller's thread as it is
+            outcome["error"] = exc
+        finally:
+            finished.set()
+
+    threading.Thread(target=call, name="context-lens-summary-call", daemon=True).start()
+    if not finished.wait(deadline_s):
+        retries = kwargs.get("max_retries", CLIENT_DEFAULT_RETRIES)
+        raise litellm.Timeout(
+            message=f"no complete answer within the {deadline_s:g} s deadline of the call "
+                    f"(connecting, reading and up to {retries} retries together)",
+            model=kwargs["model"],
+            llm_provider=_provider_of(kwargs["model"]),
+        )
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["response"]
+
+
+def _provider_of(model: str) -> str:
+    return model.split("/", 1)[0] if "/" in model else "openai"
 
 
 def _scrub_secret(exc: BaseException, secret: str | None) -> None:
