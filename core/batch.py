@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from core.compressor import CompressionResult, CompressorConfig, ContextCompressor
+from core.summarizers.llm import DEFAULT_TIMEOUT_S
 from core.unicode_text import replace_lone_surrogates
 
 if TYPE_CHECKING:
@@ -130,6 +131,10 @@ class AnalysisSettings:
     server_model: str | None = None
     # Give up on a file after this many seconds of wall time (None: no limit); see process_file.
     timeout_s: float | None = None
+    # The deadline of one summary call, retries included, and the HTTP client's retries
+    # (None: the client's default; a local server gets none).
+    llm_timeout_s: float = DEFAULT_TIMEOUT_S
+    llm_retries: int | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -163,7 +168,8 @@ def make_summarizer(settings: AnalysisSettings) -> Callable[[str, int], Any] | N
             from core.summarizers.local import LOCAL_MAX_TOKENS_CAP
 
             return LiteLLMSummarizer(
-                settings.server_model, api_base=settings.api_base, api_key=key or "local-no-key", max_retries=0,
+                settings.server_model, api_base=settings.api_base, api_key=key or "local-no-key",
+                timeout=settings.llm_timeout_s, max_retries=settings.llm_retries or 0,
                 max_tokens_cap=LOCAL_MAX_TOKENS_CAP,
             )
         return LiteLLMSummarizer(
@@ -171,6 +177,8 @@ def make_summarizer(settings: AnalysisSettings) -> Callable[[str, int], Any] | N
             summary_model=settings.summary_model or None,
             api_base=settings.api_base or None,
             api_key=key,
+            timeout=settings.llm_timeout_s,
+            max_retries=settings.llm_retries,
         )
     raise BatchError(f"unknown summarizer {kind!r}; expected one of {', '.join(SUMMARIZERS)}")
 
@@ -658,13 +666,18 @@ def _storable(value: Any) -> Any:
 
 
 def write_report(frame: pd.DataFrame, output: str) -> str:
-    """Write the report as Parquet or CSV, chosen by the file's extension; returns the format."""
+    """Write the report as Parquet or CSV, chosen by the file's extension; returns the format.
+
+    Written atomically: a failure half-way leaves an existing report as it was.
+    """
+    from core.atomic_files import write_atomically
+
     lower = output.lower()
     if lower.endswith(".parquet"):
-        frame.to_parquet(output, index=False)
+        write_atomically(output, lambda path: frame.to_parquet(path, index=False))
         return "parquet"
     if lower.endswith(".csv"):
-        frame.to_csv(output, index=False)
+        write_atomically(output, lambda path: frame.to_csv(path, index=False))
         return "csv"
     raise BatchError(f"{output}: the report must end in .parquet or .csv")
 

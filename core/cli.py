@@ -22,6 +22,7 @@ import sys
 from pathlib import Path
 from typing import Any, NoReturn
 
+from core.atomic_files import SameFileError, refuse_overwriting_inputs, write_text_atomically
 from core.batch import (
     API_KEY_ENV,
     ENGINES,
@@ -36,6 +37,7 @@ from core.batch import (
     write_report,
 )
 from core.formats import DUMP_FORMATS, FORMAT_NAMES, Conversation, FormatError
+from core.summarizers.llm import DEFAULT_TIMEOUT_S
 
 PROG = "context-lens"
 EXIT_OK = 0
@@ -109,6 +111,7 @@ def _port(text: str) -> int:
 
 def _compressor_options() -> argparse.ArgumentParser:
     from core.profiles import DEFAULT_PROFILE, PROFILES
+    from core.summarizers.llm import CLIENT_DEFAULT_RETRIES, DEFAULT_TIMEOUT_S
 
     parent = argparse.ArgumentParser(add_help=False)
     group = parent.add_argument_group("compressor")
@@ -140,6 +143,12 @@ def _compressor_options() -> argparse.ArgumentParser:
     summary.add_argument("--api-base", metavar="URL",
                          help=f"OpenAI-compatible endpoint for the model; the API key is read from ${API_KEY_ENV} "
                               "or the provider's own variable (OPENAI_API_KEY, ...)")
+    summary.add_argument("--timeout", type=_positive_seconds, metavar="SECONDS",
+                         help=f"deadline of one summary call, connecting, reading and retries together "
+                              f"(default {DEFAULT_TIMEOUT_S:g}; --summarizer litellm and local)")
+    summary.add_argument("--retries", type=_count, metavar="N",
+                         help=f"retries of a failed summary request within that deadline (default "
+                              f"{CLIENT_DEFAULT_RETRIES} for litellm, 0 for the local model)")
     summary.add_argument("--focus-topic", metavar="TEXT", help="ask the summary to prioritise this topic")
     summary.add_argument("--strict-redaction", action=argparse.BooleanOptionalAction, default=None,
                          help="mask secrets before anything reaches the summarizer "
@@ -180,7 +189,7 @@ def build_parser() -> argparse.ArgumentParser:
     batch.add_argument("--workers", type=_positive_int, metavar="N", help="worker processes (default: all cores)")
     batch.add_argument("--main-session-only", action="store_true",
                        help="one row per file (its main session) instead of one per session")
-    batch.add_argument("--timeout", type=_positive_seconds, metavar="SECONDS",
+    batch.add_argument("--file-timeout", type=_positive_seconds, metavar="SECONDS",
                        help="give up on a file after SECONDS and report it as an error row (default: no limit)")
     batch.add_argument("--json", action="store_true", help="print the corpus totals as JSON")
 
@@ -220,6 +229,11 @@ def _settings(args: argparse.Namespace) -> AnalysisSettings:
         if ignored:
             verb = "apply" if len(ignored) > 1 else "applies"
             _warn(f"{' and '.join(ignored)} only {verb} to --summarizer litellm; ignored")
+    if args.summarizer not in ("litellm", "local"):
+        ignored = [flag for flag, value in (("--timeout", args.timeout), ("--retries", args.retries)) if value is not None]
+        if ignored:
+            verb = "apply" if len(ignored) > 1 else "applies"
+            _warn(f"{' and '.join(ignored)} only {verb} to a model (--summarizer litellm or local); ignored")
     strict = args.strict_redaction
     if strict is None:
         strict = args.summarizer == "litellm"
@@ -240,6 +254,8 @@ def _settings(args: argparse.Namespace) -> AnalysisSettings:
         focus_topic=args.focus_topic,
         strict_redaction=bool(strict),
         format=args.format,
+        llm_timeout_s=args.timeout or DEFAULT_TIMEOUT_S,
+        llm_retries=args.retries,
     )
     try:
         settings.config()
@@ -289,6 +305,13 @@ def _load(args: argparse.Namespace) -> Conversation:
     from core.formats import load
 
     return load(args.file, format=args.format, session=args.session)
+
+
+def _refuse_overwriting_inputs(output: str, inputs: list[str]) -> None:
+    try:
+        refuse_overwriting_inputs(output, inputs)
+    except SameFileError as exc:
+        raise UsageError(str(exc)) from None
 
 
 def _json_default(value: Any) -> Any:
@@ -428,6 +451,9 @@ def cmd_compress(args: argparse.Namespace) -> int:
 
     if args.json and not args.output:
         raise UsageError("--json prints a report on standard output, so it needs -o/--output for the transcript")
+    writes_file = bool(args.output) and args.output != "-"
+    if writes_file:
+        _refuse_overwriting_inputs(args.output, [args.file])
     settings = _settings(args)
     conversation = _load(args)
     messages = conversation.messages
@@ -454,11 +480,12 @@ def cmd_compress(args: argparse.Namespace) -> int:
         compaction_events=[],
     )
     text = _encodable(dump(written, args.output_format))
-    if args.output and args.output != "-":
+    if writes_file:
         try:
-            Path(args.output).write_text(text + "\n", encoding="utf-8")
+            write_text_atomically(args.output, text + "\n")
         except OSError as exc:
-            raise UsageError(f"{args.output}: cannot write the result: {exc.strerror or exc}") from None
+            raise UsageError(f"{args.output}: cannot write the result (nothing was changed): "
+                             f"{exc.strerror or exc}") from None
     else:
         sys.stdout.write(text + "\n")
 
@@ -499,8 +526,9 @@ def cmd_batch(args: argparse.Namespace) -> int:
     if args.address and args.engine != "ray":
         raise UsageError("--address only applies to --engine ray")
     settings = _settings(args)
-    settings = dataclasses.replace(settings, all_sessions=not args.main_session_only, timeout_s=args.timeout)
+    settings = dataclasses.replace(settings, all_sessions=not args.main_session_only, timeout_s=args.file_timeout)
     paths = find_transcripts(args.sources)
+    _refuse_overwriting_inputs(args.output, paths)
     local = _LocalModel()
     try:
         settings = local.attach(settings)
@@ -515,7 +543,8 @@ def cmd_batch(args: argparse.Namespace) -> int:
     try:
         write_report(frame, args.output)
     except OSError as exc:
-        raise UsageError(f"{args.output}: cannot write the report: {exc.strerror or exc}") from None
+        raise UsageError(f"{args.output}: cannot write the report (nothing was changed): "
+                         f"{exc.strerror or exc}") from None
     stats = summary_stats(frame)
     if args.json:
         _print_json({"output": args.output, **stats})

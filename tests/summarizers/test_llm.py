@@ -173,9 +173,11 @@ def test_request_kwargs_are_exact():
         "api_base": "http://127.0.0.1:1/v1",
         "api_key": "k",
         "extra_body": {"top_k": 2},
+        "max_retries": 0,  # the summarizer makes the retries, within its deadline
     }
     bare = LiteLLMSummarizer("gpt-4o").request_kwargs("P", 10)
-    assert bare == {"model": "gpt-4o", "messages": [{"role": "user", "content": "P"}], "max_tokens": 10, "timeout": 120.0}
+    assert bare == {"model": "gpt-4o", "messages": [{"role": "user", "content": "P"}], "max_tokens": 10,
+                    "timeout": 120.0, "max_retries": 0}
 
 
 def _recording_completion(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
