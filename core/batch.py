@@ -69,6 +69,8 @@ REPORT_COLUMNS: dict[str, str] = {
     "tail": "Int64",
     "outcome": "string",
     "fallback_used": "boolean",
+    # "empty" or "oversized": a summary the profile counts as a success but should not be trusted.
+    "summary_problem": "string",
     **{f"saved_{step}": "Int64" for step in SAVING_STEPS},
     "saved_phase1": "Int64",
     "saved_total": "Int64",
@@ -227,6 +229,7 @@ def analyze_messages(
     from core.analysis.facts import extract_facts, retention, retention_score
     from core.analysis.phase1 import plan_for
     from core.analysis.savings import phase_savings
+    from core.analysis.summary_check import summary_problem
     from core.analysis.zones import HEAD, MIDDLE, TAIL, analyze_zones
     from core.tokens import encoding_name_for_model, get_counter
 
@@ -252,6 +255,7 @@ def analyze_messages(
         middle_kept = kept[in_middle]
     checked = validity(result.messages)
     input_checked = validity(messages)
+    problem = summary_problem(result, counter)
 
     def pct(before: int, after: int) -> float:
         return round((before - after) / before * 100, 4) if before > 0 else 0.0
@@ -280,6 +284,8 @@ def analyze_messages(
         "outcome": result.outcome,
         "fallback_used": result.fallback_used,
         "failure_reason": result.failure_reason,
+        "summary_problem": problem.kind if problem else None,
+        "summary_warning": problem.message if problem else None,
         "steps": [
             {
                 "step": step.key,
@@ -702,6 +708,7 @@ def summary_stats(frame: pd.DataFrame) -> dict[str, Any]:
         "mean_savings_pct": mean("savings_pct"),
         "mean_fact_retention": mean("fact_retention"),
         "invalid": int((ok["valid"] == False).sum()),  # noqa: E712 (nullable boolean)
+        "suspect_summaries": int(ok["summary_problem"].notna().sum()),
     }
 
 

@@ -43,6 +43,8 @@ PROG = "context-lens"
 EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_BAD_INPUT = 2
+# With --strict-exit: a summary was empty or oversized (the output is written all the same).
+EXIT_SUSPECT_SUMMARY = 3
 EXIT_INTERRUPTED = 130
 DEBUG_ENV = "CONTEXT_LENS_DEBUG"
 
@@ -150,6 +152,9 @@ def _compressor_options() -> argparse.ArgumentParser:
                          help=f"retries of a failed summary request within that deadline (default "
                               f"{CLIENT_DEFAULT_RETRIES} for litellm, 0 for the local model)")
     summary.add_argument("--focus-topic", metavar="TEXT", help="ask the summary to prioritise this topic")
+    summary.add_argument("--strict-exit", action="store_true",
+                         help=f"exit {EXIT_SUSPECT_SUMMARY} when a summary is empty or oversized (the releases count "
+                              "those as a success; a warning is printed either way)")
     summary.add_argument("--strict-redaction", action=argparse.BooleanOptionalAction, default=None,
                          help="mask secrets before anything reaches the summarizer "
                               "(default: on for --summarizer litellm, off otherwise)")
@@ -344,6 +349,14 @@ def _fmt(value: Any) -> str:
     return str(value)
 
 
+def _summary_verdict(args: argparse.Namespace, file: str | None, warning: str | None) -> int:
+    """Warn about an empty or oversized summary; its exit code with --strict-exit."""
+    if not warning:
+        return EXIT_OK
+    _warn(f"{file}: {warning}" if file else warning)
+    return EXIT_SUSPECT_SUMMARY if args.strict_exit else EXIT_OK
+
+
 # --- analyze -------------------------------------------------------------------------------------
 
 
@@ -438,16 +451,22 @@ def cmd_analyze(args: argparse.Namespace) -> int:
         _print_json(report)
     else:
         print_analysis(report)
-    return EXIT_OK
+    return _summary_verdict(args, args.file, analysis["summary_warning"])
 
 
 # --- compress ------------------------------------------------------------------------------------
 
 
 def cmd_compress(args: argparse.Namespace) -> int:
+    from core.analysis.summary_check import summary_problem
     from core.compressor import ContextCompressor
     from core.formats import dump
-    from core.tokens import estimate_messages_tokens_rough, make_estimator
+    from core.tokens import (
+        encoding_name_for_model,
+        estimate_messages_tokens_rough,
+        get_counter,
+        make_estimator,
+    )
 
     if args.json and not args.output:
         raise UsageError("--json prints a report on standard output, so it needs -o/--output for the transcript")
@@ -462,10 +481,12 @@ def cmd_compress(args: argparse.Namespace) -> int:
         settings = local.attach(settings)
         compressor = ContextCompressor(settings.config(), summarizer=make_summarizer(settings))
         prompt_tokens = make_estimator(settings.token_estimator, settings.model).messages_tokens(messages)
+        problem = None
         if compressor.should_compress(prompt_tokens) or args.force:
             result = compressor.compress(messages, focus_topic=settings.focus_topic or None, force=args.force)
             output, outcome = result.messages, result.outcome
             failure = result.failure_reason
+            problem = summary_problem(result, get_counter(encoding_name_for_model(settings.model)))
         else:
             output, outcome, failure = messages, "below_threshold", None
     finally:
@@ -504,6 +525,8 @@ def cmd_compress(args: argparse.Namespace) -> int:
         "threshold_tokens": compressor.threshold_tokens,
         "summarizer": args.summarizer,
         "strict_redaction": settings.strict_redaction,
+        "summary_problem": problem.kind if problem else None,
+        "summary_warning": problem.message if problem else None,
     }
     if args.json:
         _print_json(report)
@@ -514,7 +537,7 @@ def cmd_compress(args: argparse.Namespace) -> int:
         note = f"; summary failed: {failure}" if failure else ""
         print(f"{PROG}: {args.file}: {outcome}: {len(messages)} → {len(output)} messages, "
               f"{_fmt(before)} → {_fmt(after)} tokens (Hermes estimate){note}", file=sys.stderr)
-    return EXIT_OK
+    return _summary_verdict(args, args.file, problem.message if problem else None)
 
 
 # --- batch ---------------------------------------------------------------------------------------
@@ -556,7 +579,12 @@ def cmd_batch(args: argparse.Namespace) -> int:
     if stats["failed_files"]:
         first = frame["error"].dropna().iloc[0]
         _warn(f"{stats['failed_files']} file(s) could not be analysed (see the error column), e.g. {first}")
-    return EXIT_OK
+    suspect = None
+    if stats["suspect_summaries"]:
+        flagged = frame[frame["summary_problem"].notna()].iloc[0]
+        suspect = (f"{stats['suspect_summaries']} row(s) have an empty or oversized summary that counts as a "
+                   f"success (see the summary_problem column), e.g. {flagged['file']}: {flagged['summary_problem']}")
+    return _summary_verdict(args, None, suspect)
 
 
 # --- serve ---------------------------------------------------------------------------------------

@@ -11,6 +11,7 @@ import streamlit as st
 
 from core.analysis.preview import changed_pairs, message_diff, preview_messages, side_by_side
 from core.analysis.session import Settings, Transcript
+from core.analysis.summary_check import EMPTY, summary_problem
 from core.summarizers.llm import CLIENT_DEFAULT_RETRIES, DEFAULT_TIMEOUT_S
 from pages._shared import (
     LOCAL_SUMMARIZER,
@@ -162,11 +163,23 @@ def _shown(text: str) -> str:
     return text[:SHOWN_CHARS] + f"\n… ({len(text) - SHOWN_CHARS:,} more characters)"
 
 
+def _profile_of(run: dict[str, Any]) -> str:
+    return str(getattr(run["settings"], "profile", "")) or "this release"
+
+
 def _outcome(result: Any, run: dict[str, Any], counter: Any, original_tokens: int) -> None:
     after_tokens = counter.count_messages(result.messages)
     n_before, n_after = len(result.input_messages), len(result.messages)
     reason = escape_markdown(result.failure_reason or "no summarizer configured")
-    if result.outcome == "summarized":
+    problem = summary_problem(result, counter)
+    if problem is not None:
+        title = "Empty summary" if problem.kind == EMPTY else "Oversized summary"
+        st.warning(
+            f"**{title}, counted as a success.** Messages {result.compress_start}–{result.compress_end - 1} "
+            f"were summarised, but {escape_markdown(problem.message)}. Hermes {escape_markdown(_profile_of(run))} "
+            "keeps such a summary as it is; check the summarizer before relying on this result."
+        )
+    elif result.outcome == "summarized":
         st.success(
             f"**Summarised.** Messages {result.compress_start}–{result.compress_end - 1} became one summary "
             f"({n_before:,} → {n_after:,} messages)."

@@ -33,6 +33,12 @@ STATUS_FAULTS: dict[str, tuple[int, bytes]] = {
     "no-choices": (200, b'{"id": "x", "object": "chat.completion", "created": 1, "model": "m", "choices": []}'),
 }
 SLOW_FAULTS = ("hang", "trickle")
+#: Model name -> a completion the server answers normally, but that is no usable summary.
+SUSPECT_ANSWERS: dict[str, str] = {
+    "empty-completion": "",
+    "blank-completion": " \n\t ",
+    "runaway-completion": "## Active Task\n" + "and then the model kept on writing " * 12_000,
+}
 FAULTS: tuple[str, ...] = (*STATUS_FAULTS, *SLOW_FAULTS, "hangup")
 
 
@@ -69,6 +75,8 @@ class FaultServer:
                     self.close_connection = True
                 elif model == "trickle":
                     self._trickle(completion_body(model))
+                elif model in SUSPECT_ANSWERS:
+                    self._answer(200, completion_body(model, SUSPECT_ANSWERS[model]))
                 elif model == "hangup":
                     self.close_connection = True
                     self.connection.shutdown(socket.SHUT_RDWR)
