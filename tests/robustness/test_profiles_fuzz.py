@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import copy
 import json
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -197,13 +198,16 @@ def test_the_checks_catch_what_they_look_for() -> None:
     config = CompressorConfig(context_length=64_000)
     result = ContextCompressor(config, summarizer=_summarizer("ok")).compress(messages)
     assert result.compressed and invalid_output(result) == []
-    lost_tail = copy.copy(result)
-    lost_tail.messages, lost_tail.origins = result.messages[:-1], result.origins[:-1]
+    fields = ("messages", "compressed", "pruned_messages", "compress_start", "compress_end", "orphans_removed",
+              "summary_merged", "summary_role", "origins")
+
+    def edited(**changes: Any) -> SimpleNamespace:
+        return SimpleNamespace(**{name: getattr(result, name) for name in fields} | changes)
+
+    lost_tail = edited(messages=result.messages[:-1], origins=result.origins[:-1])
     assert any("tail messages lost" in p for p in invalid_output(lost_tail))
-    changed_head = copy.copy(result)
-    changed_head.messages = [dict(m) for m in result.messages]
-    changed_head.messages[1]["content"] = "edited"
-    assert any("head message 1 changed" in p for p in invalid_output(changed_head))
-    orphan = copy.copy(result)
-    orphan.messages = [*result.messages, {"role": "tool", "tool_call_id": "nowhere", "content": "x"}]
+    changed = [dict(m) for m in result.messages]
+    changed[1]["content"] = "edited"
+    assert any("head message 1 changed" in p for p in invalid_output(edited(messages=changed)))
+    orphan = edited(messages=[*result.messages, {"role": "tool", "tool_call_id": "nowhere", "content": "x"}])
     assert "orphan tool call or result" in invalid_output(orphan)
