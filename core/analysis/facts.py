@@ -21,6 +21,8 @@ from typing import Any
 
 import pandas as pd
 
+from core.unicode_text import replace_lone_surrogates
+
 __all__ = [
     "FACT_KINDS",
     "MAX_FACT_CHARS",
@@ -444,6 +446,8 @@ def extract_facts(messages: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
 
     def add(kind: str, value: str, index: int) -> None:
         nonlocal serial
+        # Values parsed out of tool arguments may hold lone surrogates that no table can store.
+        value = replace_lone_surrogates(value)
         if not value or (kind, value) in seen:
             return
         seen.add((kind, value))

@@ -41,6 +41,7 @@ from core.analysis.facts import (
 )
 from core.phases.summary import TEMPLATE_SECTIONS
 from core.summarizers.base import SummaryRequest
+from core.unicode_text import replace_lone_surrogates
 
 __all__ = ["SECTION_HEADINGS", "ExtractiveSummarizer", "parse_prompt"]
 
@@ -841,7 +842,8 @@ class ExtractiveSummarizer:
                 f"(it needs at least {skeleton + _MIN_ACTIVE_TASK_TOKENS} tokens)"
             )
         items, facts = _build_items(turns, request.previous_summary, _focus_for(request.focus_topic), limit)
-        summary = _fit(items, limit, facts)
+        # Arguments parsed out of a tool call may hold lone surrogates: no page or request can carry them.
+        summary = replace_lone_surrogates(_fit(items, limit, facts))
         if count_tokens(summary) > limit:  # only the Active Task is never dropped; it was sized to fit
             raise ValueError(f"a budget of {limit} tokens cannot hold this summary's Active Task")
         return summary
