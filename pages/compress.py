@@ -170,7 +170,10 @@ def _profile_of(run: dict[str, Any]) -> str:
 def _outcome(result: Any, run: dict[str, Any], counter: Any, original_tokens: int) -> None:
     after_tokens = counter.count_messages(result.messages)
     n_before, n_after = len(result.input_messages), len(result.messages)
-    reason = escape_markdown(result.failure_reason or "no summarizer configured")
+    if result.cooldown_skipped:
+        reason = "no call was made: the summarizer is cooling down after an earlier failure"
+    else:
+        reason = escape_markdown(result.failure_reason or "no summarizer configured")
     problem = summary_problem(result, counter)
     if problem is not None:
         title = "Empty summary" if problem.kind == EMPTY else "Oversized summary"
@@ -190,9 +193,16 @@ def _outcome(result: Any, run: dict[str, Any], counter: Any, original_tokens: in
             f"messages {result.compress_start}–{result.compress_end - 1}."
         )
     elif result.outcome == "aborted":
+        release = escape_markdown(_profile_of(run))
+        why = {
+            "authentication": f"Hermes {release} always aborts on an authentication failure, and keeps aborting "
+                              "until a summary succeeds",
+            "network": f"Hermes {release} always aborts on a network or connection failure, and keeps aborting "
+                       "until a summary succeeds",
+        }.get(result.abort_reason or "", "abort on failure is on")
         st.error(
-            f"**Aborted.** The summarizer failed ({reason}) and abort on failure is on: the conversation stays "
-            "as it was (only Phase 1's pruning is in the result)."
+            f"**Aborted.** The summarizer failed ({reason}) and {why}: the conversation stays as it was "
+            "(only Phase 1's pruning is in the result)."
         )
     elif result.outcome == "too_small":
         st.info("**Too small to compress.** The conversation has too few messages; it is returned unchanged.")
