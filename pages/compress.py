@@ -372,6 +372,7 @@ def _downloads(transcript: Transcript, result: Any, settings: Settings, choice: 
         return
     hermes = HermesSettings(
         context_length=settings.context_length,
+        max_tokens=settings.max_tokens,
         threshold_percent=settings.threshold_percent,
         protect_first_n=settings.protect_first_n,
         protect_last_n=settings.protect_last_n,
