@@ -12,7 +12,7 @@ from core.profiles import PROFILES
 from tests.core.helpers import Recorder
 
 GOLDEN = Path(__file__).resolve().parents[1] / "data" / "golden"
-NOW = datetime.datetime(2026, 7, 1, 12, 0, tzinfo=datetime.timezone.utc)
+NOW = datetime.datetime(2026, 7, 1, 12, 0, tzinfo=datetime.UTC)
 
 
 def _example() -> list[dict]:
