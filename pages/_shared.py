@@ -501,9 +501,9 @@ def offline_compression(transcript: Transcript, settings: Settings) -> Any:
         from core import ContextCompressor
 
         try:
-            from core.summarizers.extractive import ExtractiveSummarizer
+            from core.summarizers.factory import make_summarizer
 
-            summarizer: Any = ExtractiveSummarizer()
+            summarizer: Any = make_summarizer("extractive")
         except ImportError:
             summarizer = None
         return ContextCompressor(settings.config(), summarizer=summarizer).compress(transcript.messages)

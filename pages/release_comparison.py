@@ -25,11 +25,11 @@ COMPARED = ["threshold_tokens", "triggers", "outcome", "head", "middle", "tail",
 
 
 def _summarizer_factory(choice: str) -> Any:
-    if choice == NONE:
-        return None
-    from core.summarizers.extractive import ExtractiveSummarizer
+    from functools import partial
 
-    return ExtractiveSummarizer
+    from core.summarizers.factory import make_summarizer
+
+    return partial(make_summarizer, "none" if choice == NONE else "extractive")
 
 
 st.title("Release comparison")

@@ -171,9 +171,9 @@ def _estimate(messages: Sequence[Any], estimator: str, model: str) -> int:
 
 
 def _default_summarizer() -> Any:
-    from core.summarizers.extractive import ExtractiveSummarizer
+    from core.summarizers.factory import make_summarizer
 
-    return ExtractiveSummarizer()
+    return make_summarizer("extractive")
 
 
 def _role(message: Any) -> Any:
