@@ -7,7 +7,7 @@ from collections import OrderedDict, deque
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from core.formats.model import CompactionEvent, Conversation, SessionInfo
+from core.formats.model import CompactionEvent, Conversation, InjectedContext, SessionInfo
 from core.formats.report import LoadReport, RowTally
 
 ROLES = ("system", "developer", "user", "assistant", "tool")
@@ -233,6 +233,7 @@ class Builder:
         self.reasoning: list[str | None] = []
         self.warnings: list[str] = []
         self.events: list[CompactionEvent] = []
+        self.injected: list[InjectedContext] = []
         self.metadata: dict[str, Any] = {}
         self.tally = RowTally(unit)
 
@@ -290,6 +291,7 @@ class Builder:
             system_prompt=system_prompt,
             tools=tools or None,
             compaction_events=self.events,
+            injected=self.injected,
             sessions=sessions or [],
             session_id=session_id,
             warnings=self.warnings,
