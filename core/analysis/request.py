@@ -275,6 +275,7 @@ class RequestBreakdown:
     reasoning: int = 0  # the part of ``messages`` that is resent reasoning (recorded, not counted)
     turns: list[RequestTurn] = field(default_factory=list)
     last_recorded: RecordedPrompt | None = None
+    _by_index: dict[int, RequestTurn] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def total(self) -> int:
@@ -301,10 +302,10 @@ class RequestBreakdown:
         return max(0, self.context_start - self.system_message_count)
 
     def turn(self, message_index: int) -> RequestTurn | None:
-        for turn in self.turns:
-            if turn.message_index == message_index:
-                return turn
-        return None
+        """The request that produced the assistant message at ``message_index`` (None for other messages)."""
+        if len(self._by_index) != len(self.turns):
+            self._by_index = {turn.message_index: turn for turn in self.turns}
+        return self._by_index.get(message_index)
 
     def sources(self) -> dict[str, str]:
         """Where each part's figure comes from, in words."""

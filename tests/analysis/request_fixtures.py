@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from tests.core.helpers import asst, call, tool, user
+from tests.core.helpers import sys as system
 from tests.formats.layouts import ClaudeLog, jsonl, text, use
 
 Record = dict[str, Any]
@@ -19,6 +21,16 @@ SHELL_TOOL: Record = {
     "description": "Run a shell command in the repository.",
     "parameters": {"type": "object", "properties": {"command": {"type": "string"}}, "required": ["command"]},
 }
+
+def coding_session(rounds: int, lines: int) -> list[Record]:
+    """A plain OpenAI-chat tool loop: ``rounds`` file reads of ``lines`` lines each, then an answer
+    (assistant messages at the even indices 2, 4, ...)."""
+    messages = [system(), user("Fix the failing test in app.py.")]
+    for j in range(rounds):
+        messages += [asst(None, [call(f"c{j}", "read_file", {"path": f"src/m{j}.py"})]),
+                     tool(f"c{j}", f"def f{j}():\n" + "    return 1\n" * lines)]
+    return messages + [asst("Fixed.")]
+
 
 # --- Claude Code ---------------------------------------------------------------------------------
 

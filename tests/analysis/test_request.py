@@ -21,8 +21,7 @@ from core.analysis.request import (
 from core.formats import Conversation, load
 from core.tokens import get_counter
 from tests.analysis import request_fixtures as F
-from tests.core.helpers import Recorder, asst, call, tool, user
-from tests.core.helpers import sys as system
+from tests.core.helpers import Recorder
 
 COUNTER = get_counter("cl100k_base")
 
@@ -169,17 +168,8 @@ def test_json_object_has_one_entry_per_part():
 # --- the replay on recorded sizes ---------------------------------------------------------------
 
 
-def _tool_loop(rounds: int) -> list[dict]:
-    messages = [system(), user("Fix the build.")]
-    for j in range(rounds):
-        messages.append(asst(None, [call(f"c{j}", "read_file", {"path": f"m{j}.py"})]))
-        messages.append(tool(f"c{j}", f"out{j} " + "x" * 400))
-    messages.append(asst("Done."))
-    return messages
-
-
 def test_replay_triggers_on_recorded_sizes_and_moves_them_after_its_own_compaction():
-    messages = _tool_loop(30)
+    messages = F.coding_session(30, 30)
     # The agent's provider reported prompts far above the message estimate (an unrecorded system prompt
     # and tool schemas of about 70,000 tokens): the trigger fires on those sizes, as Hermes' loop would.
     usage = [None] * len(messages)
@@ -189,7 +179,7 @@ def test_replay_triggers_on_recorded_sizes_and_moves_them_after_its_own_compacti
     config = CompressorConfig()
     request = request_breakdown(conv, weigher_for(config))
     estimate_only = replay(messages, config, Recorder())
-    assert not estimate_only.compactions  # the messages alone (~3,800 tokens) never reach 64,000
+    assert not estimate_only.compactions  # the messages alone (about 4,900 tokens) never reach 64,000
 
     result = replay(messages, config, Recorder(), request=request)
     first = result.compactions[0]

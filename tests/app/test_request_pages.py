@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import base64
 import json
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -20,23 +19,12 @@ from core.models import context_window, output_limit
 from core.summarizers.extractive import ExtractiveSummarizer
 from tests.analysis import request_fixtures as F
 from tests.app.conftest import metrics, number, plain, run
-from tests.core.helpers import asst, call, tool, user
-from tests.core.helpers import sys as system
-
-ROOT = Path(__file__).resolve().parents[2]
-TIMEOUT = 30
+from tests.app.test_analysis_pages import page_app
 
 
 def open_file(page: str, name: str, data: bytes) -> AppTest:
     """``pages/<page>.py`` in the dashboard's shared state, with ``data`` uploaded as ``name``."""
-    script = (
-        "import streamlit as st\n"
-        "from pages._shared import init_state\n"
-        "st.set_page_config(layout='wide')\n"
-        "init_state()\n"
-        f"st.navigation([st.Page({str(ROOT / 'pages' / (page + '.py'))!r}, default=True)]).run()\n"
-    )
-    at = AppTest.from_string(script, default_timeout=TIMEOUT)
+    at = page_app(page)
     at.session_state["uploaded_files"] = [{"name": name, "data": data, "digest": content_digest(data)}]
     at.session_state["_kept_conversation_choice"] = f"Uploaded: {name}"
     return run(at)
@@ -62,11 +50,7 @@ def captions(at: AppTest) -> list[str]:
 
 def small_session() -> list[dict]:
     """A short coding session (about 10,000 tokens): no default threshold comes near it."""
-    messages = [system(), user("Fix the failing test in app.py.")]
-    for j in range(10):
-        messages += [asst(None, [call(f"c{j}", "read_file", {"path": f"src/m{j}.py"})]),
-                     tool(f"c{j}", f"def f{j}():\n" + "    return 1\n" * 280)]
-    return messages + [asst("Fixed.")]
+    return F.coding_session(10, 280)
 
 
 def test_overview_shows_the_whole_request_part_by_part():
