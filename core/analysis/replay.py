@@ -253,16 +253,21 @@ def replay(
     tail_warned = False
     skipped_turns: list[int] = []
 
+    # Reasoning the agent resends with its assistant messages (Codex), for those in the context.
+    resent = request.reasoning_by_message if request is not None else []
+    context_reasoning = 0
+
     def sized(index: int) -> tuple[int, int, int | None]:
         """``(trigger size, whole-request estimate, recorded size)`` of the request before ``index``."""
         turn = request.turn(index) if request is not None else None
         if turn is None:
             return running.value(), running.value(), None
-        estimate = running.value() + turn.outside_messages + request.unrecorded_overhead
+        replay_context = running.value() + context_reasoning
+        estimate = replay_context + turn.outside_messages + request.unrecorded_overhead
         recorded = turn.recorded.prompt_tokens if turn.recorded is not None and use_recorded else None
         if recorded is None:
             return estimate, estimate, None
-        return max(0, recorded + running.value() - turn.in_messages), estimate, recorded
+        return max(0, recorded + replay_context - turn.in_messages), estimate, recorded
 
     for index, message in enumerate(messages):
         if _role(message) == "assistant":
@@ -289,6 +294,7 @@ def replay(
                     origins = _map_origins(result, origins)
                     context = list(result.messages)
                     running.reset(context)
+                    context_reasoning = sum(resent[o] for o in origins if o is not None) if resent else 0
                 after = sized(index)[0]
                 records.append(
                     CompactionRecord(
@@ -347,6 +353,8 @@ def replay(
         context.append(message)
         origins.append(index)
         running.add(message)
+        if resent:
+            context_reasoning += resent[index]
 
     if skipped_turns:
         warnings.append(

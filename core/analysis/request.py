@@ -240,14 +240,20 @@ class RequestTurn:
     reasoning: int = 0  # recorded reasoning of earlier responses the agent sends back (Codex)
 
     @property
-    def in_messages(self) -> int:
-        """What the message list itself holds of this request (system messages included)."""
+    def message_list(self) -> int:
+        """The message list alone (system messages included): what a messages-only estimate counts."""
         return self.system_messages + self.messages
 
     @property
+    def in_messages(self) -> int:
+        """What goes with the messages of the context: the list, and the reasoning resent with its
+        assistant messages (a compaction that drops a message drops its reasoning too)."""
+        return self.message_list + self.reasoning
+
+    @property
     def outside_messages(self) -> int:
-        """What the request holds besides the message list (unrecorded overhead not included)."""
-        return self.system_extra + self.tools + self.injected + self.reasoning
+        """What the request holds besides its messages (unrecorded overhead not included)."""
+        return self.system_extra + self.tools + self.injected
 
     @property
     def counted(self) -> int:
@@ -273,6 +279,7 @@ class RequestBreakdown:
     tool_count: int
     injected_kinds: list[str]
     reasoning: int = 0  # the part of ``messages`` that is resent reasoning (recorded, not counted)
+    reasoning_by_message: list[int] = field(default_factory=list)  # per message: its reasoning, resent later
     turns: list[RequestTurn] = field(default_factory=list)
     last_recorded: RecordedPrompt | None = None
     _by_index: dict[int, RequestTurn] = field(default_factory=dict, repr=False, compare=False)
@@ -354,9 +361,9 @@ class RequestBreakdown:
             rows.append({
                 "message_index": turn.message_index,
                 "recorded": recorded,
-                "messages_only": turn.in_messages,
+                "messages_only": turn.message_list,
                 "estimate": estimate,
-                "messages_only_error_pct": _error(turn.in_messages, recorded),
+                "messages_only_error_pct": _error(turn.message_list, recorded),
                 "estimate_error_pct": _error(estimate, recorded),
             })
         columns = ["message_index", "recorded", "messages_only", "estimate", "messages_only_error_pct",
@@ -478,6 +485,7 @@ def request_breakdown(conversation: Any, weigher: Weigher | None = None) -> Requ
         injected=now.injected,
         messages=now.messages + now.reasoning,
         reasoning=now.reasoning,
+        reasoning_by_message=reasoning_at,
         unrecorded_overhead=overhead,
         recorded_last_prompt=last.prompt_tokens if last is not None else None,
         recorded_at=last.message_index if last is not None else None,
@@ -534,7 +542,8 @@ def request_figure(breakdown: RequestBreakdown, context_length: int, threshold_t
             marker={"symbol": "diamond", "size": 14, "color": RECORDED_COLOR, "line": {"color": "white", "width": 1}},
             hovertemplate=f"recorded at message {breakdown.recorded_at}: %{{x:,}} tokens<extra></extra>",
         ))
-    span = max(context_length, breakdown.total, breakdown.recorded_last_prompt or 0) * 1.04
+    # Room right of the window line for its label.
+    span = max(context_length * 1.12, max(breakdown.total, breakdown.recorded_last_prompt or 0) * 1.04)
     threshold_first = threshold_tokens <= context_length
     fig.add_vline(x=threshold_tokens, line_color=THRESHOLD_COLOR, line_dash="dash", line_width=2)
     fig.add_annotation(x=threshold_tokens, y=1.0, yref="paper", yanchor="bottom", showarrow=False,
@@ -545,9 +554,10 @@ def request_figure(breakdown: RequestBreakdown, context_length: int, threshold_t
                        text=f"window {context_length:,}", xanchor="left" if threshold_first else "right")
     unit = "estimated tokens (hermes)" if breakdown.unit == "hermes" else f"tokens ({breakdown.unit})"
     fig.update_layout(
-        barmode="stack", height=220, margin={"l": 10, "r": 10, "t": 70, "b": 30}, plot_bgcolor="white",
+        barmode="stack", height=250, margin={"l": 10, "r": 10, "t": 40, "b": 90}, plot_bgcolor="white",
         paper_bgcolor="white", font={"family": "Inter, Segoe UI, Helvetica, Arial, sans-serif", "size": 13},
-        legend={"orientation": "h", "y": 1.3, "x": 0},
+        # Below the axis: the threshold and window labels take the space above the bar.
+        legend={"orientation": "h", "yanchor": "top", "y": -0.75, "x": 0, "traceorder": "normal"},
     )
     fig.update_xaxes(range=[0, span], title_text=unit, showgrid=True, gridcolor="#eceff1", separatethousands=True)
     fig.update_yaxes(showticklabels=False)

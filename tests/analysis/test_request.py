@@ -19,7 +19,7 @@ from core.analysis.request import (
     weigher_for,
 )
 from core.formats import Conversation, load
-from core.tokens import get_counter
+from core.tokens import estimate_messages_tokens_rough, get_counter
 from tests.analysis import request_fixtures as F
 from tests.core.helpers import Recorder
 
@@ -205,3 +205,23 @@ def test_replay_refuses_a_request_of_other_messages_or_units():
         replay(conv.messages, CompressorConfig(), Recorder(), request=request_breakdown(conv, ExactWeigher()))
     with pytest.raises(ValueError, match="describes 3 messages"):
         replay(conv.messages[:2], CompressorConfig(), Recorder(), request=request_breakdown(conv, RoughWeigher()))
+
+
+def test_replay_drops_the_resent_reasoning_of_what_it_compacts():
+    messages = F.coding_session(30, 30)
+    # A Codex-like log: the third response reasoned 5,000 tokens, which every later request carries.
+    usage: list = [None] * len(messages)
+    for index in range(2, len(messages), 2):
+        usage[index] = {"input_tokens": 30_000 + 1_500 * index + (5_000 if index > 6 else 0),
+                        "reasoning_output_tokens": 5_000 if index == 6 else 0}
+    conv = Conversation(format="codex", messages=messages, usage=usage)
+    request = request_breakdown(conv, RoughWeigher())
+    assert request.reasoning_by_message[6] == 5_000
+    assert (request.turn(6).reasoning, request.turn(8).reasoning) == (0, 5_000)
+    result = replay(messages, CompressorConfig(), Recorder(), request=request)
+    first = result.compactions[0]
+    assert first.message_index == 20 and 6 in first.compacted_indices
+    turn = request.turn(first.message_index)
+    after = int(result.points.loc[result.points["message_index"] == first.message_index, "prompt_after"].item())
+    # What is left of the recorded size: the compacted context as estimated, and no resent reasoning.
+    assert after == turn.recorded.prompt_tokens + estimate_messages_tokens_rough(first.messages) - turn.in_messages
