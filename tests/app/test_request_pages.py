@@ -14,6 +14,7 @@ from core import CompressorConfig
 from core.analysis.replay import replay
 from core.analysis.request import PART_LABELS, ExactWeigher, RoughWeigher, request_breakdown
 from core.analysis.session import content_digest
+from core.analysis.zones import analyze_zones
 from core.formats import load
 from core.models import context_window, output_limit
 from core.summarizers.extractive import ExtractiveSummarizer
@@ -155,3 +156,17 @@ def test_a_codex_log_names_its_recorded_window():
     name, data = F.codex_rollout()
     at = open_file("savings", name, data)
     assert any("The log records a window of 258,400." in c for c in captions(at))
+
+
+def test_zones_decide_the_trigger_on_the_recorded_prompt_as_the_host_does():
+    name, data = F.claude_code_session()
+    at = open_file("zones", name, data)
+    messages_alone = analyze_zones(load(data, filename=name).messages, CompressorConfig()).prompt_tokens
+    assert plain(at.info[0].value).startswith(
+        "**Compression would not trigger on its own.** The last prompt size the log recorded is 14,900 (the "
+        f"messages alone: {messages_alone:,}), below the threshold of 64,000")
+    at.number_input(key="context_length").set_value(16_000)  # v0.18.0: 85 % of it, 13,600
+    run(at)
+    assert plain(at.success[0].value) == (
+        "**Compression would trigger.** The last prompt size the log recorded is 14,900 (the messages alone: "
+        f"{messages_alone:,}), at or above the threshold of 13,600.")
