@@ -5,7 +5,7 @@ session), a default compression (context 128,000, profile v0.16.0) is run twice 
 messages: once with the extractive summarizer, capturing the ``SummaryRequest`` it receives, and
 once with no summarizer, which makes the compressor write the deterministic fallback. Both
 summaries cover the same turns; their bodies (handoff prefix removed) are scored with
-``core.analysis.facts``:
+``core.facts``:
 
 * retention of the facts in the turns the summarizer received (pruned by Phase 1, redacted), and
 * retention of the facts in the original, unpruned messages of the same span (what was dropped).
@@ -33,7 +33,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from core import CompressorConfig, ContextCompressor  # noqa: E402
-from core.analysis.facts import extract_facts, retention, retention_by_kind, retention_score  # noqa: E402
+from core.facts import extract_facts, retention, retention_by_kind, retention_score  # noqa: E402
 from core.summarizers.base import SummaryRequest  # noqa: E402
 from core.summarizers.extractive import ExtractiveSummarizer, count_tokens  # noqa: E402
 

@@ -215,10 +215,10 @@ def analyze_messages(
     compressing this conversation now would do; ``would_compress`` says whether Hermes would.
     ``summarizer`` defaults to the one ``settings`` names.
     """
-    from core.analysis.facts import extract_facts, retention, retention_score
     from core.analysis.phase1 import plan_for
     from core.analysis.savings import phase_savings
     from core.analysis.zones import HEAD, MIDDLE, TAIL, analyze_zones
+    from core.facts import extract_facts, retention, retention_score
     from core.tokens import encoding_name_for_model, get_counter
 
     messages = list(messages)

@@ -7,10 +7,10 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from core.analysis.facts import retention_by_kind
 from core.analysis.replay import replay
 from core.analysis.retention_view import FactIndex, lost_facts, retention_figure, retention_summary
 from core.analysis.strategies import CODEX_USER_TOKENS, DEFAULT_KEEP_LAST, compare_strategies
+from core.facts import retention_by_kind
 from pages._shared import (
     escape_markdown,
     keep,

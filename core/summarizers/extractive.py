@@ -32,13 +32,13 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from core.analysis.facts import (
-    content_text,
+from core.facts import (
     error_lines,
     extract_facts,
     find_paths,
     text_pieces,
 )
+from core.message_view import content_text
 from core.phases.summary import TEMPLATE_SECTIONS
 from core.summarizers.base import SummaryRequest
 

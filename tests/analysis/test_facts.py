@@ -8,7 +8,7 @@ import json
 import pandas as pd
 import pytest
 
-from core.analysis.facts import (
+from core.facts import (
     FACT_KINDS,
     MAX_FACT_CHARS,
     extract_facts,

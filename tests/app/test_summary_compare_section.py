@@ -6,7 +6,7 @@ import dataclasses
 import json
 
 from core import ContextCompressor
-from core.analysis.facts import extract_facts, retention
+from core.facts import extract_facts, retention
 from core.phases.summary import strip_summary_prefix
 from core.profiles import get_profile
 from core.summarizers.extractive import ExtractiveSummarizer, count_tokens

@@ -10,7 +10,7 @@ import re
 import pytest
 
 from core import CompressorConfig, ContextCompressor
-from core.analysis.facts import extract_facts, retention, retention_score
+from core.facts import extract_facts, retention, retention_score
 from core.phases.summary import build_summary_prompt, serialize_for_summary
 from core.profiles import get_profile
 from core.redaction.hermes import redact_sensitive_text

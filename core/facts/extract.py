@@ -1,42 +1,34 @@
-"""Fact extraction and fact-retention scoring over OpenAI-chat messages.
+"""Fact extraction over OpenAI-chat messages.
 
 A *fact* is an identifier a continuing agent needs to pick up the work: a file path, a shell
 command, an exact error line, a URL, a number with a unit, a function or class name, an issue
-number, or the user's latest request. A summary *retains* a fact when the fact's value appears in
-it verbatim. This needs no model, so it can score any summary (an LLM's, the extractive one, the
-deterministic fallback) the same way.
+number, or the user's latest request. The *key* facts are all of them but the function and class
+names (``KEY_FACT_KINDS``): what a summary must keep; names are kept when there is room.
 
-Everything here is a pure function: messages are read, never modified.
-
-Values are capped at ``MAX_FACT_CHARS`` characters (a long error line or a multi-line script keeps
-its first part), so a summary that quotes the beginning of a long value still counts as keeping it.
+Everything here is a pure function: messages are read, never modified. Values are capped at
+``MAX_FACT_CHARS`` characters (a long error line or a multi-line script keeps its first part), so
+a summary that quotes the beginning of a long value still counts as keeping it.
 """
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 import pandas as pd
 
-__all__ = [
-    "FACT_KINDS",
-    "MAX_FACT_CHARS",
-    "cap_value",
-    "content_text",
-    "error_lines",
-    "extract_facts",
-    "find_paths",
-    "latest_user_request",
-    "message_text",
-    "retention",
-    "retention_by_kind",
-    "retention_score",
-    "searchable_text",
-    "text_pieces",
-]
+from core.facts.credentials import redact_all, without_credentials
+from core.facts.noise import sift
+from core.facts.text import (
+    check_messages,
+    is_summary_text,
+    parse_json_container,
+    string_leaves,
+    text_pieces,
+    tool_call_arguments,
+)
+from core.message_view import content_text
 
 # Fixed order of kinds: rows of a facts table are sorted by message, then by this order.
 FACT_KINDS: tuple[str, ...] = (
@@ -56,6 +48,9 @@ MAX_FACT_CHARS = 200
 MAX_REQUEST_CHARS = 300
 
 FACT_COLUMNS = ["kind", "value", "message_index"]
+KEY_FACT_KINDS: tuple[str, ...] = tuple(kind for kind in FACT_KINDS if kind != "identifier")
+# Roles whose text is output or pasted logs: read without noise, and read for error lines.
+NOISY_ROLES = ("tool", "user")
 
 # ---------------------------------------------------------------------------------------------
 # Patterns (compiled once)
@@ -171,125 +166,6 @@ _NOT_IDENTIFIERS = frozenset(
     """.split()
 )
 
-_SUMMARY_MARKERS = ("[CONTEXT COMPACTION", "[CONTEXT SUMMARY]:")
-
-# ---------------------------------------------------------------------------------------------
-# Text views
-
-
-def content_text(content: Any) -> str:
-    """The text of a message ``content``: str as is, None empty, text parts of a list joined."""
-    if content is None:
-        return ""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        parts: list[str] = []
-        for part in content:
-            if isinstance(part, str):
-                if part:
-                    parts.append(part)
-            elif isinstance(part, Mapping) and isinstance(part.get("text"), str) and part["text"]:
-                parts.append(part["text"])
-        return "\n".join(parts)
-    return str(content)
-
-
-def _string_leaves(value: Any) -> Iterator[str]:
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, Mapping):
-        for item in value.values():
-            yield from _string_leaves(item)
-    elif isinstance(value, list):
-        for item in value:
-            yield from _string_leaves(item)
-
-
-def _parse_json_container(text: str) -> Any | None:
-    """The parsed value when ``text`` is a JSON object or array, else None."""
-    stripped = text.strip()
-    if not stripped or stripped[0] not in "[{":
-        return None
-    try:
-        parsed = json.loads(stripped)
-    except (ValueError, RecursionError):
-        return None
-    return parsed if isinstance(parsed, (dict, list)) else None
-
-
-def text_pieces(text: str) -> list[str]:
-    """The pieces of ``text`` that facts are read from: the decoded string values of a JSON
-    document (tool results are often JSON with escaped newlines), else the text itself."""
-    parsed = _parse_json_container(text)
-    if parsed is None:
-        return [text] if text else []
-    return [leaf for leaf in _string_leaves(parsed) if leaf]
-
-
-def _tool_calls(message: Mapping[str, Any]) -> list[tuple[str, str]]:
-    """(name, arguments string) of each dict tool call of a message."""
-    calls = message.get("tool_calls") or []
-    result: list[tuple[str, str]] = []
-    if not isinstance(calls, list):
-        return result
-    for call in calls:
-        if not isinstance(call, Mapping):
-            continue
-        function = call.get("function") or {}
-        if not isinstance(function, Mapping):
-            continue
-        name = function.get("name")
-        arguments = function.get("arguments")
-        if isinstance(arguments, (dict, list)):
-            arguments = json.dumps(arguments, ensure_ascii=False)
-        result.append((str(name) if name else "", arguments if isinstance(arguments, str) else ""))
-    return result
-
-
-def message_text(message: Mapping[str, Any]) -> str:
-    """Everything of one message a reader could find a fact in: its content text, its tool-call
-    names and arguments, and the decoded string values of any JSON among them (so a value read
-    out of escaped JSON is found again)."""
-    _check_message(message, None)
-    blocks: list[str] = []
-    text = content_text(message.get("content"))
-    if text:
-        blocks.append(text)
-        parsed = _parse_json_container(text)
-        if parsed is not None:
-            blocks.extend(leaf for leaf in _string_leaves(parsed) if leaf)
-    for name, arguments in _tool_calls(message):
-        blocks.append(f"{name}({arguments})")
-        parsed = _parse_json_container(arguments)
-        if parsed is not None:
-            blocks.extend(leaf for leaf in _string_leaves(parsed) if leaf)
-    return "\n".join(blocks)
-
-
-def searchable_text(messages: Sequence[Mapping[str, Any]]) -> str:
-    """The concatenated ``message_text`` of all messages."""
-    _check_messages(messages)
-    return "\n".join(message_text(message) for message in messages)
-
-
-# ---------------------------------------------------------------------------------------------
-# Validation
-
-
-def _check_message(message: Any, index: int | None) -> None:
-    if not isinstance(message, Mapping):
-        where = f"message {index}" if index is not None else "a message"
-        raise TypeError(f"{where} must be a dict with a 'role', got {type(message).__name__}")
-
-
-def _check_messages(messages: Any) -> None:
-    if isinstance(messages, (str, bytes)) or not isinstance(messages, Sequence):
-        raise TypeError(f"messages must be a list of message dicts, got {type(messages).__name__}")
-    for index, message in enumerate(messages):
-        _check_message(message, index)
-
-
 # ---------------------------------------------------------------------------------------------
 # Extraction
 
@@ -361,14 +237,15 @@ def _identifiers(text: str) -> Iterator[str]:
 
 def _facts_in_piece(piece: str, role: str) -> Iterator[tuple[str, str]]:
     """(kind, value) pairs found in one piece of text, in extraction order."""
-    urls = [match.group(0).rstrip(".,;:!?") for match in _URL_RE.finditer(piece)]
+    urls = [match.group(0).rstrip(".,;:!?") for match in _URL_RE.finditer(piece)] if "://" in piece else []
     # URLs are blanked so their parts are not read again as paths, ports or identifiers.
     rest = _URL_RE.sub(" ", piece) if urls else piece
     for value in find_paths(rest):
         yield "path", value
-    for value in _backticked_commands(rest):
-        yield "command", cap_value(value.splitlines()[0])
-    if role in ("tool", "user"):
+    if "`" in rest:
+        for value in _backticked_commands(rest):
+            yield "command", cap_value(value.splitlines()[0])
+    if role in NOISY_ROLES:
         for value in error_lines(rest):
             yield "error", value
     for value in urls:
@@ -379,135 +256,159 @@ def _facts_in_piece(piece: str, role: str) -> Iterator[tuple[str, str]]:
         yield "quantity", match.group(0)
     for value in _identifiers(rest):
         yield "identifier", value
-    for match in _ISSUE_RE.finditer(rest):
-        yield "issue", match.group(0)
+    if "#" in rest:
+        for match in _ISSUE_RE.finditer(rest):
+            yield "issue", match.group(0)
 
 
 _PATH_ARG_KEYS = frozenset(
     {"path", "file_path", "filepath", "filename", "file", "workdir", "cwd", "dir", "directory", "output_path"}
 )
+_SHELLS = frozenset({"bash", "sh", "zsh", "/bin/bash", "/bin/sh", "/usr/bin/bash", "pwsh", "powershell", "cmd"})
+
+
+def command_text(value: Any) -> str | None:
+    """The command line of a tool call's ``command`` argument: a string as it is, an argv list
+    (``["bash", "-lc", "git status"]``, as Codex sends it) as the script a shell runs, or joined."""
+    if isinstance(value, str):
+        return value.strip() or None
+    if isinstance(value, list) and value and all(isinstance(part, str) for part in value):
+        if len(value) >= 3 and value[0] in _SHELLS and value[1] in ("-c", "-lc", "-ic", "/c", "-Command"):
+            return value[2].strip() or None
+        return " ".join(value).strip() or None
+    return None
 
 
 def _facts_in_arguments(arguments: str) -> Iterator[tuple[str, str]]:
-    parsed = _parse_json_container(arguments)
+    parsed = parse_json_container(arguments)
     if parsed is None:
         yield from _facts_in_piece(arguments, "assistant")
         return
     if isinstance(parsed, Mapping):
         for key in _COMMAND_ARG_KEYS:
-            command = parsed.get(key)
-            if isinstance(command, str) and command.strip():
-                yield "command", cap_value(command.strip().splitlines()[0])
+            command = command_text(parsed.get(key))
+            if command is not None:
+                yield "command", cap_value(command.splitlines()[0])
         for key, value in parsed.items():
             if key in _PATH_ARG_KEYS and isinstance(value, str) and value.strip() not in ("", "."):
                 yield "path", cap_value(value)
-    for leaf in _string_leaves(parsed):
+    for leaf in string_leaves(parsed):
         yield from _facts_in_piece(leaf, "assistant")
 
 
-def _is_summary_text(text: str) -> bool:
-    return text.lstrip().startswith(_SUMMARY_MARKERS)
+# Injected text that arrives as a user message but is not the user's words: harness wrappers
+# (``<environment_context>``, ``<command-name>``, ``<system-reminder>``), interruption notices and
+# the caveats some agents put before local command output.
+_INJECTED_RE = re.compile(
+    r"^\s*(?:<([A-Za-z][\w-]*)(?:\s[^>]*)?>[\s\S]*</\1>\s*$"
+    r"|\[Request interrupted by user"
+    r"|Caveat: The messages below were generated by the user while running local commands"
+    r"|This session is being continued from a previous conversation)"
+)
 
 
-def _iter_message_facts(index: int, message: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
+def is_user_words(text: str) -> bool:
+    """Whether a user message's text is something the user wrote (not a handoff summary, not a
+    wrapper or notice the agent's harness injected)."""
+    stripped = text.strip()
+    return bool(stripped) and not is_summary_text(stripped) and not _INJECTED_RE.match(stripped)
+
+
+def message_facts(message: Mapping[str, Any], *, sift_noise: bool = True) -> list[tuple[str, str]]:
+    """(kind, value) pairs of one message, in extraction order, repeats included.
+
+    Tool results and user messages are read without their noise lines (``core.facts.noise``) when
+    ``sift_noise`` is on; tool-call arguments are read whole.
+    """
     role = str(message.get("role") or "")
+    found: list[tuple[str, str]] = []
     text = content_text(message.get("content"))
     for piece in text_pieces(text):
-        yield from _facts_in_piece(piece, role)
-    for _name, arguments in _tool_calls(message):
+        if sift_noise and role in NOISY_ROLES:
+            piece = sift(piece).text
+        found.extend(_facts_in_piece(piece, role))
+    for _name, arguments in tool_call_arguments(message):
         if arguments:
-            yield from _facts_in_arguments(arguments)
+            found.extend(_facts_in_arguments(arguments))
+    return found
 
 
 def latest_user_request(messages: Sequence[Mapping[str, Any]]) -> tuple[int, str] | None:
-    """(index, text) of the last user message with text that is not a handoff summary."""
+    """(index, text) of the last user message the user wrote (not a handoff summary or an
+    injected wrapper)."""
     for index in range(len(messages) - 1, -1, -1):
         message = messages[index]
         if message.get("role") != "user":
             continue
         text = content_text(message.get("content")).strip()
-        if text and not _is_summary_text(text):
+        if is_user_words(text):
             return index, text
     return None
 
 
-def extract_facts(messages: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
+def fact_rows(
+    messages: Sequence[Mapping[str, Any]], *, exclude_credentials: bool = True
+) -> list[tuple[str, str, int]]:
+    """(kind, value, message_index) of every distinct fact, ordered like :func:`extract_facts`."""
+    check_messages(messages)
+    per_message = [message_facts(message) for message in messages]
+    if exclude_credentials:
+        per_message = [
+            without_credentials(found, message) for found, message in zip(per_message, messages, strict=True)
+        ]
+    return merge_fact_rows(per_message, latest_request(messages, exclude_credentials=exclude_credentials))
+
+
+def latest_request(
+    messages: Sequence[Mapping[str, Any]], *, exclude_credentials: bool = True
+) -> tuple[int, str] | None:
+    """The ``user_request`` fact: (index, the latest request capped at ``MAX_REQUEST_CHARS``);
+    with ``exclude_credentials`` any secret in it is masked first, so the fact never shows one."""
+    request = latest_user_request(messages)
+    if request is None:
+        return None
+    index, text = request
+    if exclude_credentials:
+        text = redact_all(text)
+    return index, cap_value(text, MAX_REQUEST_CHARS)
+
+
+def merge_fact_rows(
+    per_message: Sequence[Iterable[tuple[str, str]]], request: tuple[int, str] | None
+) -> list[tuple[str, str, int]]:
+    """One row per distinct (kind, value) at its first message, ordered by message, then kind in
+    ``FACT_KINDS`` order, then order of discovery."""
+    seen: set[tuple[str, str]] = set()
+    rows: list[tuple[int, int, int, str, str]] = []
+    if request is not None:
+        seen.add(("user_request", request[1]))
+        rows.append((request[0], _KIND_RANK["user_request"], -1, "user_request", request[1]))
+    serial = 0
+    for index, found in enumerate(per_message):
+        for kind, value in found:
+            if not value or (kind, value) in seen:
+                continue
+            seen.add((kind, value))
+            rows.append((index, _KIND_RANK[kind], serial, kind, value))
+            serial += 1
+    rows.sort()
+    return [(kind, value, index) for index, _rank, _serial, kind, value in rows]
+
+
+def extract_facts(messages: Sequence[Mapping[str, Any]], *, exclude_credentials: bool = True) -> pd.DataFrame:
     """The facts in ``messages`` as a DataFrame with columns ``kind``, ``value``, ``message_index``.
 
     One row per distinct (kind, value), at the message where it first appears. Rows are ordered
-    by message index, then by kind in ``FACT_KINDS`` order, then by position of discovery.
+    by message index, then by kind in ``FACT_KINDS`` order, then by position of discovery. Noise
+    lines of tool output are not read (``core.facts.noise``); with ``exclude_credentials`` (the
+    default) a value that the profile's or the strict redaction would mask is not a fact
+    (``core.facts.credentials``).
     """
-    _check_messages(messages)
-    seen: set[tuple[str, str]] = set()
-    rows: list[tuple[int, int, int, str, str]] = []
-    serial = 0
-
-    def add(kind: str, value: str, index: int) -> None:
-        nonlocal serial
-        if not value or (kind, value) in seen:
-            return
-        seen.add((kind, value))
-        rows.append((index, _KIND_RANK[kind], serial, kind, value))
-        serial += 1
-
-    request = latest_user_request(messages)
-    if request is not None:
-        add("user_request", cap_value(request[1], MAX_REQUEST_CHARS), request[0])
-    for index, message in enumerate(messages):
-        for kind, value in _iter_message_facts(index, message):
-            add(kind, value, index)
-
-    rows.sort()
-    return pd.DataFrame(
-        [(kind, value, index) for index, _rank, _serial, kind, value in rows],
-        columns=FACT_COLUMNS,
-    ).astype({"kind": "object", "value": "object", "message_index": "int64"})
+    return facts_frame(fact_rows(messages, exclude_credentials=exclude_credentials))
 
 
-# ---------------------------------------------------------------------------------------------
-# Retention
-
-
-def retention(facts: pd.DataFrame, text_or_messages: str | Sequence[Mapping[str, Any]]) -> pd.DataFrame:
-    """A copy of ``facts`` with a boolean ``kept`` column: whether each value appears verbatim in
-    the text (or in ``searchable_text`` of the given messages)."""
-    if not isinstance(facts, pd.DataFrame) or "value" not in facts.columns:
-        raise TypeError("facts must be a DataFrame with a 'value' column (as returned by extract_facts)")
-    if isinstance(text_or_messages, str):
-        haystack = text_or_messages
-    else:
-        haystack = searchable_text(text_or_messages)
-    result = facts.copy()
-    result["kept"] = [
-        isinstance(value, str) and bool(value) and value in haystack for value in facts["value"]
-    ]
-    result["kept"] = result["kept"].astype(bool)
-    return result
-
-
-def _check_scored(df: Any) -> None:
-    if not isinstance(df, pd.DataFrame) or "kept" not in df.columns:
-        raise TypeError("expected a DataFrame with a 'kept' column (as returned by retention)")
-
-
-def retention_score(df: pd.DataFrame) -> float:
-    """The fraction of facts kept; 1.0 when there are no facts (nothing was lost)."""
-    _check_scored(df)
-    if len(df) == 0:
-        return 1.0
-    return float(df["kept"].astype(bool).mean())
-
-
-def retention_by_kind(df: pd.DataFrame) -> pd.DataFrame:
-    """Per kind (in ``FACT_KINDS`` order, kinds without facts omitted): ``kind``, ``total``,
-    ``kept`` and ``score``."""
-    _check_scored(df)
-    records: list[dict[str, Any]] = []
-    kinds: Iterable[str] = [kind for kind in FACT_KINDS if kind in set(df["kind"])]
-    kinds = list(kinds) + sorted(set(df["kind"]) - set(FACT_KINDS))
-    for kind in kinds:
-        kept_flags = df.loc[df["kind"] == kind, "kept"].astype(bool)
-        total = int(kept_flags.size)
-        kept = int(kept_flags.sum())
-        records.append({"kind": kind, "total": total, "kept": kept, "score": kept / total})
-    return pd.DataFrame(records, columns=["kind", "total", "kept", "score"])
+def facts_frame(rows: Iterable[tuple[str, str, int]]) -> pd.DataFrame:
+    """A facts table from ``(kind, value, message_index)`` rows."""
+    return pd.DataFrame(list(rows), columns=FACT_COLUMNS).astype(
+        {"kind": "object", "value": "object", "message_index": "int64"}
+    )
