@@ -3,7 +3,6 @@ secrets, performance work, data pipelines, work cut mid-step and one very long r
 
 from __future__ import annotations
 
-import json
 import random
 
 from bench.retention_corpus import outputs as out
@@ -432,7 +431,7 @@ def big_refactor_long() -> Session:
     total_tests = 612
     for step, concern in enumerate(concerns):
         functions = [f"{verb}_{concern}" for verb in ("create", "load", "validate", "close", "export", "merge")]
-        s.search(f"def .*{concern}", [(f"ledger/core.py", 100 + 37 * n, f"def {f}(") for n, f in enumerate(functions)])
+        s.search(f"def .*{concern}", [("ledger/core.py", 100 + 37 * n, f"def {f}(") for n, f in enumerate(functions)])
         for part in range(6):
             s.read("ledger/core.py", out.python_module(concern, functions[part:part + 2], rng, ["decimal", "datetime"]),
                    offset=100 + 200 * part)
