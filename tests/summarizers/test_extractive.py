@@ -722,13 +722,20 @@ def test_non_dict_turns_are_read_as_text() -> None:
     assert "User asked: 'Rebuild the index.'" in summary
 
 
-def test_a_goal_that_pointed_at_the_old_task_keeps_the_old_words_when_merging() -> None:
+def test_the_goal_is_the_users_own_words_even_with_a_single_ask() -> None:
     first = _summarize([{"role": "user", "content": "Port the CLI to click."}])
-    assert "## Goal\nSame as the Active Task.\n" in first
+    assert "## Goal\nPort the CLI to click.\n" in first
     merged = _summarize([{"role": "user", "content": "Now add tests."}], previous=first)
     assert merged.startswith(
         "## Active Task\nUser asked: 'Now add tests.'\n\n## Goal\nPort the CLI to click.\n\n"
     )
+
+
+def test_an_earlier_goal_that_pointed_at_its_task_keeps_that_tasks_words() -> None:
+    earlier = "## Active Task\nUser asked: 'Port the CLI to click.'\n\n## Goal\nSame as the Active Task."
+    merged = _summarize([{"role": "user", "content": "Now add tests."}], previous=earlier)
+    assert "## Goal\nPort the CLI to click.\n\n" in merged
+    assert "Same as the Active Task" not in merged
 
 
 @pytest.mark.parametrize("extra", [16, 25, 60])
