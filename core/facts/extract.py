@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from functools import lru_cache
 from typing import Any
 
 import pandas as pd
@@ -214,51 +215,61 @@ def _is_progress_marker(text: str, match: re.Match[str]) -> bool:
     return before.endswith("[") and text[match.end() : match.end() + 1] == "]"
 
 
+_DEFINITION_WORDS = ("def ", "class ", "function ", "fn ", "struct ", "enum ", "trait ", "interface ")
+_HAS_DIGIT_RE = re.compile(r"\d")
+
+
 def _identifiers(text: str) -> Iterator[str]:
-    for match in _DEFINITION_RE.finditer(text):
-        name = next(group for group in match.groups() if group)
-        if name not in _NOT_IDENTIFIERS:
-            yield name
-    for match in _CALL_RE.finditer(text):
-        name = match.group(1)
-        for prefix in _RECEIVER_PREFIXES:
-            if name.startswith(prefix):
-                name = name[len(prefix) :]
-                break
-        last = name.rsplit(".", 1)[-1]
-        if len(last) >= 3 and last not in _NOT_IDENTIFIERS:
-            yield name
-    for match in _CAMEL_RE.finditer(text):
-        word = match.group(0)
-        # Long digit runs mark tokens, hashes and signatures, not names.
-        if _CAMEL_SHAPE_RE.search(word) and not _DIGIT_RUN_RE.search(word):
-            yield word
+    if any(word in text for word in _DEFINITION_WORDS):
+        for match in _DEFINITION_RE.finditer(text):
+            name = next(group for group in match.groups() if group)
+            if name not in _NOT_IDENTIFIERS:
+                yield name
+    if "(" in text:
+        for match in _CALL_RE.finditer(text):
+            name = match.group(1)
+            for prefix in _RECEIVER_PREFIXES:
+                if name.startswith(prefix):
+                    name = name[len(prefix) :]
+                    break
+            last = name.rsplit(".", 1)[-1]
+            if len(last) >= 3 and last not in _NOT_IDENTIFIERS:
+                yield name
+    if text != text.lower():
+        for match in _CAMEL_RE.finditer(text):
+            word = match.group(0)
+            # Long digit runs mark tokens, hashes and signatures, not names.
+            if _CAMEL_SHAPE_RE.search(word) and not _DIGIT_RUN_RE.search(word):
+                yield word
 
 
-def _facts_in_piece(piece: str, role: str) -> Iterator[tuple[str, str]]:
-    """(kind, value) pairs found in one piece of text, in extraction order."""
+@lru_cache(maxsize=8192)
+def _piece_facts(piece: str, role: str) -> tuple[tuple[str, str], ...]:
+    """(kind, value) pairs found in one piece of text, in extraction order (cached: sessions repeat
+    their commands and outputs)."""
+    found: list[tuple[str, str]] = []
     urls = [match.group(0).rstrip(".,;:!?") for match in _URL_RE.finditer(piece)] if "://" in piece else []
     # URLs are blanked so their parts are not read again as paths, ports or identifiers.
     rest = _URL_RE.sub(" ", piece) if urls else piece
-    for value in find_paths(rest):
-        yield "path", value
+    found.extend(("path", value) for value in find_paths(rest))
     if "`" in rest:
-        for value in _backticked_commands(rest):
-            yield "command", cap_value(value.splitlines()[0])
+        found.extend(("command", cap_value(value.splitlines()[0])) for value in _backticked_commands(rest))
     if role in NOISY_ROLES:
-        for value in error_lines(rest):
-            yield "error", value
-    for value in urls:
-        yield "url", value
-    for match in _QUANTITY_RE.finditer(rest):
-        if _is_progress_marker(rest, match):
-            continue
-        yield "quantity", match.group(0)
-    for value in _identifiers(rest):
-        yield "identifier", value
+        found.extend(("error", value) for value in error_lines(rest))
+    found.extend(("url", value) for value in urls)
+    if _HAS_DIGIT_RE.search(rest):
+        found.extend(
+            ("quantity", match.group(0)) for match in _QUANTITY_RE.finditer(rest) if not _is_progress_marker(rest, match)
+        )
+    found.extend(("identifier", value) for value in _identifiers(rest))
     if "#" in rest:
-        for match in _ISSUE_RE.finditer(rest):
-            yield "issue", match.group(0)
+        found.extend(("issue", match.group(0)) for match in _ISSUE_RE.finditer(rest))
+    return tuple(found)
+
+
+def _facts_in_piece(piece: str, role: str) -> tuple[tuple[str, str], ...]:
+    # Long pieces are rarely repeated: the cache keeps the short, frequent ones.
+    return _piece_facts(piece, role) if len(piece) < 2000 else _piece_facts.__wrapped__(piece, role)
 
 
 _PATH_ARG_KEYS = frozenset(
@@ -321,16 +332,35 @@ def message_facts(message: Mapping[str, Any], *, sift_noise: bool = True) -> lis
     ``sift_noise`` is on; tool-call arguments are read whole.
     """
     role = str(message.get("role") or "")
+    found = list(_content_facts(content_text(message.get("content")), role, sift_noise))
+    for _name, arguments in tool_call_arguments(message):
+        if arguments:
+            found.extend(_cached(_arguments_facts, arguments))
+    return found
+
+
+def _cached(function: Any, text: str, *rest: Any) -> Any:
+    # Long texts are rarely repeated: the caches keep the short, frequent ones (commands, "ok").
+    return function(text, *rest) if len(text) < 2000 else function.__wrapped__(text, *rest)
+
+
+def _content_facts(text: str, role: str, sift_noise: bool) -> tuple[tuple[str, str], ...]:
+    return _cached(_text_facts, text, role, sift_noise)
+
+
+@lru_cache(maxsize=8192)
+def _text_facts(text: str, role: str, sift_noise: bool) -> tuple[tuple[str, str], ...]:
     found: list[tuple[str, str]] = []
-    text = content_text(message.get("content"))
     for piece in text_pieces(text):
         if sift_noise and role in NOISY_ROLES:
             piece = sift(piece).text
-        found.extend(_facts_in_piece(piece, role))
-    for _name, arguments in tool_call_arguments(message):
-        if arguments:
-            found.extend(_facts_in_arguments(arguments))
-    return found
+        found.extend(_piece_facts.__wrapped__(piece, role))
+    return tuple(found)
+
+
+@lru_cache(maxsize=8192)
+def _arguments_facts(arguments: str) -> tuple[tuple[str, str], ...]:
+    return tuple(_facts_in_arguments(arguments))
 
 
 def latest_user_request(messages: Sequence[Mapping[str, Any]]) -> tuple[int, str] | None:
