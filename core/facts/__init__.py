@@ -30,6 +30,7 @@ from core.facts.extract import (
     latest_user_request,
     merge_fact_rows,
     message_facts,
+    parts_facts,
 )
 from core.facts.noise import NOISE_KINDS, Sifted, sift
 from core.facts.retention import retention, retention_by_kind, retention_score
@@ -57,6 +58,7 @@ __all__ = [
     "merge_fact_rows",
     "message_facts",
     "message_text",
+    "parts_facts",
     "redact_all",
     "retention",
     "retention_by_kind",

@@ -83,6 +83,8 @@ _PATH_RE = re.compile(
     r"(?![\w/])"
 )
 
+_PATH_WORD_CHARS = re.compile(r"[/\\.]|Dockerfile|Makefile")
+
 _KNOWN_COMMANDS = frozenset(
     """
     pytest python python3 pip pip3 uv uvx poetry pipx npm npx yarn pnpm node deno bun git make cmake
@@ -108,6 +110,9 @@ _ERROR_LINE_RE = re.compile(
     r"|Segmentation fault|command not found|No such file or directory|Permission denied"
 )
 
+# The same pattern over a whole text: "$" then ends each line, as it does for a single line.
+_ERROR_SCAN_RE = re.compile(_ERROR_LINE_RE.pattern, re.MULTILINE)
+
 # Lower-cased substrings of which every _ERROR_LINE_RE match contains at least one.
 _ERROR_MARKERS = (
     "traceback",
@@ -122,6 +127,7 @@ _ERROR_MARKERS = (
     "no such file or directory",
     "permission denied",
 )
+_ERROR_HINT_RE = re.compile("|".join(re.escape(marker) for marker in _ERROR_MARKERS), re.IGNORECASE)
 
 # A line of source code, optionally behind a line-number gutter ("  45|", "45:", "45→") and
 # a diff marker ("-", "+"): such lines show code that names an error, not an error that happened.
@@ -176,11 +182,19 @@ def cap_value(value: str, limit: int = MAX_FACT_CHARS) -> str:
     return value if len(value) <= limit else value[:limit].rstrip()
 
 
-def find_paths(text: str) -> Iterator[str]:
-    for match in _PATH_RE.finditer(text):
-        value = match.group(0).rstrip(".,;:")
+def find_paths(text: str) -> list[str]:
+    """The file paths in ``text``, in order (trailing punctuation trimmed)."""
+    if len(text) > 200:
+        # A path never holds whitespace, so only words that could be one are searched; they are
+        # joined by spaces, which the pattern treats exactly as the whitespace around the words.
+        words = [word for word in text.split() if _PATH_WORD_CHARS.search(word)]
+        text = " ".join(words)
+    found = []
+    for value in _PATH_RE.findall(text):
+        value = value.rstrip(".,;:")
         if len(value) > 1:
-            yield value
+            found.append(value)
+    return found
 
 
 def _backticked_commands(text: str) -> Iterator[str]:
@@ -197,14 +211,22 @@ def error_lines(text: str) -> Iterator[str]:
     """Lines reporting an error (trimmed, capped). Source-code lines that merely name an
     exception (``raise ValueError(...)``, ``except OSError:``) are not errors that happened."""
     # Most text names no error at all; a plain substring test rules it out much faster.
-    lowered = text.lower()
-    if not any(marker in lowered for marker in _ERROR_MARKERS) or not _ERROR_LINE_RE.search(text):
+    if not _ERROR_HINT_RE.search(text):
         return
-    for line in text.splitlines():
-        if _ERROR_LINE_RE.search(line) and not _CODE_LINE_RE.match(line):
-            value = cap_value(line)
-            if value:
-                yield value
+    # Only the lines holding a match are looked at: a long log with three errors costs three lines.
+    last_line_start = -1
+    for match in _ERROR_SCAN_RE.finditer(text):
+        start = text.rfind("\n", 0, match.start()) + 1
+        if start == last_line_start:
+            continue  # a second match on the same line
+        last_line_start = start
+        end = text.find("\n", match.end())
+        line = text[start : end if end >= 0 else len(text)]
+        for part in line.splitlines() or [line]:
+            if _ERROR_LINE_RE.search(part) and not _CODE_LINE_RE.match(part):
+                value = cap_value(part)
+                if value:
+                    yield value
 
 
 def _is_progress_marker(text: str, match: re.Match[str]) -> bool:
@@ -215,19 +237,18 @@ def _is_progress_marker(text: str, match: re.Match[str]) -> bool:
     return before.endswith("[") and text[match.end() : match.end() + 1] == "]"
 
 
-_DEFINITION_WORDS = ("def ", "class ", "function ", "fn ", "struct ", "enum ", "trait ", "interface ")
+_DEFINITION_HINT_RE = re.compile(r"(?:def|class|function|fn|struct|enum|trait|interface) ")
 _HAS_DIGIT_RE = re.compile(r"\d")
 
 
 def _identifiers(text: str) -> Iterator[str]:
-    if any(word in text for word in _DEFINITION_WORDS):
+    if _DEFINITION_HINT_RE.search(text):
         for match in _DEFINITION_RE.finditer(text):
             name = next(group for group in match.groups() if group)
             if name not in _NOT_IDENTIFIERS:
                 yield name
     if "(" in text:
-        for match in _CALL_RE.finditer(text):
-            name = match.group(1)
+        for name in _CALL_RE.findall(text):
             for prefix in _RECEIVER_PREFIXES:
                 if name.startswith(prefix):
                     name = name[len(prefix) :]
@@ -236,8 +257,7 @@ def _identifiers(text: str) -> Iterator[str]:
             if len(last) >= 3 and last not in _NOT_IDENTIFIERS:
                 yield name
     if text != text.lower():
-        for match in _CAMEL_RE.finditer(text):
-            word = match.group(0)
+        for word in _CAMEL_RE.findall(text):
             # Long digit runs mark tokens, hashes and signatures, not names.
             if _CAMEL_SHAPE_RE.search(word) and not _DIGIT_RUN_RE.search(word):
                 yield word
@@ -258,9 +278,11 @@ def _piece_facts(piece: str, role: str) -> tuple[tuple[str, str], ...]:
         found.extend(("error", value) for value in error_lines(rest))
     found.extend(("url", value) for value in urls)
     if _HAS_DIGIT_RE.search(rest):
-        found.extend(
-            ("quantity", match.group(0)) for match in _QUANTITY_RE.finditer(rest) if not _is_progress_marker(rest, match)
-        )
+        if "%]" in rest:
+            found.extend(("quantity", match.group(0)) for match in _QUANTITY_RE.finditer(rest)
+                         if not _is_progress_marker(rest, match))
+        else:
+            found.extend(("quantity", value) for value in _QUANTITY_RE.findall(rest))
     found.extend(("identifier", value) for value in _identifiers(rest))
     if "#" in rest:
         found.extend(("issue", match.group(0)) for match in _ISSUE_RE.finditer(rest))
@@ -331,11 +353,17 @@ def message_facts(message: Mapping[str, Any], *, sift_noise: bool = True) -> lis
     Tool results and user messages are read without their noise lines (``core.facts.noise``) when
     ``sift_noise`` is on; tool-call arguments are read whole.
     """
-    role = str(message.get("role") or "")
-    found = list(_content_facts(content_text(message.get("content")), role, sift_noise))
-    for _name, arguments in tool_call_arguments(message):
-        if arguments:
-            found.extend(_cached(_arguments_facts, arguments))
+    arguments = [arguments for _name, arguments in tool_call_arguments(message)]
+    return parts_facts(str(message.get("role") or ""), content_text(message.get("content")), arguments, sift_noise=sift_noise)
+
+
+def parts_facts(role: str, text: str, arguments: Sequence[str], *, sift_noise: bool = True) -> list[tuple[str, str]]:
+    """:func:`message_facts` of a message given as its role, content text and tool-call argument
+    strings (for a reader that has them already)."""
+    found = list(_content_facts(text, role, sift_noise))
+    for argument in arguments:
+        if argument:
+            found.extend(_cached(_arguments_facts, argument))
     return found
 
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 PASSING_TESTS = "passing tests"
 PROGRESS = "progress"
@@ -86,6 +87,17 @@ _SHAPE_RE = re.compile(
 _FAILURE_RE = re.compile(r"\b(?:FAILED|FAIL|ERROR|Error|error|failed|Traceback)\b|[✗✘×]")
 
 
+_MIN_LINES_FOR_RUNS = 4
+_MAX_ENTRY_SPACES = 4  # "R  old -> new" and "modified:   path" have three; a line of prose has more
+_DIGIT_RE = re.compile(r"\d")
+# Every line _line_noise can call noise contains one of these (a cheap test before the real ones).
+_MAYBE_NOISE_RE = re.compile(
+    r"PASS|SKIP|XFAIL|XPASS|\.\.\. |=== |--- |\bok\b|[✓✔√│├└━═█▉▊▋▌▍▎▏▓▒░■]|──|\r|\[[=#>. -]{8}|\.{3}|[FEsxX.]{3}|"
+    r"^[-dlcbpsD][rwxsStT-]{3}|^total \d|objects:|deltas:|Download|Extract|Pull|Waiting|Verifying|exists|%\|",
+    re.MULTILINE,
+)
+
+
 @dataclass
 class Sifted:
     """A text without its noise lines, and how many lines of each kind were taken out."""
@@ -126,26 +138,48 @@ def line_shape(line: str) -> str:
 
 
 def sift(text: str) -> Sifted:
-    """``text`` without its noise lines, with the counts of what was taken out."""
-    if "\n" not in text and len(text) < 400:
-        kind = _line_noise(text)
-        return Sifted(text) if kind is None else Sifted("", {kind: 1})
+    """``text`` without its noise lines, with the counts of what was taken out (the result is shared:
+    read it, do not change it)."""
+    return _sift(text)
+
+
+# Small: a text is sifted by the reader and by the fact extraction one right after the other.
+@lru_cache(maxsize=256)
+def _sift(text: str) -> Sifted:
     lines = text.split("\n")
-    kinds: list[str | None] = [_line_noise(line) for line in lines]
+    if len(lines) < _MIN_LINES_FOR_RUNS:
+        # Too short for a listing run or a repeat worth counting: each line on its own.
+        if not _MAYBE_NOISE_RE.search(text):
+            return Sifted(text)
+        kinds_of_lines = [_line_noise(line) for line in lines]
+        if not any(kinds_of_lines):
+            return Sifted(text)
+        short_counts: dict[str, int] = {}
+        for kind in kinds_of_lines:
+            if kind is not None:
+                short_counts[kind] = short_counts.get(kind, 0) + 1
+        kept_lines = (line for line, kind in zip(lines, kinds_of_lines, strict=True) if kind is None)
+        return Sifted("\n".join(kept_lines), short_counts)
+    maybe_noise = _MAYBE_NOISE_RE.search
+    kinds: list[str | None] = [_line_noise(line) if maybe_noise(line) else None for line in lines]
     _mark_listing_runs(lines, kinds)
     counts: dict[str, int] = {}
     repeats: dict[str, int] = {}
     first_of_shape: dict[str, str] = {}
     kept: list[str] = []
+    has_digit = _DIGIT_RE.search
     for line, kind in zip(lines, kinds, strict=True):
-        if kind is None and len(line.strip()) >= MIN_REPEATED_CHARS:
-            shape = line_shape(line)
-            first = first_of_shape.get(shape)
-            if first is None:
-                first_of_shape[shape] = line.strip()
-            else:
-                kind = REPEATED
-                repeats[first] = repeats.get(first, 0) + 1
+        if kind is None:
+            stripped = line.strip()
+            if len(stripped) >= MIN_REPEATED_CHARS:
+                # Only numbers, ids and times vary between repeats: a line without a digit is its own shape.
+                shape = line_shape(stripped) if has_digit(stripped) else stripped
+                first = first_of_shape.get(shape)
+                if first is None:
+                    first_of_shape[shape] = stripped
+                else:
+                    kind = REPEATED
+                    repeats[first] = repeats.get(first, 0) + 1
         if kind is None:
             kept.append(line)
         else:
@@ -157,7 +191,12 @@ def _mark_listing_runs(lines: list[str], kinds: list[str | None]) -> None:
     """Mark runs of at least ``MIN_LISTING_RUN`` bare entries (paths, git status lines) as a listing."""
     start = None
     for position in range(len(lines) + 1):
-        bare = position < len(lines) and kinds[position] is None and bool(_BARE_ENTRY_RE.match(lines[position]))
+        bare = (
+            position < len(lines)
+            and kinds[position] is None
+            and lines[position].strip().count(" ") <= _MAX_ENTRY_SPACES
+            and bool(_BARE_ENTRY_RE.match(lines[position]))
+        )
         if bare and start is None:
             start = position
         elif not bare and start is not None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Mapping, Sequence
+from functools import lru_cache
 from typing import Any
 
 from core.message_view import call_views, content_text
@@ -30,12 +31,18 @@ def string_leaves(value: Any) -> Iterator[str]:
 
 
 def parse_json_container(text: str) -> Any | None:
-    """The parsed value when ``text`` is a JSON object or array, else None."""
-    stripped = text.strip()
-    if not stripped or stripped[0] not in "[{":
+    """The parsed value when ``text`` is a JSON object or array, else None. The value may be shared
+    with another caller that parsed the same text just before: read it, do not change it."""
+    if not text or text.lstrip()[:1] not in ("[", "{"):
         return None
+    return _parse_container(text)
+
+
+# Small: the same arguments or result are parsed by the fact extraction and the summarizer's reader in turn.
+@lru_cache(maxsize=64)
+def _parse_container(text: str) -> Any | None:
     try:
-        parsed = json.loads(stripped)
+        parsed = json.loads(text)
     except (ValueError, RecursionError):
         return None
     return parsed if isinstance(parsed, (dict, list)) else None
@@ -44,10 +51,20 @@ def parse_json_container(text: str) -> Any | None:
 def text_pieces(text: str) -> list[str]:
     """The pieces of ``text`` that facts are read from: the decoded string values of a JSON
     document (tool results are often JSON with escaped newlines), else the text itself."""
+    if not text:
+        return []
+    if text.lstrip()[:1] not in ("[", "{"):
+        return [text]
+    return list(_json_pieces(text))
+
+
+# Small: one tool result is decoded by the fact extraction and by the summarizer's reader in turn.
+@lru_cache(maxsize=64)
+def _json_pieces(text: str) -> tuple[str, ...]:
     parsed = parse_json_container(text)
     if parsed is None:
-        return [text] if text else []
-    return [leaf for leaf in string_leaves(parsed) if leaf]
+        return (text,)
+    return tuple(leaf for leaf in string_leaves(parsed) if leaf)
 
 
 def tool_call_arguments(message: Mapping[str, Any]) -> list[tuple[str, str]]:

@@ -21,11 +21,14 @@ def facts_by_turn(facts: Sequence[Fact]) -> dict[int, list[int]]:
 
 
 def item_coverage(item: Item, facts: Sequence[Fact], by_turn: dict[int, list[int]]) -> frozenset[int]:
-    """Positions in ``facts`` of the values ``item`` quotes verbatim."""
+    """Positions in ``facts`` of the values ``item`` quotes verbatim (computed once per line)."""
+    if item.coverage is not None:
+        return item.coverage
     found: set[int] = set()
     text = item.text
     for index in item.sources:
         for position in by_turn.get(index, ()):
             if position not in found and facts[position].value in text:
                 found.add(position)
-    return frozenset(found)
+    item.coverage = frozenset(found)
+    return item.coverage

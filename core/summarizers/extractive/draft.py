@@ -45,10 +45,15 @@ class Draft:
     headings: dict[str, str] = field(default_factory=dict)  # section key -> heading text, for references
     items: list[Item] = field(default_factory=list)
     facts: list[Fact] = field(default_factory=list)
+    facts_by_turn: dict[int, list[int]] = field(default_factory=dict)  # see coverage.facts_by_turn
     _serial: int = 0
 
     def recency(self, index: int) -> float:
-        return (index + 1) / (max(self.reading.n_turns, 1) + 1)
+        return (index + 1) / self._span
+
+    @property
+    def _span(self) -> int:
+        return (self.reading.n_turns if self.reading.n_turns > 1 else 1) + 1
 
     def add(
         self,

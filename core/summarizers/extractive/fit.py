@@ -37,6 +37,12 @@ ESSENTIAL_SHARE = 0.4
 PRIORITY_WEIGHT = 0.1
 # The coverage selection must keep more than one ordinary fact's worth to beat the priority one.
 COVERAGE_MARGIN = 1.0
+# On a long session only this many candidate lines per token of the limit are weighed (twice: the
+# best by priority and the best by value per token); a summary holds far fewer.
+CANDIDATES_PER_TOKEN = 1
+MIN_CANDIDATES = 2_000
+# A selection stops after this many lines in a row that did not fit the room left.
+_MAX_MISSES = 300
 # A text this many characters per token of the limit cannot fit: no need to count it.
 _MAX_CHARS_PER_TOKEN = 12
 
@@ -133,7 +139,7 @@ def _by_priority(optional: Sequence[Item], room: int, costs: _Costs) -> list[Ite
                 started.add(item.group)
         else:
             misses += 1
-            if room < 3 or misses > 500:
+            if room < 3 or misses > _MAX_MISSES:
                 break
     return chosen
 
@@ -197,7 +203,8 @@ def _by_coverage(
         if id(item) not in taken
     ]
     heapq.heapify(heap)
-    while heap and room > 0:
+    misses = 0
+    while heap and room > 0 and misses < _MAX_MISSES:
         stale, position, exact, item = heapq.heappop(heap)
         if item.alternative and not coverage[id(item)] - kept:
             continue  # the value is already quoted by a kept line
@@ -208,12 +215,32 @@ def _by_coverage(
             continue
         if cost <= room:
             take(item, cost)
+            misses = 0
+        else:
+            misses += 1
     # An alternative taken before a fuller line that quotes the same value is redundant.
     quoted_by_lines: set[int] = set()
     for item in chosen:
         if not item.alternative:
             quoted_by_lines.update(coverage[id(item)])
     return [item for item in chosen if not item.alternative or coverage[id(item)] - quoted_by_lines]
+
+
+def _candidates(optional: list[Item], limit: int, facts: Sequence[Fact], coverage: Mapping[int, frozenset[int]],
+                kept: set[int]) -> list[Item]:
+    """The lines either selection could take: a summary of ``limit`` tokens holds at most about
+    ``limit`` lines, so on a long session only the best ``CANDIDATES_PER_TOKEN * limit`` by priority
+    and the best as many by value per token are weighed (in their original order)."""
+    most = max(MIN_CANDIDATES, CANDIDATES_PER_TOKEN * limit)
+    if len(optional) <= most:
+        return optional
+
+    def value(item: Item) -> float:
+        return sum(facts[f].weight for f in coverage[id(item)] - kept) / _estimate(item)
+
+    chosen = {id(item) for item in heapq.nlargest(most, optional, key=lambda it: (it.priority, it.order))}
+    chosen.update(id(item) for item in heapq.nlargest(most, optional, key=value))
+    return [item for item in optional if id(item) in chosen]
 
 
 def _kept_weight(chosen: Sequence[Item], facts: Sequence[Fact], coverage: Mapping[int, frozenset[int]],
@@ -224,7 +251,8 @@ def _kept_weight(chosen: Sequence[Item], facts: Sequence[Fact], coverage: Mappin
     return sum(facts[fact_id].weight for fact_id in found)
 
 
-def fit(items: list[Item], limit: int, facts: Sequence[Fact], headings: Sequence[str]) -> str:
+def fit(items: list[Item], limit: int, facts: Sequence[Fact], headings: Sequence[str],
+        by_turn: dict[int, list[int]] | None = None) -> str:
     """Render the items that fit in ``limit`` tokens (see the module docstring)."""
     regular = [item for item in items if not item.alternative]
     if sum(len(item.text) + 2 for item in regular) <= limit * _MAX_CHARS_PER_TOKEN:
@@ -235,9 +263,10 @@ def fit(items: list[Item], limit: int, facts: Sequence[Fact], headings: Sequence
     mandatory = [item for item in items if item.mandatory]
     optional = [item for item in items if not item.mandatory]
     room = limit - count_tokens(render(mandatory, headings))
-    by_turn = facts_by_turn(facts)
+    by_turn = by_turn if by_turn is not None else facts_by_turn(facts)
     kept = set().union(*(item_coverage(item, facts, by_turn) for item in mandatory)) if mandatory else set()
     coverage = {id(item): item_coverage(item, facts, by_turn) for item in optional}
+    optional = _candidates(optional, limit, facts, coverage, kept)
     priority_lines = _by_priority(optional, room, costs)
     topped_up = _by_coverage(optional, room, facts, coverage, kept, costs, priority_lines)
     by_coverage = _by_coverage(optional, room, facts, coverage, kept, costs)

@@ -66,6 +66,7 @@ class Item:
     alternative: bool = False
     focused: bool = False  # about the request's focus topic
     sources: tuple[int, ...] = ()  # indices of the turns the line was read from
+    coverage: frozenset[int] | None = None  # the facts it quotes, once known (see coverage.py)
 
 
 @dataclass(frozen=True)
@@ -86,6 +87,7 @@ class Call:
     index: int  # message index of the assistant turn
     result: str | None = None
     result_index: int | None = None
+    action: Action | None = None  # classified as soon as its result is read
 
 
 @dataclass
@@ -127,3 +129,5 @@ class Reading:
     ends_mid_work: bool = False
     # For each user ask: the agent's replies (index, text) until the next ask, and whether one follows.
     replies: dict[int, tuple[list[tuple[int, str]], bool]] = field(default_factory=dict)
+    # The (kind, value) facts of each turn, in order (core.facts.message_facts).
+    turn_facts: list[list[tuple[str, str]]] = field(default_factory=list)

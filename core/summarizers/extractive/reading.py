@@ -19,10 +19,12 @@ from core.facts import (
     find_paths,
     is_summary_text,
     is_user_words,
+    parts_facts,
     sift,
     text_pieces,
 )
 from core.facts.noise import LISTING, PASSING_TESTS, PROGRESS, REPEATED
+from core.facts.text import parse_json_container
 from core.message_view import call_view, content_text, role_of, tool_calls_of
 from core.summarizers.extractive.model import NO_RESULT, Action, Call, Reading
 
@@ -90,6 +92,19 @@ def decoded(text: str) -> str:
     return "\n".join(text_pieces(text))
 
 
+def sifted_text(text: str) -> tuple[str, dict[str, int]]:
+    """A tool result as text without its noise lines (each piece sifted as the fact extraction
+    sifts it), and the counts of the noise."""
+    kept: list[str] = []
+    counts: dict[str, int] = {}
+    for piece in text_pieces(text):
+        sifted = sift(piece)
+        kept.append(sifted.text)
+        for kind, count in sifted.counts.items():
+            counts[kind] = counts.get(kind, 0) + count
+    return "\n".join(kept), counts
+
+
 def line_count(text: str) -> int:
     return text.strip().count("\n") + 1 if text.strip() else 0
 
@@ -97,14 +112,17 @@ def line_count(text: str) -> int:
 def _parse_arguments(arguments: str) -> Any:
     if not arguments:
         return {}
+    parsed = parse_json_container(arguments)
+    if parsed is not None:
+        return parsed
     try:
-        return json.loads(arguments)
+        return json.loads(arguments)  # a JSON scalar
     except (ValueError, RecursionError):
         return arguments
 
 
 def _first_string(arguments: Any, keys: Sequence[str]) -> str | None:
-    if isinstance(arguments, Mapping):
+    if isinstance(arguments, dict):
         for key in keys:
             value = arguments.get(key)
             if isinstance(value, str) and value.strip():
@@ -114,7 +132,7 @@ def _first_string(arguments: Any, keys: Sequence[str]) -> str | None:
 
 def command_of(arguments: Any, name: str = "") -> str | None:
     """The shell command a call ran (``None`` for an editor sub-command such as ``view``)."""
-    if not isinstance(arguments, Mapping):
+    if not isinstance(arguments, dict):
         return None
     for key in _COMMAND_KEYS:
         value = arguments.get(key)
@@ -135,7 +153,7 @@ def describe(call: Call) -> tuple[str, str, str, str, tuple[str, ...]]:
     path = _first_string(args, _PATH_KEYS)
     if command is not None:
         return "RUN", f"`{first_line(command)}`", "cmd:" + command, "run", ()
-    if isinstance(args, Mapping):
+    if isinstance(args, dict):
         editor = args.get("command")
         if isinstance(editor, str) and editor in _EDITOR_COMMANDS and path is not None:
             verb = _EDITOR_COMMANDS[editor]
@@ -150,7 +168,7 @@ def describe(call: Call) -> tuple[str, str, str, str, tuple[str, ...]]:
             return verb, target, "edit:" + target, "patch", paths
     if path is not None and any(word in lowered for word in ("read", "view", "cat", "open", "show")):
         offset = next(
-            (args.get(key) for key in ("offset", "start_line", "line") if isinstance(args, Mapping) and args.get(key)),
+            (args.get(key) for key in ("offset", "start_line", "line") if isinstance(args, dict) and args.get(key)),
             None,
         )
         shown_offset = isinstance(offset, (int, str)) and str(offset) not in ("", "0", "1")
@@ -168,14 +186,14 @@ def describe(call: Call) -> tuple[str, str, str, str, tuple[str, ...]]:
         target = f"'{first_line(_first_string(args, ('query', 'q')) or '?', 80)}'"
         return "WEB_SEARCH", target, "web:" + target, "other", ()
     url = _first_string(args, ("url",))
-    if url is None and isinstance(args, Mapping) and isinstance(args.get("urls"), list):
+    if url is None and isinstance(args, dict) and isinstance(args.get("urls"), list):
         url = next((item for item in args["urls"] if isinstance(item, str)), "?")
     if url is not None:
         return "OPEN", url, "open:" + url, "other", ()
-    if isinstance(args, Mapping) and isinstance(args.get("code"), str):
+    if isinstance(args, dict) and isinstance(args.get("code"), str):
         return "EXECUTE", f"`{first_line(args['code'], 80)}`", "code:" + args["code"], "run", ()
     shown: list[str] = []
-    if isinstance(args, Mapping):
+    if isinstance(args, dict):
         shown = [f"{key}={first_line(str(value), 40)}" for key, value in list(args.items())[:2]]
     elif isinstance(args, str) and args:
         shown = [first_line(args, 60)]
@@ -208,6 +226,8 @@ def _placeholder_outcome(result: str) -> tuple[str, bool | None] | None:
 
 
 def _exit_code(result: str) -> int | None:
+    if "xit" not in result and "returncode" not in result:
+        return None
     for pattern in _EXIT_CODE_RES:
         match = pattern.search(result)
         if match:
@@ -234,8 +254,8 @@ def classify(call: Call) -> Action:
                       result_index=call.result_index, paths=paths)
 
     text = decoded(result)
-    sifted = sift(text)
-    errors = list(dict.fromkeys(error_lines(sifted.text)))
+    clean, noise = sifted_text(result)
+    errors = list(dict.fromkeys(error_lines(clean)))
     if kind in ("read", "write", "patch") and line_count(text) > 3:
         errors = []  # file contents or a diff, not a report that the call failed
     succeeded: bool | None = not errors
@@ -253,14 +273,14 @@ def classify(call: Call) -> Action:
                 succeeded = False
         if not parts:
             parts.append("failed" if errors else f"{line_count(text)} lines output")
-        if sifted.noisy:
-            parts.append(_noise_note(sifted.counts))
+        if noise:
+            parts.append(_noise_note(noise))
     elif kind == "read":
         parts.append("failed" if errors and line_count(text) <= 3 else f"{line_count(text)} lines")
     elif kind == "write":
-        content = call.arguments.get("content") if isinstance(call.arguments, Mapping) else None
+        content = call.arguments.get("content") if isinstance(call.arguments, dict) else None
         content = content if isinstance(content, str) else (
-            call.arguments.get("file_text") if isinstance(call.arguments, Mapping) else None)
+            call.arguments.get("file_text") if isinstance(call.arguments, dict) else None)
         parts.append("failed" if errors else f"{line_count(content)} lines" if isinstance(content, str) and content
                      else "written")
     elif kind == "patch":
@@ -283,7 +303,8 @@ def note_file(reading: Reading, path: str, note: str, index: int) -> None:
     entry = reading.files.setdefault(path, {"notes": [], "first": index, "last": index, "indices": []})
     if note not in entry["notes"]:
         entry["notes"].append(note)
-    entry["last"] = max(entry["last"], index)
+    if index > entry["last"]:
+        entry["last"] = index
     if not entry["indices"] or entry["indices"][-1] != index:
         entry["indices"].append(index)
 
@@ -297,6 +318,14 @@ def read_turns(turns: Sequence[Mapping[str, Any]]) -> Reading:
     for index, message in enumerate(turns):
         role = role_of(message)
         text = content_text(message.get("content"))
+        tool_calls = tool_calls_of(message) if role == "assistant" else []
+        raw_calls = message.get("tool_calls")
+        if not tool_calls and isinstance(raw_calls, Mapping):
+            tool_calls = [raw_calls]  # a single call not wrapped in a list
+        views = [call_view(raw) for raw in tool_calls] if tool_calls else []
+        if role != "assistant" and raw_calls:
+            views = [call_view(raw) for raw in tool_calls_of(message)]
+        reading.turn_facts.append(parts_facts(str(role or ""), text, [view.arguments for view in views]))
         if role in ("user", "assistant") and is_summary_text(text):
             reading.embedded_summaries.append(text)
             continue
@@ -308,26 +337,23 @@ def read_turns(turns: Sequence[Mapping[str, Any]]) -> Reading:
                 reading.replies[index] = ([], False)
                 current_ask = index
         elif role == "assistant":
-            tool_calls = tool_calls_of(message)
-            raw_calls = message.get("tool_calls")
-            if not tool_calls and isinstance(raw_calls, Mapping):
-                tool_calls = [raw_calls]  # a single call not wrapped in a list
             if text.strip():
                 reading.assistant_texts.append((index, text.strip()))
-                if not tool_calls:
+                if not views:
                     reading.reply_indices.add(index)
                     if current_ask is not None:
                         reading.replies[current_ask][0].append((index, text.strip()))
-            for position, raw in enumerate(tool_calls):
-                view = call_view(raw)
+            for position, view in enumerate(views):
                 record = Call(view.id or f"#{index}.{position}", view.name, _parse_arguments(view.arguments), index)
                 calls[record.call_id] = record
                 ordered_calls.append(record)
         elif role == "tool":
             call_id = str(message.get("tool_call_id") or "")
-            if call_id in calls and calls[call_id].result is None:
-                calls[call_id].result = text
-                calls[call_id].result_index = index
+            call = calls.get(call_id)
+            if call is not None and call.result is None:
+                call.result = text
+                call.result_index = index
+                call.action = classify(call)  # now, while the sifted pieces are fresh
     last = turns[-1] if turns else None
     reading.ends_mid_work = bool(
         last is not None and (role_of(last) == "tool" or (role_of(last) == "assistant" and tool_calls_of(last)))
@@ -338,14 +364,14 @@ def read_turns(turns: Sequence[Mapping[str, Any]]) -> Reading:
 
 
 def _read_call(reading: Reading, call: Call) -> None:
-    action = classify(call)
+    action = call.action or classify(call)
     reading.actions.append(action)
     args = call.arguments
     note = _NOTE_FOR_VERB.get(action.verb, "used")
     for path in action.paths:
         note_file(reading, path, note, call.index)
     for key in _PATH_KEYS:
-        value = args.get(key) if isinstance(args, Mapping) else None
+        value = args.get(key) if isinstance(args, dict) else None
         if isinstance(value, str) and value.strip() and value.strip() not in action.paths:
             note_file(reading, value.strip(), note, call.index)
     workdir = _first_string(args, _WORKDIR_KEYS)
@@ -361,7 +387,7 @@ def _read_call(reading: Reading, call: Call) -> None:
             if branch_match:
                 reading.branch = (call.index, branch_match.group(1))
                 break
-        if command.rstrip().endswith("&") or (isinstance(args, Mapping) and args.get("background") is True):
+        if command.rstrip().endswith("&") or (isinstance(args, dict) and args.get("background") is True):
             reading.background.append((call.index, first_line(command)))
     if workdir is not None:
         reading.workdir = (call.index, workdir)

@@ -44,7 +44,7 @@ def draft_items(
     focus: Focus,
     limit: int,
     headings: Sequence[str],
-) -> tuple[list[Item], list[Fact]]:
+) -> tuple[list[Item], list[Fact], dict[int, list[int]]]:
     """The candidate lines of every section, and the exact values (facts) of the turns."""
     reading = read_turns(turns)
     draft = Draft(reading, previous_sections(reading.embedded_summaries, previous_summary, headings), focus, limit,
@@ -63,7 +63,7 @@ def draft_items(
     files.build(draft)
     remaining.build(draft, bool(blockers))
     context.build(draft, turns)
-    return dedupe(draft.items), draft.facts
+    return dedupe(draft.items), draft.facts, draft.facts_by_turn
 
 
 class ExtractiveSummarizer:
@@ -99,8 +99,9 @@ class ExtractiveSummarizer:
                 f"a budget of {limit} tokens cannot hold the 13-section template "
                 f"(it needs at least {skeleton + task.MIN_ACTIVE_TASK_TOKENS} tokens)"
             )
-        items, facts = draft_items(turns, request.previous_summary, Focus.of(request.focus_topic), limit, headings)
-        summary = fit(items, limit, facts, headings)
+        items, facts, by_turn = draft_items(turns, request.previous_summary, Focus.of(request.focus_topic), limit,
+                                            headings)
+        summary = fit(items, limit, facts, headings, by_turn)
         if count_tokens(summary) > limit:  # only the task line is never dropped; it was sized to fit
             raise ValueError(f"a budget of {limit} tokens cannot hold this summary's task section")
         return summary

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from core.facts import latest_request, message_facts
+from core.facts import latest_request
 from core.summarizers.extractive.coverage import facts_by_turn, item_coverage
 from core.summarizers.extractive.draft import Draft
 from core.summarizers.extractive.model import Fact
@@ -44,15 +44,15 @@ _GROUP_FOR_KIND = {
 }
 
 
-def turn_facts(turns: Sequence[Mapping[str, Any]]) -> list[Fact]:
-    """The distinct facts of the turns, each with every turn it was read from, weighted by kind and
-    by the recency of its first turn."""
+def turn_facts(turns: Sequence[Mapping[str, Any]], per_turn: Sequence[Sequence[tuple[str, str]]]) -> list[Fact]:
+    """The distinct facts of the turns (``per_turn``: each turn's (kind, value) pairs), each with every
+    turn it was read from, weighted by kind and by the recency of its first turn."""
     indices: dict[tuple[str, str], list[int]] = {}
     request = latest_request(turns, exclude_credentials=False)
     if request is not None:
         indices[("user_request", request[1])] = [request[0]]
-    for index, message in enumerate(turns):
-        for kind, value in message_facts(message):
+    for index, found in enumerate(per_turn):
+        for kind, value in found:
             seen = indices.setdefault((kind, value), [])
             if not seen or seen[-1] != index:
                 seen.append(index)
@@ -71,9 +71,9 @@ def build(draft: Draft, turns: Sequence[Mapping[str, Any]]) -> None:
             continue
         for value in grouped[1]:
             draft.add("context", value, CONTEXT_GROUPS[grouped[0]], 0, group=grouped[0], carried=True)
-    facts = turn_facts(turns)
+    facts = turn_facts(turns, draft.reading.turn_facts)
     draft.facts = facts
-    by_turn = facts_by_turn(facts)
+    by_turn = draft.facts_by_turn = facts_by_turn(facts)
     quoted: set[int] = set()
     for item in draft.items:
         quoted |= item_coverage(item, facts, by_turn)
