@@ -19,12 +19,18 @@ def is_summary_text(text: str) -> bool:
 
 def string_leaves(value: Any) -> Iterator[str]:
     """Every string inside a parsed JSON value, depth first, in document order."""
+    if isinstance(value, str):
+        yield value
+        return
+    if isinstance(value, dict) and all(isinstance(item, str) for item in value.values()):
+        yield from value.values()  # the common flat object, without the walk
+        return
     stack = [value]
     while stack:  # iterative: tool output may nest thousands of levels deep
         item = stack.pop()
         if isinstance(item, str):
             yield item
-        elif isinstance(item, Mapping):
+        elif isinstance(item, (dict, Mapping)):
             stack.extend(reversed(list(item.values())))
         elif isinstance(item, list):
             stack.extend(reversed(item))

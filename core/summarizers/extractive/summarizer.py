@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -78,6 +79,17 @@ class ExtractiveSummarizer:
         return self.summarize_request(parse_prompt(prompt, max_tokens))
 
     def summarize_request(self, request: SummaryRequest) -> str:
+        # The summary creates no reference cycles, but a long session's many small objects would
+        # make the cyclic collector rescan every live object again and again: pause it meanwhile.
+        paused = gc.isenabled()
+        gc.disable()
+        try:
+            return self._summarize(request)
+        finally:
+            if paused:
+                gc.enable()
+
+    def _summarize(self, request: SummaryRequest) -> str:
         turns = request.turns
         if isinstance(turns, (str, bytes)) or not isinstance(turns, Sequence):
             raise TypeError(f"request.turns must be a list of message dicts, got {type(turns).__name__}")
