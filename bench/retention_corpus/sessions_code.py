@@ -6,6 +6,7 @@ import random
 
 from bench.retention_corpus import outputs as out
 from bench.retention_corpus.builder import Session
+from bench.retention_corpus.bulk import work_rounds
 
 
 def flaky_ci_env_override() -> Session:
@@ -38,6 +39,7 @@ def flaky_ci_env_override() -> Session:
             "##[error]Process completed with exit code 1."]),
     ], rng)
     s.run("gh run view 9123456789 --log-failed", ci, note="Pulling the failed CI log.")
+    work_rounds(s, 101, ["billing/invoices.py", "billing/proration.py", "billing/tax.py", "billing/export.py"], ["tests/test_invoices.py", "tests/test_proration.py", "tests/test_tax.py"], 14)
     s.read(".env", "DATABASE_URL=postgres://localhost:5432/billing\nROUNDING_MODE=ROUND_HALF_UP\nDEFAULT_CURRENCY=EUR\n",
            note="Rounding differs; checking local settings.")
     s.read("billing/settings.py", "import os\n\nROUNDING_MODE = os.environ.get('ROUNDING_MODE', 'ROUND_HALF_EVEN')\n"
@@ -123,6 +125,7 @@ def long_pytest_logs() -> Session:
             s.user("How many are left? Also, don't silence the RemovedIn20Warning, fix the call sites.")
             s.say(f"{len(broken) - len(fixed)} failures are left. I'll fix the Engine.execute() call sites instead of "
                   "filtering the warning.")
+    work_rounds(s, 102, ["inventory/api.py", "inventory/db.py", "inventory/cli.py"], ["tests/test_api.py", "tests/test_db.py"], 8, verbose_every=2)
     tests = [(node, "PASSED") for node, _m in nodes]
     s.run("pytest -q", out.pytest_run(tests, seconds=38.5, root="/home/maria/inventory"), note="Final run.")
     s.say("All 150 tests pass now. The root cause of 11 of the 14 failures was Query.get() and Engine.execute(), "
@@ -150,6 +153,7 @@ def refactor_many_files() -> Session:
         s.edit(path, text, text.replace("atlas.geo", "atlas.geometry"))
     s.edit("pyproject.toml", 'atlas-geo = "atlas.geo.cli:main"', 'atlas-geo = "atlas.geometry.cli:main"')
     s.edit("docs/index.md", "`atlas.geo`", "`atlas.geometry`")
+    work_rounds(s, 103, ["atlas/core/shapes.py", "atlas/io/loader.py", "atlas/viz/render.py"], ["tests/test_shapes.py", "tests/test_loader.py"], 12)
     s.run("ruff check .", "atlas/viz/shapes.py:12:1: F401 [*] `atlas.geometry.bbox` imported but unused\n"
           "atlas/io/writer.py:3:8: I001 [*] Import block is un-sorted or un-formatted\n"
           "Found 2 errors.\n[*] 2 fixable with the `--fix` option.", exit_code=1)
@@ -211,6 +215,7 @@ def rust_borrow_checker() -> Session:
     s.say("I'll use u64::try_from(entry.len()) rather than an `as` cast, so an overflow is an error.")
     s.edit("src/shard.rs", "self.bytes += entry.len() as u64;", "self.bytes += u64::try_from(entry.len()).expect(\"entry fits in u64\");")
     s.run("cargo clippy -- -D warnings", "    Checking ripcache v0.4.0 (/home/lin/ripcache)\n    Finished `dev` profile [unoptimized + debuginfo] target(s) in 1.12s")
+    work_rounds(s, 104, ["bench/compare.py", "scripts/gen_fixtures.py"], ["tests/test_fixtures.py"], 9, runner="python -m pytest -q")
     tests = "\n".join([f"test shard::tests::put_{n} ... ok" for n in range(30)] + [f"test cache::tests::evict_{n} ... ok" for n in range(18)])
     s.run("cargo test", f"   Compiling ripcache v0.4.0\n    Finished `test` profile in 6.02s\n     Running unittests src/lib.rs\n\n"
           f"running 49 tests\n{tests}\ntest cache::tests::concurrent_insert ... FAILED\n\nfailures:\n\n"
@@ -253,6 +258,7 @@ def go_service_race() -> Session:
            "func (p *Pool) Acquire() *Conn {\n\tp.mu.Lock()\n\tdefer p.mu.Unlock()\n\tif len(p.idle) == 0 {")
     s.run("go test ./internal/proxy -race -count=20", "ok  \tgithub.com/acme/gateway/internal/proxy\t41.877s")
     s.run("go vet ./...", "")
+    work_rounds(s, 105, ["loadtest/report.py", "tools/pool_stats.py"], ["tools/test_pool_stats.py"], 10)
     s.user("And the 502s? Is there a load test?")
     s.run("k6 run loadtest/gateway.js", "     checks.........................: 99.98% ✓ 119976     ✗ 24\n"
           "     http_req_duration..............: avg=38.2ms min=1.9ms med=22.4ms max=2.1s p(90)=71.3ms p(95)=104.6ms\n"
@@ -297,6 +303,7 @@ def typescript_build() -> Session:
     s.say("PaymentMethod is now a union; I'll narrow on method.type === 'card' before reading last4 instead of widening the type.")
     s.edit("src/checkout/Payment.tsx", "method.last4", "method.type === 'card' ? method.last4 : method.walletName")
     s.run("npx tsc --noEmit", "")
+    work_rounds(s, 106, ["scripts/bundle_report.py", "scripts/i18n_check.py"], ["scripts/test_bundle_report.py"], 12)
     lint = "\n".join(f"/home/ana/storefront/src/components/Item{n}.tsx\n  {rng.randint(1, 80)}:{rng.randint(1, 30)}  warning  "
                      f"'React' is defined but never used  @typescript-eslint/no-unused-vars" for n in range(15))
     s.run("npx eslint src --max-warnings 0", lint + "\n\n✖ 15 problems (0 errors, 15 warnings)\n\n"
@@ -334,6 +341,7 @@ def docker_deploy() -> Session:
           out.docker_build(steps, rng) + "\n286MB")
     s.run("docker push registry.acme.dev/shop:2.7.0", "\n".join(f"{rng.getrandbits(48):012x}: Pushed" for _ in range(9))
           + "\n2.7.0: digest: sha256:" + f"{rng.getrandbits(256):064x}" + " size: 2201")
+    work_rounds(s, 107, ["app/api/orders.py", "app/api/cart.py", "app/core/settings.py"], ["tests/test_orders.py", "tests/test_cart.py"], 16)
     s.run("kubectl -n staging set image deploy/shop-api api=registry.acme.dev/shop:2.7.0 && kubectl -n staging rollout status deploy/shop-api",
           "deployment.apps/shop-api image updated\nWaiting for deployment \"shop-api\" rollout to finish: 1 of 3 updated replicas are available...\n"
           "error: deployment \"shop-api\" exceeded its progress deadline", exit_code=1)
@@ -382,6 +390,7 @@ def log_investigation() -> Session:
     s.say("The pool leaks: SmtpPool.send() acquires the semaphore but never releases it when send_message raises, so after "
           "20 failures (the SMTP provider had a 4-minute outage at 14:01) every worker waits 30s and times out. "
           "That is the root cause; the outage only triggered it.")
+    work_rounds(s, 108, ["notifier/worker.py", "notifier/queue.py", "notifier/templates.py"], ["tests/test_worker.py", "tests/test_queue.py"], 11)
     s.user("Fix the leak with a try/finally and add a test that simulates a failing send.")
     s.edit("notifier/smtp_pool.py", "        conn = self._connect()\n        conn.send_message(message)",
            "        try:\n            conn = self._connect()\n            conn.send_message(message)\n        finally:\n            self._sem.release()")
@@ -422,6 +431,7 @@ def terraform_infra() -> Session:
     s.run("terraform plan -out=replica.plan", plan)
     s.say("The plan adds orders-prod-replica-1 (db.r6g.large) but also changes aws_security_group_rule.orders_ingress from "
           "10.0.0.0/16 to 10.0.0.0/8: that is drift, someone edited the rule in the console.")
+    work_rounds(s, 109, ["scripts/drift_report.py", "scripts/tf_cost.py"], ["scripts/test_drift_report.py"], 7)
     s.user("Don't touch the security group in this change. Apply only the replica.")
     s.run("terraform apply -target=aws_db_instance.orders_replica -auto-approve",
           "aws_db_instance.orders_replica: Creating...\n" + "\n".join(f"aws_db_instance.orders_replica: Still creating... [{10 * n}s elapsed]"
@@ -450,6 +460,7 @@ def directory_exploration() -> Session:
              ("__init__", "convert", "probe", "cache", "thumbs" if d == "image" else "meta")]
     s.run("tree mediakit -I __pycache__", out.tree("mediakit", paths))
     s.run("find . -name '*.py' -newer setup.cfg", "\n".join(f"./{p}" for p in paths + [f"tests/test_{n}.py" for n in range(20)]))
+    work_rounds(s, 110, ["mediakit/image/convert.py", "mediakit/video/probe.py", "mediakit/storage/cache.py"], ["tests/test_convert.py", "tests/test_probe.py"], 15)
     s.run("rg -n 'def make_thumbnail' mediakit", "mediakit/image/thumbs.py:31:def make_thumbnail(path: str, size=(256, 256)):")
     s.read("mediakit/image/thumbs.py", "from PIL import Image\n\n\ndef make_thumbnail(path: str, size=(256, 256)):\n"
            "    image = Image.open(path)\n    image.thumbnail(size)\n    return image\n", offset=28)

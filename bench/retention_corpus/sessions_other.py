@@ -7,6 +7,7 @@ import random
 
 from bench.retention_corpus import outputs as out
 from bench.retention_corpus.builder import Session
+from bench.retention_corpus.bulk import work_rounds
 
 PREVIOUS_HANDOFF = (
     "[CONTEXT COMPACTION — REFERENCE ONLY] Earlier turns were compacted into the summary below. This is a handoff "
@@ -51,6 +52,7 @@ def web_research() -> Session:
     s.fetch("https://blog.example.dev/python-rate-limiters-2024", "We ran each limiter at 5,000 rps for 10 minutes on a c6i.xlarge.\n"
             "slowapi (redis backend): p50 overhead 0.21 ms, p99 0.88 ms.\nfastapi-limiter: p50 0.34 ms, p99 0.97 ms.\n"
             "In-memory backends are not shared across processes and undercount by the number of workers.\n")
+    work_rounds(s, 111, ["api/middleware.py", "api/routes/search.py"], ["tests/test_middleware.py"], 9)
     s.user("We use a Redis Cluster in prod, does that matter?")
     s.say("Yes: slowapi's redis backend does not support Redis Cluster out of the box (https://github.com/laurentS/slowapi/issues/144), "
           "so we would need a single-node Redis or the limits library's cluster storage.")
@@ -86,6 +88,7 @@ def multi_day_migration() -> Session:
           "INFO  [alembic.runtime.migration] Running upgrade 3c1d -> 5f2a, split address\nBackfilled 2,412,907 rows in 483 batches (7m12s)")
     s.user("Nice. That's it for today, I'll review tomorrow.")
     s.say("Summary for tomorrow: migration 5f2a applies on a copy of prod in 7m12s; postcode is String(32).")
+    work_rounds(s, 112, ["crm/models/customer.py", "crm/services/addresses.py"], ["tests/test_customer.py", "tests/test_addresses.py"], 13)
     s.user("Day 3. Review done: reviewers want the backfill outside the migration, as a management command, so deploys are fast.")
     s.write("crm/management/commands/backfill_addresses.py", "class Command(BaseCommand):\n    help = 'Backfill split address columns'\n\n"
             "    def handle(self, *args, batch_size=5000, **options):\n        ...\n")
@@ -127,6 +130,7 @@ def change_of_direction() -> Session:
                                                            {"tests/test_service.py::test_returns_list": (
                                                                ">       assert isinstance(compute_recommendations(7), list)",
                                                                "AssertionError: assert False")}, seconds=0.7), exit_code=1)
+    work_rounds(s, 113, ["recs/service.py", "recs/similarity.py", "recs/history.py"], ["tests/test_service.py", "tests/test_similarity.py"], 10)
     s.user("Hmm, never mind the cache for now. First profile the endpoint so we know where the 1.8 s go.")
     s.say("Stopping the cache work and reverting recs/service.py; profiling first.")
     s.run("git checkout recs/service.py", "Updated 1 path from the index")
@@ -171,6 +175,7 @@ def german_turns() -> Session:
            "start = event.start.replace(tzinfo=ZoneInfo(settings.TIME_ZONE)).astimezone(timezone.utc)")
     s.run("python -m pytest -q tests/test_ical.py", out.pytest_run([("tests/test_ical.py::test_winter", "PASSED"),
                                                                    ("tests/test_ical.py::test_summer_time", "PASSED")], seconds=0.2))
+    work_rounds(s, 114, ["kalender/export/ical.py", "kalender/models.py"], ["tests/test_ical.py", "tests/test_models.py"], 9)
     s.user("Super. Gibt es noch andere Stellen mit replace(tzinfo=timezone.utc)?")
     s.run("grep -rn 'replace(tzinfo=timezone.utc)' kalender", "kalender/export/csv.py:14:    ts = row.created.replace(tzinfo=timezone.utc)\n"
           "kalender/api/serializers.py:58:        return value.replace(tzinfo=timezone.utc).isoformat()")
@@ -201,6 +206,7 @@ def french_spanish_mixed() -> Session:
            "dialect = csv.Sniffer().sniff(handle.read(4096), delimiters=';,\\t')\n    handle.seek(0)\n    reader = csv.DictReader(handle, dialect=dialect)")
     s.edit("csvimport/reader.py", "amount = float(row['montant'])", "amount = parse_amount(row['montant'])")
     s.run("python -m csvimport samples/ventes_fr.csv", "Imported 2 rows (total 1 332,50 EUR)")
+    work_rounds(s, 115, ["csvimport/reader.py", "csvimport/amounts.py"], ["tests/test_reader.py"], 8)
     s.user("Perfecto. Ahora prueba también con el archivo de España, samples/ventas_es.csv, que usa tabuladores.")
     s.run("python -m csvimport samples/ventas_es.csv", "ValueError: could not convert string to float: '1.234,50'", exit_code=1)
     s.say("Spanish files use '.' as the thousands separator. parse_amount() only removed spaces; I'll remove '.' when a ',' follows it.")
@@ -235,6 +241,7 @@ def japanese_frontend() -> Session:
     suites[0] = ("src/components/DatePicker.test.tsx", [("renders today's date", True, 28), ("opens on click", True, 11),
                                                         ("formats as YYYY年M月D日", True, 8)])
     s.run("npx jest", out.jest_run(suites, {}, 6.118))
+    work_rounds(s, 116, ["scripts/locale_audit.py"], ["scripts/test_locale_audit.py"], 6)
     s.user("ありがとう。タイムゾーンも Asia/Tokyo 固定にできますか？")
     s.edit("src/components/DatePicker.tsx", "month: 'long', day: 'numeric' }", "month: 'long', day: 'numeric', timeZone: 'Asia/Tokyo' }")
     s.run("TZ=UTC npx jest src/components/DatePicker.test.tsx", out.jest_run(suites[:1], {}, 1.9))
@@ -261,6 +268,7 @@ def chinese_docs() -> Session:
     s.edit("docs/zh/quickstart.md", "参见[认证](auth.md)。", "参见[认证](../en/auth.md)（英文）。")
     s.edit("mkdocs.yml", "exclude_docs: |\n  zh/\n", "")
     s.run("mkdocs build --strict", "INFO    -  Cleaning site directory\nINFO    -  Documentation built in 1.37 seconds")
+    work_rounds(s, 117, ["docs/hooks.py", "docs/gen_api.py"], ["tests/test_hooks.py"], 7)
     s.user("很好。以后所有中文页面都用简体字，术语表在 docs/zh/glossary.md。")
     s.write("docs/zh/glossary.md", "| English | 中文 |\n|---|---|\n| client | 客户端 |\n| token | 令牌 |\n")
     for n in range(6):
@@ -290,6 +298,7 @@ def spanish_sql() -> Session:
     s.edit("sql/ventas_mensuales.sql", "sum(v.importe - d.importe) AS neto", "sum(v.importe - coalesce(d.devuelto, 0)) AS neto")
     s.run("psql reportes -f sql/ventas_mensuales.sql", "   mes    |   total   |   neto\n------------+-----------+-----------\n"
           " 2025-01-01 | 170113.90 | 165980.10\n 2025-02-01 | 198402.35 | 192118.75\n(2 rows)")
+    work_rounds(s, 118, ["reportes/export.py", "reportes/queries.py"], ["tests/test_export.py"], 8)
     s.user("¡Perfecto! ¿Puedes añadir una prueba con pgTAP?")
     s.write("tests/ventas_mensuales_test.sql", "SELECT plan(1);\nSELECT results_eq('SELECT total FROM ventas_mensuales WHERE mes = ''2025-02-01''', "
             "ARRAY[198402.35]);\nSELECT * FROM finish();")
@@ -321,6 +330,7 @@ def secrets_rotation() -> Session:
     s.run("curl -s -o /dev/null -w '%{http_code}' https://payments.acme.dev/healthz", "200")
     s.say("Rotated: the k8s secret payments-stripe is updated, payments-api restarted and /healthz returns 200. "
           "The old key still needs to be revoked in the Stripe dashboard.")
+    work_rounds(s, 119, ["payments/stripe_client.py", "payments/webhooks.py"], ["tests/test_webhooks.py"], 10)
     s.user("Revoked it. Also the DB password in .env.production is weak, is it in git history?")
     s.run("git log -p -S 'Xk29!pLm' --oneline | head -5", "a91c3e2 Add production env template\n+DATABASE_URL=postgres://payments:Xk29!pLm@db.internal:5432/payments")
     s.say("Yes, commit a91c3e2 added it. Rewriting history would not remove it from existing clones; rotating the DB password "
@@ -352,6 +362,7 @@ def perf_tuning() -> Session:
           "  Latency Distribution\n     50%   22.87ms\n     75%   35.60ms\n     90%   71.02ms\n     99%  138.44ms\n"
           "  24031 requests in 30.01s, 98.40MB read\nRequests/sec:    800.63")
     s.say("p99 is 138.44 ms at 800.63 rps, under the 150 ms target.")
+    work_rounds(s, 120, ["search/ranking.py", "search/api.py", "search/tokenize.py"], ["tests/test_ranking.py", "tests/test_api.py"], 14)
     s.user("What about the logging commit, does it cost anything?")
     s.run("wrk -t4 -c64 -d30s --latency http://localhost:8080/search?q=shoes -H 'X-Log-Level: warn'",
           "     99%  131.02ms\nRequests/sec:    801.12")
@@ -382,6 +393,7 @@ def data_pipeline() -> Session:
            "if 'total_amount' in df:\n        df['order_total'] = df['total_amount']\n    else:\n        df['order_total'] = df['total_cents'] / 100")
     s.run("python etl/daily_orders.py --date 2025-05-03", "Read 1,284,113 rows (212.4 MB) in 8.3 s\nWrote 1,284,113 rows to warehouse.orders_daily in 41.7 s")
     s.run("python etl/daily_orders.py --date 2025-05-02", "Read 1,190,002 rows (198.1 MB) in 7.9 s\nWrote 1,190,002 rows to warehouse.orders_daily in 39.2 s")
+    work_rounds(s, 121, ["etl/daily_orders.py", "etl/schema.py"], ["tests/test_daily_orders.py"], 12)
     s.user("Also add a check that fails loudly if more than 1% of rows have a null currency.")
     s.edit("etl/daily_orders.py", "    return df\n", "    null_share = df['currency'].isna().mean()\n    if null_share > 0.01:\n"
            "        raise ValueError(f'{null_share:.1%} of rows have no currency')\n    return df\n")
@@ -414,6 +426,7 @@ def interrupted_mid_work() -> Session:
           "make: *** [Makefile:64: build/adc.o] Error 1", exit_code=2)
     s.say("The rev-C HAL takes a second argument, SingleDiff; passing ADC_SINGLE_ENDED like the rev-B code path does.")
     s.edit("src/drivers/adc.c", "HAL_ADCEx_Calibration_Start(&hadc1);", "HAL_ADCEx_Calibration_Start(&hadc1, ADC_SINGLE_ENDED);")
+    work_rounds(s, 122, ["tools/flash.py", "tools/elfsize.py"], ["tools/test_elfsize.py"], 6)
     s.user("Also: the flash offset is 0x08008000 on rev-C, the bootloader is below that.")
     s.pending("make BOARD=revc && st-flash --reset write build/firmware.bin 0x08008000",
               note="Rebuilding and flashing at 0x08008000, above the bootloader.")
@@ -460,6 +473,7 @@ def big_refactor_long() -> Session:
         if step == 2:
             s.user("Looks good so far. Keep `from ledger.core import X` working for every public name, we have external users.")
             s.say("I'll re-export every public name from ledger/core/__init__.py instead of asking users to change imports.")
+    work_rounds(s, 123, ["ledger/core/accounts.py", "ledger/core/journal.py", "ledger/core/fx.py"], ["tests/test_accounts.py", "tests/test_fx.py"], 18)
     s.write("ledger/core/__init__.py", "\n".join(f"from ledger.core.{c} import *  # noqa: F403" for c in concerns))
     s.run("git rm ledger/core.py && pytest -q -n 4", out.pytest_run([(f"tests/test_{c}.py::test_{c}_{n}", "PASSED") for c in concerns
                                                                     for n in range(total_tests // 5)], seconds=52.3))

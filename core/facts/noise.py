@@ -47,6 +47,9 @@ _PASSING_RE = re.compile(
     r"|PASS\s+\S+"  # jest file line
     r")"
 )
+# A CI runner's or a logger's timestamp before the line a tool printed (GitHub Actions, docker logs).
+_LOG_PREFIX_RE = re.compile(r"^(?:\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?|\[\d\d:\d\d:\d\d\])\s+")
+
 # Whole lines that are progress by their shape alone.
 _PROGRESS_LINE_RE = re.compile(
     r"^\s*(?:"
@@ -72,7 +75,7 @@ _LISTING_RE = re.compile(
 _BARE_ENTRY_RE = re.compile(
     r"^\s*(?:"
     r"[\w.@+~\\-]*[A-Za-z_][\w.@+~\\-]*(?:/[\w.@+~ \\-]*)*/?"  # a bare path or name
-    r"|(?:[ MADRCU?!][MADRCU?! ]|[MADRCU?!]) \S.*"  # git status --short
+    r"|(?:[ MADRCUT?!][MADRCUT?! ]|[MADRCUT?!]\d{0,3})[ \t]+\S.*"  # git status --short, git diff --name-status
     r"|(?:modified|new file|deleted|renamed|typechange):\s+\S.*"  # git status
     r")\s*$"
 )
@@ -116,7 +119,7 @@ def _line_noise(line: str) -> str | None:
     """The noise kind of one line on its own (runs and repeats are judged by :func:`sift`)."""
     if "\r" in line.rstrip("\r"):
         return PROGRESS
-    stripped = line.strip()
+    stripped = _LOG_PREFIX_RE.sub("", line.strip(), count=1)
     if not stripped:
         return None
     if _FAILURE_RE.search(stripped) and not _PASSING_RE.match(stripped):

@@ -67,6 +67,7 @@ class Draft:
         alternative: bool = False,
         sources: Iterable[int] | None = None,
         mandatory: bool = False,
+        essential: bool = False,
     ) -> Item:
         """Add a line: its priority is its tier, plus its recency (up to 1) for new lines, plus a
         bonus when it is about the focus topic."""
@@ -77,7 +78,8 @@ class Draft:
         order = (_CARRIED_ORDER if carried else 0) + self._serial
         self._serial += 1
         item = Item(section, text, priority, order, group, mandatory=mandatory, alternative=alternative,
-                    focused=focused, sources=() if carried else tuple(sources if sources is not None else (index,)))
+                    focused=focused, essential=essential,
+                    sources=() if carried else tuple(sources if sources is not None else (index,)))
         self.items.append(item)
         return item
 

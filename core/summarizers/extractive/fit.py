@@ -181,6 +181,7 @@ def _by_coverage(
         essential = (
             item.section in ESSENTIAL_SECTIONS
             or item.focused
+            or item.essential
             or (item.group is None and rank < LINES_KEPT.get(item.section, 0))
         )
         if not essential or _estimate(item) > 4 * essential_room + 8:

@@ -65,6 +65,7 @@ class Item:
     # budget dropped every line that quotes it.
     alternative: bool = False
     focused: bool = False  # about the request's focus topic
+    essential: bool = False  # kept first under a tight budget, whatever its section
     sources: tuple[int, ...] = ()  # indices of the turns the line was read from
     coverage: frozenset[int] | None = None  # the facts it quotes, once known (see coverage.py)
 

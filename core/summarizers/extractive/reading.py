@@ -61,11 +61,13 @@ _CD_RE = re.compile(r"^\s*cd ([^\s;&|]+)\s*(?:&&|;)")
 _PATCH_FILE_RE = re.compile(r"^\*\*\* (Update|Add|Delete) File: (.+)$", re.MULTILINE)
 
 _NOISE_WORDS = {
-    PASSING_TESTS: "passing-test lines",
-    LISTING: "listing lines",
+    PASSING_TESTS: "passing tests listed",
+    LISTING: "lines of listing",
     PROGRESS: "progress lines",
-    REPEATED: "repeated lines",
+    REPEATED: "repeated log lines",
 }
+# Fewer noise lines than this are not worth a word in an action's outcome.
+MIN_NOISE_NOTED = 10
 
 # Placeholders and one-liners that Phase 1 leaves in place of an old tool result.
 _PLACEHOLDER_OUTCOMES = (
@@ -236,7 +238,7 @@ def _exit_code(result: str) -> int | None:
 
 
 def _noise_note(counts: Mapping[str, int]) -> str:
-    return ", ".join(f"{count:,} {_NOISE_WORDS[kind]}" for kind, count in counts.items() if count)
+    return ", ".join(f"{count:,} {_NOISE_WORDS[kind]}" for kind, count in counts.items() if count >= MIN_NOISE_NOTED)
 
 
 def classify(call: Call) -> Action:
@@ -273,8 +275,9 @@ def classify(call: Call) -> Action:
                 succeeded = False
         if not parts:
             parts.append("failed" if errors else f"{line_count(text)} lines output")
-        if noise:
-            parts.append(_noise_note(noise))
+        note = _noise_note(noise)
+        if note:
+            parts.append(note)
     elif kind == "read":
         parts.append("failed" if errors and line_count(text) <= 3 else f"{line_count(text)} lines")
     elif kind == "write":

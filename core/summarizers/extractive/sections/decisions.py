@@ -40,4 +40,6 @@ def build(draft: Draft) -> None:
                 found.append((index, sentence, cause))
     causes = {sentence for _index, sentence, cause in found if cause}
     for index, sentence in latest_by_shape((index, sentence) for index, sentence, _cause in found):
-        draft.add("decisions", f"- {sentence}", TIER_CAUSE if sentence in causes else TIER_DECISION, index)
+        cause = sentence in causes
+        # A root cause is what the diagnosis cost: it is kept first under a tight budget.
+        draft.add("decisions", f"- {sentence}", TIER_CAUSE if cause else TIER_DECISION, index, essential=cause)

@@ -27,6 +27,19 @@ _REDIRECT_RE = re.compile(
 )
 
 
+_ACKNOWLEDGEMENT_RE = re.compile(
+    r"^(?:(?:ok(?:ay)?|yes|yep|good|great|nice|perfect|cool|thanks?|thank you|good (?:find|catch|job)|well done|"
+    r"super|danke|merci|parfait|gracias|perfecto|genial)\b[^.!?\n]{0,20}[.!]\s+)+",
+    re.IGNORECASE,
+)
+
+
+def _without_acknowledgement(text: str) -> str:
+    """``text`` without a leading "Good find." or "Thanks!" (the goal is what follows)."""
+    rest = _ACKNOWLEDGEMENT_RE.sub("", text, count=1)
+    return rest if rest.strip() else text
+
+
 def build(draft: Draft) -> None:
     carried = draft.carried("goal")
     for line in carried:
@@ -39,7 +52,8 @@ def build(draft: Draft) -> None:
         return
     if not carried:
         first_index, first_ask = next(((i, t) for i, t in asks if "?" not in t), asks[0])
-        draft.add("goal", clip(first_ask.split("\n\n", 1)[0], MAX_GOAL_CHARS), TIER_GOAL, first_index)
+        draft.add("goal", clip(_without_acknowledgement(first_ask.split("\n\n", 1)[0]), MAX_GOAL_CHARS), TIER_GOAL,
+                  first_index)
     else:
         first_index = -1
     for index, text in asks:
