@@ -26,7 +26,7 @@ from core.summarizers.extractive.sections.common import (
 
 # What each kind of value is worth to a continuing agent: an error line or the user's words above
 # a path, command or number; a function or class name below (any kind not named counts 1).
-FACT_WEIGHTS = {"user_request": 3.0, "error": 3.0, "identifier": 0.5}
+FACT_WEIGHTS = {"user_request": 3.0, "error": 3.0, "identifier": 0.25}
 CONTEXT_GROUPS = {
     "Commands": TIER_VALUE_CONTEXT,
     "URLs": TIER_VALUE_CONTEXT,
