@@ -10,6 +10,7 @@ value alone: a value found in a text but no longer in its redacted form overlapp
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -50,6 +51,19 @@ def is_credential(value: str, views: Iterable[tuple[str, str]]) -> bool:
     """Whether ``value`` overlaps a secret in one of the ``views`` (it is in the text and no longer
     in the redacted text)."""
     return any(value in text and value not in redacted for text, redacted in views)
+
+
+# Every text a redaction masks something in names it or shows its shape: a cheap test first.
+CREDENTIAL_HINT_RE = re.compile(
+    r"\bkey\b|api_?key|_key\b|secret|token|passw|pwd|bearer|credential|private|cookie|auth|://[^\s/@]+@|BEGIN|"
+    r"\bsk[-_]|gh[pousr]_|xox|AKIA|ntn_",
+    re.IGNORECASE,
+)
+
+
+def might_hold_credentials(texts: Iterable[str]) -> bool:
+    """False when no redaction could mask anything in ``texts`` (none has a hint of a secret)."""
+    return any(text and CREDENTIAL_HINT_RE.search(text) for text in texts)
 
 
 def without_credentials(found: list[tuple[str, str]], message: Mapping[str, Any]) -> list[tuple[str, str]]:

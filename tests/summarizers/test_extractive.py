@@ -998,3 +998,16 @@ def test_the_summarizers_do_not_import_the_analyses() -> None:
             "print(sorted(m for m in sys.modules if m.startswith('core.analysis')))")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "[]"
+
+
+def test_a_secret_the_profile_let_through_is_not_promoted_into_the_summary() -> None:
+    aws = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
+    turns = [
+        {"role": "user", "content": "Check the deploy config."},
+        {"role": "assistant", "content": None, "tool_calls": [_call("a1", "read_file", path="deploy/.aws/credentials")]},
+        {"role": "tool", "tool_call_id": "a1", "content": f"[default]\naws_secret_access_key = {aws}\nregion = eu-west-1"},
+    ]
+    assert redact_sensitive_text(turns[2]["content"]) == turns[2]["content"]  # the profile's redaction misses it
+    summary = _summarize(turns)
+    assert aws not in summary
+    assert "READ deploy/.aws/credentials — 3 lines [tool: read_file]" in summary

@@ -23,6 +23,7 @@ from core.facts import (
     sift,
     text_pieces,
 )
+from core.facts.credentials import might_hold_credentials, without_credentials
 from core.facts.noise import LISTING, PASSING_TESTS, PROGRESS, REPEATED
 from core.facts.text import parse_json_container
 from core.message_view import call_view, content_text, role_of, tool_calls_of
@@ -328,7 +329,13 @@ def read_turns(turns: Sequence[Mapping[str, Any]]) -> Reading:
         views = [call_view(raw) for raw in tool_calls] if tool_calls else []
         if role != "assistant" and raw_calls:
             views = [call_view(raw) for raw in tool_calls_of(message)]
-        reading.turn_facts.append(parts_facts(str(role or ""), text, [view.arguments for view in views]))
+        arguments = [view.arguments for view in views]
+        found = parts_facts(str(role or ""), text, arguments)
+        if found and might_hold_credentials([text, *arguments]):
+            # A value a redaction would mask is no fact to promote into the summary, even when the
+            # profile's own redaction let it through.
+            found = without_credentials(found, message)
+        reading.turn_facts.append(found)
         if role in ("user", "assistant") and is_summary_text(text):
             reading.embedded_summaries.append(text)
             continue
