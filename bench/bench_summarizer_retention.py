@@ -171,6 +171,7 @@ def aggregate(rows: list[dict[str, Any]], mode: str) -> dict[str, Any]:
         "offline median": statistics.median(values("ext")),
         "offline worst": min(values("ext")),
         "at fallback size median": statistics.median(values("same size")),
+        "at fallback size worst": min(values("same size")),
         "fallback median": statistics.median(values("fallback")),
         "fallback worst": min(values("fallback")),
         "all within budget": all(values("within budget")),

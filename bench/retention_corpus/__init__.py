@@ -3,7 +3,8 @@
 Written for the benchmark, not taken from anywhere: long test logs, CI failures, refactors across
 many files, compiler errors, web research, multi-day work resumed from a handoff, changes of
 direction, German, French/Spanish, Japanese, Chinese and Spanish turns, leaked secrets, performance
-numbers, a data pipeline, work cut mid-step and one session of several hundred messages, in the tool
+numbers, a data pipeline, work cut mid-step, one session of several hundred messages and one generated
+90-round session, in the tool
 shapes of five agent harnesses (see :mod:`bench.retention_corpus.builder`).
 
 ``sessions()`` returns ``(name, harness, messages)`` for each, deterministically.
@@ -17,6 +18,7 @@ from typing import Any
 from bench.retention_corpus import sessions_code as code
 from bench.retention_corpus import sessions_other as other
 from bench.retention_corpus.builder import Session
+from bench.retention_corpus.sessions_generated import generate_session
 
 BUILDERS: tuple[Callable[[], Session], ...] = (
     code.flaky_ci_env_override,
@@ -51,4 +53,5 @@ def sessions() -> list[tuple[str, str, list[dict[str, Any]]]]:
     for builder in BUILDERS:
         session = builder()
         built.append((builder.__name__, session.harness, session.messages))
+    built.append(("generated_rate_limiting", "hermes", generate_session()))
     return built
