@@ -23,7 +23,7 @@ from core.facts import (
     sift,
     text_pieces,
 )
-from core.facts.credentials import might_hold_credentials, without_credentials
+from core.facts.credentials import might_hold_credentials, without_credentials_by_line
 from core.facts.noise import LISTING, PASSING_TESTS, PROGRESS, REPEATED
 from core.facts.text import parse_json_container
 from core.message_view import call_view, content_text, role_of, tool_calls_of
@@ -334,7 +334,9 @@ def read_turns(turns: Sequence[Mapping[str, Any]]) -> Reading:
         if found and might_hold_credentials([text, *arguments]):
             # A value a redaction would mask is no fact to promote into the summary, even when the
             # profile's own redaction let it through.
-            found = without_credentials(found, message)
+            places = [*text_pieces(text), *arguments]
+            places.extend(leaf for argument in arguments for leaf in text_pieces(argument) if leaf != argument)
+            found = without_credentials_by_line(found, places)
         reading.turn_facts.append(found)
         if role in ("user", "assistant") and is_summary_text(text):
             reading.embedded_summaries.append(text)
