@@ -127,7 +127,8 @@ _ERROR_MARKERS = (
     "no such file or directory",
     "permission denied",
 )
-_ERROR_HINT_RE = re.compile("|".join(re.escape(marker) for marker in _ERROR_MARKERS), re.IGNORECASE)
+# Searched in the lower-cased text: a case-sensitive pattern is several times faster.
+_ERROR_HINT_RE = re.compile("|".join(re.escape(marker) for marker in _ERROR_MARKERS))
 
 # A line of source code, optionally behind a line-number gutter ("  45|", "45:", "45→") and
 # a diff marker ("-", "+"): such lines show code that names an error, not an error that happened.
@@ -211,7 +212,7 @@ def error_lines(text: str) -> Iterator[str]:
     """Lines reporting an error (trimmed, capped). Source-code lines that merely name an
     exception (``raise ValueError(...)``, ``except OSError:``) are not errors that happened."""
     # Most text names no error at all; a plain substring test rules it out much faster.
-    if not _ERROR_HINT_RE.search(text):
+    if not _ERROR_HINT_RE.search(text.lower()):
         return
     # Only the lines holding a match are looked at: a long log with three errors costs three lines.
     last_line_start = -1
