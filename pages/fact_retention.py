@@ -48,7 +48,9 @@ source_caption(transcript)
 st.caption(
     "Facts are the identifiers a continuing agent needs: file paths, commands, error lines, URLs, numbers with "
     "units, function and class names, issue numbers and the latest user request. A fact of the compacted part "
-    "is kept when it appears verbatim anywhere in the compressed conversation."
+    "is kept when it appears verbatim anywhere in the compressed conversation. Lines of passing tests, progress "
+    "bars, directory listings and repeated log lines hold no facts, and a value a redaction would mask (a "
+    "credential) is not a fact: masking it loses nothing, and it is never shown here."
 )
 
 source = st.radio("Runs to inspect", SOURCES, horizontal=True, **keep("retention_source", HERMES))

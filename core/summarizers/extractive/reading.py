@@ -242,8 +242,9 @@ def _noise_note(counts: Mapping[str, int]) -> str:
     return ", ".join(f"{count:,} {_NOISE_WORDS[kind]}" for kind, count in counts.items() if count >= MIN_NOISE_NOTED)
 
 
-def classify(call: Call) -> Action:
-    """Turn one tool call and its result into an action line's parts."""
+def classify(call: Call, result_errors: Sequence[str] | None = None) -> Action:
+    """Turn one tool call and its result into an action line's parts (``result_errors``: the error
+    lines of the result when the fact extraction has read them already)."""
     verb, target, key, kind, paths = describe(call)
     result = call.result
     if result is None:
@@ -258,7 +259,7 @@ def classify(call: Call) -> Action:
 
     text = decoded(result)
     clean, noise = sifted_text(result)
-    errors = list(dict.fromkeys(error_lines(clean)))
+    errors = list(dict.fromkeys(error_lines(clean) if result_errors is None else result_errors))
     if kind in ("read", "write", "patch") and line_count(text) > 3:
         errors = []  # file contents or a diff, not a report that the call failed
     succeeded: bool | None = not errors
@@ -365,7 +366,10 @@ def read_turns(turns: Sequence[Mapping[str, Any]]) -> Reading:
             if call is not None and call.result is None:
                 call.result = text
                 call.result_index = index
-                call.action = classify(call)  # now, while the sifted pieces are fresh
+                # Now, while the sifted pieces are fresh. The facts of the result hold its error lines,
+                # except where a URL was blanked out of them (read again, with the URL).
+                errors = None if "://" in text else [value for kind, value in found if kind == "error"]
+                call.action = classify(call, errors)
     last = turns[-1] if turns else None
     reading.ends_mid_work = bool(
         last is not None and (role_of(last) == "tool" or (role_of(last) == "assistant" and tool_calls_of(last)))
