@@ -65,15 +65,14 @@ CREDENTIAL_HINT_RE = re.compile(
 # Lower-case words of which every CREDENTIAL_HINT_RE match holds one (plain substring tests first).
 _HINT_WORDS = ("secret", "passw", "pwd", "token", "credential", "authorization", "bearer", "cookie", "session",
                "private", "key", "://", "-----begin", "webhook", "sk-", "sk_", "gh", "xox", "akia", "ntn_", "curl")
+_HINT_WORDS_RE = re.compile("|".join(re.escape(word) for word in _HINT_WORDS))  # on the lower-cased text
 
 
 def might_hold_credentials(texts: Iterable[str]) -> bool:
     """False when no redaction could mask anything in ``texts`` (none has a hint of a secret)."""
     for text in texts:
-        if text:
-            lowered = text.lower()
-            if any(word in lowered for word in _HINT_WORDS) and CREDENTIAL_HINT_RE.search(text):
-                return True
+        if text and _HINT_WORDS_RE.search(text.lower()) and CREDENTIAL_HINT_RE.search(text):
+            return True
     return False
 
 

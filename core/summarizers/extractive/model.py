@@ -89,6 +89,7 @@ class Call:
     result: str | None = None
     result_index: int | None = None
     action: Action | None = None  # classified as soon as its result is read
+    command: str | None = None  # the shell command it ran, read once from the arguments
 
 
 @dataclass

@@ -152,7 +152,7 @@ def describe(call: Call) -> tuple[str, str, str, str, tuple[str, ...]]:
     what a later success of the same thing resolves; ``kind`` selects how the result is read."""
     lowered = call.name.lower()
     args = call.arguments
-    command = command_of(args, call.name)
+    command = call.command
     path = _first_string(args, _PATH_KEYS)
     if command is not None:
         return "RUN", f"`{first_line(command)}`", "cmd:" + command, "run", ()
@@ -249,7 +249,7 @@ def classify(call: Call, result_errors: Sequence[str] | None = None) -> Action:
     result = call.result
     if result is None:
         return Action(call.index, verb, target, NO_RESULT, call.name, None, key, paths=paths)
-    command = command_of(call.arguments, call.name) or ""
+    command = call.command or ""
     is_test = bool(TEST_COMMAND_RE.search(command))
     placeholder = _placeholder_outcome(result)
     if placeholder is not None:
@@ -321,7 +321,7 @@ def read_turns(turns: Sequence[Mapping[str, Any]]) -> Reading:
     ordered_calls: list[Call] = []
     current_ask: int | None = None
     for index, message in enumerate(turns):
-        role = role_of(message)
+        role = message.get("role")  # every turn is a mapping here (the summarizer wraps any other)
         text = content_text(message.get("content"))
         tool_calls = tool_calls_of(message) if role == "assistant" else []
         raw_calls = message.get("tool_calls")
@@ -357,7 +357,9 @@ def read_turns(turns: Sequence[Mapping[str, Any]]) -> Reading:
                     if current_ask is not None:
                         reading.replies[current_ask][0].append((index, text.strip()))
             for position, view in enumerate(views):
-                record = Call(view.id or f"#{index}.{position}", view.name, _parse_arguments(view.arguments), index)
+                parsed = _parse_arguments(view.arguments)
+                record = Call(view.id or f"#{index}.{position}", view.name, parsed, index,
+                              command=command_of(parsed, view.name))
                 calls[record.call_id] = record
                 ordered_calls.append(record)
         elif role == "tool":
@@ -391,7 +393,7 @@ def _read_call(reading: Reading, call: Call) -> None:
         if isinstance(value, str) and value.strip() and value.strip() not in action.paths:
             note_file(reading, value.strip(), note, call.index)
     workdir = _first_string(args, _WORKDIR_KEYS)
-    command = command_of(args, call.name)
+    command = call.command
     if command is not None:
         cd_match = _CD_RE.match(command)
         if cd_match:

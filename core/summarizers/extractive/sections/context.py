@@ -8,6 +8,7 @@ alternative, rendered only when the budget drops that line. An earlier summary's
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -34,6 +35,8 @@ CONTEXT_GROUPS = {
     "Values": TIER_QUANTITY_CONTEXT,
     "Identifiers": TIER_IDENTIFIER_CONTEXT,
 }
+FACT_LINES_PER_TOKEN = 1
+MIN_FACT_LINES = 2_000
 _GROUP_FOR_KIND = {
     "command": ("context", "Commands", TIER_VALUE_CONTEXT),
     "url": ("context", "URLs", TIER_VALUE_CONTEXT),
@@ -77,7 +80,16 @@ def build(draft: Draft, turns: Sequence[Mapping[str, Any]]) -> None:
     quoted: set[int] = set()
     for item in draft.items:
         quoted |= item_coverage(item, facts, by_turn)
+    # A summary of ``limit`` tokens holds at most a few thousand values: on a long session only the
+    # most valuable facts get lines of their own (every fact still counts for the lines quoting it).
+    allowed: set[int] | None = None
+    most = max(MIN_FACT_LINES, FACT_LINES_PER_TOKEN * draft.limit)
+    if len(facts) > most:
+        ranked = heapq.nlargest(most, range(len(facts)), key=lambda position: (facts[position].weight, -position))
+        allowed = set(ranked)
     for position, fact in enumerate(facts):
+        if allowed is not None and position not in allowed:
+            continue
         index = fact.indices[0]
         is_quoted = position in quoted
         if fact.kind == "user_request":
