@@ -13,6 +13,9 @@ import streamlit as st
 from pages._shared import init_state
 
 HERE = Path(__file__).resolve().parent
+# A file the server itself serves: a ":material/...:" page icon makes the browser fetch an SVG
+# from a font CDN on every page, which an offline dashboard must never do.
+PAGE_ICON = HERE / "assets" / "icon.png"
 
 # (file in pages/, title, icon) per navigation section, in reading order.
 SECTIONS: dict[str, list[tuple[str, str, str]]] = {
@@ -32,7 +35,7 @@ SECTIONS: dict[str, list[tuple[str, str, str]]] = {
     ],
 }
 
-st.set_page_config(page_title="Context Lens", page_icon=":material/lens_blur:", layout="wide")
+st.set_page_config(page_title="Context Lens", page_icon=str(PAGE_ICON), layout="wide")
 init_state()
 
 navigation = st.navigation(

@@ -20,11 +20,11 @@ from pathlib import Path
 
 from bench.common import RESULTS, ROOT, best_of, print_table, save
 from bench.corpus import generate_transcript, write_corpus_file
-from core import CompressorConfig, ContextCompressor
+from core import CompressorConfig, ContextCompressor, repr_length
 from core import tokens as tok
-from core.analysis.phase1 import plan_for
 from core.analysis.zones import analyze_zones
 from core.phases.assemble import sanitize_tool_pairs, strip_historical_media
+from core.plan import prepare
 
 SIZES = (1_000, 4_000, 10_000)
 LONG_SAMPLE = ROOT / "sample_conversations" / "long_coding_session.json"
@@ -46,8 +46,7 @@ def _inputs() -> dict[str, list[dict]]:
 
 
 def _clear_caches() -> None:
-    tok._REPR_LEN_CACHE.clear()
-    tok._repr_cache_chars = 0
+    repr_length.clear_cache()
 
 
 def bench_compress(inputs: dict[str, list[dict]]) -> list[dict]:
@@ -119,7 +118,7 @@ def analysis(messages: list[dict], config: CompressorConfig, kept: dict | None =
     kept = {} if kept is None else kept
     plan = kept.get("plan")
     if plan is None:
-        plan = kept["plan"] = plan_for(messages, config)
+        plan = kept["plan"] = prepare(messages, config)
     counter = tok.get_counter("cl100k_base")
     exact = kept.get("exact tokens")
     if exact is None:

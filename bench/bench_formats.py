@@ -107,8 +107,59 @@ def bench_big_jsonl(megabytes: int = 40) -> dict:
     return row
 
 
+def _claude_tree_rows(rows_wanted: int, every: int) -> list[dict]:
+    """A Claude Code 2.x log: prompts, responses of three parallel calls (one row per block, each
+    result under its own call), hook attachments, and an abandoned prompt every ``every`` turns."""
+    rows: list[dict] = []
+    last = None
+    turn = 0
+    while len(rows) < rows_wanted:
+        turn += 1
+        stamp = f"2026-04-01T{10 + turn // 3600 % 10:02d}:{turn // 60 % 60:02d}:{turn % 60:02d}.000Z"
+        prompt = f"p{turn}"
+        rows.append({"type": "user", "uuid": prompt, "parentUuid": last, "sessionId": "s", "timestamp": stamp,
+                     "message": {"role": "user", "content": "do the next step " * 10}})
+        last = prompt
+        for step in range(5):
+            calls = []
+            for k in range(3):
+                uuid = f"a{turn}.{step}.{k}"
+                rows.append({"type": "assistant", "uuid": uuid, "parentUuid": last, "sessionId": "s", "timestamp": stamp,
+                             "message": {"id": f"m{turn}.{step}", "role": "assistant", "usage": {"input_tokens": 5},
+                                         "content": [{"type": "tool_use", "id": f"t{uuid}", "name": "Bash", "input": {"command": "ls"}}]}})
+                calls.append(uuid)
+                last = uuid
+            for uuid in reversed(calls):
+                rows.append({"type": "user", "uuid": f"r{uuid}", "parentUuid": uuid, "sessionId": "s", "timestamp": stamp,
+                             "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": f"t{uuid}",
+                                                                      "content": "out " * 100}]}})
+            rows.append({"type": "attachment", "uuid": f"h{turn}.{step}", "parentUuid": f"r{calls[0]}", "sessionId": "s",
+                         "timestamp": stamp, "attachment": {"type": "hook_success"}})
+            last = f"h{turn}.{step}"
+        if turn % every == 0:
+            rows.append({"type": "user", "uuid": f"x{turn}", "parentUuid": last, "sessionId": "s", "timestamp": "2026-01-01T00:00:00Z",
+                         "message": {"role": "user", "content": "an edited prompt"}})
+    return rows
+
+
+def bench_claude_code_tree(rows: int = 30_000, every: int = 40) -> dict:
+    """The Claude Code tree walk: sibling results brought back, every abandoned branch listed and counted."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "tree.jsonl"
+        records = _claude_tree_rows(rows, every)
+        path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+        size = path.stat().st_size
+        best, median = best_of(lambda: load(path), repeat=3)
+        conv = load(path)
+    row = {"rows": len(records), "size_mb": size / 2**20, "messages": len(conv.messages),
+           "branches": conv.report.branches, "load_s": best, "load_median_s": median}
+    print_table("Claude Code 2.x log with parallel results and abandoned branches", [row])
+    return row
+
+
 def main() -> None:
-    results = {"long_sample": bench_long_sample(), "samples": bench_every_sample(), "big_jsonl": bench_big_jsonl()}
+    results = {"long_sample": bench_long_sample(), "samples": bench_every_sample(), "big_jsonl": bench_big_jsonl(),
+               "claude_code_tree": bench_claude_code_tree()}
     print(f"\nsaved {save('formats', results)}")
 
 

@@ -40,7 +40,8 @@ from core.summarizers.extractive import ExtractiveSummarizer, count_tokens
 from core.tokens import estimate_messages_tokens_rough
 
 SAMPLES = ROOT / "sample_conversations"
-CONFIG = CompressorConfig(context_length=128_000)
+# Profile v0.16.0: the fallback compared against is that release's deterministic fallback.
+CONFIG = CompressorConfig(context_length=128_000, profile="v0.16.0")
 
 
 class _Capturing(ExtractiveSummarizer):

@@ -25,7 +25,10 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from core.compressor import CompressionResult, CompressorConfig, ContextCompressor
+from core.compressor import CompressionResult, ContextCompressor
+from core.config import DEFAULTS, CompressorConfig
+from core.summarizers.llm import DEFAULT_TIMEOUT_S
+from core.unicode_text import replace_lone_surrogates
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -67,6 +70,8 @@ REPORT_COLUMNS: dict[str, str] = {
     "tail": "Int64",
     "outcome": "string",
     "fallback_used": "boolean",
+    # "empty" or "oversized": a summary the profile counts as a success but should not be trusted.
+    "summary_problem": "string",
     **{f"saved_{step}": "Int64" for step in SAVING_STEPS},
     "saved_phase1": "Int64",
     "saved_total": "Int64",
@@ -110,25 +115,30 @@ class AnalysisSettings:
     No API key is ever part of the settings: workers read it from their own environment.
     """
 
-    context_length: int = 128_000
-    threshold_percent: float = 0.50
-    protect_first_n: int = 3
-    protect_last_n: int = 20
-    summary_target_ratio: float = 0.20
-    profile: str = "v0.16.0"
-    token_estimator: str = "hermes"
-    model: str = ""
+    context_length: int = DEFAULTS.context_length
+    threshold_percent: float = DEFAULTS.threshold_percent
+    protect_first_n: int = DEFAULTS.protect_first_n
+    protect_last_n: int = DEFAULTS.protect_last_n
+    summary_target_ratio: float = DEFAULTS.summary_target_ratio
+    profile: str = DEFAULTS.profile
+    token_estimator: str = DEFAULTS.token_estimator
+    model: str = DEFAULTS.model
+    max_tokens: int | None = DEFAULTS.max_tokens
     summarizer: str = "extractive"
     summary_model: str | None = None
     api_base: str | None = None
     focus_topic: str | None = None
-    strict_redaction: bool = False
-    abort_on_summary_failure: bool = False
+    strict_redaction: bool = DEFAULTS.strict_redaction
+    abort_on_summary_failure: bool = DEFAULTS.abort_on_summary_failure
     format: str | None = None
     all_sessions: bool = True
     server_model: str | None = None
     # Give up on a file after this many seconds of wall time (None: no limit); see process_file.
     timeout_s: float | None = None
+    # The deadline of one summary call, retries included, and the HTTP client's retries
+    # (None: the client's default; a local server gets none).
+    llm_timeout_s: float = DEFAULT_TIMEOUT_S
+    llm_retries: int | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -162,7 +172,8 @@ def make_summarizer(settings: AnalysisSettings) -> Callable[[str, int], Any] | N
             from core.summarizers.local import LOCAL_MAX_TOKENS_CAP
 
             return LiteLLMSummarizer(
-                settings.server_model, api_base=settings.api_base, api_key=key or "local-no-key", max_retries=0,
+                settings.server_model, api_base=settings.api_base, api_key=key or "local-no-key",
+                timeout=settings.llm_timeout_s, max_retries=settings.llm_retries or 0,
                 max_tokens_cap=LOCAL_MAX_TOKENS_CAP,
             )
         return LiteLLMSummarizer(
@@ -170,6 +181,8 @@ def make_summarizer(settings: AnalysisSettings) -> Callable[[str, int], Any] | N
             summary_model=settings.summary_model or None,
             api_base=settings.api_base or None,
             api_key=key,
+            timeout=settings.llm_timeout_s,
+            max_retries=settings.llm_retries,
         )
     raise BatchError(f"unknown summarizer {kind!r}; expected one of {', '.join(SUMMARIZERS)}")
 
@@ -215,17 +228,18 @@ def analyze_messages(
     compressing this conversation now would do; ``would_compress`` says whether Hermes would.
     ``summarizer`` defaults to the one ``settings`` names.
     """
-    from core.analysis.phase1 import plan_for
     from core.analysis.savings import phase_savings
+    from core.analysis.summary_check import summary_problem
     from core.analysis.zones import HEAD, MIDDLE, TAIL, analyze_zones
     from core.facts import extract_facts, retention, retention_score
+    from core.plan import prepare
     from core.tokens import encoding_name_for_model, get_counter
 
     messages = list(messages)
     config = settings.config()
     encoding = encoding_name_for_model(settings.model)
     counter = get_counter(encoding)
-    plan = plan_for(messages, config)  # Phase 1 prepared once for the zones and the savings
+    plan = prepare(messages, config)  # Phase 1 prepared once for the zones and the savings
     zones = analyze_zones(messages, config, plan=plan)
     if use_summarizer and summarizer is None:
         summarizer = make_summarizer(settings)
@@ -243,6 +257,7 @@ def analyze_messages(
         middle_kept = kept[in_middle]
     checked = validity(result.messages)
     input_checked = validity(messages)
+    problem = summary_problem(result, counter)
 
     def pct(before: int, after: int) -> float:
         return round((before - after) / before * 100, 4) if before > 0 else 0.0
@@ -271,6 +286,8 @@ def analyze_messages(
         "outcome": result.outcome,
         "fallback_used": result.fallback_used,
         "failure_reason": result.failure_reason,
+        "summary_problem": problem.kind if problem else None,
+        "summary_warning": problem.message if problem else None,
         "steps": [
             {
                 "step": step.key,
@@ -653,23 +670,22 @@ def report_frame(rows: Sequence[dict[str, Any]]) -> pd.DataFrame:
 
 def _storable(value: Any) -> Any:
     """Text Arrow can store: lone surrogates (undecodable file names, damaged input) become U+FFFD."""
-    if not isinstance(value, str):
-        return value
-    try:
-        value.encode("utf-8")
-        return value
-    except UnicodeEncodeError:
-        return "".join("\ufffd" if 0xD800 <= ord(ch) <= 0xDFFF else ch for ch in value)
+    return replace_lone_surrogates(value) if isinstance(value, str) else value
 
 
 def write_report(frame: pd.DataFrame, output: str) -> str:
-    """Write the report as Parquet or CSV, chosen by the file's extension; returns the format."""
+    """Write the report as Parquet or CSV, chosen by the file's extension; returns the format.
+
+    Written atomically: a failure half-way leaves an existing report as it was.
+    """
+    from core.atomic_files import write_atomically
+
     lower = output.lower()
     if lower.endswith(".parquet"):
-        frame.to_parquet(output, index=False)
+        write_atomically(output, lambda path: frame.to_parquet(path, index=False))
         return "parquet"
     if lower.endswith(".csv"):
-        frame.to_csv(output, index=False)
+        write_atomically(output, lambda path: frame.to_csv(path, index=False))
         return "csv"
     raise BatchError(f"{output}: the report must end in .parquet or .csv")
 
@@ -694,6 +710,7 @@ def summary_stats(frame: pd.DataFrame) -> dict[str, Any]:
         "mean_savings_pct": mean("savings_pct"),
         "mean_fact_retention": mean("fact_retention"),
         "invalid": int((ok["valid"] == False).sum()),  # noqa: E712 (nullable boolean)
+        "suspect_summaries": int(ok["summary_problem"].notna().sum()),
     }
 
 

@@ -22,6 +22,7 @@ import sys
 from pathlib import Path
 from typing import Any, NoReturn
 
+from core.atomic_files import SameFileError, refuse_overwriting_inputs, write_text_atomically
 from core.batch import (
     API_KEY_ENV,
     ENGINES,
@@ -36,11 +37,14 @@ from core.batch import (
     write_report,
 )
 from core.formats import DUMP_FORMATS, FORMAT_NAMES, Conversation, FormatError
+from core.summarizers.llm import DEFAULT_TIMEOUT_S
 
 PROG = "context-lens"
 EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_BAD_INPUT = 2
+# With --strict-exit: a summary was empty or oversized (the output is written all the same).
+EXIT_SUSPECT_SUMMARY = 3
 EXIT_INTERRUPTED = 130
 DEBUG_ENV = "CONTEXT_LENS_DEBUG"
 
@@ -109,6 +113,7 @@ def _port(text: str) -> int:
 
 def _compressor_options() -> argparse.ArgumentParser:
     from core.profiles import DEFAULT_PROFILE, PROFILES
+    from core.summarizers.llm import CLIENT_DEFAULT_RETRIES, DEFAULT_TIMEOUT_S
 
     parent = argparse.ArgumentParser(add_help=False)
     group = parent.add_argument_group("compressor")
@@ -140,7 +145,16 @@ def _compressor_options() -> argparse.ArgumentParser:
     summary.add_argument("--api-base", metavar="URL",
                          help=f"OpenAI-compatible endpoint for the model; the API key is read from ${API_KEY_ENV} "
                               "or the provider's own variable (OPENAI_API_KEY, ...)")
+    summary.add_argument("--timeout", type=_positive_seconds, metavar="SECONDS",
+                         help=f"deadline of one summary call, connecting, reading and retries together "
+                              f"(default {DEFAULT_TIMEOUT_S:g}; --summarizer litellm and local)")
+    summary.add_argument("--retries", type=_count, metavar="N",
+                         help=f"retries of a failed summary request within that deadline (default "
+                              f"{CLIENT_DEFAULT_RETRIES} for litellm, 0 for the local model)")
     summary.add_argument("--focus-topic", metavar="TEXT", help="ask the summary to prioritise this topic")
+    summary.add_argument("--strict-exit", action="store_true",
+                         help=f"exit {EXIT_SUSPECT_SUMMARY} when a summary is empty or oversized (the releases count "
+                              "those as a success; a warning is printed either way)")
     summary.add_argument("--strict-redaction", action=argparse.BooleanOptionalAction, default=None,
                          help="mask secrets before anything reaches the summarizer "
                               "(default: on for --summarizer litellm, off otherwise)")
@@ -180,7 +194,7 @@ def build_parser() -> argparse.ArgumentParser:
     batch.add_argument("--workers", type=_positive_int, metavar="N", help="worker processes (default: all cores)")
     batch.add_argument("--main-session-only", action="store_true",
                        help="one row per file (its main session) instead of one per session")
-    batch.add_argument("--timeout", type=_positive_seconds, metavar="SECONDS",
+    batch.add_argument("--file-timeout", type=_positive_seconds, metavar="SECONDS",
                        help="give up on a file after SECONDS and report it as an error row (default: no limit)")
     batch.add_argument("--json", action="store_true", help="print the corpus totals as JSON")
 
@@ -220,6 +234,11 @@ def _settings(args: argparse.Namespace) -> AnalysisSettings:
         if ignored:
             verb = "apply" if len(ignored) > 1 else "applies"
             _warn(f"{' and '.join(ignored)} only {verb} to --summarizer litellm; ignored")
+    if args.summarizer not in ("litellm", "local"):
+        ignored = [flag for flag, value in (("--timeout", args.timeout), ("--retries", args.retries)) if value is not None]
+        if ignored:
+            verb = "apply" if len(ignored) > 1 else "applies"
+            _warn(f"{' and '.join(ignored)} only {verb} to a model (--summarizer litellm or local); ignored")
     strict = args.strict_redaction
     if strict is None:
         strict = args.summarizer == "litellm"
@@ -240,6 +259,8 @@ def _settings(args: argparse.Namespace) -> AnalysisSettings:
         focus_topic=args.focus_topic,
         strict_redaction=bool(strict),
         format=args.format,
+        llm_timeout_s=args.timeout or DEFAULT_TIMEOUT_S,
+        llm_retries=args.retries,
     )
     try:
         settings.config()
@@ -291,6 +312,13 @@ def _load(args: argparse.Namespace) -> Conversation:
     return load(args.file, format=args.format, session=args.session)
 
 
+def _refuse_overwriting_inputs(output: str, inputs: list[str]) -> None:
+    try:
+        refuse_overwriting_inputs(output, inputs)
+    except SameFileError as exc:
+        raise UsageError(str(exc)) from None
+
+
 def _json_default(value: Any) -> Any:
     if hasattr(value, "item"):
         return value.item()
@@ -321,6 +349,14 @@ def _fmt(value: Any) -> str:
     return str(value)
 
 
+def _summary_verdict(args: argparse.Namespace, file: str | None, warning: str | None) -> int:
+    """Warn about an empty or oversized summary; its exit code with --strict-exit."""
+    if not warning:
+        return EXIT_OK
+    _warn(f"{file}: {warning}" if file else warning)
+    return EXIT_SUSPECT_SUMMARY if args.strict_exit else EXIT_OK
+
+
 # --- analyze -------------------------------------------------------------------------------------
 
 
@@ -335,6 +371,7 @@ def analysis_report(conversation: Conversation, analysis: dict[str, Any], file: 
             "sessions": [info.id for info in conversation.sessions],
             "model": conversation.model,
             "warnings": list(conversation.warnings),
+            "load_report": conversation.report.to_dict(),
         }
     )
     return report
@@ -355,15 +392,22 @@ def _validity_text(report: dict[str, Any]) -> str:
     return text
 
 
+_SHOWN_WARNINGS = 5
+
+
 def print_analysis(report: dict[str, Any]) -> None:
     """The readable form of ``analyze``."""
     import pandas as pd
 
     session = f" · session {report['session']} ({len(report['sessions'])} in file)" if report["session"] else ""
     floored = " (the 64K floor)" if report["threshold_floored"] else ""
+    load = report["load_report"]
     lines = [
         ("file", report["file"]),
         ("format", f"{report['format']}{session}" + (f" · model {report['model']}" if report["model"] else "")),
+        ("read", f"{_fmt(load['read'])} {load['unit']}(s): {_fmt(load['placed'])} placed, "
+                 f"{_fmt(load['other_sessions'] + load['other_branches'])} in other sessions or branches, "
+                 f"{_fmt(sum(load['metadata'].values()))} metadata, {_fmt(sum(e['count'] for e in load['skipped']))} skipped"),
         ("messages", _fmt(report["messages"])),
         ("tokens", f"{_fmt(report['exact_tokens'])} exact ({report['encoding']}) · "
                    f"{_fmt(report['hermes_tokens'])} Hermes estimate"),
@@ -388,8 +432,10 @@ def print_analysis(report: dict[str, Any]) -> None:
                        f"({report['middle_facts_kept']}/{report['middle_facts']})"),
         ("validity", _validity_text(report)),
     ]
-    for warning in report["warnings"][:3]:
+    for warning in report["warnings"][:_SHOWN_WARNINGS]:
         lines.append(("warning", warning))
+    if len(report["warnings"]) > _SHOWN_WARNINGS:
+        lines.append(("warning", f"… and {len(report['warnings']) - _SHOWN_WARNINGS} more (all of them in --json)"))
     width = max(len(label) for label, _ in lines)
     for label, text in lines:
         print(f"{label:<{width}}  {text}")
@@ -415,31 +461,46 @@ def cmd_analyze(args: argparse.Namespace) -> int:
         _print_json(report)
     else:
         print_analysis(report)
-    return EXIT_OK
+    return _summary_verdict(args, args.file, analysis["summary_warning"])
 
 
 # --- compress ------------------------------------------------------------------------------------
 
 
 def cmd_compress(args: argparse.Namespace) -> int:
+    from core.analysis.summary_check import summary_problem
     from core.compressor import ContextCompressor
     from core.formats import dump
-    from core.tokens import estimate_messages_tokens_rough, make_estimator
+    from core.tokens import (
+        encoding_name_for_model,
+        estimate_messages_tokens_rough,
+        get_counter,
+        make_estimator,
+    )
 
     if args.json and not args.output:
         raise UsageError("--json prints a report on standard output, so it needs -o/--output for the transcript")
+    writes_file = bool(args.output) and args.output != "-"
+    if writes_file:
+        _refuse_overwriting_inputs(args.output, [args.file])
     settings = _settings(args)
     conversation = _load(args)
+    for warning in conversation.warnings:  # what the import could not place, before the result is written
+        _warn(f"{args.file}: {warning}")
+    if conversation.format != args.output_format:
+        print(f"{PROG}: {args.file}: read as {conversation.format}, written as {args.output_format}", file=sys.stderr)
     messages = conversation.messages
     local = _LocalModel()
     try:
         settings = local.attach(settings)
         compressor = ContextCompressor(settings.config(), summarizer=make_summarizer(settings))
         prompt_tokens = make_estimator(settings.token_estimator, settings.model).messages_tokens(messages)
+        problem = None
         if compressor.should_compress(prompt_tokens) or args.force:
             result = compressor.compress(messages, focus_topic=settings.focus_topic or None, force=args.force)
             output, outcome = result.messages, result.outcome
             failure = result.failure_reason
+            problem = summary_problem(result, get_counter(encoding_name_for_model(settings.model)))
         else:
             output, outcome, failure = messages, "below_threshold", None
     finally:
@@ -454,11 +515,12 @@ def cmd_compress(args: argparse.Namespace) -> int:
         compaction_events=[],
     )
     text = _encodable(dump(written, args.output_format))
-    if args.output and args.output != "-":
+    if writes_file:
         try:
-            Path(args.output).write_text(text + "\n", encoding="utf-8")
+            write_text_atomically(args.output, text + "\n")
         except OSError as exc:
-            raise UsageError(f"{args.output}: cannot write the result: {exc.strerror or exc}") from None
+            raise UsageError(f"{args.output}: cannot write the result (nothing was changed): "
+                             f"{exc.strerror or exc}") from None
     else:
         sys.stdout.write(text + "\n")
 
@@ -477,6 +539,8 @@ def cmd_compress(args: argparse.Namespace) -> int:
         "threshold_tokens": compressor.threshold_tokens,
         "summarizer": args.summarizer,
         "strict_redaction": settings.strict_redaction,
+        "summary_problem": problem.kind if problem else None,
+        "summary_warning": problem.message if problem else None,
     }
     if args.json:
         _print_json(report)
@@ -487,7 +551,7 @@ def cmd_compress(args: argparse.Namespace) -> int:
         note = f"; summary failed: {failure}" if failure else ""
         print(f"{PROG}: {args.file}: {outcome}: {len(messages)} → {len(output)} messages, "
               f"{_fmt(before)} → {_fmt(after)} tokens (Hermes estimate){note}", file=sys.stderr)
-    return EXIT_OK
+    return _summary_verdict(args, args.file, problem.message if problem else None)
 
 
 # --- batch ---------------------------------------------------------------------------------------
@@ -499,8 +563,9 @@ def cmd_batch(args: argparse.Namespace) -> int:
     if args.address and args.engine != "ray":
         raise UsageError("--address only applies to --engine ray")
     settings = _settings(args)
-    settings = dataclasses.replace(settings, all_sessions=not args.main_session_only, timeout_s=args.timeout)
+    settings = dataclasses.replace(settings, all_sessions=not args.main_session_only, timeout_s=args.file_timeout)
     paths = find_transcripts(args.sources)
+    _refuse_overwriting_inputs(args.output, paths)
     local = _LocalModel()
     try:
         settings = local.attach(settings)
@@ -515,7 +580,8 @@ def cmd_batch(args: argparse.Namespace) -> int:
     try:
         write_report(frame, args.output)
     except OSError as exc:
-        raise UsageError(f"{args.output}: cannot write the report: {exc.strerror or exc}") from None
+        raise UsageError(f"{args.output}: cannot write the report (nothing was changed): "
+                         f"{exc.strerror or exc}") from None
     stats = summary_stats(frame)
     if args.json:
         _print_json({"output": args.output, **stats})
@@ -527,7 +593,12 @@ def cmd_batch(args: argparse.Namespace) -> int:
     if stats["failed_files"]:
         first = frame["error"].dropna().iloc[0]
         _warn(f"{stats['failed_files']} file(s) could not be analysed (see the error column), e.g. {first}")
-    return EXIT_OK
+    suspect = None
+    if stats["suspect_summaries"]:
+        flagged = frame[frame["summary_problem"].notna()].iloc[0]
+        suspect = (f"{stats['suspect_summaries']} row(s) have an empty or oversized summary that counts as a "
+                   f"success (see the summary_problem column), e.g. {flagged['file']}: {flagged['summary_problem']}")
+    return _summary_verdict(args, None, suspect)
 
 
 # --- serve ---------------------------------------------------------------------------------------

@@ -10,11 +10,20 @@ summarizers, pages) and must never raise on malformed input.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 IMAGE_PART_TYPES = frozenset({"image", "image_url", "input_image"})
+
+# Terminal escape sequences (colours, cursor moves, window titles) that tool output often carries.
+_ANSI_ESCAPE = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[()][A-Za-z0-9]|[@-Z\\-_78=>])")
+
+
+def strip_ansi(text: str) -> str:
+    """``text`` without terminal escape sequences, for display (the message itself keeps them)."""
+    return _ANSI_ESCAPE.sub("", text) if "\x1b" in text else text
 
 
 def role_of(message: Any, default: Any = None) -> Any:

@@ -1,15 +1,18 @@
-"""Every constant, string and version difference of the two reference profiles, in one table.
+"""Every constant, string and version difference of the four reference releases, in one table.
 
-A reader sees the whole v0.15.1 / v0.16.0 difference here: the handoff prefix, the prefixes still
-recognised as summaries, the Discord redaction pass, the kind of fallback summary and the wording
-of the Active Task instructions. Everything else is shared.
+A reader sees the whole difference between Hermes v0.15.1, v0.16.0, v0.17.0 and v0.18.0 in
+``PROFILES`` at the bottom: each field is either a string the release writes or the name of the
+rule it follows, and each rule name is one function in the phase module that owns the behaviour
+(``core.phases.*``: ``THRESHOLD_RULES``, ``HEAD_RULES``, ``TAIL_RULES``, ...). Nothing outside this
+table tests a profile's name.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
-# --- shared constants (identical in both releases) -------------------------------------------
+# --- constants (shared by every release unless a comment names one) ---------------------------
 MINIMUM_CONTEXT_LENGTH = 64_000
 MIN_SUMMARY_TOKENS = 2_000
 SUMMARY_RATIO = 0.20
@@ -41,6 +44,11 @@ CONTEXT_PROBE_TIERS = (256_000, 128_000, 64_000, 32_000, 16_000, 8_000)
 FALLBACK_SUMMARY_MAX_CHARS = 8_000
 FALLBACK_TURN_MAX_CHARS = 700
 PREFLIGHT_DEFER_MIN_GROWTH = 4_096
+MAX_TAIL_MESSAGE_FLOOR = 8  # v0.17.0+: the Phase-2 tail keeps max(3, min(protect_last_n, 8)) messages
+AUTO_FOCUS_MAX_TURNS = 3  # v0.17.0+: the automatic focus quotes the last 3 real user turns ...
+AUTO_FOCUS_TURN_MAX_CHARS = 260  # ... each cut to 260 characters ...
+AUTO_FOCUS_MAX_CHARS = 700  # ... and the whole focus to 700
+MIN_CTX_TRIGGER_RATIO = 0.85  # v0.18.0: the threshold of a window the 64K floor cannot serve
 
 # The summary template's 13 headings, in order (v0.15.1 and v0.16.0).
 TEMPLATE_HEADINGS: tuple[str, ...] = (
@@ -58,6 +66,22 @@ TEMPLATE_HEADINGS: tuple[str, ...] = (
     "## Remaining Work",
     "## Critical Context",
 )
+# v0.17.0 renamed four of them, one for one, in the template and the deterministic fallback.
+HISTORICAL_TASK_HEADING = "## Historical Task Snapshot"
+HISTORICAL_IN_PROGRESS_HEADING = "## Historical In-Progress State"
+HISTORICAL_PENDING_ASKS_HEADING = "## Historical Pending User Asks"
+HISTORICAL_REMAINING_WORK_HEADING = "## Historical Remaining Work"
+HISTORICAL_TEMPLATE_HEADINGS: tuple[str, ...] = tuple(
+    {
+        "## Active Task": HISTORICAL_TASK_HEADING,
+        "## In Progress": HISTORICAL_IN_PROGRESS_HEADING,
+        "## Pending User Asks": HISTORICAL_PENDING_ASKS_HEADING,
+        "## Remaining Work": HISTORICAL_REMAINING_WORK_HEADING,
+    }.get(heading, heading)
+    for heading in TEMPLATE_HEADINGS
+)
+# The deterministic fallback (v0.16.0+) inserts this heading before the template's last one.
+LAST_DROPPED_TURNS_HEADING = "## Last Dropped Turns"
 
 # --- exact strings -------------------------------------------------------------------------------
 LEGACY_SUMMARY_PREFIX = "[CONTEXT SUMMARY]:"
@@ -74,6 +98,37 @@ ARGS_TRUNCATION_MARK = "...[truncated]"
 SERIALIZER_TRUNCATION_MARK = "\n...[truncated]...\n"
 FALLBACK_TRUNCATION_MARK = "\n...[fallback summary truncated]"
 NO_PROVIDER_ERROR = "no auxiliary LLM provider configured"
+MEDIA_DIRECTIVE_PLACEHOLDER = "[media attachment]"  # v0.17.0+: what MEDIA:<path> becomes in the turns block
+AUTO_FOCUS_HEADER = "Recent user focus:"  # v0.17.0+
+COMPRESSED_SUMMARY_KEY = "_compressed_summary"  # v0.17.0+: the flag on the summary-bearing message
+# v0.18.0: a summary merged into a tail message follows that message's own text.
+PRIOR_CONTEXT_HEADER = "[PRIOR CONTEXT — for reference only; not a new message]"
+PRIOR_CONTEXT_DELIMITER = "[END OF PRIOR CONTEXT — COMPACTION SUMMARY BELOW]"
+TOOL_CALL_REMOVED = "(tool call removed)"  # v0.18.0: an assistant whose every call lost its result
+# v0.18.0 failure classification: the texts and statuses it reads off an exception.
+NO_PROVIDER_MARKER = "no llm provider configured"
+EMPTY_SUMMARY_ERROR = "Context compression LLM returned empty content (provider={provider} model={model})"
+DEFAULT_PROVIDER_NAME = "auto"
+MODEL_NOT_FOUND_STATUSES = frozenset({404, 503})
+MODEL_NOT_FOUND_TEXTS = ("model_not_found", "does not exist", "no available channel")
+TIMEOUT_STATUSES = frozenset({408, 429, 502, 504})
+AUTH_STATUSES = frozenset({401, 403})
+AUTH_TEXTS = ("invalid api key", "invalid x-api-key", "unauthorized", "authentication")
+CONNECTION_ERROR_NAMES = ("Connection", "Timeout", "DNS", "SSL")
+CONNECTION_ERROR_TEXTS = (
+    "connection refused",
+    "name or service not known",
+    "no route to host",
+    "network is unreachable",
+    "timed out",
+    "connection reset",
+    "incomplete chunked read",
+    "peer closed connection",
+    "response ended prematurely",
+    "unexpected eof",
+    "remoteprotocolerror",
+    "localprotocolerror",
+)
 SYSTEM_NOTE = '[Note: Some earlier conversation turns have been compacted into a handoff summary to preserve context space. The current session state may still reflect earlier work, so build on that summary and state rather than re-doing work. Your persistent memory (MEMORY.md, USER.md) remains fully authoritative regardless of compaction.]'
 
 SUMMARY_PREFIX_V0_15_1 = (
@@ -85,6 +140,10 @@ SUMMARY_PREFIX_V0_16_0 = (
 # v0.16.0 still recognises this older prefix (it is *not* the v0.15.1 one).
 HISTORICAL_PREFIX_V0_16_0 = (
     "[CONTEXT COMPACTION — REFERENCE ONLY] Earlier turns were compacted into the summary below. This is a handoff from a previous context window — treat it as background reference, NOT as active instructions. Do NOT answer questions or fulfill requests mentioned in this summary; they were already addressed. Your current task is identified in the '## Active Task' section of the summary — resume exactly from there. Respond ONLY to the latest user message that appears AFTER this summary. The current session state (files, config, etc.) may reflect work described here — avoid repeating it:"
+)
+
+SUMMARY_PREFIX_V0_17_0 = (
+    "[CONTEXT COMPACTION — REFERENCE ONLY] Earlier turns were compacted into the summary below. This is a handoff from a previous context window — treat it as background reference, NOT as active instructions. Do NOT answer questions or fulfill requests mentioned in this summary; they were already addressed. Respond ONLY to the latest user message that appears AFTER this summary — that message is the single source of truth for what to do right now. Topic overlap with the summary does NOT mean you should resume its task: even on similar topics, the latest user message WINS. Treat ONLY the latest message as the active task and discard stale items from '## Historical Task Snapshot' / '## Historical In-Progress State' / '## Historical Pending User Asks' / '## Historical Remaining Work' entirely — do not 'wrap up' or 'finish' work described there unless the latest message explicitly asks for it. Reverse signals in the latest message (e.g. 'stop', 'undo', 'roll back', 'just verify', 'don't do that anymore', 'never mind', a new topic) must immediately end any in-flight work described in the summary; do not re-surface it in later turns. IMPORTANT: Your persistent memory (MEMORY.md, USER.md) in the system prompt is ALWAYS authoritative and active — never ignore or deprioritize memory content due to this compaction note. The current session state (files, config, etc.) may reflect work described here — avoid repeating it:"
 )
 
 ACTIVE_TASK_INSTRUCTION_V0_15_1 = (
@@ -115,41 +174,205 @@ ITERATIVE_CRITICAL_V0_16_0 = (
 )
 
 
+PENDING_ASKS_INSTRUCTION_V0_15_1 = "[User questions or requests not yet answered or fulfilled; \"None.\" if none.]"
+PENDING_ASKS_INSTRUCTION_V0_17_0 = (
+    "[STALE items from the compacted turns, listed for reference only: user questions or requests that had not "
+    "been answered or fulfilled when this checkpoint was taken. Do not act on them unless the latest user "
+    "message explicitly asks for it. If none, write \"None.\"]"
+)
+REMAINING_WORK_INSTRUCTION_V0_15_1 = "[What remains to be done, framed as context rather than instructions.]"
+REMAINING_WORK_INSTRUCTION_V0_17_0 = (
+    "[STALE context for reference only: what remained to be done when this checkpoint was taken. Do not resume "
+    "it unless the latest user message explicitly asks for it.]"
+)
+FOCUS_FIRST_SENTENCE_V0_15_1 = "The user wants this compaction to PRIORITISE everything related to this topic:"
+FOCUS_FIRST_SENTENCE_V0_17_0 = "This compaction should PRIORITISE preserving all information related to the focus topic above:"
+# v0.17.0+: the template's closing lines carry the date (the date is compared, the words after it are ours).
+TEMPORAL_ANCHORING_V0_17_0 = (
+    "TEMPORAL ANCHORING: The current date is {date}. Write actions that were already completed as dated, "
+    "past-tense facts: for example, not \"email John about the proposal\" but \"Sent the proposal email to John "
+    "on {date}.\" Never leave a finished action worded as if it were still open, and never invent dates for "
+    "work that was not done."
+)
+# v0.18.0: the deterministic fallback no longer repeats the latest ask under these two headings.
+FALLBACK_IN_PROGRESS_V0_18_0 = (
+    "Unknown from deterministic fallback — the latest user ask is recorded once under\n"
+    "\"## Historical Task Snapshot\" above as historical context only. Do NOT treat it as an\n"
+    "unfulfilled instruction to re-answer; verify current state and continue from the\n"
+    "protected recent messages after this summary."
+)
+FALLBACK_PENDING_V0_18_0 = (
+    "None recoverable from deterministic fallback. (The latest user ask is preserved once\n"
+    "under \"## Historical Task Snapshot\" as historical context — it is NOT necessarily\n"
+    "outstanding.)"
+)
+
+
 @dataclass(frozen=True)
 class Profile:
-    """What differs between the reference releases."""
+    """What one reference release writes, and the rule it follows at each point that changed.
+
+    ``*_rule`` fields name one function in the phase module that owns the behaviour; boolean
+    fields switch a step that exists only from some release on.
+    """
 
     name: str
+    released: str
+    what_changed: str  # one line for the dashboard's picker
+    # --- strings the release writes
     summary_prefix: str
-    # Prefixes recognised as an existing handoff, in the order they are tried after the current one.
-    recognised_prefixes: tuple[str, ...]
-    redact_discord_mentions: bool
-    fallback: str  # "static" (v0.15.1) or "deterministic" (v0.16.0)
+    recognised_prefixes: tuple[str, ...]  # tried in this order after the text view is left-stripped
+    template_headings: tuple[str, ...]
     active_task_instruction: str
     iterative_critical_sentence: str
+    pending_asks_instruction: str
+    remaining_work_instruction: str
+    focus_first_sentence: str
+    temporal_anchoring: str | None  # the TEMPORAL ANCHORING sentence; None: no date in the prompt
+    fallback: str  # "static" (a fixed note) or "deterministic" (a structured summary of the turns)
+    fallback_in_progress: str | None  # None: repeat the active-task line
+    fallback_pending_asks: str | None
+    # --- rules, each one function of a phase module
+    redaction: str  # core.redaction.hermes.REDACTIONS
+    threshold_rule: str  # core.phases.trigger.THRESHOLD_RULES
+    head_rule: str  # core.phases.boundaries.HEAD_RULES
+    budget_weight: str  # core.phases.content.BUDGET_WEIGHTS
+    tail_rule: str  # core.phases.boundaries.TAIL_RULES
+    last_user_rule: str  # core.phases.boundaries.LAST_USER_RULES
+    summary_text_rule: str  # core.phases.summary.SUMMARY_TEXT_RULES (detection and stripping)
+    role_rule: str  # core.phases.assemble.ROLE_RULES
+    merge_rule: str  # core.phases.assemble.MERGE_RULES
+    orphan_call_rule: str  # core.phases.assemble.ORPHAN_CALL_RULES
+    failure_rule: str  # core.phases.failures.FAILURE_RULES
+    session_end_rule: str  # core.phases.failures.SESSION_END_RULES
+    # --- steps that exist from some release on
+    media_directives: bool  # v0.17.0+: MEDIA:<path> -> [media attachment] in the turns block
+    auto_focus: bool  # v0.17.0+: a focus topic from the last user turns when none is given
+    cross_session_guard: bool  # v0.17.0+: forget the in-memory summary when the window holds no handoff
+    early_return_is_ineffective: bool  # v0.17.0+: "nothing to compress" counts against anti-thrashing
+    end_marker_on_every_summary: bool  # v0.17.0+ (before: on user-role summaries only)
+    summary_flag: bool  # v0.17.0+: the summary-bearing message gets "_compressed_summary": true
+    cooldown_blocks_trigger: bool  # v0.18.0: should_compress is False during a summary cooldown
+    reset_clears_aborted: bool  # v0.18.0: on_session_reset also clears the aborted flag
+    update_model_resets: bool  # v0.18.0: update_model resets usage calibration and anti-thrashing
+    defers_while_awaiting_usage: bool  # v0.18.0: preflight deferral while real usage is awaited
+
+    @property
+    def fallback_headings(self) -> tuple[str, ...]:
+        """The deterministic fallback's 14 headings: the template's, with Last Dropped Turns before the last."""
+        return (*self.template_headings[:-1], LAST_DROPPED_TURNS_HEADING, self.template_headings[-1])
 
 
-PROFILES: dict[str, Profile] = {
-    "v0.15.1": Profile(
-        name="v0.15.1",
-        summary_prefix=SUMMARY_PREFIX_V0_15_1,
-        recognised_prefixes=(SUMMARY_PREFIX_V0_15_1, LEGACY_SUMMARY_PREFIX),
-        redact_discord_mentions=True,
-        fallback="static",
-        active_task_instruction=ACTIVE_TASK_INSTRUCTION_V0_15_1,
-        iterative_critical_sentence=ITERATIVE_CRITICAL_V0_15_1,
+_V0_15_1 = Profile(
+    name="v0.15.1",
+    released="2026-05-29",
+    what_changed="The release the seed article describes: a fixed note when the summary fails.",
+    summary_prefix=SUMMARY_PREFIX_V0_15_1,
+    recognised_prefixes=(SUMMARY_PREFIX_V0_15_1, LEGACY_SUMMARY_PREFIX),
+    template_headings=TEMPLATE_HEADINGS,
+    active_task_instruction=ACTIVE_TASK_INSTRUCTION_V0_15_1,
+    iterative_critical_sentence=ITERATIVE_CRITICAL_V0_15_1,
+    pending_asks_instruction=PENDING_ASKS_INSTRUCTION_V0_15_1,
+    remaining_work_instruction=REMAINING_WORK_INSTRUCTION_V0_15_1,
+    focus_first_sentence=FOCUS_FIRST_SENTENCE_V0_15_1,
+    temporal_anchoring=None,
+    fallback="static",
+    fallback_in_progress=None,
+    fallback_pending_asks=None,
+    redaction="v0.15.1",
+    threshold_rule="floor",
+    head_rule="fixed",
+    budget_weight="arguments",
+    tail_rule="min3",
+    last_user_rule="any-user",
+    summary_text_rule="prefix",
+    role_rule="flip",
+    merge_rule="prepend",
+    orphan_call_rule="stub",
+    failure_rule="runtime-is-no-provider",
+    session_end_rule="keep",
+    media_directives=False,
+    auto_focus=False,
+    cross_session_guard=False,
+    early_return_is_ineffective=False,
+    end_marker_on_every_summary=False,
+    summary_flag=False,
+    cooldown_blocks_trigger=False,
+    reset_clears_aborted=False,
+    update_model_resets=False,
+    defers_while_awaiting_usage=False,
+)
+_V0_16_0 = dataclasses.replace(
+    _V0_15_1,
+    name="v0.16.0",
+    released="2026-06-05",
+    what_changed="A deterministic structured fallback summary, a new handoff prefix, Discord mentions no longer masked.",
+    summary_prefix=SUMMARY_PREFIX_V0_16_0,
+    recognised_prefixes=(SUMMARY_PREFIX_V0_16_0, LEGACY_SUMMARY_PREFIX, HISTORICAL_PREFIX_V0_16_0),
+    active_task_instruction=ACTIVE_TASK_INSTRUCTION_V0_16_0,
+    iterative_critical_sentence=ITERATIVE_CRITICAL_V0_16_0,
+    fallback="deterministic",
+    redaction="v0.16.0",
+)
+
+_V0_17_0 = dataclasses.replace(
+    _V0_16_0,
+    name="v0.17.0",
+    released="2026-06-19",
+    what_changed=(
+        "A tail of up to 8 messages that keeps the last reply, an automatic focus on recent asks, the date in "
+        "the prompt, historical headings, the END marker and a flag on every summary."
     ),
-    "v0.16.0": Profile(
-        name="v0.16.0",
-        summary_prefix=SUMMARY_PREFIX_V0_16_0,
-        recognised_prefixes=(SUMMARY_PREFIX_V0_16_0, LEGACY_SUMMARY_PREFIX, HISTORICAL_PREFIX_V0_16_0),
-        redact_discord_mentions=False,
-        fallback="deterministic",
-        active_task_instruction=ACTIVE_TASK_INSTRUCTION_V0_16_0,
-        iterative_critical_sentence=ITERATIVE_CRITICAL_V0_16_0,
+    summary_prefix=SUMMARY_PREFIX_V0_17_0,
+    recognised_prefixes=(
+        SUMMARY_PREFIX_V0_17_0, LEGACY_SUMMARY_PREFIX, SUMMARY_PREFIX_V0_16_0, HISTORICAL_PREFIX_V0_16_0,
     ),
-}
-DEFAULT_PROFILE = "v0.16.0"
+    template_headings=HISTORICAL_TEMPLATE_HEADINGS,
+    pending_asks_instruction=PENDING_ASKS_INSTRUCTION_V0_17_0,
+    remaining_work_instruction=REMAINING_WORK_INSTRUCTION_V0_17_0,
+    focus_first_sentence=FOCUS_FIRST_SENTENCE_V0_17_0,
+    temporal_anchoring=TEMPORAL_ANCHORING_V0_17_0,
+    redaction="v0.17.0",
+    tail_rule="floor8",
+    summary_text_rule="prefix-end-marker",
+    session_end_rule="forget-summary",
+    media_directives=True,
+    auto_focus=True,
+    cross_session_guard=True,
+    early_return_is_ineffective=True,
+    end_marker_on_every_summary=True,
+    summary_flag=True,
+)
+_V0_18_0 = dataclasses.replace(
+    _V0_17_0,
+    name="v0.18.0",
+    released="2026-07-01",
+    what_changed=(
+        "An output reserve and an 85 % rule for small windows in the threshold, protect_first_n only on the first "
+        "compaction, a user-role summary after the system prompt merged after the tail text, orphaned calls "
+        "stripped, empty summaries and auth or network errors treated as failures."
+    ),
+    fallback_in_progress=FALLBACK_IN_PROGRESS_V0_18_0,
+    fallback_pending_asks=FALLBACK_PENDING_V0_18_0,
+    redaction="v0.18.0",
+    threshold_rule="window-reserve",
+    head_rule="decay",
+    budget_weight="envelope",
+    last_user_rule="real-user-pair",
+    summary_text_rule="delimiter",
+    role_rule="pin-after-system",
+    merge_rule="prior-context",
+    orphan_call_rule="strip",
+    failure_rule="classified",
+    session_end_rule="clear-session",
+    cooldown_blocks_trigger=True,
+    reset_clears_aborted=True,
+    update_model_resets=True,
+    defers_while_awaiting_usage=True,
+)
+
+PROFILES: dict[str, Profile] = {p.name: p for p in (_V0_15_1, _V0_16_0, _V0_17_0, _V0_18_0)}  # oldest first
+DEFAULT_PROFILE = "v0.18.0"
 
 
 def get_profile(name: str | Profile) -> Profile:

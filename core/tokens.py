@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import threading
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from pathlib import Path
@@ -17,7 +18,14 @@ from typing import Any
 
 from core import profiles as P
 from core.message_view import IMAGE_PART_TYPES
-from core.phases.content import message_budget_tokens
+from core.phases.content import BUDGET_WEIGHTS, message_budget_tokens
+from core.repr_length import (  # noqa: F401  (re-exported: the estimators' fast paths)
+    _REPR_CACHE_MIN_CHARS,
+    _ascii_repr_len,
+    _calls_repr_len,
+    _str_repr_len,
+    repr_len,
+)
 
 __all__ = [
     "estimate_tokens_rough",
@@ -69,88 +77,6 @@ def _image_count(message: dict[str, Any]) -> int:
     return count
 
 
-# ``len(repr(s))`` of long strings, remembered per string: strings are immutable, and the same
-# content objects are estimated again and again (original list, turns, output, every re-analysis).
-_REPR_LEN_CACHE: dict[str, int] = {}
-_REPR_CACHE_MIN_CHARS = 256
-_REPR_CACHE_MAX_CHARS = 64_000_000
-_repr_cache_chars = 0
-
-# Printable ASCII except the two quotes and the backslash: the characters ``repr`` writes as
-# themselves without affecting the choice of quotes.
-_REPR_PLAIN_BYTES = bytes(c for c in range(0x20, 0x7F) if c not in b"'\"\\")
-
-
-def _ascii_repr_len(value: str) -> int:
-    r"""``len(repr(value))`` of an ASCII string, counted from its few special characters.
-
-    Python's rules: the string is wrapped in two quotes; ``\\``, ``\n``, ``\r`` and ``\t`` take two
-    characters, other control characters and DEL four (``\xhh``); single quotes are used unless
-    the text has ``'`` and no ``"``, and only when it has both is each ``'`` escaped. Dropping
-    the plain characters leaves a short byte string to count them in, which is several times
-    faster than building the repr.
-    """
-    special = value.encode("ascii").translate(None, _REPR_PLAIN_BYTES)
-    length = len(value) + 2
-    if not special:
-        return length
-    squote = special.count(39)  # '
-    dquote = special.count(34)  # "
-    two = special.count(92) + special.count(10) + special.count(13) + special.count(9)  # \ \n \r \t
-    length += two + 3 * (len(special) - squote - dquote - two)
-    if squote and dquote:
-        length += squote
-    return length
-
-
-def _str_repr_len(value: str) -> int:
-    global _repr_cache_chars
-    if len(value) < _REPR_CACHE_MIN_CHARS:
-        return len(repr(value))
-    cached = _REPR_LEN_CACHE.get(value)
-    if cached is None:
-        cached = _ascii_repr_len(value) if value.isascii() else len(repr(value))
-        if _repr_cache_chars + len(value) > _REPR_CACHE_MAX_CHARS:
-            _REPR_LEN_CACHE.clear()
-            _repr_cache_chars = 0
-        _REPR_LEN_CACHE[value] = cached
-        _repr_cache_chars += len(value)
-    return cached
-
-
-def repr_len(value: Any, _depth: int = 0) -> int:
-    """``len(repr(value))`` for plain JSON-like data, without building the whole repr.
-
-    Exactly Python's container repr rules (``{k: v, ...}``, ``[a, b]``, ``(a,)``); any other
-    type, or a subclass with its own repr, falls back to ``len(repr(value))``.
-    """
-    kind = type(value)
-    if kind is str:
-        return _str_repr_len(value)
-    if _depth > 500 or kind not in (dict, list, tuple):
-        return len(repr(value))
-    if kind is list and len(value) < 8 and _depth > 0:
-        # Small nested containers: one C-level repr beats walking them in Python.
-        return len(repr(value))
-    if kind is dict:
-        if not value:
-            return 2
-        return 2 * len(value) + sum(repr_len(k, _depth + 1) + 2 + repr_len(v, _depth + 1) for k, v in value.items())
-    if kind is list:
-        if not value:
-            return 2
-        return 2 * len(value) + sum(repr_len(v, _depth + 1) for v in value)
-    if kind is tuple:
-        if len(value) == 1:
-            return 3 + repr_len(value[0], _depth + 1)
-        if not value:
-            return 2
-        return 2 * len(value) + sum(repr_len(v, _depth + 1) for v in value)
-    if value is None:
-        return 4
-    return len(repr(value))
-
-
 def message_rough_chars(message: Any) -> tuple[int, int]:
     """``(len(str(shadow)), image_parts)`` of one message, as the rough estimator sees it."""
     if not isinstance(message, dict):
@@ -188,63 +114,6 @@ def _light(message: dict[str, Any]) -> tuple[dict[str, Any], int]:
             light["tool_calls"] = None
             chars += calls_chars - 4
     return light, chars
-
-
-# Values whose repr cannot contain another object's (no recursion guard is involved).
-_LEAVES = frozenset({str, int, float, bool, type(None)})
-# ``len(repr(key))`` of the few dict keys tool calls use ("id", "type", "function", ...).
-_KEY_REPR_LEN: dict[str, int] = {}
-
-
-def _key_repr_len(key: Any) -> int | None:
-    if type(key) is str:
-        known = _KEY_REPR_LEN.get(key)
-        if known is None:
-            known = len(repr(key))
-            if len(_KEY_REPR_LEN) < 1_000:
-                _KEY_REPR_LEN[key] = known
-        return known
-    return len(repr(key)) if type(key) in _LEAVES else None
-
-
-def _calls_repr_len(calls: list[Any]) -> int | None:
-    """``len(repr(calls))`` for a list of dicts whose values are leaves or dicts of leaves; else None.
-
-    Python's rules: ``[a, b]`` and ``{k: v, ...}``, so a list of n items adds 2n characters to
-    its items' reprs and a dict of n items 4n to its keys' and values' (2 for an empty one).
-    """
-    leaves = _LEAVES
-    total = 2 * len(calls) if calls else 2
-    for call in calls:
-        if type(call) is not dict:
-            return None
-        total += 4 * len(call) if call else 2
-        for key, value in call.items():
-            key_len = _key_repr_len(key)
-            if key_len is None:
-                return None
-            total += key_len
-            kind = type(value)
-            if kind is str:
-                total += len(repr(value)) if len(value) < _REPR_CACHE_MIN_CHARS else _str_repr_len(value)
-            elif kind is dict:
-                total += 4 * len(value) if value else 2
-                for inner_key, inner in value.items():
-                    key_len = _key_repr_len(inner_key)
-                    if key_len is None:
-                        return None
-                    total += key_len
-                    if type(inner) is str:
-                        total += len(repr(inner)) if len(inner) < _REPR_CACHE_MIN_CHARS else _str_repr_len(inner)
-                    elif type(inner) in leaves:
-                        total += len(repr(inner))
-                    else:
-                        return None
-            elif kind in leaves:
-                total += len(repr(value))
-            else:
-                return None
-    return total
 
 
 def _dict_repr_len(message: dict[str, Any]) -> int:
@@ -336,10 +205,25 @@ IMAGE_TOKENS_LOW = 85
 class TokenCounter:
     """Exact counts with one encoding, cached per distinct text."""
 
+    # The cache holds at most this many characters of text: a long-running dashboard sees many
+    # transcripts, and each one's texts are only worth keeping while it is being analysed.
+    CACHE_MAX_CHARS = 256_000_000
+
     def __init__(self, encoding_name: str = "cl100k_base") -> None:
         self.encoding_name = encoding_name
         self._encoding = _encoding(encoding_name)
         self._cache: dict[str, int] = {}
+        self._cache_chars = 0
+        self._lock = threading.Lock()
+
+    def _remember(self, text: str, tokens: int) -> None:
+        with self._lock:
+            if self._cache_chars + len(text) > self.CACHE_MAX_CHARS:
+                self._cache.clear()
+                self._cache_chars = 0
+            if text not in self._cache:
+                self._cache_chars += len(text)
+            self._cache[text] = tokens
 
     def count_text(self, text: str) -> int:
         if not text:
@@ -347,19 +231,21 @@ class TokenCounter:
         cached = self._cache.get(text)
         if cached is None:
             cached = len(self._encoding.encode_ordinary(text))
-            self._cache[text] = cached
+            self._remember(text, cached)
         return cached
 
     def count_texts(self, texts: Sequence[str]) -> list[int]:
         """Count many texts at once; only the ones never seen before are encoded (in a batch)."""
         cache = self._cache
         missing = list({t for t in texts if t and t not in cache})
+        counted: dict[str, int] = {}
         if missing:
             for text, tokens in zip(
                 missing, self._encoding.encode_ordinary_batch(missing, num_threads=os.cpu_count() or 1), strict=True
             ):
-                cache[text] = len(tokens)
-        return [cache[t] if t else 0 for t in texts]
+                counted[text] = len(tokens)
+                self._remember(text, len(tokens))
+        return [(counted.get(t) or cache.get(t) or self.count_text(t)) if t else 0 for t in texts]
 
     def message_parts(self, message: Any) -> dict[str, int]:
         """Tokens of one message split into categories (text, tool calls, images, overhead)."""
@@ -405,12 +291,18 @@ def get_counter(encoding_name: str = "cl100k_base") -> TokenCounter:
 
 
 class RoughEstimator:
-    """The reference heuristics (decisions match Hermes exactly)."""
+    """The reference heuristics (decisions match Hermes exactly).
+
+    ``budget_weight`` names the release's per-message weight in the budget walks
+    (``core.phases.content.BUDGET_WEIGHTS``: tool-call arguments up to v0.17.0, the whole
+    tool-call envelope from v0.18.0).
+    """
 
     name = "hermes"
 
-    def message_tokens(self, message: Any) -> int:
-        return message_budget_tokens(message)
+    def __init__(self, budget_weight: str = "arguments") -> None:
+        self.budget_weight = budget_weight
+        self.message_tokens = BUDGET_WEIGHTS[budget_weight]
 
     def messages_tokens(self, messages: Sequence[Any]) -> int:
         return estimate_messages_tokens_rough(messages)
@@ -431,9 +323,12 @@ class ExactEstimator:
         return self.counter.count_messages(messages)
 
 
-def make_estimator(name: str, model: str | None = None) -> RoughEstimator | ExactEstimator:
+def make_estimator(
+    name: str, model: str | None = None, budget_weight: str = "arguments"
+) -> RoughEstimator | ExactEstimator:
+    """The estimator called ``name``: ``hermes`` (with the release's ``budget_weight``) or ``tiktoken``."""
     if name == "hermes":
-        return RoughEstimator()
+        return RoughEstimator(budget_weight)
     if name == "tiktoken":
         return ExactEstimator(model)
     raise ValueError(f"unknown token_estimator {name!r}; expected 'hermes' or 'tiktoken'")

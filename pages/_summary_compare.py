@@ -36,7 +36,7 @@ def summary_comparison_section(transcript: Transcript, settings: Settings) -> No
     if comparison is None:
         st.info("With these parameters the compressor would summarise nothing, so there is nothing to compare.")
         return
-    pending = comparison.pending
+    pending = comparison.plan
     st.caption(
         f"Both summarise the same turns (messages {pending.turns_start}–{(pending.compress_end or 1) - 1}, as the "
         "compressor would hand them over with the sidebar parameters): the offline extractive summary from the "

@@ -11,6 +11,8 @@ import streamlit as st
 
 from core.analysis.preview import changed_pairs, message_diff, preview_messages, side_by_side
 from core.analysis.session import Settings, Transcript
+from core.analysis.summary_check import EMPTY, summary_problem
+from core.summarizers.llm import CLIENT_DEFAULT_RETRIES, DEFAULT_TIMEOUT_S
 from pages._shared import (
     LOCAL_SUMMARIZER,
     NO_SUMMARIZER,
@@ -83,13 +85,28 @@ def _build_summarizer(choice: str, settings: Settings) -> tuple[Any, str]:
             api_base=(kept("llm_api_base") or "").strip() or None,
             # The key lives only in this widget's state: never kept, stored or logged.
             api_key=st.session_state.get("llm_api_key") or None,
+            timeout=float(kept("llm_timeout", DEFAULT_TIMEOUT_S)),
+            max_retries=int(kept("llm_retries", CLIENT_DEFAULT_RETRIES)),
         )
         return summarizer, f"litellm: {model or 'no model'}"
     if choice == LOCAL:
         from core.summarizers.local import local_summarizer
 
-        return local_summarizer(_local_server()), "local model"
+        summarizer = local_summarizer(_local_server(), timeout=float(kept("local_timeout", DEFAULT_TIMEOUT_S)),
+                                      max_retries=int(kept("local_retries", 0)))
+        return summarizer, "local model"
     return None, "no summarizer"
+
+
+def _deadline_inputs(prefix: str, default_retries: int) -> None:
+    """The deadline and retries of one summary call (``<prefix>_timeout``, ``<prefix>_retries``)."""
+    d1, d2, _ = st.columns([1, 1, 2])
+    d1.number_input("Deadline (s)", min_value=1.0, max_value=3600.0, step=10.0,
+                    **keep(f"{prefix}_timeout", DEFAULT_TIMEOUT_S),
+                    help="The whole summary call (connecting, reading and every retry) must end within this; "
+                         "past it the call counts as a timeout and the fallback summary is used.")
+    d2.number_input("Retries", min_value=0, max_value=10, step=1, **keep(f"{prefix}_retries", default_retries),
+                    help="Retries of a failed request (connection error, timeout, 429, 5xx), within the deadline.")
 
 
 def _run(transcript: Transcript, settings: Settings, choice: str, strict: bool) -> None:
@@ -146,11 +163,23 @@ def _shown(text: str) -> str:
     return text[:SHOWN_CHARS] + f"\n… ({len(text) - SHOWN_CHARS:,} more characters)"
 
 
+def _profile_of(run: dict[str, Any]) -> str:
+    return str(getattr(run["settings"], "profile", "")) or "this release"
+
+
 def _outcome(result: Any, run: dict[str, Any], counter: Any, original_tokens: int) -> None:
     after_tokens = counter.count_messages(result.messages)
     n_before, n_after = len(result.input_messages), len(result.messages)
     reason = escape_markdown(result.failure_reason or "no summarizer configured")
-    if result.outcome == "summarized":
+    problem = summary_problem(result, counter)
+    if problem is not None:
+        title = "Empty summary" if problem.kind == EMPTY else "Oversized summary"
+        st.warning(
+            f"**{title}, counted as a success.** Messages {result.compress_start}–{result.compress_end - 1} "
+            f"were summarised, but {escape_markdown(problem.message)}. Hermes {escape_markdown(_profile_of(run))} "
+            "keeps such a summary as it is; check the summarizer before relying on this result."
+        )
+    elif result.outcome == "summarized":
         st.success(
             f"**Summarised.** Messages {result.compress_start}–{result.compress_end - 1} became one summary "
             f"({n_before:,} → {n_after:,} messages)."
@@ -368,6 +397,7 @@ with st.container(border=True):
         k1.text_input("API key", type="password", key="llm_api_key",
                       help="Held in memory for this browser session only: never written to disk, logged or exported.")
         k2.text_input("Base URL (optional)", **keep("llm_api_base", ""), placeholder="http://127.0.0.1:8080/v1")
+        _deadline_inputs("llm", CLIENT_DEFAULT_RETRIES)
     elif choice == LOCAL and _local_available():
         from core.summarizers.local import LOCAL_MAX_TOKENS_CAP
 
@@ -377,6 +407,7 @@ with st.container(border=True):
             "model minutes to write. Reading a long prompt still takes a while on a CPU, and a long middle may "
             "not fit its context (the failure then shows as a fallback with its reason)."
         )
+        _deadline_inputs("local", 0)
     elif choice == LOCAL:
         runnable = False
         st.info("The local model is not installed. Install it with `make local-model` "

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import json
+from collections import Counter
+from typing import Any
+
 import streamlit as st
 
 from core.analysis.session import Transcript, content_digest
@@ -48,6 +52,65 @@ def _reset_reading_options() -> None:
     set_kept("format_choice", AUTO_FORMAT)
     set_kept("session_choice", None)
     set_kept("session_label", None)
+
+
+def session_label(info: Any) -> str:
+    """A picker label: the id first (what the harness and the user look for), then what it is."""
+    label = f"{info.id} · {info.message_count:,} messages"
+    kind = getattr(info, "kind", "session")
+    if kind == "branch":
+        label += " · abandoned branch"
+    elif kind == "sidechain" or getattr(info, "is_sidechain", False):
+        label += " · subagent"
+    return label + (f" · {info.title}" if info.title else "")
+
+
+def _what_it_holds(sessions: list[Any]) -> str:
+    kinds = Counter(getattr(info, "kind", "session") for info in sessions)
+    names = {"session": ("session", "sessions"), "sidechain": ("subagent run", "subagent runs"),
+             "branch": ("abandoned branch", "abandoned branches")}
+    return ", ".join(f"{n} {names.get(k, (k, k))[n != 1]}" for k, n in kinds.items())
+
+
+_SHOWN_WARNINGS = 5
+
+
+def show_load_report(transcript: Transcript) -> None:
+    """Where every row of the file went; what was placed nowhere, as warnings in plain view."""
+    report = getattr(transcript.conversation, "report", None)
+    if report is not None:
+        st.caption(escape_markdown(report.summary()))
+    warnings = transcript.warnings
+    if warnings:
+        shown = "\n".join(f"- {escape_markdown(w)}" for w in warnings[:_SHOWN_WARNINGS])
+        more = len(warnings) - _SHOWN_WARNINGS
+        st.warning(f"**{len(warnings)} import warning(s)**\n\n{shown}" + (f"\n\n… and {more} more below." if more > 0 else ""),
+                   icon=":material/warning:")
+    if report is not None or warnings:
+        with st.expander("Load report: every row of the file and where it went"):
+            if report is not None:
+                st.dataframe(report.rows(), hide_index=True, width="stretch", key="load_report_table")
+            if warnings:
+                st.code("\n".join(warnings), language=None, wrap_lines=True)
+
+
+def show_message_detail(transcript: Transcript) -> None:
+    """One message in full: its display text, and the message as loaded (raw, escape codes kept)."""
+    if not transcript.messages:
+        return
+    from core.analysis.overview import message_text
+
+    with st.expander("Message detail"):
+        last = len(transcript.messages) - 1
+        index = int(st.number_input("Message #", min_value=0, max_value=last, step=1, key="detail_index"))
+        message = transcript.messages[index]
+        sources = getattr(transcript.conversation, "sources", None) or []
+        where = sources[index] if index < len(sources) else ""
+        st.caption(f"{escape_markdown(str(message.get('role')))} · {escape_markdown(where)}")
+        if st.toggle("Raw (the message as loaded, escape codes kept)", key="detail_raw"):
+            st.code(json.dumps(message, ensure_ascii=False, indent=1), language="json", wrap_lines=True)
+        else:
+            st.code(message_text(message) or "(no text)", language=None, wrap_lines=True)
 
 
 def show_figures(transcript: Transcript) -> None:
@@ -221,12 +284,7 @@ with fmt_col:
 if transcript is not None and len(transcript.sessions) > 1:
     with session_col:
         # Labels are the options themselves (a format_func would hide the ids from the test harness).
-        labels: dict[str, str] = {}
-        for info in transcript.sessions:
-            label = f"{info.id} · {info.message_count} messages"
-            label += f" · {info.title}" if info.title else ""
-            label += " · sidechain" if getattr(info, "is_sidechain", False) else ""
-            labels[label] = str(info.id)
+        labels: dict[str, str] = {session_label(info): str(info.id) for info in transcript.sessions}
         label_of = {sid: label for label, sid in labels.items()}
         current = str(kept("session_choice") or transcript.conversation.session_id or "")
         if kept("session_label") not in labels:
@@ -236,17 +294,16 @@ if transcript is not None and len(transcript.sessions) > 1:
             set_kept("session_choice", labels.get(st.session_state.get("session_label"), None))
 
         st.selectbox(
-            "Session",
+            "Session or branch",
             list(labels),
             **keep("session_label", then=_pick_session),
-            help=f"This file holds {len(labels)} sessions.",
+            help=f"This file holds {_what_it_holds(transcript.sessions)}. An abandoned branch is the conversation "
+            "as it stood before an edited prompt, a rewind or a retry took another way.",
         )
 
 if transcript is None:
     st.stop()
 
-if transcript.warnings:
-    with st.expander(f"{len(transcript.warnings)} import warning(s)", expanded=False, icon=":material/warning:"):
-        st.code("\n".join(transcript.warnings), language=None, wrap_lines=True)
-
+show_load_report(transcript)
 show_figures(transcript)
+show_message_detail(transcript)

@@ -38,13 +38,13 @@ WHERE_IT_GOES = {
 
 def _view(transcript: Transcript, settings: Settings, strict: bool) -> Any:
     from core.analysis.redaction_view import redaction_view
-    from core.analysis.summary_input import pending_summary
+    from core.plan import plan
 
     config = dataclasses.replace(settings.config(), strict_redaction=strict)
 
     def compute() -> Any:
-        pending = pending_summary(transcript.messages, config, plan=transcript.prune_plan(config))
-        return redaction_view(transcript.messages, config, pending=pending)
+        decided = plan(transcript.messages, config, prune_plan=transcript.prune_plan(config))
+        return redaction_view(transcript.messages, config, decided=decided)
 
     return transcript.memo(("redaction-view", settings, strict), compute)
 
@@ -100,7 +100,7 @@ except Exception as exc:  # any failure ends as a readable message
     st.stop()
 
 if not view.calls_summarizer:
-    reason = ("the conversation is too small to compress" if view.pending.outcome == "too_small"
+    reason = ("the conversation is too small to compress" if view.plan.outcome == "too_small"
               else "the middle zone is empty with these parameters")
     st.info(f"Nothing would be sent to a summarizer: {reason}. Lower the tail ratio or protect fewer messages "
             "in the sidebar to see a summary request.")
@@ -111,8 +111,8 @@ reference_total = int(counts.loc[counts["layer"] == "reference", "masked"].sum()
 strict_total = int(counts.loc[counts["layer"] == "strict", "masked"].sum())
 c1, c2, c3, c4 = st.columns(4)
 c1.metric("Characters sent", f"{len(view.text):,}")
-c2.metric("Turns", f"{len(view.pending.turns):,}",
-          help=f"Messages {view.pending.turns_start}–{(view.pending.compress_end or 1) - 1} of the conversation.")
+c2.metric("Turns", f"{len(view.plan.turns):,}",
+          help=f"Messages {view.plan.turns_start}–{(view.plan.compress_end or 1) - 1} of the conversation.")
 c3.metric("Reference masks", f"{reference_total:,}")
 c4.metric("Strict masks", f"{strict_total:,}")
 other_total = int(other.count_frame()["masked"].sum())
@@ -120,10 +120,10 @@ st.caption(
     f"Strict {'on' if strict else 'off'}: {reference_total + strict_total:,} masked values. "
     f"With strict {'off' if strict else 'on'}: {other_total:,}. Flip the switch to compare."
 )
-if view.pending.previous_summary:
+if view.plan.previous_summary:
     st.caption(
-        f"The prompt also carries the earlier handoff summary found before message {view.pending.turns_start} "
-        f"({len(view.pending.previous_summary):,} characters) as it stands in the conversation."
+        f"The prompt also carries the earlier handoff summary found before message {view.plan.turns_start} "
+        f"({len(view.plan.previous_summary):,} characters) as it stands in the conversation."
     )
 if not view.located:
     st.warning("The masks could not be placed in this text, so they are not highlighted; the text itself is exact.")

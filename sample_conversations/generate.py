@@ -18,7 +18,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import project  # noqa: E402  (a sibling module of this script)
+import current_layouts  # noqa: E402  (sibling modules of this script)
+import project  # noqa: E402
 import sessions  # noqa: E402
 
 OUT = Path(__file__).resolve().parent
@@ -184,6 +185,8 @@ def main() -> None:
     write_json("openhands_trajectory.json", sessions.openhands_trajectory(random.Random(41)))
     write_json("langchain_messages.json", sessions.langchain_messages(random.Random(43)))
     write_json("swe_agent_run.traj", sessions.swe_agent_trajectory(random.Random(47)))
+    write_jsonl("claude_code_v2_session.jsonl", current_layouts.claude_code_v2_session(random.Random(59)))
+    write_json("mini_swe_agent_run.traj.json", current_layouts.mini_swe_agent_trajectory(random.Random(61)))
     hermes_sessions = sessions.hermes_sessions(ChatSession(seed=53))
     write_hermes_db("hermes_state.db", hermes_sessions)
     write_jsonl("hermes_sessions_export.jsonl", [sessions.hermes_export_record(s) for s in hermes_sessions])

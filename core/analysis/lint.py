@@ -21,6 +21,7 @@ An empty frame means the conversation is valid for that API.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -156,6 +157,81 @@ def _check_openai_content(found: _Findings, index: int, message: Mapping[str, An
             found.add("content_type", ERROR, index, f"text part {position} has no string 'text'")
 
 
+_JSON_SPACE = re.compile(r"[ \t\n\r]*")
+_JSON_NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][-+]?\d+)?")
+# The bare words json.loads accepts as values, longest first ("-Infinity" before "Infinity").
+_JSON_WORDS = ("-Infinity", "Infinity", "false", "true", "null", "NaN")
+
+
+def _is_json_text(text: str) -> bool:
+    """Does ``json.loads`` accept ``text`` as a document (however deeply it is nested)?"""
+    try:
+        json.loads(text)
+    except RecursionError:
+        # Valid JSON may nest deeper than the parser's recursion allows: check it without recursion.
+        return _is_deep_json_text(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _is_deep_json_text(text: str) -> bool:
+    """The grammar ``json.loads`` accepts, checked with an explicit stack instead of recursion."""
+    from json.decoder import scanstring
+
+    size = len(text)
+    open_containers: list[str] = []
+    expecting = "value"  # or "key" (inside an object) or "next" (after a complete value)
+    position = 0
+    try:
+        while True:
+            position = _JSON_SPACE.match(text, position).end()  # type: ignore[union-attr]
+            char = text[position] if position < size else ""
+            if expecting == "value":
+                if char and char in "[{":
+                    open_containers.append(char)
+                    position = _JSON_SPACE.match(text, position + 1).end()  # type: ignore[union-attr]
+                    closer = "]" if char == "[" else "}"
+                    if text.startswith(closer, position):
+                        open_containers.pop()
+                        position += 1
+                        expecting = "next"
+                    elif char == "{":
+                        expecting = "key"
+                    continue
+                if char == '"':
+                    position = scanstring(text, position + 1, True)[1]
+                else:
+                    word = next((w for w in _JSON_WORDS if text.startswith(w, position)), None)
+                    number = None if word else _JSON_NUMBER.match(text, position)
+                    if word is None and number is None:
+                        return False
+                    position = position + len(word) if word else number.end()  # type: ignore[union-attr]
+                expecting = "next"
+            elif expecting == "key":
+                if char != '"':
+                    return False
+                position = _JSON_SPACE.match(text, scanstring(text, position + 1, True)[1]).end()  # type: ignore[union-attr]
+                if not text.startswith(":", position):
+                    return False
+                position += 1
+                expecting = "value"
+            else:
+                if not open_containers:
+                    return position == size
+                inside = open_containers[-1]
+                if char == ",":
+                    position += 1
+                    expecting = "value" if inside == "[" else "key"
+                elif char == ("]" if inside == "[" else "}"):
+                    open_containers.pop()
+                    position += 1
+                else:
+                    return False
+    except ValueError:  # a malformed string literal
+        return False
+
+
 def _check_openai_calls(found: _Findings, index: int, message: Mapping[str, Any], seen_ids: dict[Any, int]) -> None:
     raw = message.get("tool_calls")
     if raw is None:
@@ -181,9 +257,7 @@ def _check_openai_calls(found: _Findings, index: int, message: Mapping[str, Any]
         if problems:
             found.add("tool_call_malformed", ERROR, index, f"tool call {position}: {', '.join(problems)}")
         elif arguments.strip():
-            try:
-                json.loads(arguments)
-            except ValueError:
+            if not _is_json_text(arguments):
                 found.add("arguments_not_json", WARNING, index,
                           f"tool call {_short(cid)}: arguments are not valid JSON")
         if isinstance(cid, str) and cid:

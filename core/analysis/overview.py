@@ -16,7 +16,7 @@ from typing import Any
 
 import pandas as pd
 
-from core.message_view import content_text
+from core.message_view import content_text, strip_ansi
 from core.tokens import TokenCounter
 
 CATEGORIES: tuple[str, ...] = (
@@ -109,7 +109,11 @@ def message_tool(message: Any, call_names: dict[str, str]) -> str:
 
 
 def message_text(message: Any) -> str:
-    """Everything readable in one message: its text, then each tool call as ``name(arguments)``."""
+    """Everything readable in one message: its text, then each tool call as ``name(arguments)``.
+
+    Terminal escape codes (colours in tool output) are left out: this is the display text; the
+    message itself keeps them.
+    """
     if not isinstance(message, dict):
         return str(message)
     pieces = []
@@ -126,7 +130,7 @@ def message_text(message: Any) -> str:
             pieces.append(f"[{images} image{'s' if images > 1 else ''}]")
     for call in _calls(message):
         pieces.append(f"{_call_name(call)}({_call_arguments(call)})")
-    return "\n".join(pieces)
+    return strip_ansi("\n".join(pieces))
 
 
 def preview(text: str, limit: int = PREVIEW_CHARS) -> str:

@@ -1,8 +1,8 @@
 """The text a compression sends to its summarizer, with every masked value located and named.
 
 :func:`redaction_view` computes the serialised-turns block of the summary prompt exactly as
-``compress()`` builds it (:mod:`core.analysis.summary_input`, then
-``core.phases.summary.serialize_for_summary`` with the compressor's ``redact`` / ``redact_many``),
+``compress()`` builds it (the compression plan's turns, ``core.plan``, then
+``core.phases.summary.serialize_for_summary`` with the plan's ``redact`` / ``redact_many``),
 and finds where each mask sits in it:
 
 * ``reference`` spans are the profile's own masks (the Hermes passes: vendor keys, ``NAME=value``
@@ -25,10 +25,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from core import profiles as P
-from core.analysis.summary_input import PendingSummary, pending_summary
-from core.compressor import CompressorConfig
+from core.config import CompressorConfig
 from core.phases.summary import redaction_texts, serialize_for_summary, truncate_content
-from core.redaction.hermes import _passes  # the reference passes, in their order
+from core.plan import CompressionPlan, plan
+from core.redaction.hermes import passes_for  # the reference passes, in their order
 from core.redaction.strict import SecretSpan, find_secrets
 
 if TYPE_CHECKING:
@@ -47,20 +47,6 @@ __all__ = [
 REFERENCE = "reference"
 STRICT = "strict"
 
-# One name per reference pass, in core.redaction.hermes' order (Discord only in v0.15.1).
-_PASS_KINDS = (
-    "vendor-key",
-    "env-assignment",
-    "json-field",
-    "bearer-header",
-    "telegram-token",
-    "private-key",
-    "database-url",
-    "jwt",
-    "form-field",
-)
-_DISCORD_KIND = "discord-mention"
-_PHONE_KIND = "phone-number"
 # Characters that end a value: a mask is widened over the value it replaced, up to these.
 _SEPARATORS = frozenset(" \t\r\n\"'`=:,;&()[]{}<>@|\\")
 # ... and are trimmed from a mask's ends (brackets are not: "[REDACTED PRIVATE KEY]" is one mask).
@@ -84,7 +70,7 @@ class MaskedSpan:
 class RedactionView:
     """The serialised turns as the summarizer receives them, and the masks inside."""
 
-    pending: PendingSummary
+    plan: CompressionPlan
     strict: bool
     text: str
     spans: list[MaskedSpan] = field(default_factory=list)
@@ -93,7 +79,7 @@ class RedactionView:
 
     @property
     def calls_summarizer(self) -> bool:
-        return self.pending.calls_summarizer
+        return self.plan.calls_summarizer
 
     def counts(self) -> dict[tuple[str, str], int]:
         """Masks per (layer, kind), reference first, most frequent first within a layer."""
@@ -120,7 +106,7 @@ class RedactionView:
 
     def turn_index(self, turn: int) -> int:
         """The message index (in the conversation) of summarised turn ``turn``."""
-        return (self.pending.turns_start or 0) + turn
+        return (self.plan.turns_start or 0) + turn
 
     def segments(self, start: int = 0, end: int | None = None) -> list[tuple[str, MaskedSpan | None]]:
         """``text[start:end]`` cut into plain pieces and masks, in order (for highlighting)."""
@@ -260,13 +246,13 @@ def _apply_edits(
     return out
 
 
-def reference_spans(text: str, *, discord_mentions: bool = False) -> tuple[str, list[tuple[int, int, str]]]:
-    """``redact_sensitive_text(text)`` and its masks as ``(start, end, kind)`` in the redacted text."""
-    kinds = _PASS_KINDS + ((_DISCORD_KIND,) if discord_mentions else ()) + (_PHONE_KIND,)
+def reference_spans(text: str, *, release: str | None = None) -> tuple[str, list[tuple[int, int, str]]]:
+    """``redact_sensitive_text(text, release=...)`` and its masks as ``(start, end, kind)`` in the redacted text."""
     spans: list[tuple[int, int, str]] = []
     if not text:
         return text, spans
-    for kind, redaction_pass in zip(kinds, _passes(discord_mentions), strict=True):
+    for redaction_pass in passes_for(release):
+        kind = redaction_pass.kind
         if not redaction_pass.gate(text):
             continue
         new = redaction_pass.apply(text)
@@ -384,35 +370,36 @@ def _layout(turns: Sequence[Any], pieces: list[str]) -> tuple[list[Segment], lis
 
 
 def redaction_view(
-    messages: Sequence[Any], config: CompressorConfig, *, pending: PendingSummary | None = None
+    messages: Sequence[Any], config: CompressorConfig, *, decided: CompressionPlan | None = None
 ) -> RedactionView:
     """The serialised turns a compression with ``config`` sends to its summarizer, and their masks.
 
-    ``config.strict_redaction`` selects the strict layer. ``pending`` (from
-    :func:`core.analysis.summary_input.pending_summary` with the same messages and config) saves
-    recomputing Phases 1-2.
+    ``config.strict_redaction`` selects the strict layer. ``decided`` (the compression plan of the
+    same messages and config, :func:`core.plan.plan`) saves recomputing Phases 1-2.
     """
-    pending = pending if pending is not None else pending_summary(messages, config)
+    decided = decided if decided is not None else plan(messages, config)
     strict = bool(config.strict_redaction)
-    if not pending.calls_summarizer:
-        return RedactionView(pending, strict, "")
-    turns = pending.turns
+    if not decided.calls_summarizer:
+        return RedactionView(decided, strict, "")
+    turns = decided.turns
+    redaction = decided.redaction
 
     sent: list[str] = []
 
     def recording_redact_many(texts: list[str]) -> list[str]:
-        redacted = pending.redact_many(texts)
+        redacted = redaction.redact_many(texts)
         sent[:] = redacted
         return redacted
 
-    text = serialize_for_summary(turns, pending.redact, recording_redact_many)
+    text = serialize_for_summary(
+        turns, redaction.redact, recording_redact_many, media_directives=decided.profile.media_directives
+    )
 
-    discord = pending.compressor.profile.redact_discord_mentions
     raw = redaction_texts(turns)
     piece_spans: list[list[tuple[int, int, str, str]]] = []
     located = len(raw) == len(sent)
     for position, (_turn, piece) in enumerate(raw):
-        redacted, spans = reference_spans(piece, discord_mentions=discord)
+        redacted, spans = reference_spans(piece, release=redaction.release)
         marked = [(s, e, REFERENCE, k) for s, e, k in spans]
         if strict and redacted:
             redacted, moved, added = strict_spans(redacted, spans)
@@ -422,7 +409,7 @@ def redaction_view(
             break
         piece_spans.append(marked)
 
-    view = RedactionView(pending, strict, text, located=located)
+    view = RedactionView(decided, strict, text, located=located)
     if not located:
         return view
     segments, starts = _layout(turns, sent)

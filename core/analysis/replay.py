@@ -32,7 +32,10 @@ import plotly.graph_objects as go
 
 from core import profiles as P
 from core.analysis.charts import AFTER_COLOR, FALLBACK_COLOR, THRESHOLD_COLOR, ZONE_COLORS
-from core.compressor import CompressionResult, CompressorConfig, ContextCompressor
+from core.compressor import CompressionResult, ContextCompressor
+from core.config import CompressorConfig
+from core.phases.summary import strip_summary_prefix
+from core.profiles import get_profile
 from core.tokens import get_counter, message_rough_chars
 
 __all__ = [
@@ -102,6 +105,7 @@ class Replay:
     final_messages: list[Any]
     final_origins: list[int | None]  # per final message: its index in the upload, None if generated
     n_messages: int
+    profile: str = P.DEFAULT_PROFILE  # the release that compressed (it reads its own summaries)
 
     @property
     def compressed(self) -> list[CompactionRecord]:
@@ -323,6 +327,7 @@ def replay(
         final_messages=context,
         final_origins=origins,
         n_messages=len(messages),
+        profile=compressor.profile.name,
     )
 
 
@@ -334,11 +339,7 @@ def summary_evolution(result: Replay) -> pd.DataFrame:
     for record in result.compactions:
         if not record.compressed or not record.summary_text:
             continue
-        body = record.summary_text
-        for prefix in (P.SUMMARY_PREFIX_V0_16_0, P.SUMMARY_PREFIX_V0_15_1):
-            if body.startswith(prefix):
-                body = body[len(prefix):].lstrip()
-                break
+        body = strip_summary_prefix(record.summary_text, get_profile(result.profile))
         rows.append({"compaction": record.number, "message_index": record.message_index,
                      "outcome": record.outcome, "iterative": had_summary, "chars": len(body), "body": body})
         had_summary = True

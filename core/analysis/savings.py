@@ -1,11 +1,10 @@
 """Where the tokens go: each Phase-1 pass applied step by step, then the summary and reassembly.
 
-Phase 1 is replayed on copies with its own pass functions (``core.phases.prune``), so each step's
-list is exactly what the compressor builds; the second pass both writes one-liners and strips
+Phase 1's lists come from the conversation's Phase-1 plan (``core.phases.prune.PrunePlan``), so each
+step's list is exactly what the compressor builds; the second pass both writes one-liners and strips
 tool-result images, and its changes are split by message into those two steps. The steps after
-Phase 1 come from a real ``CompressionResult`` (its summary text and boundaries), reassembled with
-``core.phases.assemble`` so the tool-pair repair and the historical image stripping show up as
-their own steps; the last list is checked against ``result.messages``.
+Phase 1 are the lists of a real compression's assembly (``CompressionResult.assembly``): the
+summary placed, the tool pairs repaired, the historical images stripped.
 
 Every step is counted exactly (tiktoken, cached per text) and with the Hermes estimate.
 """
@@ -26,11 +25,12 @@ from core.analysis.overview import (
     tokens_by_role,
     tokens_by_tool,
 )
-from core.analysis.phase1 import usable_plan
-from core.compressor import CompressionResult, CompressorConfig
-from core.message_view import role_of
-from core.phases import assemble, boundaries, prune
+from core.compressor import CompressionResult
+from core.config import CompressorConfig
+from core.phases import prune
 from core.phases.prune import PrunePlan
+from core.plan import TOO_SMALL, usable_prune_plan
+from core.plan import plan as compression_plan
 from core.tokens import TokenCounter, message_rough_chars
 
 # Step keys in pipeline order, with their labels (the palette in charts.py uses the keys).
@@ -120,9 +120,9 @@ def phase1_steps(
 
     Returns ``([(step key, list, touched indices), ...], prune_boundary, actions)``; the last list
     equals ``prune_old_tool_results(...).messages``. ``plan``: the Phase-1 plan of ``messages``
-    with the config's estimator (:func:`core.analysis.phase1.plan_for`).
+    with the config's estimator (:func:`core.plan.prepare`).
     """
-    plan = usable_plan(plan, messages, config)
+    plan = usable_prune_plan(plan, messages, config)
     pruned = plan.apply(config.protect_last_n, config.tail_token_budget)
     boundary, actions = pruned.prune_boundary, pruned.actions
     after_dedup, after_pass2, after_pass3 = plan.pass_lists(boundary)
@@ -142,31 +142,6 @@ def phase1_steps(
         ("tool_images", after_images, image_idx),
     ]
     return steps, boundary, actions
-
-
-def reassemble(pruned: list[Any], result: CompressionResult) -> tuple[list[Any], list[Any], list[Any], list[int]]:
-    """Replay Phase 4 from a result: ``(assembled, repaired, final, historical-image indices)``."""
-    start, end = result.compress_start, result.compress_end
-    assert start is not None and end is not None and result.summary_text is not None
-    assembled: list[Any] = []
-    for i in range(start):
-        message = pruned[i]
-        if i == 0 and role_of(message) == "system":
-            assembled.append(assemble.add_system_note(message))
-        else:
-            assembled.append(message.copy() if isinstance(message, dict) else message)
-    if not result.summary_merged:
-        text = result.summary_text
-        content = text + assemble.SUMMARY_END if result.summary_role == "user" else text
-        assembled.append({"role": result.summary_role, "content": content})
-    for i in range(end, len(pruned)):
-        message = pruned[i]
-        if result.summary_merged and i == end:
-            message = assemble.merge_summary_into(message, result.summary_text)
-        assembled.append(message)
-    repaired, _ = assemble.sanitize_tool_pairs(assembled)
-    final, stripped = assemble.strip_historical_media(repaired)
-    return assembled, repaired, final, stripped
 
 
 class _Totals:
@@ -213,13 +188,14 @@ def phase_savings(
             shown and the later steps stay at zero. When the compressor returned early because
             the conversation is too small, nothing runs, so every step is zero.
         plan: The Phase-1 plan of ``messages`` with the config's estimator
-            (:func:`core.analysis.phase1.plan_for`), kept to make the next parameter change cheap.
+            (:func:`core.plan.prepare`), kept to make the next parameter change cheap.
     """
     original = list(messages)
     totals = _Totals(counter)
     exact0, hermes0 = totals(original)
     steps = [Step("original", STEP_LABELS["original"], exact0, hermes0, 0, 0)]
-    too_small = len(original) <= boundaries.protect_head_size(original, config.protect_first_n) + P.MIN_TAIL_MESSAGES + 1
+    decided = result.plan if result is not None else compression_plan(original, config, prune_plan=plan)
+    too_small = decided.outcome == TOO_SMALL
 
     def add(key: str, listing: Sequence[Any], touched: Sequence[int], note: str = "") -> None:
         exact, hermes = totals(listing)
@@ -244,7 +220,7 @@ def phase_savings(
         add("final", original, [])
         return SavingsAnalysis(steps, "too_small", original, original, original, None, {}, True)
 
-    phase1, boundary, actions = phase1_steps(original, config, plan=plan)
+    phase1, boundary, actions = phase1_steps(original, config, plan=plan or decided.prune_plan)
     for key, listing, touched in phase1:
         add(key, listing, touched)
     pruned = phase1[-1][1]
@@ -252,16 +228,18 @@ def phase_savings(
     final = pruned
     matches = True
     outcome = "phase1_only" if result is None else result.outcome
-    if result is not None and result.compressed and result.summary_text is not None:
-        assembled, repaired, final, stripped = reassemble(pruned, result)
+    if result is not None and result.assembly is not None:
+        built = result.assembly
+        final = built.messages
         matches = final == result.messages
-        if not matches:
-            final = list(result.messages)
         middle = list(range(result.compress_start or 0, result.compress_end or 0))
-        add("summary", assembled, middle, f"{len(middle)} messages → 1 summary" + (" (merged)" if result.summary_merged else ""))
-        repair_note = f"{result.orphans_removed} orphan results removed, {result.stubs_added} stubs added"
-        add("repair", repaired, [], repair_note)
-        add("historical_images", final, stripped)
+        add("summary", built.assembled, middle, f"{len(middle)} messages → 1 summary" + (" (merged)" if built.summary_merged else ""))
+        repair_note = f"{built.orphans_removed} orphan results removed, " + (
+            f"{built.stubs_added} stubs added" if built.plan.profile.orphan_call_rule == "stub"
+            else f"{built.calls_stripped} calls without results stripped"
+        )
+        add("repair", built.repaired, [], repair_note)
+        add("historical_images", final, built.media_stripped)
     else:
         note = {
             "phase1_only": "run the compressor to see the summary step",

@@ -18,9 +18,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from core.analysis.phase1 import estimator_key, plan_for
-from core.compressor import CompressorConfig
+from core.config import DEFAULTS, CompressorConfig
 from core.phases.prune import PrunePlan
+from core.plan import estimator_key, prepare
 from core.tokens import TokenCounter, encoding_name_for_model, get_counter
 
 if TYPE_CHECKING:  # pandas loads in about a second: only the tables need it, not the first paint
@@ -44,15 +44,16 @@ def content_digest(data: bytes) -> str:
 class Settings:
     """The tunable compressor parameters shared by every page (hashable, so it can key caches)."""
 
-    context_length: int = 128_000
-    threshold_percent: float = 0.50
-    protect_first_n: int = 3
-    protect_last_n: int = 20
-    summary_target_ratio: float = 0.20
-    profile: str = "v0.16.0"
-    token_estimator: str = "hermes"
-    model: str = ""
-    abort_on_summary_failure: bool = False
+    context_length: int = DEFAULTS.context_length
+    threshold_percent: float = DEFAULTS.threshold_percent
+    protect_first_n: int = DEFAULTS.protect_first_n
+    protect_last_n: int = DEFAULTS.protect_last_n
+    summary_target_ratio: float = DEFAULTS.summary_target_ratio
+    profile: str = DEFAULTS.profile
+    token_estimator: str = DEFAULTS.token_estimator
+    model: str = DEFAULTS.model
+    max_tokens: int | None = DEFAULTS.max_tokens
+    abort_on_summary_failure: bool = DEFAULTS.abort_on_summary_failure
 
     def config(self) -> CompressorConfig:
         return CompressorConfig.from_settings(self)
@@ -109,11 +110,11 @@ class Transcript:
         Pass it to the analyses (``plan=``): after a parameter change they only look for the new
         prune boundary instead of re-running Phase 1.
         """
-        key = estimator_key(config.token_estimator, config.model)
+        key = estimator_key(config.token_estimator, config.model, config.release.budget_weight)
         with self._lock:
             plan = self._plans.get(key)
             if plan is None:
-                plan = plan_for(self.messages, config)
+                plan = prepare(self.messages, config)
                 self._plans[key] = plan
             return plan
 

@@ -36,12 +36,13 @@ from plotly.subplots import make_subplots
 from core.analysis.lint import error_count, lint
 from core.analysis.replay import DEFAULT_SUMMARIZER
 from core.analysis.retention_view import FactIndex, retention_summary
-from core.compressor import CompressorConfig, ContextCompressor
+from core.compressor import ContextCompressor
+from core.config import CompressorConfig
 from core.phases import summary as summary_phase
 from core.phases.boundaries import align_boundary_forward, protect_head_size
+from core.plan import plan_for_turns
 from core.profiles import PROFILES
-from core.summarizers.base import SummaryRequest
-from core.tokens import TokenCounter, encoding_name_for_model, estimate_messages_tokens_rough, get_counter
+from core.tokens import TokenCounter, encoding_name_for_model, get_counter
 
 __all__ = [
     "CODEX_SUMMARY_PREFIX",
@@ -226,22 +227,13 @@ def _cut_to_tokens(text: str, tokens: int, counter: TokenCounter) -> str:
 
 
 def _summarize(turns: list[Any], config: CompressorConfig, summarizer: Any) -> tuple[str | None, str | None]:
-    """(summary body, error) for ``turns``, built the way the compressor builds a first summary."""
+    """(summary body, error) for ``turns``, requested the way the compressor requests a first summary."""
     if summarizer is None:
         return None, "no summarizer configured"
-    compressor = ContextCompressor(config)
-    budget = summary_phase.summary_budget(estimate_messages_tokens_rough(turns), compressor.max_summary_tokens)
-    max_tokens = summary_phase.max_tokens_for_budget(budget)
-    serialized = summary_phase.serialize_for_summary(turns, compressor.redact)
-    prompt = summary_phase.build_summary_prompt(serialized, profile=compressor.profile, summary_budget_tokens=budget)
+    request = plan_for_turns(turns, config).summary_request()
     try:
         hook = getattr(summarizer, "summarize_request", None)
-        if hook is not None:
-            text = hook(SummaryRequest(prompt=prompt, max_tokens=max_tokens,
-                                       turns=summary_phase.redacted_turns(turns, compressor.redact),
-                                       serialized_turns=serialized, summary_budget=budget))
-        else:
-            text = summarizer(prompt, max_tokens)
+        text = hook(request) if hook is not None else summarizer(request.prompt, request.max_tokens)
     except Exception as exc:  # a failed summary is reported, not raised
         return None, str(exc).strip() or type(exc).__name__
     text = text if isinstance(text, str) else str(text or "")

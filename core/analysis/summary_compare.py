@@ -1,7 +1,7 @@
 """The offline extractive summary beside Hermes v0.16.0's deterministic fallback, on the same turns.
 
 For a conversation and a configuration, :func:`compare_summaries` takes the summary request the
-compressor would make (:mod:`core.analysis.summary_input`), writes the extractive summary from it
+compressor would make (its plan, :func:`core.plan.plan`), writes the extractive summary from it
 (``ExtractiveSummarizer().summarize_request``, then the compressor's own post-processing: strip,
 redact), and builds the deterministic fallback from the same turns with the same profile and
 redaction (``core.phases.fallback.deterministic_fallback_summary``, with the reason Hermes gives
@@ -30,11 +30,11 @@ from typing import Any
 import pandas as pd
 
 from core import profiles as P
-from core.analysis.summary_input import PendingSummary, pending_summary, summary_request
-from core.compressor import CompressorConfig
+from core.config import CompressorConfig
 from core.facts import extract_facts, retention, retention_score
 from core.phases.fallback import deterministic_fallback_summary
 from core.phases.summary import strip_summary_prefix
+from core.plan import CompressionPlan, plan
 from core.summarizers.extractive import ExtractiveSummarizer, count_tokens
 from core.tokens import encoding_name_for_model, get_counter
 
@@ -53,7 +53,7 @@ TABLE_COLUMNS = [
 class SummaryComparison:
     """Both summary bodies for the same turns, and the facts they are scored against."""
 
-    pending: PendingSummary
+    plan: CompressionPlan
     extractive: str
     fallback: str
     turn_facts: pd.DataFrame  # facts of the turns the summarizer received (pruned, redacted)
@@ -86,7 +86,7 @@ class SummaryComparison:
         the message's position in the conversation)."""
         scored = self.scored(name, original=original)
         lost = scored[~scored["kept"]][["kind", "value", "message_index"]].reset_index(drop=True)
-        lost["message_index"] = lost["message_index"] + (self.pending.turns_start or 0)
+        lost["message_index"] = lost["message_index"] + (self.plan.turns_start or 0)
         return lost
 
     def table(self) -> pd.DataFrame:
@@ -114,7 +114,7 @@ def compare_summaries(
     *,
     focus_topic: str | None = None,
     encoding: str | None = None,
-    pending: PendingSummary | None = None,
+    decided: CompressionPlan | None = None,
 ) -> SummaryComparison | None:
     """Both summaries of the turns a compression with ``config`` would summarise; None when it would
     summarise nothing (the conversation is too small or its middle is empty).
@@ -122,18 +122,20 @@ def compare_summaries(
     Tokens are counted with ``encoding`` (the config's model's encoding by default).
     """
     messages = list(messages)
-    pending = pending if pending is not None else pending_summary(messages, config)
-    if not pending.calls_summarizer:
+    if decided is None or (focus_topic and decided.focus_topic != focus_topic):
+        decided = plan(messages, config, prune_plan=decided.prune_plan if decided else None, focus_topic=focus_topic)
+    if not decided.calls_summarizer:
         return None
-    request = summary_request(pending, focus_topic)
-    profile = pending.compressor.profile
+    request = decided.summary_request()
+    profile = decided.profile
+    redact = decided.redaction.redact
 
     # The compressor keeps redact(response.strip()) as the summary body.
     response = ExtractiveSummarizer().summarize_request(request)
-    extractive = pending.redact(str(response or "").strip())
+    extractive = redact(str(response or "").strip())
     fallback = strip_summary_prefix(
         deterministic_fallback_summary(
-            pending.turns, P.NO_PROVIDER_ERROR, pending.previous_summary, profile, pending.redact
+            decided.turns, P.NO_PROVIDER_ERROR, decided.previous_summary, profile, redact
         ),
         profile,
     )
@@ -143,15 +145,15 @@ def compare_summaries(
         same_size_response = ExtractiveSummarizer().summarize_request(
             dataclasses.replace(request, summary_budget=fallback_size, max_tokens=fallback_size)
         )
-        same_size = pending.redact(str(same_size_response or "").strip())
+        same_size = redact(str(same_size_response or "").strip())
     except ValueError:  # a fallback smaller than the 13 headings leaves no equal-size summary
         pass
     counter = get_counter(encoding or encoding_name_for_model(config.model))
     turn_facts = extract_facts(request.turns)
-    span = messages[pending.turns_start: pending.compress_end]
+    span = messages[decided.turns_start: decided.compress_end]
     span_facts = extract_facts([m for m in span if isinstance(m, dict)])
     return SummaryComparison(
-        pending=pending,
+        plan=decided,
         extractive=extractive,
         fallback=fallback,
         turn_facts=turn_facts,

@@ -1,7 +1,7 @@
 """Where HEAD, MIDDLE and TAIL fall for given parameters, and why, without any summary call.
 
-The boundaries are computed exactly as ``ContextCompressor.compress`` computes them: Phase 1 on
-copies (its prune boundary and actions), then the head, the forward alignment and the tail walk
+The boundaries are the compression plan's (``core.plan.plan``, what ``compress()`` follows): Phase 1
+on copies (its prune boundary and actions), then the head, the forward alignment and the tail walk
 on the pruned list with the configured estimator. The explanations are plain sentences built
 from the steps the tail walk recorded (``TailCut``), so they always describe the actual result.
 """
@@ -15,11 +15,12 @@ from typing import Any
 import pandas as pd
 
 from core import profiles as P
-from core.analysis.phase1 import derived, usable_plan
-from core.compressor import CompressorConfig
-from core.phases import boundaries
+from core.config import CompressorConfig
 from core.phases.boundaries import TailCut
 from core.phases.prune import PrunePlan
+from core.phases.trigger import threshold_breakdown
+from core.plan import NOTHING_TO_COMPRESS, TOO_SMALL, CompressionPlan, CompressorState, derived
+from core.plan import plan as compression_plan
 from core.tokens import estimate_messages_tokens_rough, make_estimator, message_rough_chars
 
 HEAD, MIDDLE, TAIL, UNCHANGED = "HEAD", "MIDDLE", "TAIL", "UNCHANGED"
@@ -51,6 +52,7 @@ class ZoneAnalysis:
     tail_cut: TailCut | None
     zones: list[str]
     table: pd.DataFrame
+    plan: CompressionPlan
     explanations: list[str] = field(default_factory=list)
 
     @property
@@ -112,8 +114,9 @@ def analyze_zones(
     count_message: Callable[[Any], int] | None = None,
     *,
     plan: PrunePlan | None = None,
+    state: CompressorState | None = None,
 ) -> ZoneAnalysis:
-    """Compute the zones ``compress()`` would use for ``messages`` under ``config``.
+    """The zones ``compress()`` would use for ``messages`` under ``config``.
 
     Args:
         messages: OpenAI-chat message dicts (never modified).
@@ -122,26 +125,29 @@ def analyze_zones(
             estimator's counts otherwise).
         count_message: How to count one message in the same unit as ``exact_tokens``; used for
             the messages Phase 1 shortens, to show what is left of them.
-        plan: The Phase-1 plan of ``messages`` with the config's estimator
-            (:func:`core.analysis.phase1.plan_for`), kept to make the next parameter change cheap.
+        plan: The Phase-1 plan of ``messages`` for ``config`` (:func:`core.plan.prepare`), kept to
+            make the next parameter change cheap.
+        state: The compressor's state (a fresh compressor when None); from v0.18.0 a compressor
+            that has compacted protects only the system prompt.
     """
     messages = list(messages)
     n = len(messages)
-    estimator = make_estimator(config.token_estimator, config.model)
+    estimator = make_estimator(config.token_estimator, config.model, config.release.budget_weight)
     threshold = config.threshold_tokens
     budget = config.tail_token_budget
     soft_ceiling = int(budget * P.TAIL_SOFT_CEILING_FACTOR)
-    head_size = boundaries.protect_head_size(messages, config.protect_first_n)
+    decided = compression_plan(messages, config, prune_plan=plan, state=state or CompressorState())
+    small = decided.outcome == TOO_SMALL
+    head_size = decided.head_size
     min_messages = head_size + P.MIN_TAIL_MESSAGES + 1
-    small = n <= min_messages
-    plan = None if small else usable_plan(plan, messages, config)
+    prune_plan = decided.prune_plan
 
     # Whole-conversation estimates depend on the messages and the estimator only: once per plan.
     if config.token_estimator == "hermes":
-        prompt_tokens = derived(plan, "prompt tokens", lambda: estimate_messages_tokens_rough(messages))
+        prompt_tokens = derived(prune_plan, "prompt tokens", lambda: estimate_messages_tokens_rough(messages))
     else:
-        prompt_tokens = derived(plan, "prompt tokens", lambda: estimator.messages_tokens(messages))
-    cumulative = derived(plan, "prompt so far", lambda: cumulative_prompt_tokens(messages, config))
+        prompt_tokens = derived(prune_plan, "prompt tokens", lambda: estimator.messages_tokens(messages))
+    cumulative = derived(prune_plan, "prompt so far", lambda: cumulative_prompt_tokens(messages, config))
     first_trigger = first_crossing(cumulative, threshold)
     would_compress = prompt_tokens >= threshold
 
@@ -149,8 +155,10 @@ def analyze_zones(
     tail_cut: TailCut | None = None
     actions: dict[int, list[str]] = {}
     # The plan weighs each message with the estimator once and keeps the weights.
-    budget_tokens = plan.source_weights() if plan is not None else [estimator.message_tokens(m) for m in messages]
-    tail_walk = derived(plan, "suffix sums", lambda: _suffix_sums(budget_tokens))
+    budget_tokens = (
+        prune_plan.source_weights() if prune_plan is not None else [estimator.message_tokens(m) for m in messages]
+    )
+    tail_walk = derived(prune_plan, "suffix sums", lambda: _suffix_sums(budget_tokens))
     shown_tokens = list(exact_tokens) if exact_tokens is not None else list(budget_tokens)
     count = count_message or estimator.message_tokens
     after_phase1 = list(shown_tokens)
@@ -158,21 +166,17 @@ def analyze_zones(
         zones = [UNCHANGED] * n
         middle_empty = True
     else:
-        assert plan is not None
-        pruned = plan.apply(config.protect_last_n, budget)
-        prune_boundary = pruned.prune_boundary
-        actions = pruned.actions
-        work = pruned.messages
-        head_size = boundaries.protect_head_size(work, config.protect_first_n)
-        compress_start = boundaries.align_boundary_forward(work, head_size)
-        tail_cut = boundaries.find_tail_cut(work, compress_start, budget, estimator.message_tokens)
-        compress_end = tail_cut.cut
-        middle_empty = compress_start >= compress_end or compress_start >= n
+        assert prune_plan is not None
+        prune_boundary = decided.prune_boundary
+        actions = decided.phase1_actions
+        work = decided.work
+        compress_start, compress_end, tail_cut = decided.compress_start, decided.compress_end, decided.tail_cut
+        middle_empty = decided.outcome == NOTHING_TO_COMPRESS
         # The tail walk runs over the pruned list, so its running sum is drawn from that list.
-        tail_walk = _suffix_sums(plan.result_weights(prune_boundary))
+        tail_walk = _suffix_sums(prune_plan.result_weights(prune_boundary))
         # A plan hands out the same pruned message objects on every apply, so each is counted once
         # per counting function (bound methods of one counter compare equal; the key keeps it alive).
-        counted: dict[int, int] = derived(plan, ("counted pruned forms", count), dict)
+        counted: dict[int, int] = derived(prune_plan, ("counted pruned forms", count), dict)
         for index in actions:
             pruned_form = work[index]
             tokens = counted.get(id(pruned_form))
@@ -188,7 +192,7 @@ def analyze_zones(
     table = pd.DataFrame(
         {
             "index": range(n),
-            "role": derived(plan, "roles", lambda: [_role(m) for m in messages]),
+            "role": derived(prune_plan, "roles", lambda: [_role(m) for m in messages]),
             "zone": zones,
             "tokens": shown_tokens,
             "after_phase1": after_phase1,
@@ -199,11 +203,12 @@ def analyze_zones(
             "phase1": phase1,
         }
     )
+    breakdown = threshold_breakdown(config.context_length, config.threshold_percent, config.output_reserve)
     analysis = ZoneAnalysis(
         n_messages=n,
         context_length=config.context_length,
         threshold_tokens=threshold,
-        threshold_floored=int(config.context_length * config.threshold_percent) < P.MINIMUM_CONTEXT_LENGTH,
+        threshold_floored=threshold == P.MINIMUM_CONTEXT_LENGTH and breakdown.percent_tokens < threshold,
         tail_token_budget=budget,
         soft_ceiling=soft_ceiling,
         estimator=config.token_estimator,
@@ -221,6 +226,7 @@ def analyze_zones(
         tail_cut=tail_cut,
         zones=zones,
         table=table,
+        plan=decided,
     )
     analysis.explanations = explain(analysis, config)
     return analysis
@@ -260,13 +266,25 @@ def explain(analysis: ZoneAnalysis, config: CompressorConfig) -> list[str]:
     lines: list[str] = []
 
     pct = f"{config.threshold_percent:.0%}"
-    if a.threshold_floored:
+    breakdown = threshold_breakdown(config.context_length, config.threshold_percent, config.output_reserve)
+    reserve_rule = config.release.threshold_rule == "window-reserve"
+    window_words = f"the {a.context_length:,}-token window"
+    if reserve_rule and breakdown.reserve_used:
+        window_words = (
+            f"the {breakdown.window:,} tokens the {a.context_length:,}-token window leaves after reserving "
+            f"{config.output_reserve:,} for the reply (max_tokens)"
+        )
+    if reserve_rule and breakdown.small_window:
         threshold_why = (
-            f"{pct} of the {a.context_length:,}-token window is below Hermes' 64,000-token floor, "
-            f"so the threshold is {a.threshold_tokens:,}"
+            f"{config.release.name} cannot apply its 64,000-token floor to {window_words}, so the threshold is "
+            f"85% of it, {a.threshold_tokens:,}"
+        )
+    elif a.threshold_floored:
+        threshold_why = (
+            f"{pct} of {window_words} is below Hermes' 64,000-token floor, so the threshold is {a.threshold_tokens:,}"
         )
     else:
-        threshold_why = f"the threshold is {pct} of the {a.context_length:,}-token window = {a.threshold_tokens:,}"
+        threshold_why = f"the threshold is {pct} of {window_words} = {a.threshold_tokens:,}"
     if a.would_compress:
         trigger = (
             f"Compression triggers: the conversation is {a.prompt_tokens:,} {unit} and {threshold_why}. "
@@ -289,12 +307,20 @@ def explain(analysis: ZoneAnalysis, config: CompressorConfig) -> list[str]:
 
     assert a.compress_start is not None and a.compress_end is not None and a.tail_cut is not None
     system = a.n_messages > 0 and a.table["role"].iloc[0] == "system"
+    first_n = 0 if a.plan.head_decayed else config.protect_first_n
     head_what = (
-        f"the system prompt plus the first {config.protect_first_n} messages"
+        f"the system prompt plus the first {first_n} messages"
         if system
-        else f"the first {config.protect_first_n} messages (there is no system prompt)"
+        else f"the first {first_n} messages (there is no system prompt)"
     )
-    lines.append(f"HEAD: {head_what} (protect_first_n = {config.protect_first_n}) — {_span(0, a.head_size)}.")
+    if a.plan.head_decayed:
+        lines.append(
+            f"HEAD: {head_what} — {_span(0, a.head_size)}. {config.release.name} protects only the system prompt "
+            f"once the compressor has compacted (protect_first_n = {config.protect_first_n} applies to the first "
+            "compaction only)."
+        )
+    else:
+        lines.append(f"HEAD: {head_what} (protect_first_n = {config.protect_first_n}) — {_span(0, a.head_size)}.")
     if a.compress_start > a.head_size:
         several = a.compress_start - a.head_size > 1
         lines.append(
@@ -355,27 +381,40 @@ def _tail_sentences(a: ZoneAnalysis, unit: str) -> list[str]:
             f"Walking back from the end, {_span(cut.budget_walk_cut, n)} fit ({cut.accumulated_tokens:,} {unit}); "
             f"adding message {cut.budget_walk_cut - 1} would have passed {a.soft_ceiling:,}."
         )
+    if "raw_rewalk" in cut.steps:
+        assert cut.rewalk_cut is not None
+        lines.append(
+            f"Everything after the head fits in {a.soft_ceiling:,}, so the walk was repeated against the plain budget "
+            f"of {a.tail_token_budget:,}: the tail starts at the message that passes it, message {cut.rewalk_cut}."
+        )
     if "min_tail" in cut.steps:
         lines.append(
-            f"The tail keeps at least {cut.min_tail} messages, so the cut moved from {cut.budget_walk_cut} "
-            f"to {cut.after_min_tail}."
+            f"The tail keeps at least {cut.min_tail} messages, so the cut moved to {cut.after_min_tail}."
         )
-    after_forced = cut.after_min_tail
     if cut.forced_small:
-        after_forced = max(n - cut.min_tail, a.compress_start + 1)
         lines.append(
             "Nothing would be left to summarise, so the compressor forces a cut: the tail becomes the last "
-            f"{_plural(cut.min_tail, 'message')} (cut at {after_forced})."
+            f"{_plural(cut.min_tail, 'message')} (cut at {cut.after_forced})."
         )
     if "aligned_backward" in cut.steps:
         lines.append(
-            f"A cut at {after_forced} would separate an assistant's tool calls from their results, so it moved "
+            f"A cut at {cut.after_forced} would separate an assistant's tool calls from their results, so it moved "
             f"back to message {cut.after_align}: the whole call-and-results group stays in the tail."
         )
     if "last_user" in cut.steps:
         lines.append(
             f"The newest user message must stay in the tail, so the tail was stretched back to message "
             f"{cut.after_last_user}, whatever the budget."
+        )
+    if "turn_pair" in cut.steps:
+        lines.append(
+            f"The newest user message sits right at the head boundary, so it goes into the summary together with "
+            f"its reply and that reply's tool results: the tail starts at message {cut.after_last_user}."
+        )
+    if "last_assistant" in cut.steps:
+        lines.append(
+            f"The last reply the user saw (message {cut.last_assistant_index}) must stay in the tail, so the tail "
+            f"starts at message {cut.after_last_assistant}."
         )
     if "clamped_to_head" in cut.steps:
         lines.append(f"The cut cannot reach into the head, so it stays at message {cut.cut}.")

@@ -2,8 +2,8 @@
 
 A summary that masks a secret has done right, so a secret must not count against it as a lost
 fact, and a table of lost facts must not print it. A value is a credential when a redaction would
-mask it where it stands: the profiles' redaction (``core.redaction.hermes``, Discord mentions
-included, the wider of the two profiles) or the strict layer (``core.redaction.strict``). The test
+mask it where it stands: any profile's redaction (``core.redaction.hermes``, every release's passes)
+or the strict layer (``core.redaction.strict``). The test
 is made in context (an ``API_KEY=…`` line, a JSON ``"token"`` field, a URL's basic auth), not on the
 value alone: a value found in a text but no longer in its redacted form overlapped a secret.
 """
@@ -16,15 +16,17 @@ from typing import Any
 
 from core.facts.text import text_pieces, tool_call_arguments
 from core.message_view import content_text
-from core.redaction.hermes import redact_sensitive_text
+from core.redaction.hermes import REDACTIONS, redact_sensitive_text
 from core.redaction.strict import strict_redact
 
 
 def redact_all(text: str) -> str:
-    """``text`` with everything masked that the profiles' or the strict redaction would mask."""
+    """``text`` with everything masked that any profile's or the strict redaction would mask."""
     if not text:
         return text
-    return strict_redact(redact_sensitive_text(text, discord_mentions=True))
+    for release in REDACTIONS:
+        text = redact_sensitive_text(text, release=release)
+    return strict_redact(text)
 
 
 def redacted_views(message: Mapping[str, Any]) -> list[tuple[str, str]]:

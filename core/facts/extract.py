@@ -30,6 +30,7 @@ from core.facts.text import (
     tool_call_arguments,
 )
 from core.message_view import content_text
+from core.unicode_text import replace_lone_surrogates
 
 # Fixed order of kinds: rows of a facts table are sorted by message, then by this order.
 FACT_KINDS: tuple[str, ...] = (
@@ -440,11 +441,14 @@ def merge_fact_rows(
     seen: set[tuple[str, str]] = set()
     rows: list[tuple[int, int, int, str, str]] = []
     if request is not None:
+        request = (request[0], replace_lone_surrogates(request[1]))
         seen.add(("user_request", request[1]))
         rows.append((request[0], _KIND_RANK["user_request"], -1, "user_request", request[1]))
     serial = 0
     for index, found in enumerate(per_message):
         for kind, value in found:
+            # Values parsed out of tool arguments may hold lone surrogates that no table can store.
+            value = replace_lone_surrogates(value)
             if not value or (kind, value) in seen:
                 continue
             seen.add((kind, value))

@@ -8,23 +8,20 @@
 from core.formats.dump import dump
 from core.formats.loader import detect, load
 from core.formats.messages import tool_pair_problems
-from core.formats.model import (
-    DUMP_FORMATS,
-    FORMAT_NAMES,
-    CompactionEvent,
-    Conversation,
-    FormatError,
-    SessionInfo,
-)
+from core.formats.model import CompactionEvent, Conversation, FormatError, SessionInfo
+from core.formats.registry import DUMP_FORMATS, FORMAT_NAMES, FORMATS
+from core.formats.report import LoadReport
 from core.formats.source import DEFAULT_MAX_BYTES
 
 __all__ = [
     "DEFAULT_MAX_BYTES",
     "DUMP_FORMATS",
+    "FORMATS",
     "FORMAT_NAMES",
     "CompactionEvent",
     "Conversation",
     "FormatError",
+    "LoadReport",
     "SessionInfo",
     "detect",
     "dump",

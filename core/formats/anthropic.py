@@ -16,6 +16,7 @@ from typing import Any
 from core.formats.messages import (
     Builder,
     FieldProblem,
+    candidate_items,
     data_url,
     image_part,
     kind_of,
@@ -28,6 +29,7 @@ from core.formats.messages import (
 )
 from core.formats.model import Conversation
 from core.formats.source import InputSource
+from core.formats.spec import FormatSpec
 
 NAME = "anthropic"
 _TOOL_USE_TYPES = ("tool_use", "server_tool_use", "mcp_tool_use")
@@ -209,8 +211,10 @@ def parse_document(doc: Any, src: InputSource, session: str | None) -> Conversat
         items, prefix = doc, ""
     else:
         raise FieldProblem(None, f"expected an object with 'messages' or a list of messages, got {kind_of(doc)}")
+    builder.tally.unit = "message"
     for index, message in enumerate(items):
         converter.add(message, f"{prefix}[{index}]")
+        builder.tally.place(index)
     converter.finish()
     return builder.build(model=model, tools=tools)
 
@@ -296,3 +300,18 @@ def to_document(conv: Conversation) -> dict[str, Any]:
     if conv.tools:
         doc["tools"] = copy.deepcopy(conv.tools)
     return doc
+
+
+def _detect_document(doc: Any) -> bool:
+    wrapper = doc if isinstance(doc, dict) and isinstance(doc.get("messages"), list) else None
+    return looks_like(candidate_items(doc), wrapper)
+
+
+FORMAT = FormatSpec(
+    name=NAME,
+    description="Anthropic Messages (a system prompt plus content blocks)",
+    detect_document=_detect_document,
+    detect_records=lambda records: looks_like([value for _, value in records]),
+    parse_document=parse_document,
+    write=to_document,
+)

@@ -1,11 +1,16 @@
 """Codex CLI rollout logs (``~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl``).
 
-Every line is ``{timestamp, type, payload}``. ``response_item`` payloads are Responses API
-items and go through the Responses assembler; ``event_msg`` lines mostly repeat them (and
-are ignored) except ``token_count``, whose ``last_token_usage`` becomes the usage of the
-latest assistant message. A ``compacted`` line is a compaction point: its summary text is
-what Codex hands the model afterwards, so it is kept as a user message there and recorded as
-a :class:`CompactionEvent`. The context messages Codex injects on its own
+Two layouts. Since autumn 2025 every line is ``{timestamp, type, payload}``: ``session_meta``
+(the session id, time, instructions), ``turn_context`` (the model), ``response_item`` (a Responses
+API item), ``event_msg`` and ``compacted``. Rollouts of mid 2025 have no envelope: the first line
+is a bare header ``{id, timestamp, instructions, git, ...}``, then ``{"record_type": "state"}``
+markers and bare Responses items; both are read the same way.
+
+Response items go through the Responses assembler. ``event_msg`` lines mostly repeat them (they
+are metadata in the load report) except ``token_count``, whose ``last_token_usage`` becomes the
+usage of the latest assistant message. A ``compacted`` line is a compaction point: its summary
+text is what Codex hands the model afterwards, so it is kept as a user message there and recorded
+as a :class:`CompactionEvent`. The context messages Codex injects on its own
 (``<environment_context>``, ``<user_instructions>``, ``# AGENTS.md`` ...) are left out of
 ``messages`` and listed in ``metadata["excluded_messages"]`` (with their text) and in a warning.
 """
@@ -14,14 +19,33 @@ from __future__ import annotations
 
 from typing import Any
 
-from core.formats.messages import Builder, make_message, text_of
+from core.formats.messages import Builder, kind_of, make_message, text_of
 from core.formats.model import CompactionEvent, Conversation, SessionInfo
 from core.formats.openai_responses import ResponsesAssembler
 from core.formats.source import InputSource, JsonLines
+from core.formats.spec import FormatSpec
 
 NAME = "codex"
 ENVELOPE_TYPES = frozenset({"session_meta", "turn_context", "response_item", "event_msg", "compacted"})
+# Keys of the mid-2025 header line besides id and timestamp.
+LEGACY_HEADER_KEYS = ("instructions", "git", "cwd", "originator", "cli_version")
 CONTEXT_PREFIXES = ("<environment_context>", "<user_instructions>", "# AGENTS.md", "<permissions instructions>")
+
+
+def _is_legacy_header(record: Any) -> bool:
+    """The first line of a rollout without envelopes: ``{id, timestamp, instructions?, git?, ...}``."""
+    return (
+        isinstance(record, dict)
+        and "id" in record
+        and "timestamp" in record
+        and "type" not in record
+        and "role" not in record
+        and "payload" not in record
+    )
+
+
+def _is_state_marker(record: Any) -> bool:
+    return isinstance(record, dict) and record.get("record_type") == "state"
 
 
 def looks_like(records: list[tuple[int, Any]]) -> bool:
@@ -29,6 +53,10 @@ def looks_like(records: list[tuple[int, Any]]) -> bool:
     if not dicts:
         return False
     if dicts[0].get("type") == "session_meta" and "payload" in dicts[0]:
+        return True
+    if _is_legacy_header(dicts[0]) and (
+        any(_is_state_marker(r) for r in dicts[1:]) or any(key in dicts[0] for key in LEGACY_HEADER_KEYS)
+    ):
         return True
     hits = sum(
         1 for r in dicts if isinstance(r.get("type"), str) and r["type"] in ENVELOPE_TYPES and isinstance(r.get("payload"), dict)
@@ -52,73 +80,112 @@ def _context_kind(item: dict[str, Any]) -> str | None:
     return None
 
 
+class _Rollout:
+    """The state of reading one rollout (either layout)."""
+
+    def __init__(self, src: InputSource) -> None:
+        self.builder = Builder(NAME, src.name)
+        self.assembler = ResponsesAssembler(self.builder)
+        self.tally = self.builder.tally
+        self.model: str | None = None
+        self.meta: dict[str, Any] = {}
+        self.excluded: list[dict[str, Any]] = []
+
+    def header(self, payload: dict[str, Any], line: int, where: str) -> None:
+        self.meta = payload
+        self.tally.meta(line, "session header (id, time, instructions)", where)
+        instructions = payload.get("instructions")
+        if isinstance(instructions, str) and instructions.strip() and not self.builder.messages:
+            self.builder.add(make_message("system", instructions), f"{where} instructions")
+            self.tally.place(line, where)
+
+    def item(self, item: dict[str, Any], line: int, where: str) -> None:
+        context = _context_kind(item)
+        if context:
+            self.excluded.append({"source": where, "kind": context, "role": item.get("role"), "text": _item_text(item)})
+            self.tally.skip(line, "context messages Codex injects itself", where, announced=True)
+            return
+        if self.assembler.add(item, where):
+            self.tally.place(line, where)
+        else:
+            self.tally.skip(line, "Responses items without a chat equivalent", where, announced=True)
+
+    def token_count(self, payload: dict[str, Any], line: int, where: str) -> None:
+        info = payload.get("info")
+        target = _last_assistant(self.builder)
+        if isinstance(info, dict):
+            usage = info.get("last_token_usage") or info.get("total_token_usage")
+            if isinstance(usage, dict) and target is not None:
+                self.builder.usage[target] = dict(usage)
+                if isinstance(info.get("total_token_usage"), dict):
+                    self.builder.metadata["total_token_usage"] = dict(info["total_token_usage"])
+        self.tally.meta(line, "token counts (the usage of the assistant messages)", where)
+
+    def compacted(self, payload: dict[str, Any], line: int, where: str) -> None:
+        summary = payload.get("message")
+        summary = summary if isinstance(summary, str) else None
+        event = CompactionEvent(position=len(self.builder), kind="compacted", summary=summary, source=where)
+        replacement = payload.get("replacement_history")
+        if isinstance(replacement, list):
+            event.details["replacement_history_items"] = len(replacement)
+        self.builder.events.append(event)
+        if summary:
+            self.builder.add(make_message("user", summary), f"{where} (compacted)")
+        self.tally.place(line, where)
+
+
 def parse_records(lines: JsonLines, src: InputSource, session: str | None) -> Conversation:
-    builder = Builder(NAME, src.name)
-    assembler = ResponsesAssembler(builder)
-    model = None
-    meta: dict[str, Any] = {}
-    excluded: list[dict[str, Any]] = []
+    rollout = _Rollout(src)
+    tally = rollout.tally
+    first = True
     for line, record in lines.records():
         where = f"line {line}"
         if not isinstance(record, dict):
-            lines.warnings.append(f"{where}: expected an envelope object; skipped")
+            tally.skip(line, f"not an object ({kind_of(record)})", where)
             continue
+        is_first, first = first, False
         kind = record.get("type")
         payload = record.get("payload")
-        if not isinstance(payload, dict):
-            lines.warnings.append(f"{where}: expected a 'payload' object; skipped")
-            continue
-        if kind == "session_meta":
-            meta = payload
-            instructions = payload.get("instructions")
-            if isinstance(instructions, str) and instructions.strip() and not builder.messages:
-                builder.add(make_message("system", instructions), f"{where} instructions")
-        elif kind == "turn_context":
-            model = payload.get("model") or model
-        elif kind == "response_item":
-            context = _context_kind(payload)
-            if context:
-                excluded.append(
-                    {"source": where, "kind": context, "role": payload.get("role"), "text": _item_text(payload)}
-                )
-                continue
-            assembler.add(payload, where)
-        elif kind == "event_msg" and payload.get("type") == "token_count":
-            info = payload.get("info")
-            if isinstance(info, dict):
-                usage = info.get("last_token_usage") or info.get("total_token_usage")
-                target = _last_assistant(builder)
-                if isinstance(usage, dict) and target is not None:
-                    builder.usage[target] = dict(usage)
-                    if isinstance(info.get("total_token_usage"), dict):
-                        builder.metadata["total_token_usage"] = dict(info["total_token_usage"])
-        elif kind == "compacted":
-            summary = payload.get("message")
-            summary = summary if isinstance(summary, str) else None
-            event = CompactionEvent(position=len(builder), kind="compacted", summary=summary, source=where)
-            replacement = payload.get("replacement_history")
-            if isinstance(replacement, list):
-                event.details["replacement_history_items"] = len(replacement)
-            builder.events.append(event)
-            if summary:
-                builder.add(make_message("user", summary), f"{where} (compacted)")
-    assembler.finish()
-    if not builder.messages and not excluded:
+        if is_first and _is_legacy_header(record):
+            rollout.header(record, line, where)
+        elif _is_state_marker(record):
+            tally.meta(line, "state markers", where)
+        elif isinstance(kind, str) and kind in ENVELOPE_TYPES and "payload" in record:
+            if not isinstance(payload, dict):
+                tally.skip(line, "envelopes without a 'payload' object", where)
+            elif kind == "session_meta":
+                rollout.header(payload, line, where)
+            elif kind == "turn_context":
+                rollout.model = payload.get("model") if isinstance(payload.get("model"), str) else rollout.model
+                tally.meta(line, "turn settings (model, working directory, policies)", where)
+            elif kind == "response_item":
+                rollout.item(payload, line, where)
+            elif kind == "compacted":
+                rollout.compacted(payload, line, where)
+            elif payload.get("type") == "token_count":
+                rollout.token_count(payload, line, where)
+            else:
+                tally.meta(line, "event messages (what the terminal showed; they repeat the response items)", where)
+        elif isinstance(kind, str) or "role" in record:
+            rollout.item(record, line, where)  # a bare Responses item (mid-2025 layout)
+        else:
+            tally.skip(line, "lines that are neither an envelope nor a Responses item", where)
+    builder = rollout.builder
+    rollout.assembler.finish()
+    if not builder.messages and not rollout.excluded:
         lines.warnings.append("no conversation items found in the rollout")
-    if excluded:
-        builder.metadata["excluded_messages"] = excluded
-        listed = ", ".join(f"{e['kind']} at {e['source']}" for e in excluded)
-        builder.warnings.append(f"left out {len(excluded)} context message(s) Codex injects itself: {listed}")
+    if rollout.excluded:
+        builder.metadata["excluded_messages"] = rollout.excluded
+        listed = ", ".join(f"{e['kind']} at {e['source']}" for e in rollout.excluded)
+        builder.warnings.append(f"left out {len(rollout.excluded)} context message(s) Codex injects itself: {listed}")
     builder.warnings[:0] = lines.warnings
+    meta = rollout.meta
     session_id = str(meta.get("id")) if meta.get("id") else None
-    info = SessionInfo(
-        id=session_id or src.name,
-        message_count=len(builder),
-        started_at=meta.get("timestamp"),
-        model=model,
-    )
+    model = rollout.model or (meta.get("model") if isinstance(meta.get("model"), str) else None)
+    info = SessionInfo(id=session_id or src.name, message_count=len(builder), started_at=meta.get("timestamp"), model=model)
     if meta:
-        builder.metadata["session_meta"] = {k: meta[k] for k in ("cwd", "originator", "cli_version", "source") if k in meta}
+        kept = {k: meta[k] for k in ("cwd", "originator", "cli_version", "source", "git", "timestamp") if k in meta}
+        builder.metadata["session_meta"] = kept
     return builder.build(model=model, sessions=[info], session_id=info.id)
 
 
@@ -134,3 +201,11 @@ def _last_assistant(builder: Builder) -> int | None:
         if builder.messages[index]["role"] == "assistant":
             return index
     return None
+
+
+FORMAT = FormatSpec(
+    name=NAME,
+    description="Codex CLI rollouts (~/.codex/sessions/**/rollout-*.jsonl)",
+    detect_records=looks_like,
+    parse_records=parse_records,
+)

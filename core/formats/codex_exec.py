@@ -36,7 +36,9 @@ from typing import Any
 from core.formats.messages import Builder, FieldProblem, kind_of, make_message, tool_call
 from core.formats.model import Conversation, SessionInfo
 from core.formats.openai_responses import ResponsesAssembler
+from core.formats.report import RowTally
 from core.formats.source import InputSource, JsonLines
+from core.formats.spec import FormatSpec
 
 NAME = "codex-exec"
 ITEM_EVENTS = frozenset({"item.started", "item.updated", "item.completed"})
@@ -87,7 +89,8 @@ class _Stream(ResponsesAssembler):
 
     # -- items -------------------------------------------------------------------------------
 
-    def add_item(self, item: dict[str, Any], kind: str, where: str) -> None:
+    def add_item(self, item: dict[str, Any], kind: str, where: str) -> str:
+        """Take one completed item: ``"placed"``, ``"error"`` (a warning) or ``"skipped"`` (a type it does not know)."""
         if kind == "agent_message":
             text = _text(item, "text", where)
             index = self.builder.add(make_message("assistant", text), where, reasoning=self._take_reasoning())
@@ -129,8 +132,11 @@ class _Stream(ResponsesAssembler):
             self._pair(item, "update_plan", {"plan": plan}, checklist, where)
         elif kind == "error":
             self.error(_text(item, "message", where) or "(no message)", where, "error item")
+            return "error"
         else:
             self.skipped_items[kind] += 1
+            return "skipped"
+        return "placed"
 
     def _pair(self, item: dict[str, Any], name: str, arguments: Any, result: str, where: str) -> None:
         item_id = item.get("id")
@@ -195,8 +201,28 @@ def _item_kind(item: dict[str, Any], where: str) -> str:
     return kind
 
 
+EVENT_KINDS = {
+    "thread.started": "thread events (the session id)",
+    "thread.resumed": "thread events (the session id)",
+    "turn.started": "turn events (turn counts and usage)",
+    "turn.completed": "turn events (turn counts and usage)",
+    "item.started": "item snapshots superseded by the item's completion",
+    "item.updated": "item snapshots superseded by the item's completion",
+}
+
+
+def _count_item(tally: RowTally, outcome: str, line: int, where: str) -> None:
+    if outcome == "placed":
+        tally.place(line, where)
+    elif outcome == "error":
+        tally.meta(line, "errors Codex reported (each one is a warning)", where)
+    else:
+        tally.skip(line, "items of types without a chat equivalent", where, announced=True)
+
+
 def parse_records(lines: JsonLines, src: InputSource, session: str | None) -> Conversation:
     builder = Builder(NAME, src.name)
+    tally = builder.tally
     stream = _Stream(builder)
     thread_id: str | None = None
     completed: set[str] = set()
@@ -208,6 +234,7 @@ def parse_records(lines: JsonLines, src: InputSource, session: str | None) -> Co
         where = f"line {line}"
         if not isinstance(record, dict):
             lines.warnings.append(f"{where}: expected an event object, got {kind_of(record)}; skipped")
+            tally.skip(line, "lines that are not event objects", where, announced=True)
             continue
         kind = record.get("type")
         if not isinstance(kind, str):
@@ -215,7 +242,9 @@ def parse_records(lines: JsonLines, src: InputSource, session: str | None) -> Co
                 f"{where}: expected a string 'type' naming the event (thread.started, item.completed, ...), "
                 f"got {kind_of(kind)}; skipped"
             )
+            tally.skip(line, "events without a string 'type'", where, announced=True)
             continue
+        tally.meta(line, EVENT_KINDS.get(kind, "stream events"), where)
         try:
             if kind in ("thread.started", "thread.resumed"):
                 value = record.get("thread_id")
@@ -237,6 +266,7 @@ def parse_records(lines: JsonLines, src: InputSource, session: str | None) -> Co
                 elif usage is not None:
                     lines.warnings.append(f"{where}: expected a 'usage' object in turn.completed, got {kind_of(usage)}")
             elif kind in ("turn.failed", "error"):
+                tally.meta(line, "errors Codex reported (each one is a warning)", where)
                 error = record.get("error") if kind == "turn.failed" else record
                 message = error.get("message") if isinstance(error, dict) else error
                 stream.error(str(message) if message is not None else "(no message)", where,
@@ -245,6 +275,7 @@ def parse_records(lines: JsonLines, src: InputSource, session: str | None) -> Co
                 item = record.get("item")
                 if not isinstance(item, dict):
                     lines.warnings.append(f"{where}: expected an 'item' object in this {kind} event, got {kind_of(item)}; skipped")
+                    tally.skip(line, "item events without an 'item' object", where, announced=True)
                     continue
                 item_kind = _item_kind(item, where)
                 item_id = item.get("id")
@@ -253,26 +284,31 @@ def parse_records(lines: JsonLines, src: InputSource, session: str | None) -> Co
                 if kind != "item.completed":
                     if key not in completed:
                         unfinished.pop(key, None)  # the latest snapshot goes last
-                        unfinished[key] = (kind, where, item)
+                        unfinished[key] = (kind, where, item, line)
                     continue
                 if has_id and key in completed:
                     lines.warnings.append(f"{where}: item {key!r} was already completed; the repeat is ignored")
+                    tally.skip(line, "repeated completions of an item", where, announced=True)
                     continue
                 if has_id:
                     completed.add(key)
                 unfinished.pop(key, None)
-                stream.add_item(item, item_kind, where)
+                _count_item(tally, stream.add_item(item, item_kind, where), line, where)
             else:
                 skipped_events[kind] += 1
+                tally.skip(line, "events of unknown types", where, announced=True)
         except FieldProblem as exc:
             lines.warnings.append(f"{exc}; skipped")
-    for key, (kind, where, item) in unfinished.items():
+            tally.skip(line, "events that could not be read", where, announced=True)
+    for key, (kind, where, item, line) in unfinished.items():
         try:
             item_kind = _item_kind(item, where)
-            stream.add_item(item, item_kind, f"{where} ({kind}, never completed)")
+            outcome = stream.add_item(item, item_kind, f"{where} ({kind}, never completed)")
         except FieldProblem as exc:
             lines.warnings.append(f"{exc}; skipped")
+            tally.skip(line, "events that could not be read", where, announced=True)
             continue
+        _count_item(tally, outcome, line, where)
         builder.warnings.append(
             f"item {key!r} ({item_kind}) never completed (the stream ends first); kept from its latest snapshot at {where}"
         )
@@ -288,3 +324,11 @@ def parse_records(lines: JsonLines, src: InputSource, session: str | None) -> Co
         builder.metadata["thread_id"] = thread_id
     info = SessionInfo(id=thread_id or src.name, message_count=len(builder))
     return builder.build(sessions=[info], session_id=info.id)
+
+
+FORMAT = FormatSpec(
+    name=NAME,
+    description="the codex exec --json event stream",
+    detect_records=looks_like,
+    parse_records=parse_records,
+)

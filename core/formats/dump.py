@@ -5,15 +5,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from core.formats import anthropic, openai_chat, openai_responses, sharegpt
-from core.formats.model import DUMP_FORMATS, Conversation
-
-_WRITERS = {
-    openai_chat.NAME: openai_chat.to_document,
-    openai_responses.NAME: openai_responses.to_document,
-    anthropic.NAME: anthropic.to_document,
-    sharegpt.NAME: sharegpt.to_document,
-}
+from core.formats import openai_chat
+from core.formats.model import Conversation
+from core.formats.registry import BY_NAME, DUMP_FORMATS
 
 
 def as_conversation(conversation_or_messages: Conversation | list[dict[str, Any]]) -> Conversation:
@@ -41,7 +35,8 @@ def dump(conversation_or_messages: Conversation | list[dict[str, Any]], format: 
     Indented by 2, non-ASCII kept as is.
     The conversation is not modified.
     """
-    if format not in _WRITERS:
+    writer = BY_NAME[format].write if format in DUMP_FORMATS else None
+    if writer is None:
         raise ValueError(f"cannot write format {format!r}; dump writes one of {', '.join(DUMP_FORMATS)}")
-    document = _WRITERS[format](as_conversation(conversation_or_messages))
+    document = writer(as_conversation(conversation_or_messages))
     return json.dumps(document, indent=2, ensure_ascii=False, default=str)

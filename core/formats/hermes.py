@@ -17,14 +17,19 @@ from typing import Any
 
 from core.formats.messages import Builder, FieldProblem, is_hermes_summary, kind_of, make_message, text_of
 from core.formats.model import CompactionEvent, Conversation, FormatError, SessionInfo
-from core.formats.openai_chat import MessageNormalizer
+from core.formats.openai_chat import MessageNormalizer, looks_like_message
 from core.formats.session_pick import pick_session
 from core.formats.source import InputSource, JsonLines, JsonProblem, parse_json_problem
+from core.formats.spec import FormatSpec
 
 NAME = "hermes"
 JSON_CONTENT_PREFIX = "\x00json:"
 SESSION_KEYS = ("source", "parent_session_id", "started_at")
 _MESSAGE_COLUMNS = ("session_id", "role", "content")
+# Keys Hermes' gateway writes on message lines that plain chat logs do not have.
+GATEWAY_KEYS = ("tool_name", "message_id", "finish_reason", "reasoning_details", "platform_message_id")
+ARCHIVED = "rows archived by an in-place compaction (active = 0; in metadata['archived_messages'])"
+SESSION_META = "session_meta rows (the gateway's session header)"
 
 
 def looks_like_session(record: Any) -> bool:
@@ -42,13 +47,29 @@ def looks_like(doc: Any) -> bool:
     return isinstance(doc, list) and bool(doc) and all(looks_like_session(item) for item in doc[:20])
 
 
+def _is_gateway_line(record: Any) -> bool:
+    return isinstance(record, dict) and (record.get("role") == "session_meta" or looks_like_message(record))
+
+
+def looks_like_gateway(records: list[tuple[int, Any]]) -> bool:
+    """Gateway transcript lines: a ``session_meta`` line anywhere in the head, or message lines carrying
+    the gateway's ISO ``timestamp`` and keys of its own (``tool_name``, ``message_id``, ...)."""
+    dicts = [record for _, record in records if isinstance(record, dict)]
+    if not dicts or not all(_is_gateway_line(record) for record in dicts):
+        return False
+    if any(record.get("role") == "session_meta" for record in dicts):
+        return True
+    stamped = sum(1 for record in dicts if isinstance(record.get("timestamp"), str))
+    return stamped * 2 >= len(dicts) and any(key in record for record in dicts for key in GATEWAY_KEYS)
+
+
 def looks_like_records(records: list[tuple[int, Any]]) -> bool:
     dicts = [record for _, record in records if isinstance(record, dict)]
     if not dicts:
         return False
     if dicts[0].get("role") == "session_meta":
         return True
-    return all(looks_like_session(record) for record in dicts[:5])
+    return all(looks_like_session(record) for record in dicts[:5]) or looks_like_gateway(records)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -89,6 +110,7 @@ def convert_rows(
             raise FieldProblem(where, f"expected a message object, got {kind_of(row)}")
         role = row.get("role")
         if role == "session_meta":
+            builder.tally.meta(where, SESSION_META, where)
             continue
         if not prepended:
             prepended = True
@@ -107,7 +129,9 @@ def convert_rows(
         message, reasoning = normalizer.normalize(clean, where)
         if _is_inactive(row):
             archived.append({"source": where, "message": message})
+            builder.tally.meta(where, ARCHIVED, where)
             continue
+        builder.tally.place(where, where)
         usage = {"token_count": row["token_count"]} if row.get("token_count") is not None else None
         index = builder.add(message, where, usage=usage, reasoning=reasoning)
         if is_hermes_summary(message.get("content")) or row.get("_compressed_summary"):
@@ -154,8 +178,18 @@ def _info_from_record(record: dict[str, Any], message_count: int, fallback_id: s
     )
 
 
-def _live_count(rows: list[Any]) -> int:
-    return sum(1 for r in rows if isinstance(r, dict) and r.get("role") != "session_meta" and not _is_inactive(r))
+def _message_count(rows: list[Any], system_prompt: Any) -> int:
+    """How many messages ``convert_rows`` makes of a session: its live rows, plus the session's
+    system prompt when the rows do not start with a system message."""
+    kept = [r for r in rows if not (isinstance(r, dict) and r.get("role") == "session_meta")]
+    live = sum(1 for r in kept if not (isinstance(r, dict) and _is_inactive(r)))
+    first_role = kept[0].get("role") if kept and isinstance(kept[0], dict) else None
+    prompt = isinstance(system_prompt, str) and bool(system_prompt)
+    return live + (1 if prompt and first_role != "system" else 0)
+
+
+def _record_count(record: dict[str, Any]) -> int:
+    return _message_count(record["messages"], record.get("system_prompt"))
 
 
 def _session_conversation(
@@ -168,6 +202,7 @@ def _session_conversation(
     system_prompt = record.get("system_prompt") if isinstance(record.get("system_prompt"), str) else None
     convert_rows(record["messages"], builder, system_prompt, parent, lambda i, _row: f"{prefix}messages[{i}]")
     tools = record.get("tools") if isinstance(record.get("tools"), list) else None
+    builder.tally.unit = "message"
     return builder.build(model=info.model, tools=tools, sessions=infos, session_id=chosen)
 
 
@@ -182,28 +217,36 @@ def parse_document(doc: Any, src: InputSource, session: str | None) -> Conversat
     for index, record in enumerate(records):
         if not looks_like_session(record):
             raise FieldProblem(f"[{index}]" if isinstance(doc, list) else None, "expected a Hermes session object with 'messages'")
-    infos = [_info_from_record(r, _live_count(r["messages"]), f"session {i}") for i, r in enumerate(records)]
+    infos = [_info_from_record(r, _record_count(r), f"session {i}") for i, r in enumerate(records)]
     _link_chains(infos)
     chosen = pick_session(infos, session, src, default=_latest(infos))
     position = [info.id for info in infos].index(chosen)
     prefix = f"[{position}]." if isinstance(doc, list) else ""
-    return _session_conversation(records[position], infos, chosen, src, prefix)
+    conv = _session_conversation(records[position], infos, chosen, src, prefix)
+    conv.report.add_other_sessions(sum(len(r["messages"]) for i, r in enumerate(records) if i != position))
+    return conv
 
 
 def parse_records(lines: JsonLines, src: InputSource, session: str | None) -> Conversation:
-    head = [record for _, record in lines.head(1)]
-    if head and isinstance(head[0], dict) and head[0].get("role") == "session_meta":
+    head = lines.head()
+    if (head and isinstance(head[0][1], dict) and head[0][1].get("role") == "session_meta") or (
+        head and not any(looks_like_session(record) for _, record in head) and all(_is_gateway_line(r) for _, r in head)
+    ):
         return _parse_gateway(lines, src)
     # Export: one session per line. First pass: session infos only (messages are not kept).
     infos: list[SessionInfo] = []
     line_of: dict[str, int] = {}
+    rows_of: dict[str, int] = {}
+    not_sessions = 0
     for line, record in lines.records():
         if not looks_like_session(record):
             lines.warnings.append(f"line {line}: not a Hermes session object (no 'messages'); skipped")
+            not_sessions += 1
             continue
-        info = _info_from_record(record, _live_count(record["messages"]), f"line {line}")
+        info = _info_from_record(record, _record_count(record), f"line {line}")
         infos.append(info)
         line_of[info.id] = line
+        rows_of[info.id] = len(record["messages"])
     if not infos:
         raise FieldProblem(None, "no Hermes sessions found; expected one session object with 'messages' per line")
     _link_chains(infos)
@@ -214,30 +257,40 @@ def parse_records(lines: JsonLines, src: InputSource, session: str | None) -> Co
         if line == target_line:
             conv = _session_conversation(record, infos, chosen, src, f"line {line} ")
             conv.warnings[:0] = warnings
+            conv.report.add_other_sessions(sum(n for sid, n in rows_of.items() if sid != chosen))
+            if not_sessions:
+                conv.report.skip("lines that are not Hermes session objects", count=not_sessions, announced=True)
             return conv
     raise FormatError(f"{src.name}: line {target_line}: the session changed while it was being read")
 
 
 def _parse_gateway(lines: JsonLines, src: InputSource) -> Conversation:
-    """The pre-v0.15 gateway transcript: a ``session_meta`` line, then one message per line."""
+    """The pre-v0.15 gateway transcript: one message per line, a fresh session starting with a
+    ``session_meta`` line (a session that was resumed or cut may have none)."""
     builder = Builder(NAME, src.name)
     normalizer = MessageNormalizer(builder)
+    tally = builder.tally
     meta: dict[str, Any] = {}
     for line, record in lines.records():
         where = f"line {line}"
         if not isinstance(record, dict):
             lines.warnings.append(f"{where}: expected a message object; skipped")
+            tally.skip(line, "lines that are not message objects", where, announced=True)
             continue
         if record.get("role") == "session_meta":
-            meta = record
+            meta = meta or record
+            tally.meta(line, SESSION_META, where)
             continue
-        clean = {key: record[key] for key in ("role", "content", "tool_calls", "tool_call_id", "name") if key in record}
+        keys = ("role", "content", "tool_calls", "tool_call_id", "name", "reasoning_content", "reasoning")
+        clean = {key: record[key] for key in keys if key in record}
         clean["content"] = _decode_content(clean.get("content"), where, builder)
         try:
             index = normalizer.add(clean, where)
         except FieldProblem as exc:
             lines.warnings.append(f"{exc}; line skipped")
+            tally.skip(line, "message lines that could not be read", where, announced=True)
             continue
+        tally.place(line, where)
         if index is not None and is_hermes_summary(builder.messages[index].get("content")):
             builder.events.append(
                 CompactionEvent(position=index, kind="hermes-summary", summary=text_of(builder.messages[index]["content"]), source=where)
@@ -288,7 +341,19 @@ def _parse_sqlite(conn: sqlite3.Connection, src: InputSource, session: str | Non
     session_rows = [dict(row) for row in conn.execute(f"SELECT * FROM sessions ORDER BY {order}")]
     if not session_rows:
         raise FormatError(f"{src.name}: the Hermes store holds no sessions")
-    infos = [_info_from_record(row, counts.get(row["id"], 0), str(row["id"])) for row in session_rows]
+    first_roles = dict(
+        conn.execute(
+            "SELECT m.session_id, m.role FROM messages m JOIN (SELECT session_id, MIN(id) AS first FROM messages "
+            "WHERE role IS NOT 'session_meta' GROUP BY session_id) f ON m.id = f.first"
+        ).fetchall()
+    )
+
+    def message_count(row: dict[str, Any]) -> int:
+        prompt = row.get("system_prompt")
+        starts_with_system = first_roles.get(row["id"]) == "system"
+        return counts.get(row["id"], 0) + (1 if isinstance(prompt, str) and prompt and not starts_with_system else 0)
+
+    infos = [_info_from_record(row, message_count(row), str(row["id"])) for row in session_rows]
     _link_chains(infos)
     chosen = pick_session(infos, session, src, default=_latest(infos))
     record = session_rows[[info.id for info in infos].index(chosen)]
@@ -300,4 +365,22 @@ def _parse_sqlite(conn: sqlite3.Connection, src: InputSource, session: str | Non
     system_prompt = record.get("system_prompt") if isinstance(record.get("system_prompt"), str) else None
     convert_rows(rows, builder, system_prompt, parent, lambda _i, row: f"row {row.get('id')}")
     builder.metadata["store"] = {"tables": tables, "has_active_column": has_active}
-    return builder.build(model=info.model, sessions=infos, session_id=chosen)
+    builder.tally.unit = "message row"
+    conv = builder.build(model=info.model, sessions=infos, session_id=chosen)
+    total = conn.execute("SELECT COUNT(*) FROM messages").fetchone()[0]
+    orphans = conn.execute("SELECT COUNT(*) FROM messages WHERE session_id NOT IN (SELECT id FROM sessions)").fetchone()[0]
+    conv.report.add_other_sessions(max(0, total - conv.report.read - orphans))
+    if orphans:
+        conv.report.skip("message rows of sessions the store's sessions table does not list", count=orphans)
+    return conv
+
+
+FORMAT = FormatSpec(
+    name=NAME,
+    description="Hermes Agent sessions (state.db, sessions export, snapshots, gateway JSONL)",
+    detect_document=looks_like,
+    detect_records=looks_like_records,
+    parse_document=parse_document,
+    parse_records=parse_records,
+    parse_sqlite=parse_sqlite,
+)

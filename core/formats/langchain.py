@@ -23,6 +23,7 @@ from core.formats.messages import (
 from core.formats.model import Conversation
 from core.formats.openai_chat import MessageNormalizer
 from core.formats.source import InputSource, JsonLines
+from core.formats.spec import FormatSpec
 
 NAME = "langchain"
 ROLE_OF_TYPE = {
@@ -156,11 +157,12 @@ class _Converter:
         return self.normalizer.tool_calls(extra.get("tool_calls"), f"{where}.additional_kwargs.tool_calls") or []
 
 
-def _convert(items: list[Any], src: InputSource, where_of: Any) -> Conversation:
-    builder = Builder(NAME, src.name)
+def _convert(items: list[Any], src: InputSource, where_of: Any, unit: str = "message") -> Conversation:
+    builder = Builder(NAME, src.name, unit=unit)
     converter = _Converter(builder)
     for index, item in enumerate(items):
         converter.add(item, where_of(index))
+        builder.tally.place(index)
     converter.normalizer.finish()
     return builder.build(model=converter.model)
 
@@ -175,6 +177,16 @@ def parse_document(doc: Any, src: InputSource, session: str | None) -> Conversat
 
 def parse_records(lines: JsonLines, src: InputSource, session: str | None) -> Conversation:
     records = list(lines.records())
-    conv = _convert([rec for _, rec in records], src, lambda i: f"line {records[i][0]}")
+    conv = _convert([rec for _, rec in records], src, lambda i: f"line {records[i][0]}", unit="line")
     conv.warnings[:0] = lines.warnings
     return conv
+
+
+FORMAT = FormatSpec(
+    name=NAME,
+    description="LangChain message dicts (messages_to_dict, flat, or serialized)",
+    detect_document=looks_like,
+    detect_records=lambda records: looks_like([value for _, value in records]),
+    parse_document=parse_document,
+    parse_records=parse_records,
+)

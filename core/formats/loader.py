@@ -5,22 +5,11 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from core.formats import (
-    anthropic,
-    claude_code,
-    codex,
-    codex_exec,
-    hermes,
-    langchain,
-    openai_chat,
-    openai_responses,
-    openhands,
-    sharegpt,
-    swe_agent,
-)
+from core.formats import registry
 from core.formats.detection import detect_document, detect_records
 from core.formats.messages import FieldProblem, is_hermes_summary, text_of, tool_pair_problems
-from core.formats.model import FORMAT_NAMES, CompactionEvent, Conversation, FormatError
+from core.formats.model import CompactionEvent, Conversation, FormatError
+from core.formats.registry import FORMAT_NAMES
 from core.formats.source import (
     DEFAULT_MAX_BYTES,
     InputSource,
@@ -32,25 +21,10 @@ from core.formats.source import (
     open_sqlite,
     parse_json_problem,
     sniff_layout,
+    strip_nul_padding,
 )
+from core.formats.spec import FormatSpec
 
-MODULES = {
-    module.NAME: module
-    for module in (
-        claude_code,
-        codex,
-        codex_exec,
-        openhands,
-        swe_agent,
-        hermes,
-        sharegpt,
-        openai_responses,
-        anthropic,
-        openai_chat,
-        langchain,
-    )
-}
-_ALIASES = {"openai": "openai-chat", "chat": "openai-chat", "responses": "openai-responses", "claude": "claude-code"}
 _MAX_LISTED_PAIR_PROBLEMS = 10
 _UNKNOWN = (
     "unknown structure: expected one of the supported transcript formats "
@@ -58,13 +32,13 @@ _UNKNOWN = (
 )
 
 
-def _format_name(format: str | None, src: InputSource) -> str | None:
+def _format_spec(format: str | None, src: InputSource) -> FormatSpec | None:
     if format is None:
         return None
-    name = _ALIASES.get(format, format)
-    if name not in MODULES:
+    spec = registry.resolve(format)
+    if spec is None:
         raise FormatError(f"{src.name}: unknown format {format!r}; expected one of {', '.join(FORMAT_NAMES)}")
-    return name
+    return spec
 
 
 class _Parsed:
@@ -85,6 +59,10 @@ def _parse(src: InputSource) -> _Parsed:
         text = decode_all(src)
         if text.startswith("\ufeff"):
             text = text[1:]
+        if "\x00" in text:
+            text, padding = strip_nul_padding(text)
+            if padding:
+                src.warnings.append(f"{padding:,} NUL bytes of padding (what a crash leaves in a file) skipped")
         try:
             return _Parsed("json", doc=parse_json_problem(text))
         except JsonProblem as exc:
@@ -118,9 +96,9 @@ def _single_record(parsed: _Parsed) -> Any | None:
     return parsed.single[0]
 
 
-def _detect(parsed: _Parsed, src: InputSource) -> str:
+def _detect(parsed: _Parsed, src: InputSource) -> FormatSpec:
     if parsed.layout == "sqlite":
-        return hermes.NAME
+        return registry.SQLITE_FORMAT
     if parsed.layout == "json":
         found = detect_document(parsed.doc)
     else:
@@ -132,41 +110,48 @@ def _detect(parsed: _Parsed, src: InputSource) -> str:
                 found = detect_document(single)
     if found is None:
         raise FormatError(f"{src.name}: {_UNKNOWN}")
-    return found
+    return registry.BY_NAME[found]
 
 
-def _convert(parsed: _Parsed, fmt: str, src: InputSource, session: str | None) -> Conversation:
-    module = MODULES[fmt]
+def _convert(parsed: _Parsed, spec: FormatSpec, src: InputSource, session: str | None) -> Conversation:
     if parsed.layout == "sqlite":
-        if fmt != hermes.NAME:
-            raise FormatError(f"{src.name}: a SQLite database can only be read as the hermes format, not {fmt!r}")
-        return hermes.parse_sqlite(open_sqlite(src), src, session)
+        if spec.parse_sqlite is None:
+            raise FormatError(
+                f"{src.name}: a SQLite database can only be read as the {registry.SQLITE_FORMAT.name} format, "
+                f"not {spec.name!r}"
+            )
+        return spec.parse_sqlite(open_sqlite(src), src, session)
     if parsed.layout == "json":
-        return _parse_document(module, parsed.doc, src, session)
+        return _parse_document(spec, parsed.doc, src, session)
     assert parsed.lines is not None
     single = _single_record(parsed)
-    if single is not None and (not isinstance(single, dict) or not hasattr(module, "parse_records")):
-        return _parse_document(module, single, src, session)
-    if hasattr(module, "parse_records"):
-        return module.parse_records(parsed.lines, src, session)
+    if single is not None and (not isinstance(single, dict) or spec.parse_records is None):
+        conv = _parse_document(spec, single, src, session)
+        conv.report.notes.append("the file holds a single JSON value on one line, read as one document")
+        return conv
+    if spec.parse_records is not None:
+        return spec.parse_records(parsed.lines, src, session)
     # Formats without a line layout of their own: the lines are the items of one document.
     records = list(parsed.lines.records())
-    conv = module.parse_document([value for _, value in records], src, session)
+    conv = _parse_document(spec, [value for _, value in records], src, session)
     line_numbers = [line for line, _ in records]
     conv.sources = [_line_source(where, line_numbers) for where in conv.sources]
+    conv.report.unit = "line"
+    for entry in conv.report.skipped:
+        entry.where = [_line_source(where, line_numbers) for where in entry.where]
     conv.warnings[:0] = parsed.lines.warnings
     return conv
 
 
-def _parse_document(module: Any, doc: Any, src: InputSource, session: str | None) -> Conversation:
-    if not hasattr(module, "parse_document"):
+def _parse_document(spec: FormatSpec, doc: Any, src: InputSource, session: str | None) -> Conversation:
+    if spec.parse_document is None:
         # Claude Code and Codex logs (rollouts, exec streams) only exist as JSON Lines
         # (one event object per line).
         raise FormatError(
-            f"{src.name}: a {module.NAME} log is JSON Lines with one event object per line; "
+            f"{src.name}: a {spec.name} log is JSON Lines with one event object per line; "
             "expected that layout, not a single JSON document"
         )
-    return module.parse_document(doc, src, session)
+    return spec.parse_document(doc, src, session)
 
 
 def _line_source(where: str, line_numbers: list[int]) -> str:
@@ -194,6 +179,26 @@ def _mark_hermes_summaries(conv: Conversation) -> None:
         conv.compaction_events.sort(key=lambda event: event.position)
 
 
+def _finish_report(conv: Conversation, parsed: _Parsed) -> None:
+    """Add what the reader saw (damaged lines, padding) to the importer's report; its warnings join the others."""
+    report = conv.report
+    lines = parsed.lines
+    if lines is not None:
+        padding = lines.padding_warning()
+        if padding:
+            conv.warnings.append(padding)
+            report.notes.append(padding)
+        for line in lines.damaged:
+            report.skip("lines that are not valid JSON (or not UTF-8)", f"line {line}", announced=True)
+        if report.unit == "line" and report.read - len(lines.damaged) < len(lines.seen):
+            missing = len(lines.seen) - (report.read - len(lines.damaged))
+            report.skip("lines the importer read but did not use", count=missing)
+    report.messages = len(conv.messages)
+    report.sessions = max(1, len(conv.sessions))
+    report.branches = sum(1 for info in conv.sessions if info.kind == "branch")
+    conv.warnings.extend(report.warnings())
+
+
 def _name_for(path_or_bytes: Any, filename: str | None) -> str | None:
     if filename:
         return filename
@@ -217,29 +222,33 @@ def load(
     object (e.g. an upload). ``filename`` names bytes input in messages and helps detection
     (``.jsonl``). ``format`` skips detection (one of ``FORMAT_NAMES``). ``max_bytes`` refuses
     larger input. ``session`` picks one session of a multi-session source (a Hermes store or
-    export, a Claude Code log with sidechains, a JSONL of conversations); the default is the
-    main one: for Hermes the most recently started session, for Claude Code the main
-    (non-sidechain) chain, for lists of conversations the last one. ``Conversation.sessions``
-    lists them all.
+    export, a Claude Code log with sidechains or abandoned branches, a JSONL of conversations or
+    runs); the default is the main one: for Hermes the most recently started session, for Claude
+    Code the conversation Claude Code would resume, for lists of conversations the last one.
+    ``Conversation.sessions`` lists them all, each with the message count it loads to.
 
     Raises :class:`FormatError` (a ValueError) with the file, the line or field and what was
-    expected, for every kind of bad input. Damaged lines of a JSONL log are skipped and listed
-    in ``Conversation.warnings`` instead.
+    expected, for every kind of bad input. Damaged lines of a JSONL log are skipped instead;
+    ``Conversation.report`` says where every row went, and whatever was placed nowhere is in
+    ``Conversation.warnings`` with its count.
     """
     src = open_input(path_or_bytes, filename, max_bytes)
-    fmt = _format_name(format, src)
+    spec = _format_spec(format, src)
     try:
         parsed = _parse(src)
-        fmt = fmt or _detect(parsed, src)
-        conv = _convert(parsed, fmt, src, None if session is None else str(session))
+        spec = spec or _detect(parsed, src)
+        conv = _convert(parsed, spec, src, None if session is None else str(session))
     except FieldProblem as exc:
-        raise FormatError(f"{src.name}: {exc} (reading it as {fmt or 'an unknown format'})") from None
+        name = spec.name if spec is not None else "an unknown format"
+        raise FormatError(f"{src.name}: {exc} (reading it as {name})") from None
     except RecursionError:
         raise FormatError(
             f"{src.name}: the data is nested too deeply to read; expected a transcript with ordinary nesting"
         ) from None
+    _finish_report(conv, parsed)
+    conv.warnings[:0] = src.warnings
     if session is not None and conv.session_id != str(session):
-        raise FormatError(f"{src.name}: session {session!r} not found; this {fmt} input holds a single conversation")
+        raise FormatError(f"{src.name}: session {session!r} not found; this {spec.name} input holds a single conversation")
     if not conv.messages:
         conv.warnings.append("the transcript holds no messages")
     _mark_hermes_summaries(conv)
@@ -255,4 +264,4 @@ def load(
 def detect(path_or_bytes: Any, filename: str | None = None, *, max_bytes: int = DEFAULT_MAX_BYTES) -> str:
     """The format name ``load`` would use for this input (raises FormatError when none fits)."""
     src = open_input(path_or_bytes, filename, max_bytes)
-    return _detect(_parse(src), src)
+    return _detect(_parse(src), src).name

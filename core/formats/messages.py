@@ -8,6 +8,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from core.formats.model import CompactionEvent, Conversation, SessionInfo
+from core.formats.report import LoadReport, RowTally
 
 ROLES = ("system", "developer", "user", "assistant", "tool")
 IMAGE_PART_TYPES = ("image_url", "input_image", "image")
@@ -15,6 +16,23 @@ IMAGE_PART_TYPES = ("image_url", "input_image", "image")
 # Summary prefixes written by Hermes' compressor (the stable detection key and the legacy one).
 HERMES_SUMMARY_KEY = "[CONTEXT COMPACTION — REFERENCE ONLY]"
 HERMES_LEGACY_SUMMARY_PREFIX = "[CONTEXT SUMMARY]:"
+
+
+#: Keys under which a JSON document usually wraps its list of messages or items.
+WRAPPING_KEYS = ("messages", "conversations", "input", "history", "trajectory")
+
+
+def candidate_items(doc: Any) -> list[Any]:
+    """The list of messages/items a document wraps (under one of the usual keys), or []."""
+    if isinstance(doc, list):
+        return doc
+    if isinstance(doc, dict):
+        for key in WRAPPING_KEYS:
+            if isinstance(doc.get(key), list):
+                return doc[key]
+        if isinstance(doc.get("output"), list):
+            return doc["output"]
+    return []
 
 
 def text_part(text: str) -> dict[str, Any]:
@@ -200,9 +218,13 @@ class PendingCalls:
 
 
 class Builder:
-    """Collects messages with their parallel source/usage/reasoning entries."""
+    """Collects messages with their parallel source/usage/reasoning entries.
 
-    def __init__(self, fmt: str, filename: str | None) -> None:
+    ``tally`` classifies the rows of the input as the importer reads them (see
+    :mod:`core.formats.report`); ``build`` turns it into the conversation's load report.
+    """
+
+    def __init__(self, fmt: str, filename: str | None, unit: str = "line") -> None:
         self.format = fmt
         self.filename = filename
         self.messages: list[dict[str, Any]] = []
@@ -212,6 +234,7 @@ class Builder:
         self.warnings: list[str] = []
         self.events: list[CompactionEvent] = []
         self.metadata: dict[str, Any] = {}
+        self.tally = RowTally(unit)
 
     def __len__(self) -> int:
         return len(self.messages)
@@ -253,6 +276,7 @@ class Builder:
         sessions: list[SessionInfo] | None = None,
         session_id: str | None = None,
         system_prompt: str | None = None,
+        report: LoadReport | None = None,
     ) -> Conversation:
         if system_prompt is None and self.messages and self.messages[0]["role"] in ("system", "developer"):
             system_prompt = text_of(self.messages[0]["content"])
@@ -271,6 +295,7 @@ class Builder:
             warnings=self.warnings,
             filename=self.filename,
             metadata=self.metadata,
+            report=report if report is not None else self.tally.report(),
         )
 
 

@@ -13,24 +13,7 @@ import copy
 from dataclasses import dataclass, field
 from typing import Any
 
-#: Every format name ``load`` accepts, in auto-detection order (SQLite stores are recognised
-#: first by their file header).
-FORMAT_NAMES: tuple[str, ...] = (
-    "claude-code",
-    "codex",
-    "codex-exec",
-    "openhands",
-    "swe-agent",
-    "hermes",
-    "sharegpt",
-    "openai-responses",
-    "anthropic",
-    "openai-chat",
-    "langchain",
-)
-
-#: The formats ``dump`` can write back (besides openai-chat, which works for everything).
-DUMP_FORMATS: tuple[str, ...] = ("openai-chat", "openai-responses", "anthropic", "sharegpt")
+from core.formats.report import LoadReport
 
 #: The only keys a canonical message dict may carry.
 MESSAGE_KEYS: frozenset[str] = frozenset({"role", "content", "tool_calls", "tool_call_id", "name"})
@@ -67,6 +50,9 @@ class SessionInfo:
     For Hermes compression splits, ``compressed_from`` is the parent session that holds the
     full transcript *before* compaction (this session starts with its compacted form), and
     ``compressed_into`` is the child session that holds the transcript *after* compaction.
+    ``kind`` is ``"session"``, ``"sidechain"`` (a subagent run) or ``"branch"`` (an abandoned
+    branch of ``parent_id``: the conversation as it stood on that branch). ``message_count`` is
+    the number of messages ``load(..., session=id)`` returns.
     """
 
     id: str
@@ -79,6 +65,7 @@ class SessionInfo:
     started_at: float | str | None = None
     end_reason: str | None = None
     model: str | None = None
+    kind: str = "session"
 
 
 @dataclass
@@ -90,7 +77,8 @@ class Conversation:
     ``"row 813"``, ...), ``usage[i]`` is the real token usage the log recorded for it (or
     None) and ``reasoning[i]`` the reasoning/thinking text attached to it (or None).
     ``session_id`` names the session that was loaded when the source holds several
-    (see ``sessions``).
+    (see ``sessions``). ``report`` says where every row of the input went (placed here, in
+    other sessions or branches, metadata, skipped); its warnings are part of ``warnings``.
     """
 
     format: str
@@ -107,6 +95,7 @@ class Conversation:
     warnings: list[str] = field(default_factory=list)
     filename: str | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
+    report: LoadReport = field(default_factory=LoadReport)
 
     def __len__(self) -> int:
         return len(self.messages)

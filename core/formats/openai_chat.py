@@ -18,14 +18,17 @@ from core.formats.messages import (
     IdMaker,
     PendingCalls,
     arguments_json,
+    candidate_items,
     image_part,
     kind_of,
     make_message,
     text_part,
 )
 from core.formats.model import Conversation, SessionInfo
-from core.formats.session_pick import pick_session
+from core.formats.session_pick import one_session_per_line
 from core.formats.source import InputSource, JsonLines
+from core.formats.spec import FormatSpec
+from core.profiles import COMPRESSED_SUMMARY_KEY as SUMMARY_FLAG
 
 NAME = "openai-chat"
 ACCEPTED_ROLES = ROLES + ("function",)
@@ -103,11 +106,14 @@ class MessageNormalizer:
                 reasoning = value
                 break
         for key in raw:
-            if key not in ("role", "content", "tool_calls", "tool_call_id", "name", "function_call"):
+            if key not in ("role", "content", "tool_calls", "tool_call_id", "name", "function_call", SUMMARY_FLAG):
                 self.dropped[key] += 1
         if role == "tool" and raw.get("role") == "tool":
             name = None  # the call id already links the result; Hermes-style tool names are metadata
         message = make_message(role, content, tool_calls=tool_calls, tool_call_id=tool_call_id, name=name)
+        if SUMMARY_FLAG in raw:
+            # Hermes v0.17.0+ marks the summary-bearing message; the flag counts in its token estimates.
+            message[SUMMARY_FLAG] = raw[SUMMARY_FLAG]
         return message, reasoning
 
     def _claim_function_result(self, name: str | None) -> str:
@@ -212,40 +218,48 @@ def parse_document(doc: Any, src: InputSource, session: str | None) -> Conversat
     else:
         raise src.error(None, f"expected a list of chat messages or an object with 'messages', got {kind_of(doc)}")
     normalizer = MessageNormalizer(builder)
+    builder.tally.unit = "message"
     for index, raw in enumerate(items):
         normalizer.add(raw, f"{prefix}[{index}]")
+        builder.tally.place(index)
     normalizer.finish()
     return builder.build(model=model, tools=tools if isinstance(tools, list) else None)
 
 
+def _is_conversation(record: Any) -> bool:
+    return isinstance(record, dict) and isinstance(record.get("messages"), list)
+
+
 def parse_records(lines: JsonLines, src: InputSource, session: str | None) -> Conversation:
     """JSONL: one message per line, or one ``{"messages": [...]}`` conversation per line."""
-    if any(isinstance(rec, dict) and isinstance(rec.get("messages"), list) for _, rec in lines.head()):
-        conversations = [
-            (line, rec) for line, rec in lines.records() if isinstance(rec, dict) and isinstance(rec.get("messages"), list)
-        ]
-        infos = [
-            SessionInfo(id=str(rec.get("id") or f"line {line}"), message_count=len(rec["messages"]))
-            for line, rec in conversations
-        ]
-        chosen = pick_session(infos, session, src, default=infos[-1].id)
-        line, rec = conversations[[info.id for info in infos].index(chosen)]
-        conv = parse_document(rec, src, None)
-        conv.sources = [f"line {line} {where}" for where in conv.sources]
-        conv.sessions = infos
-        conv.session_id = chosen
-        conv.warnings[:0] = lines.warnings
-        return conv
+    if any(_is_conversation(rec) for _, rec in lines.head()):
+
+        def convert(line: int, record: dict[str, Any]) -> Conversation:
+            conv = parse_document(record, src, None)
+            conv.sources = [f"line {line} {where}" for where in conv.sources]
+            return conv
+
+        return one_session_per_line(
+            lines, src, session, holds_session=_is_conversation,
+            info_of=lambda line, rec: SessionInfo(id=str(rec.get("id") or f"line {line}"), message_count=len(rec["messages"])),
+            rows_of=lambda rec: len(rec["messages"]), convert=convert,
+            not_a_session="lines without a 'messages' list",
+            none_found="no conversations found; expected a 'messages' list on each line",
+        )
     builder = Builder(NAME, src.name)
     normalizer = MessageNormalizer(builder)
     for line, rec in lines.records():
         if not looks_like_message(rec):
             builder.warnings.append(f"line {line}: not a chat message (no 'role'); skipped")
+            builder.tally.skip(line, "lines that are not chat messages", f"line {line}", announced=True)
             continue
         try:
             normalizer.add(rec, f"line {line}")
         except FieldProblem as exc:
             builder.warnings.append(f"{exc}; line skipped")
+            builder.tally.skip(line, "chat messages that could not be read", f"line {line}", announced=True)
+            continue
+        builder.tally.place(line)
     normalizer.finish()
     builder.warnings[:0] = lines.warnings
     if not builder.messages:
@@ -261,3 +275,23 @@ def to_document(conv: Conversation) -> dict[str, Any]:
     if conv.tools:
         doc["tools"] = copy.deepcopy(conv.tools)
     return doc
+
+
+def _detect_records(records: list[tuple[int, Any]]) -> bool:
+    values = [value for _, value in records]
+    dicts = [value for value in values if isinstance(value, dict)]
+    if dicts and all(isinstance(value.get("messages"), list) for value in dicts[:5]):
+        return True  # one conversation per line
+    return looks_like(values)
+
+
+FORMAT = FormatSpec(
+    name=NAME,
+    description="OpenAI Chat Completions messages",
+    detect_document=lambda doc: looks_like(candidate_items(doc)),
+    detect_records=_detect_records,
+    parse_document=parse_document,
+    parse_records=parse_records,
+    write=to_document,
+    aliases=("openai", "chat"),
+)

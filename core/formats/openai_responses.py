@@ -16,6 +16,7 @@ from core.formats.messages import (
     Builder,
     FieldProblem,
     IdMaker,
+    candidate_items,
     image_part,
     kind_of,
     make_message,
@@ -25,6 +26,7 @@ from core.formats.messages import (
 )
 from core.formats.model import CompactionEvent, Conversation
 from core.formats.source import InputSource
+from core.formats.spec import FormatSpec
 
 NAME = "openai-responses"
 
@@ -106,7 +108,8 @@ class ResponsesAssembler:
         self.open_assistant: int | None = None
         self.skipped: Counter[str] = Counter()
 
-    def add(self, item: Any, where: str) -> None:
+    def add(self, item: Any, where: str) -> bool:
+        """Take one item; False when its type has no place in a chat conversation (it is counted)."""
         if not isinstance(item, dict):
             raise FieldProblem(where, f"expected a Responses item object, got {kind_of(item)}")
         kind = item.get("type")
@@ -138,6 +141,8 @@ class ResponsesAssembler:
             )
         else:
             self.skipped[str(kind)] += 1
+            return False
+        return True
 
     def _message(self, item: dict[str, Any], where: str) -> None:
         role = item.get("role")
@@ -233,9 +238,14 @@ def parse_document(doc: Any, src: InputSource, session: str | None) -> Conversat
             raise FieldProblem("input", "expected a list of Responses items under 'input' (or 'output')")
     else:
         raise FieldProblem(None, f"expected a list of Responses items or an object with 'input', got {kind_of(doc)}")
+    builder.tally.unit = "item"
     for key, items in sections:
         for index, item in enumerate(items):
-            assembler.add(item, f"{key}[{index}]")
+            where = f"{key}[{index}]" if key else f"[{index}]"
+            if assembler.add(item, f"{key}[{index}]"):
+                builder.tally.place((key, index), where)
+            else:
+                builder.tally.skip((key, index), "Responses items without a chat equivalent", where, announced=True)
     assembler.finish()
     return builder.build(model=model, tools=tools)
 
@@ -296,3 +306,21 @@ def to_document(conv: Conversation) -> dict[str, Any]:
     if conv.tools:
         doc["tools"] = copy.deepcopy(conv.tools)
     return doc
+
+
+def _detect_document(doc: Any) -> bool:
+    if isinstance(doc, dict) and isinstance(doc.get("input"), str):
+        return True
+    # A chat document ({"messages": [...]}) whose parts happen to use Responses part types stays chat.
+    return looks_like(candidate_items(doc)) and not (isinstance(doc, dict) and "messages" in doc and "input" not in doc)
+
+
+FORMAT = FormatSpec(
+    name=NAME,
+    description="OpenAI Responses API items (input/output lists)",
+    detect_document=_detect_document,
+    detect_records=lambda records: looks_like([value for _, value in records]),
+    parse_document=parse_document,
+    write=to_document,
+    aliases=("responses",),
+)

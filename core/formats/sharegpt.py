@@ -24,8 +24,9 @@ from core.formats.messages import (
     text_of,
 )
 from core.formats.model import Conversation, SessionInfo
-from core.formats.session_pick import pick_session
+from core.formats.session_pick import one_session_per_line, pick_session
 from core.formats.source import InputSource, JsonLines
+from core.formats.spec import FormatSpec
 
 NAME = "sharegpt"
 ROLE_OF = {
@@ -130,10 +131,31 @@ def _calls_from_json_bodies(bodies: list[str], where: str, pairing: _Pairing, bu
     return calls
 
 
+def message_count(record: Any) -> int:
+    """How many messages a conversation record becomes (what ``parse_turns`` makes of it), without building them."""
+    turns = conversation_list(record) or (record if looks_like_turns(record) else [])
+    count = 0
+    for turn in turns:
+        if not isinstance(turn, dict):
+            continue
+        role = ROLE_OF.get(str(turn.get("from")).lower())
+        value = turn.get("value")
+        if role == "tool" and isinstance(value, str):
+            count += max(1, len(_between(value, "<tool_response>", "</tool_response>")[0]))
+        else:
+            count += 1
+    system = record.get("system") if isinstance(record, dict) else None
+    if isinstance(system, str) and system.strip() and not any(isinstance(t, dict) and t.get("from") == "system" for t in turns):
+        count += 1
+    return count
+
+
 def parse_turns(turns: list[Any], builder: Builder, prefix: str) -> None:
     pairing = _Pairing()
+    builder.tally.unit = "turn"
     for index, turn in enumerate(turns):
         where = f"{prefix}[{index}]"
+        builder.tally.place(index, where)
         if not isinstance(turn, dict):
             raise FieldProblem(where, f"expected a turn object with 'from' and 'value', got {kind_of(turn)}")
         speaker = turn.get("from")
@@ -221,15 +243,21 @@ def _parse_one(record: Any, builder: Builder, prefix: str) -> tuple[str | None, 
 def parse_document(doc: Any, src: InputSource, session: str | None) -> Conversation:
     if isinstance(doc, list) and doc and conversation_list(doc[0]) is not None:
         infos = [
-            SessionInfo(id=str(rec.get("id") or index), message_count=len(conversation_list(rec) or []))
+            SessionInfo(id=str(rec.get("id") or index) if isinstance(rec, dict) else str(index),
+                        message_count=message_count(rec))
             for index, rec in enumerate(doc)
         ]
         chosen = pick_session(infos, session, src, default=infos[-1].id)
         position = [info.id for info in infos].index(chosen)
         conv = _single(doc[position], src, f"[{position}]")
         conv.sessions, conv.session_id = infos, chosen
+        conv.report.add_other_sessions(sum(_turns(rec) for i, rec in enumerate(doc) if i != position))
         return conv
     return _single(doc, src, "")
+
+
+def _turns(record: Any) -> int:
+    return len(conversation_list(record) or [])
 
 
 def _single(record: Any, src: InputSource, prefix: str) -> Conversation:
@@ -240,19 +268,13 @@ def _single(record: Any, src: InputSource, prefix: str) -> Conversation:
 
 def parse_records(lines: JsonLines, src: InputSource, session: str | None) -> Conversation:
     """JSONL with one conversation per line (e.g. Hermes ``trajectory_samples.jsonl``)."""
-    records = [(line, rec) for line, rec in lines.records() if conversation_list(rec) is not None]
-    if not records:
-        raise FieldProblem(None, "no ShareGPT conversations found; expected a 'conversations' list on each line")
-    infos = [
-        SessionInfo(id=str(rec.get("id") or f"line {line}"), message_count=len(conversation_list(rec) or []))
-        for line, rec in records
-    ]
-    chosen = pick_session(infos, session, src, default=infos[-1].id)
-    line, record = records[[info.id for info in infos].index(chosen)]
-    conv = _single(record, src, f"line {line}")
-    conv.sessions, conv.session_id = infos, chosen
-    conv.warnings[:0] = lines.warnings
-    return conv
+    return one_session_per_line(
+        lines, src, session, holds_session=lambda rec: conversation_list(rec) is not None,
+        info_of=lambda line, rec: SessionInfo(id=str(rec.get("id") or f"line {line}"), message_count=message_count(rec)),
+        rows_of=_turns, convert=lambda line, rec: _single(rec, src, f"line {line}"),
+        not_a_session="lines without a ShareGPT 'conversations' list",
+        none_found="no ShareGPT conversations found; expected a 'conversations' list on each line",
+    )
 
 
 def to_document(conv: Conversation) -> dict[str, Any]:
@@ -300,3 +322,19 @@ def to_document(conv: Conversation) -> dict[str, Any]:
     if conv.tools:
         doc["tools"] = json.dumps(conv.tools, ensure_ascii=False)
     return doc
+
+
+def _detect_records(records: list[tuple[int, Any]]) -> bool:
+    dicts = [value for _, value in records if isinstance(value, dict)]
+    return bool(dicts) and all(conversation_list(value) is not None for value in dicts[:5])
+
+
+FORMAT = FormatSpec(
+    name=NAME,
+    description="ShareGPT conversations (incl. Hermes trajectory exports)",
+    detect_document=looks_like,
+    detect_records=_detect_records,
+    parse_document=parse_document,
+    parse_records=parse_records,
+    write=to_document,
+)

@@ -146,7 +146,9 @@ def _check_text_head(src: InputSource) -> None:
             src.encoding = encoding
             break
     else:
-        if b"\x00" in head:
+        if b"\x00" in head and not head.replace(b"\x00", b"").strip():
+            raise src.error(None, f"the file holds only NUL bytes (padding left by a crash), no transcript; {_EXPECTED}")
+        if b"\x00" in head and not is_nul_padding(head):
             sample = head[:4096]
             even_nuls = sample[0::2].count(0)
             odd_nuls = sample[1::2].count(0)
@@ -168,6 +170,24 @@ def _check_text_head(src: InputSource) -> None:
         except UnicodeDecodeError as exc:
             # Raised later: a JSON document fails as a whole, a JSONL log only when most lines fail.
             src.head_decode_error = _decode_error(src, head, exc)
+
+
+def is_nul_padding(data: bytes) -> bool:
+    """NUL bytes only in runs at the start or end of lines, as a crash leaves them.
+
+    A log file that was preallocated or not flushed when the machine stopped holds runs of zero
+    bytes between (or after) complete lines; NULs anywhere else mean a binary file.
+    """
+    return all(b"\x00" not in line.strip(b"\x00") for line in data.split(b"\n"))
+
+
+def strip_nul_padding(text: str) -> tuple[str, int]:
+    """``text`` without the NUL runs at its start and end, and how many were removed (0 when the
+    NULs are not padding: then the text is returned as it is)."""
+    stripped = text.strip("\x00")
+    if "\x00" in stripped:
+        return text, 0
+    return stripped, len(text) - len(stripped)
 
 
 def check_jsonl_encoding(src: InputSource) -> None:
@@ -353,8 +373,8 @@ def sniff_layout(src: InputSource) -> str:
     lines, first_cut = _first_lines(src)
     if lines and lines[0].startswith(codecs.BOM_UTF8):
         lines[0] = lines[0][len(codecs.BOM_UTF8) :]
-    decoded = [ln.decode("utf-8", errors="replace") for ln in lines]
-    return _layout_from_text_lines(src, decoded, first_cut)
+    decoded = [strip_nul_padding(ln.decode("utf-8", errors="replace"))[0] for ln in lines]
+    return _layout_from_text_lines(src, [ln for ln in decoded if ln.strip()], first_cut)
 
 
 def _layout_from_text_lines(src: InputSource, lines: list[str], first_cut: bool = False) -> str:
@@ -394,6 +414,9 @@ class JsonLines:
 
     src: InputSource
     warnings: list[str] = field(default_factory=list)
+    damaged: list[int] = field(default_factory=list)  # lines skipped because they are not JSON (or not UTF-8)
+    padding: dict[int, int] = field(default_factory=dict)  # line → NUL padding bytes skipped on it
+    seen: set[int] = field(default_factory=set)  # lines that gave a record
     _head: list[tuple[int, Any]] | None = None
     _reported: set[int] = field(default_factory=set)  # lines already warned about (records() may run twice)
 
@@ -421,6 +444,7 @@ class JsonLines:
                 except UnicodeDecodeError as exc:
                     if report_this:
                         self._reported.add(line_no)
+                        self.damaged.append(line_no)
                         self.warnings.append(
                             f"line {line_no}: byte 0x{raw[exc.start:exc.start + 1].hex()} at column "
                             f"{exc.start + 1} is not valid UTF-8; line skipped"
@@ -429,6 +453,10 @@ class JsonLines:
             else:
                 text = raw
             text = text.rstrip("\r\n")  # so errors point into this line, not at the start of the next
+            if "\x00" in text:
+                text, padding = strip_nul_padding(text)
+                if padding and report:
+                    self.padding[line_no] = padding
             if not text.strip():
                 continue
             try:
@@ -436,9 +464,23 @@ class JsonLines:
             except JsonProblem as exc:
                 if report_this:
                     self._reported.add(line_no)
+                    self.damaged.append(line_no)
                     self.warnings.append(f"{exc.where or f'line {line_no}'}: {exc.what}; line skipped")
                 continue
+            if report:
+                self.seen.add(line_no)
             yield line_no, value
+
+    def padding_warning(self) -> str | None:
+        """One warning for all the NUL padding skipped (None when there was none)."""
+        if not self.padding:
+            return None
+        lines = sorted(self.padding)
+        shown = ", ".join(str(n) for n in lines[:8]) + (f" and {len(lines) - 8} more" if len(lines) > 8 else "")
+        return (
+            f"{sum(self.padding.values()):,} NUL bytes of padding (what a crash leaves in a log) skipped on "
+            f"{len(lines)} line(s) (line {shown}); the records around them were read"
+        )
 
     def _raw_lines(self) -> Iterator[tuple[int, bytes | str]]:
         if self.src.encoding not in ("utf-8", "utf-8-sig"):

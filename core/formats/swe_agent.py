@@ -14,6 +14,7 @@ from core.formats.messages import Builder, FieldProblem, kind_of
 from core.formats.model import Conversation
 from core.formats.openai_chat import MessageNormalizer
 from core.formats.source import InputSource
+from core.formats.spec import FormatSpec
 
 NAME = "swe-agent"
 
@@ -52,7 +53,7 @@ def parse_document(doc: Any, src: InputSource, session: str | None) -> Conversat
     history = doc.get("history")
     if not isinstance(history, list) or not history:
         raise FieldProblem("history", "expected the non-empty 'history' list of the trajectory")
-    builder = Builder(NAME, src.name)
+    builder = Builder(NAME, src.name, unit="history entry")
     normalizer = MessageNormalizer(builder)
     demos = 0
     for index, entry in enumerate(history):
@@ -71,6 +72,7 @@ def parse_document(doc: Any, src: InputSource, session: str | None) -> Conversat
             clean["content"] = entry["thought"]
         demos += bool(entry.get("is_demo"))
         normalizer.add(clean, where)
+        builder.tally.place(index)
     normalizer.finish()
     if demos:
         builder.metadata["demonstration_messages"] = demos
@@ -79,3 +81,11 @@ def parse_document(doc: Any, src: InputSource, session: str | None) -> Conversat
         if key in info:
             builder.metadata[key] = info[key]
     return builder.build(model=_model_name(doc))
+
+
+FORMAT = FormatSpec(
+    name=NAME,
+    description="SWE-agent trajectories (.traj)",
+    detect_document=looks_like,
+    parse_document=parse_document,
+)

@@ -1,12 +1,21 @@
-"""Phase 4: reassembly — head (with the system note), summary, tail, tool-pair repair, media stripping."""
+"""Phase 4: reassembly — head (with the system note), summary, tail, tool-pair repair, media stripping.
+
+What changed between releases is one function per variant, chosen by the profile: the summary's
+role (``ROLE_RULES``; v0.18.0 pins it to ``user`` after a system-only head), how a summary merges
+into the first tail message (``MERGE_RULES``; v0.18.0 puts it after the message's own text) and
+how calls whose results are gone are repaired (``ORPHAN_CALL_RULES``; v0.18.0 strips them instead
+of adding stub results). ``core.assembly.assemble`` applies them to a compression plan.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 from core import profiles as P
-from core.message_view import content_text, is_image_part, role_of
+from core.message_view import call_id, content_text, is_image_part, role_of
+from core.profiles import Profile
 
 SUMMARY_END = "\n\n" + P.END_MARKER
 
@@ -28,29 +37,71 @@ def add_system_note(message: dict[str, Any]) -> dict[str, Any]:
     return copy
 
 
+# --- the summary's role --------------------------------------------------------------------------
+
+
 @dataclass
 class SummaryPlacement:
     role: str | None  # role of a standalone summary message; None when merged into the tail
     merged: bool
     last_head_role: Any
     first_tail_role: Any
+    pinned: bool = False  # v0.18.0: the head ended with a system message, so the role is user
+
+
+def _neighbour_roles(messages: list[Any], compress_start: int, compress_end: int) -> tuple[Any, Any]:
+    last_head_role = messages[compress_start - 1].get("role", "user") if compress_start > 0 else "user"
+    first_tail_role = messages[compress_end].get("role", "user") if compress_end < len(messages) else "user"
+    return last_head_role, first_tail_role
+
+
+def _place(last_head_role: Any, first_tail_role: Any, pinned: bool) -> SummaryPlacement:
+    role = "user" if last_head_role in ("assistant", "tool") or pinned else "assistant"
+    if role == first_tail_role:
+        flipped = "assistant" if role == "user" else "user"
+        if flipped != last_head_role and not pinned:
+            role = flipped
+        else:
+            return SummaryPlacement(None, True, last_head_role, first_tail_role, pinned)
+    return SummaryPlacement(role, False, last_head_role, first_tail_role, pinned)
+
+
+def flip_role(messages: list[Any], compress_start: int, compress_end: int) -> SummaryPlacement:
+    """v0.15.1-v0.17.0: avoid two user or two assistant messages in a row; merge when both neighbours collide."""
+    return _place(*_neighbour_roles(messages, compress_start, compress_end), pinned=False)
+
+
+def pin_user_after_system(messages: list[Any], compress_start: int, compress_end: int) -> SummaryPlacement:
+    """v0.18.0: as before, but after a system message the summary is a user message (merged into a user tail)."""
+    last_head_role, first_tail_role = _neighbour_roles(messages, compress_start, compress_end)
+    return _place(last_head_role, first_tail_role, pinned=last_head_role == "system")
+
+
+ROLE_RULES: dict[str, Callable[[list[Any], int, int], SummaryPlacement]] = {
+    "flip": flip_role,
+    "pin-after-system": pin_user_after_system,
+}
 
 
 def choose_summary_role(messages: list[Any], compress_start: int, compress_end: int) -> SummaryPlacement:
-    """Avoid two user or two assistant messages in a row; merge into the tail when both neighbours collide."""
-    last_head_role = messages[compress_start - 1].get("role", "user") if compress_start > 0 else "user"
-    first_tail_role = messages[compress_end].get("role", "user") if compress_end < len(messages) else "user"
-    role = "user" if last_head_role in ("assistant", "tool") else "assistant"
-    if role == first_tail_role:
-        flipped = "assistant" if role == "user" else "user"
-        if flipped != last_head_role:
-            role = flipped
-        else:
-            return SummaryPlacement(None, True, last_head_role, first_tail_role)
-    return SummaryPlacement(role, False, last_head_role, first_tail_role)
+    """The v0.15.1 role choice."""
+    return flip_role(messages, compress_start, compress_end)
 
 
-def merge_summary_into(message: dict[str, Any], summary: str) -> dict[str, Any]:
+def summary_message(summary: str, role: str, profile: Profile) -> dict[str, Any]:
+    """A standalone summary message: the END marker on user summaries (v0.17.0+: on every one), the flag from v0.17.0."""
+    ends = role == "user" or profile.end_marker_on_every_summary
+    message: dict[str, Any] = {"role": role, "content": summary + SUMMARY_END if ends else summary}
+    if profile.summary_flag:
+        message[P.COMPRESSED_SUMMARY_KEY] = True
+    return message
+
+
+# --- merging into the first tail message ---------------------------------------------------------
+
+
+def prepend_summary(message: dict[str, Any], summary: str) -> dict[str, Any]:
+    """v0.15.1-v0.17.0: summary, END marker, then the message's own content."""
     prefix = summary + SUMMARY_END + "\n\n"
     copy = message.copy()
     original = copy.get("content")
@@ -65,72 +116,148 @@ def merge_summary_into(message: dict[str, Any], summary: str) -> dict[str, Any]:
     return copy
 
 
-def _call_id(call: Any) -> Any:
-    if isinstance(call, dict):
-        return call.get("call_id") or call.get("id")
-    return getattr(call, "call_id", None) or getattr(call, "id", None)
+def append_after_prior_context(message: dict[str, Any], summary: str) -> dict[str, Any]:
+    """v0.18.0: header, the message's own content, the delimiter, the summary, the END marker last."""
+    header = P.PRIOR_CONTEXT_HEADER + "\n"
+    suffix = "\n\n" + P.PRIOR_CONTEXT_DELIMITER + "\n\n" + summary + SUMMARY_END
+    copy = message.copy()
+    original = copy.get("content", "")
+    if isinstance(original, list):
+        copy["content"] = [{"type": "text", "text": header}, *original, {"type": "text", "text": suffix}]
+    elif isinstance(original, str):
+        copy["content"] = header + original + suffix
+    elif original is None:
+        copy["content"] = header + suffix
+    else:
+        copy["content"] = header + str(original) + suffix
+    return copy
+
+
+MERGE_RULES: dict[str, Callable[[dict[str, Any], str], dict[str, Any]]] = {
+    "prepend": prepend_summary,
+    "prior-context": append_after_prior_context,
+}
+
+
+def merge_summary_into(message: dict[str, Any], summary: str, profile: Profile | None = None) -> dict[str, Any]:
+    """The first tail message with the summary merged in, as ``profile`` merges it (default: v0.15.1)."""
+    if profile is None:
+        return prepend_summary(message, summary)
+    merged = MERGE_RULES[profile.merge_rule](message, summary)
+    if profile.summary_flag:
+        merged[P.COMPRESSED_SUMMARY_KEY] = True
+    return merged
+
+
+# --- tool-pair repair ----------------------------------------------------------------------------
 
 
 @dataclass
 class SanitizeReport:
     orphans_removed: list[int]  # indices (in the assembled list) of removed tool results
     stubs_added: list[int]  # indices (in the sanitised list) of inserted stubs
+    calls_stripped: list[tuple[int, list[Any]]] = field(default_factory=list)  # (index, stripped ids), v0.18.0
 
 
-def sanitize_tool_pairs(messages: list[Any]) -> tuple[list[Any], SanitizeReport]:
-    """Drop tool results whose call is gone; add stub results right after calls whose result is gone."""
+def _surviving_and_results(messages: list[Any]) -> tuple[set[Any], set[Any]]:
     surviving: set[Any] = set()
+    results: set[Any] = set()
     for message in messages:
-        if role_of(message) == "assistant":
+        role = role_of(message)
+        if role == "assistant":
             for call in message.get("tool_calls") or ():
-                cid = _call_id(call)
+                cid = call_id(call)
                 if cid:
                     try:
                         surviving.add(cid)
                     except TypeError:
                         pass
-    results: set[Any] = set()
-    for message in messages:
-        if role_of(message) == "tool":
+        elif role == "tool":
             cid = message.get("tool_call_id")
             if cid:
                 try:
                     results.add(cid)
                 except TypeError:
                     pass
+    return surviving, results
+
+
+def _member(value: Any, ids: set[Any]) -> bool:
+    try:
+        return value in ids
+    except TypeError:  # an unhashable id matches nothing
+        return False
+
+
+def _remove_orphan_results(messages: list[Any], orphans: set[Any], report: SanitizeReport) -> list[Any]:
+    kept = []
+    for i, message in enumerate(messages):
+        if role_of(message) == "tool" and _member(message.get("tool_call_id"), orphans):
+            report.orphans_removed.append(i)
+            continue
+        kept.append(message)
+    return kept
+
+
+def stub_missing_results(messages: list[Any], missing: set[Any], report: SanitizeReport) -> list[Any]:
+    """v0.15.1-v0.17.0: a stub result right after each call whose result is gone."""
+    patched: list[Any] = []
+    for message in messages:
+        patched.append(message)
+        if role_of(message) == "assistant":
+            for call in message.get("tool_calls") or ():
+                cid = call_id(call)
+                if _member(cid, missing):
+                    report.stubs_added.append(len(patched))
+                    patched.append({"role": "tool", "content": P.STUB_RESULT, "tool_call_id": cid})
+    return patched
+
+
+def strip_orphan_calls(messages: list[Any], missing: set[Any], report: SanitizeReport) -> list[Any]:
+    """v0.18.0: calls whose result is gone are removed; an assistant left with nothing says so."""
+    out: list[Any] = []
+    for index, message in enumerate(messages):
+        calls = message.get("tool_calls") if role_of(message) == "assistant" else None
+        if not calls:
+            out.append(message)
+            continue
+        kept = [call for call in calls if not _member(call_id(call) or "", missing)]
+        if len(kept) == len(calls):
+            out.append(message)
+            continue
+        copy = message.copy()
+        report.calls_stripped.append((index, [call_id(call) for call in calls if call not in kept]))
+        if kept:
+            copy["tool_calls"] = kept
+        else:
+            del copy["tool_calls"]
+            content = copy.get("content")
+            if not content or (isinstance(content, str) and not content.strip()):
+                copy["content"] = P.TOOL_CALL_REMOVED
+        out.append(copy)
+    return out
+
+
+ORPHAN_CALL_RULES: dict[str, Callable[[list[Any], set[Any], SanitizeReport], list[Any]]] = {
+    "stub": stub_missing_results,
+    "strip": strip_orphan_calls,
+}
+
+
+def sanitize_tool_pairs(messages: list[Any], orphan_call_rule: str = "stub") -> tuple[list[Any], SanitizeReport]:
+    """Drop tool results whose call is gone; repair calls whose result is gone (stub or strip)."""
+    surviving, results = _surviving_and_results(messages)
     report = SanitizeReport([], [])
     orphans = results - surviving
     if orphans:
-        kept = []
-        for i, message in enumerate(messages):
-            if role_of(message) == "tool":
-                cid = message.get("tool_call_id")
-                try:
-                    orphan = cid in orphans
-                except TypeError:
-                    orphan = False
-                if orphan:
-                    report.orphans_removed.append(i)
-                    continue
-            kept.append(message)
-        messages = kept
+        messages = _remove_orphan_results(messages, orphans, report)
     missing = surviving - results
     if missing:
-        patched: list[Any] = []
-        for message in messages:
-            patched.append(message)
-            if role_of(message) == "assistant":
-                for call in message.get("tool_calls") or ():
-                    cid = _call_id(call)
-                    try:
-                        is_missing = cid in missing
-                    except TypeError:
-                        is_missing = False
-                    if is_missing:
-                        report.stubs_added.append(len(patched))
-                        patched.append({"role": "tool", "content": P.STUB_RESULT, "tool_call_id": cid})
-        messages = patched
+        messages = ORPHAN_CALL_RULES[orphan_call_rule](messages, missing, report)
     return messages, report
+
+
+# --- media ---------------------------------------------------------------------------------------
 
 
 def strip_historical_media(messages: list[Any]) -> tuple[list[Any], list[int]]:

@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from core import profiles as P
 from core.message_view import IMAGE_PART_TYPES
+from core.repr_length import repr_len
 
-__all__ = ["content_length_for_budget", "message_budget_tokens", "tool_call_arguments"]
+__all__ = [
+    "BUDGET_WEIGHTS",
+    "content_length_for_budget",
+    "message_budget_tokens",
+    "message_envelope_tokens",
+    "tool_call_arguments",
+]
 
 
 def _safe_len(value: Any) -> int:
@@ -58,3 +66,25 @@ def message_budget_tokens(message: Any) -> int:
             tokens += _safe_len(tool_call_arguments(call)) // P.CHARS_PER_TOKEN
     return tokens
 
+
+
+def message_envelope_tokens(message: Any) -> int:
+    """v0.18.0's weight: ``content_len // 4 + 10`` plus ``len(str(call)) // 4`` for each dict tool call.
+
+    ``str(call)`` is the Python repr of the whole call dict (id, type, function, any extra key),
+    floor-divided per call.
+    """
+    if not isinstance(message, dict):
+        return len(str(message)) // P.CHARS_PER_TOKEN + P.MESSAGE_OVERHEAD_TOKENS
+    tokens = content_length_for_budget(message.get("content")) // P.CHARS_PER_TOKEN + P.MESSAGE_OVERHEAD_TOKENS
+    for call in message.get("tool_calls") or ():
+        if isinstance(call, dict):
+            tokens += repr_len(call) // P.CHARS_PER_TOKEN
+    return tokens
+
+
+# A profile's ``budget_weight`` names one of these: the per-message weight of the budget walks.
+BUDGET_WEIGHTS: dict[str, Callable[[Any], int]] = {
+    "arguments": message_budget_tokens,
+    "envelope": message_envelope_tokens,
+}

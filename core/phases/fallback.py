@@ -1,7 +1,9 @@
 """What replaces the middle when no summary could be generated.
 
 v0.15.1 inserts a fixed sentence; v0.16.0 builds a deterministic structured summary from the
-dropped turns (tool names, paths, one-liners, blockers, the last user ask).
+dropped turns (tool names, paths, one-liners, blockers, the last user ask). v0.17.0 renamed four
+of its headings and v0.18.0 stopped repeating the last ask under two of them: both come from the
+profile. ``FALLBACKS`` maps a profile's ``fallback`` to its builder.
 """
 
 from __future__ import annotations
@@ -202,34 +204,57 @@ def deterministic_fallback_summary(
     )
     if reason:
         critical += f" Summary failure reason: {reason}."
+    task, goal_h, constraints_h, completed_h, state_h, progress_h, blocked_h, decisions_h, resolved_h, pending_h, \
+        files_h, remaining_h, dropped_h, critical_h = profile.fallback_headings
     sections = [
-        ("## Active Task", active_task),
-        ("## Goal", goal),
+        (task, active_task),
+        (goal_h, goal),
         (
-            "## Constraints & Preferences",
+            constraints_h,
             "- This fallback was generated locally without an LLM summary call.\n"
             "- Secrets and credentials were redacted before preservation.\n"
             "- The summary may be incomplete; prefer verifying current files, git state, processes, and test "
             "results instead of assuming omitted details.",
         ),
-        ("## Completed Actions", completed_text),
-        ("## Active State", "Unknown from deterministic fallback. Inspect current repository/session state if needed."),
-        ("## In Progress", active_task),
-        ("## Blocked", _bullets(blockers, _MAX_BLOCKERS)),
-        ("## Key Decisions", "None recoverable from deterministic fallback."),
-        ("## Resolved Questions", "None recoverable from deterministic fallback."),
-        ("## Pending User Asks", active_task),
-        ("## Relevant Files", _bullets(files.files, _MAX_FILES)),
+        (completed_h, completed_text),
+        (state_h, "Unknown from deterministic fallback. Inspect current repository/session state if needed."),
+        (progress_h, profile.fallback_in_progress or active_task),
+        (blocked_h, _bullets(blockers, _MAX_BLOCKERS)),
+        (decisions_h, "None recoverable from deterministic fallback."),
+        (resolved_h, "None recoverable from deterministic fallback."),
+        (pending_h, profile.fallback_pending_asks or active_task),
+        (files_h, _bullets(files.files, _MAX_FILES)),
         (
-            "## Remaining Work",
+            remaining_h,
             "Continue from the most recent unfulfilled user ask and protected tail messages. Verify state with "
             "tools before making claims.",
         ),
-        ("## Last Dropped Turns", _bullets(dropped_turns, _MAX_DROPPED_TURNS)),
-        ("## Critical Context", critical),
+        (dropped_h, _bullets(dropped_turns, _MAX_DROPPED_TURNS)),
+        (critical_h, critical),
     ]
     body = "\n\n".join(f"{heading}\n{text}" for heading, text in sections)
     summary = with_summary_prefix(redact(body.strip()), profile)
     if len(summary) > P.FALLBACK_SUMMARY_MAX_CHARS:
         summary = summary[:7958].rstrip() + P.FALLBACK_TRUNCATION_MARK
     return summary
+
+
+def fallback_summary(
+    turns: Sequence[Any],
+    *,
+    dropped_count: int,
+    reason: str | None,
+    previous_summary: str | None,
+    profile: Profile,
+    redact: Redactor,
+) -> str:
+    """The profile's fallback summary for a window of ``dropped_count`` messages (``turns`` after rehydration)."""
+    return FALLBACKS[profile.fallback](turns, dropped_count, reason, previous_summary, profile, redact)
+
+
+FALLBACKS: dict[str, Callable[..., str]] = {
+    "static": lambda turns, dropped, reason, previous, profile, redact: static_fallback_summary(dropped, profile),
+    "deterministic": lambda turns, dropped, reason, previous, profile, redact: deterministic_fallback_summary(
+        turns, reason, previous, profile, redact
+    ),
+}

@@ -285,6 +285,8 @@ class PrunePlan:
         self._dedup_weights: list[Any] | None = None  # message_tokens of each deduplicated form
         self._pruned_weights: list[Any] = []  # ... of each pruned form, below ``len(self._pruned_weights)``
         self._monotone = True  # no negative weight seen: the sums never decrease, so bisect works
+        self._weight_memo: dict[tuple[int, bool], Any] = {}  # (index, pruned form?) -> weight, for weight_at
+        self.memo: dict[Hashable, Any] = {}  # values derived from this list alone, kept by their users
         self._lock = threading.RLock()
 
     def __len__(self) -> int:
@@ -425,6 +427,35 @@ class PrunePlan:
                 message = pruned[i]
                 weights.append(dedup_weights[i] if message is deduplicated[i] else self._message_tokens(message))
             return weights[:cut] + dedup_weights[cut:]
+
+    def weight_at(self, prune_boundary: int) -> Callable[[int], Any]:
+        """``index -> message_tokens`` of the message ``apply`` returns there, computed on first use.
+
+        What the Phase-2 walks need: they visit only the tail, so only the tail is weighed; every
+        weight is kept for the next boundary (a form is weighed once per plan).
+        """
+        with self._lock:
+            cut = self._cut(prune_boundary)
+            self._prepare(cut)
+        n, memo, weights = self._n, self._weight_memo, self._weights
+        pruned, deduplicated, copies = self._pruned, self._deduplicated, self._copies
+        message_tokens = self._message_tokens
+
+        def weight(index: int) -> Any:
+            pruned_form = index < cut and pruned[index] is not deduplicated[index]
+            key = (index, pruned_form)
+            value = memo.get(key)
+            if value is None:
+                if pruned_form:
+                    value = message_tokens(pruned[index])
+                elif deduplicated[index] is copies[index] and n - 1 - index < len(weights):
+                    value = weights[n - 1 - index]  # the boundary walk weighed it already
+                else:
+                    value = message_tokens(deduplicated[index])
+                memo[key] = value
+            return value
+
+        return weight
 
     def pass_lists(self, prune_boundary: int) -> tuple[list[Any], list[Any], list[Any]]:
         """The list after each pass (deduplication, pass 2, pass 3) for a boundary, as new lists."""

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from core import profiles as P
@@ -17,26 +20,73 @@ TEMPLATE_SECTIONS: tuple[str, ...] = P.TEMPLATE_HEADINGS
 # --- recognising and cleaning handoff summaries -------------------------------------------------
 
 
+@dataclass(frozen=True)
+class SummaryTextRule:
+    """How a release recognises a handoff summary and takes its body out of a message.
+
+    ``strips_end_marker`` (v0.17.0+): the body loses one trailing END marker. ``delimiter``
+    (v0.18.0): a message holding the merge delimiter is judged, and stripped, by what follows its
+    first occurrence (a summary merged after the tail message's own text).
+    """
+
+    prefixes: tuple[str, ...]
+    strips_end_marker: bool = False
+    delimiter: str | None = None
+
+    def is_summary_text(self, text: str) -> bool:
+        prefixes = self.prefixes
+        delimiter = self.delimiter
+        if delimiter is not None and delimiter in text:
+            text = text.split(delimiter, 1)[1]
+        # Every prefix starts with "[": only text starting with "[" or with whitespace can match,
+        # which avoids copying long tool outputs just to left-strip them.
+        if text.startswith(prefixes):
+            return True
+        return text[:1].isspace() and text.lstrip().startswith(prefixes)
+
+    def is_summary_content(self, content: Any) -> bool:
+        return self.is_summary_text(content_text(content))
+
+    def strip(self, text: str) -> str:
+        """The body: surrounding whitespace, (the part before the delimiter,) one prefix, (one END marker) removed."""
+        stripped = (text or "").strip()
+        if self.delimiter is not None and self.delimiter in stripped:
+            stripped = stripped.split(self.delimiter, 1)[1].strip()
+        for prefix in self.prefixes:
+            if stripped.startswith(prefix):
+                stripped = stripped[len(prefix) :].lstrip()
+                break
+        if self.strips_end_marker and stripped.endswith(P.END_MARKER):
+            stripped = stripped[: -len(P.END_MARKER)].rstrip()
+        return stripped
+
+
+SUMMARY_TEXT_RULES: dict[str, Callable[[tuple[str, ...]], SummaryTextRule]] = {
+    "prefix": lambda prefixes: SummaryTextRule(prefixes),
+    "prefix-end-marker": lambda prefixes: SummaryTextRule(prefixes, strips_end_marker=True),
+    "delimiter": lambda prefixes: SummaryTextRule(
+        prefixes, strips_end_marker=True, delimiter=P.PRIOR_CONTEXT_DELIMITER
+    ),
+}
+
+
+@lru_cache(maxsize=16)
+def summary_text_rule(profile: Profile) -> SummaryTextRule:
+    """The profile's summary recognition and stripping."""
+    return SUMMARY_TEXT_RULES[profile.summary_text_rule](profile.recognised_prefixes)
+
+
 def is_summary_text(text: str, profile: Profile) -> bool:
-    # Every prefix starts with "[": only text starting with "[" or with whitespace can match,
-    # which avoids copying long tool outputs just to left-strip them.
-    prefixes = profile.recognised_prefixes
-    if text.startswith(prefixes):
-        return True
-    return text[:1].isspace() and text.lstrip().startswith(prefixes)
+    return summary_text_rule(profile).is_summary_text(text)
 
 
 def is_summary_content(content: Any, profile: Profile) -> bool:
-    return is_summary_text(content_text(content), profile)
+    return summary_text_rule(profile).is_summary_content(content)
 
 
 def strip_summary_prefix(text: str, profile: Profile) -> str:
-    """Remove a recognised prefix (current, legacy, historical) and the whitespace around it."""
-    stripped = text.strip()
-    for prefix in profile.recognised_prefixes:
-        if stripped.startswith(prefix):
-            return stripped[len(prefix) :].lstrip()
-    return stripped
+    """The body of a handoff text as ``profile`` reads it (prefix, and per release marker and delimiter, removed)."""
+    return summary_text_rule(profile).strip(text)
 
 
 def with_summary_prefix(text: str, profile: Profile) -> str:
@@ -47,16 +97,18 @@ def with_summary_prefix(text: str, profile: Profile) -> str:
 def find_existing_summary(messages: Sequence[Any], compress_end: int, profile: Profile) -> int | None:
     """Index of the newest handoff summary in ``messages[s:compress_end]`` (``s`` skips a system prompt)."""
     start = 1 if messages and role_of(messages[0]) == "system" else 0
-    prefixes = profile.recognised_prefixes
+    rule = summary_text_rule(profile)
+    prefixes = rule.prefixes
+    plain = rule.delimiter is None
     for k in range(min(compress_end, len(messages)) - 1, start - 1, -1):
         message = messages[k]
         if not isinstance(message, dict):
             continue
         content = message.get("content")
-        if type(content) is str:  # the common case, checked inline
+        if plain and type(content) is str:  # the common case, checked inline
             if content.startswith(prefixes) or (content[:1].isspace() and content.lstrip().startswith(prefixes)):
                 return k
-        elif is_summary_content(content, profile):
+        elif rule.is_summary_content(content):
             return k
     return None
 
@@ -125,16 +177,28 @@ def redaction_texts(turns: Sequence[Any]) -> list[tuple[int, str]]:
     return list(zip(owners, raw, strict=True))
 
 
+# v0.17.0+: a media directive in message content ("MEDIA:/tmp/voice.ogg") reaches the summarizer
+# as a placeholder; greedy, case-sensitive, with Python's Unicode whitespace ending it.
+MEDIA_DIRECTIVE_RE = re.compile(r"MEDIA:\S+")
+
+
 def serialize_for_summary(
-    turns: Sequence[Any], redact: Redactor, redact_many: Callable[[list[str]], list[str]] | None = None
+    turns: Sequence[Any],
+    redact: Redactor,
+    redact_many: Callable[[list[str]], list[str]] | None = None,
+    *,
+    media_directives: bool = False,
 ) -> str:
     """Role-labelled text of the turns, redacted and truncated, blocks joined by a blank line.
 
     ``redact_many`` (optional) redacts a whole list at once; it must give exactly what ``redact``
     gives per text, and only exists because one search per pass over all turns is faster.
+    ``media_directives`` (v0.17.0+): ``MEDIA:<path>`` in message content (not in tool-call
+    arguments) becomes ``[media attachment]`` after redaction and before truncation.
     """
     raw, plan = _texts_and_plan(turns)
     redacted = redact_many(raw) if redact_many is not None else [redact(r) for r in raw]
+    media_sub = MEDIA_DIRECTIVE_RE.sub if media_directives else None
 
     # The output is assembled from pieces in one join, so long contents are copied only once.
     # Inserting a text into an f-string formats it; only a str subclass can format differently
@@ -147,6 +211,8 @@ def serialize_for_summary(
         k += 1
         if not isinstance(content, str):
             content = str(content)
+        if media_sub is not None and "MEDIA:" in content:
+            content = media_sub(P.MEDIA_DIRECTIVE_PLACEHOLDER, content)
         if len(content) > content_max:
             content = truncate_content(content)
         if type(content) is not str:
@@ -253,36 +319,37 @@ _ITERATIVE_RULES = (
 
 
 def _template(profile: Profile) -> str:
-    instructions = {
-        "## Active Task": profile.active_task_instruction,
-        "## Goal": "[The user's overall objective for this session.]",
-        "## Constraints & Preferences": (
-            "[Preferences, coding style, constraints and important decisions the user stated.]"
-        ),
-        "## Completed Actions": (
+    """The 13 headings of the profile's template, each with its bracketed instruction (by position)."""
+    instructions = (
+        profile.active_task_instruction,
+        "[The user's overall objective for this session.]",
+        "[Preferences, coding style, constraints and important decisions the user stated.]",
+        (
             "[A numbered list, one line each: N. ACTION target — outcome [tool: name]. Be concrete with paths, "
             "commands, line numbers and results, e.g.\n"
             "1. READ config.py:45 — found the timeout set to 5 s [tool: read_file]\n"
             "2. PATCH config.py:45 — raised the timeout to 30 s [tool: patch]\n"
             "3. TEST `pytest tests/` — 3 failed, 41 passed [tool: terminal]]"
         ),
-        "## Active State": (
+        (
             "[Working directory and branch, files modified or created, test status as X/Y, running "
             "processes, relevant environment details.]"
         ),
-        "## In Progress": "[What was being worked on when this checkpoint was taken.]",
-        "## Blocked": "[Unresolved blockers and errors, quoting the exact error messages.]",
-        "## Key Decisions": "[Important technical decisions and the reasons for them.]",
-        "## Resolved Questions": "[Questions already answered, with their answers, so they are not asked again.]",
-        "## Pending User Asks": "[User questions or requests not yet answered or fulfilled; \"None.\" if none.]",
-        "## Relevant Files": "[Files read, modified or created, each with a short note.]",
-        "## Remaining Work": "[What remains to be done, framed as context rather than instructions.]",
-        "## Critical Context": (
+        "[What was being worked on when this checkpoint was taken.]",
+        "[Unresolved blockers and errors, quoting the exact error messages.]",
+        "[Important technical decisions and the reasons for them.]",
+        "[Questions already answered, with their answers, so they are not asked again.]",
+        profile.pending_asks_instruction,
+        "[Files read, modified or created, each with a short note.]",
+        profile.remaining_work_instruction,
+        (
             "[Specific values, error messages and configuration details that would otherwise be lost. "
             "Never credentials: write [REDACTED].]"
         ),
-    }
-    return "\n\n".join(f"{heading}\n{instructions[heading]}" for heading in TEMPLATE_SECTIONS)
+    )
+    return "\n\n".join(
+        f"{heading}\n{instruction}" for heading, instruction in zip(profile.template_headings, instructions, strict=True)
+    )
 
 
 def build_summary_prompt(
@@ -292,17 +359,21 @@ def build_summary_prompt(
     summary_budget_tokens: int,
     previous_summary: str | None = None,
     focus_topic: str | None = None,
+    date: str | None = None,
 ) -> str:
     """The single user message sent to the summariser.
 
     Layout: preamble, blank line, the mode's body (the turns after their header line, a blank
-    line, one instruction paragraph), a blank line, the template, the closing sentences, and the
-    focus block at the very end.
+    line, one instruction paragraph), a blank line, the template, the closing sentences (with the
+    v0.17.0+ TEMPORAL ANCHORING sentence when ``date`` is given), and the focus block at the very end.
     """
+    anchoring = ""
+    if date and profile.temporal_anchoring:
+        anchoring = profile.temporal_anchoring.format(date=date) + "\n\n"
     closing = (
         f"Target ~{summary_budget_tokens} tokens. Be concrete: include file paths, command outputs, error "
         "messages, line numbers and exact values, and avoid vague phrases such as \"made some changes\".\n\n"
-        "Write only the summary body, with no preamble and no prefix."
+        f"{anchoring}Write only the summary body, with no preamble and no prefix."
     )
     # One string built in one go: the turns can be megabytes, and every intermediate copy of them
     # costs a fresh allocation.
@@ -320,7 +391,7 @@ def build_summary_prompt(
     if focus_topic:
         prompt += (
             f'\n\nFOCUS TOPIC: "{focus_topic}"\n'
-            "The user wants this compaction to PRIORITISE everything related to this topic: keep full detail "
+            f"{profile.focus_first_sentence} keep full detail "
             "(exact values, paths, command outputs, errors and decisions). Summarise unrelated content "
             "aggressively, as one-liners or not at all. Give the focus-related sections roughly 60-70% of the "
             "summary token budget. Credentials are still written as [REDACTED]."

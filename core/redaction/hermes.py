@@ -51,7 +51,26 @@ _VENDOR_PATTERNS = (
     r"brv_[A-Za-z0-9]{10,}",
     r"xai-[A-Za-z0-9]{30,}",
 )
-_VENDOR_RE = re.compile(r"(?<![A-Za-z0-9_-])(" + "|".join(_VENDOR_PATTERNS) + r")(?![A-Za-z0-9_-])")
+
+
+def _vendor_re(patterns: tuple[str, ...]) -> re.Pattern[str]:
+    # Python's alternation takes the first alternative that matches, so the order is the release's.
+    return re.compile(r"(?<![A-Za-z0-9_-])(" + "|".join(patterns) + r")(?![A-Za-z0-9_-])")
+
+
+_VENDOR_RE = _vendor_re(_VENDOR_PATTERNS)
+# v0.17.0 appends Notion's integration tokens; v0.18.0 inserts Slack app-level tokens before the
+# other Slack tokens and appends Fireworks keys.
+_VENDOR_PATTERNS_V0_17_0 = (*_VENDOR_PATTERNS, r"ntn_[A-Za-z0-9]{10,}")
+_SLACK_AT = _VENDOR_PATTERNS.index(r"xox[baprs]-[A-Za-z0-9-]{10,}")
+_VENDOR_PATTERNS_V0_18_0 = (
+    *_VENDOR_PATTERNS[:_SLACK_AT],
+    r"xapp-\d+-[A-Za-z0-9-]{10,}",
+    *_VENDOR_PATTERNS_V0_17_0[_SLACK_AT:],
+    r"fw_[A-Za-z0-9]{30,}",
+)
+_VENDOR_RE_V0_17_0 = _vendor_re(_VENDOR_PATTERNS_V0_17_0)
+_VENDOR_RE_V0_18_0 = _vendor_re(_VENDOR_PATTERNS_V0_18_0)
 _ENV_RE = re.compile(
     r"([A-Z0-9_]{0,50}(?:API_?KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH)[A-Z0-9_]{0,50})\s*=\s*(['\"]?)(\S+)\2"
 )
@@ -129,6 +148,7 @@ _VENDOR_STARTS = (
     "sk-", "ghp_", "github_pat_", "gho_", "ghu_", "ghs_", "ghr_", "xox", "AIza", "pplx-", "fal_", "fc-",
     "bb_live_", "gAAAA", "AKIA", "sk_", "rk_live_", "SG.", "hf_", "r8_", "npm_", "pypi-", "dop_v1_",
     "doo_v1_", "am_", "tvly-", "exa_", "gsk_", "syt_", "retaindb_", "hsk-", "mem0_", "brv_", "xai-",
+    "ntn_", "xapp-", "fw_",
 )
 _BOUNDARY = r"(?<![A-Za-z0-9_-])"
 
@@ -154,9 +174,9 @@ _VENDOR_GATES = (
     _after_boundary(
         "_",
         ("gh[pousr]", "github", "fal", "bb", "sk", "rk", "hf", "r8", "npm", "dop", "doo", "am", "exa", "gsk", "syt",
-         "retaindb", "mem0", "brv"),
+         "retaindb", "mem0", "brv", "ntn", "fw"),
     ),
-    _after_boundary("-", ("sk", "xox[baprs]", "pplx", "fc", "pypi", "tvly", "hsk", "xai")),
+    _after_boundary("-", ("sk", "xox[baprs]", "pplx", "fc", "pypi", "tvly", "hsk", "xai", "xapp")),
     _after_boundary(".", ("SG",)),
     re.compile(rf"A(?:(?<={_BOUNDARY}A)(?:Iza|KIA)|(?<={_BOUNDARY}gA)AAA)"),
 )
@@ -167,10 +187,13 @@ def _has_vendor_start(text: str) -> bool:
     return any(gate.search(text) is not None for gate in _VENDOR_GATES)
 
 
-def _vendor_sub(text: str) -> str:
-    if not _has_vendor_start(text):
-        return text
-    return _VENDOR_RE.sub(lambda m: mask_secret(m.group(1)), text)
+def _vendor_pass(pattern: re.Pattern[str]) -> Callable[[str], str]:
+    def substitute(text: str) -> str:
+        if not _has_vendor_start(text):
+            return text
+        return pattern.sub(lambda m: mask_secret(m.group(1)), text)
+
+    return substitute
 
 
 def _json_gate(text: str) -> bool:
@@ -202,51 +225,150 @@ class _Pass:
     having where it is cheap and the gate alone lets much ordinary text through.
     """
 
+    kind: str  # what the pass masks (the redaction preview labels its masks with it)
     gate: Callable[[str], bool]
     apply: Callable[[str], str]
-    pattern: Any  # the pattern ``apply`` substitutes; None for the form-body pass
+    pattern: Any  # the pattern ``apply`` substitutes; None when it is not one pattern
     probe: Any = None
+    batch_gate: Callable[[str], bool] | None = None  # for redact_many's joined text; ``gate`` when None
 
 
-_PASSES: tuple[_Pass, ...] = (
-    _Pass(_has_vendor_start, _vendor_sub, _VENDOR_RE),
-    _Pass(
-        _env_gate,
-        lambda t: _ENV_RE.sub(lambda m: f"{m.group(1)}={m.group(2)}{mask_secret(m.group(3))}{m.group(2)}", t),
-        _ENV_RE,
-    ),
-    _Pass(
-        _json_gate,
-        lambda t: _JSON_FIELD_RE.sub(lambda m: f'{m.group(1)}: "{mask_secret(m.group(2))}"', t),
-        _JSON_FIELD_RE,
-        _JSON_PROBE_RE,
-    ),
-    _Pass(_auth_gate, lambda t: _AUTH_HEADER_RE.sub(lambda m: m.group(1) + mask_secret(m.group(2)), t), _AUTH_HEADER_RE),
-    _Pass(_telegram_gate, lambda t: _TELEGRAM_RE.sub(lambda m: f"{m.group(1) or ''}{m.group(2)}:***", t), _TELEGRAM_RE),
-    _Pass(
-        lambda t: "BEGIN" in t and "-----" in t,
-        lambda t: _PRIVATE_KEY_RE.sub("[REDACTED PRIVATE KEY]", t),
-        _PRIVATE_KEY_RE,
-        _PRIVATE_KEY_RE,
-    ),
-    _Pass(_db_gate, lambda t: _DB_URL_RE.sub(lambda m: m.group(1) + "***" + m.group(3), t), _DB_URL_RE),
-    _Pass(lambda t: "eyJ" in t, lambda t: _JWT_RE.sub(lambda m: mask_secret(m.group(0)), t), _JWT_RE, _JWT_RE),
-    _Pass(lambda t: "&" in t and "=" in t, _redact_form_body, None),
+_VENDOR_PASS = _Pass("vendor-key", _has_vendor_start, _vendor_pass(_VENDOR_RE), _VENDOR_RE)
+_ENV_PASS = _Pass(
+    "env-assignment",
+    _env_gate,
+    lambda t: _ENV_RE.sub(lambda m: f"{m.group(1)}={m.group(2)}{mask_secret(m.group(3))}{m.group(2)}", t),
+    _ENV_RE,
 )
+_JSON_PASS = _Pass(
+    "json-field",
+    _json_gate,
+    lambda t: _JSON_FIELD_RE.sub(lambda m: f'{m.group(1)}: "{mask_secret(m.group(2))}"', t),
+    _JSON_FIELD_RE,
+    _JSON_PROBE_RE,
+)
+_BEARER_PASS = _Pass(
+    "bearer-header", _auth_gate, lambda t: _AUTH_HEADER_RE.sub(lambda m: m.group(1) + mask_secret(m.group(2)), t),
+    _AUTH_HEADER_RE,
+)
+_TELEGRAM_PASS = _Pass(
+    "telegram-token",
+    _telegram_gate,
+    lambda t: _TELEGRAM_RE.sub(lambda m: f"{m.group(1) or ''}{m.group(2)}:***", t),
+    _TELEGRAM_RE,
+)
+_PRIVATE_KEY_PASS = _Pass(
+    "private-key",
+    lambda t: "BEGIN" in t and "-----" in t,
+    lambda t: _PRIVATE_KEY_RE.sub("[REDACTED PRIVATE KEY]", t),
+    _PRIVATE_KEY_RE,
+    _PRIVATE_KEY_RE,
+)
+_DB_PASS = _Pass(
+    "database-url", _db_gate, lambda t: _DB_URL_RE.sub(lambda m: m.group(1) + "***" + m.group(3), t), _DB_URL_RE
+)
+_JWT_PASS = _Pass("jwt", lambda t: "eyJ" in t, lambda t: _JWT_RE.sub(lambda m: mask_secret(m.group(0)), t), _JWT_RE, _JWT_RE)
+_FORM_PASS = _Pass("form-field", lambda t: "&" in t and "=" in t, _redact_form_body, None)
 _DISCORD_PASS = _Pass(
+    "discord-mention",
     lambda t: "<@" in t,
     lambda t: _DISCORD_RE.sub(lambda m: "<@!***>" if "!" in m.group(0) else "<@***>", t),
     _DISCORD_RE,
     _DISCORD_RE,
 )
-_PHONE_PASS = _Pass(lambda t: "+" in t, lambda t: _PHONE_RE.sub(_mask_phone, t), _PHONE_RE, _PHONE_RE)
+_PHONE_PASS = _Pass("phone-number", lambda t: "+" in t, lambda t: _PHONE_RE.sub(_mask_phone, t), _PHONE_RE, _PHONE_RE)
+
+_V0_16_PASSES = (
+    _VENDOR_PASS, _ENV_PASS, _JSON_PASS, _BEARER_PASS, _TELEGRAM_PASS, _PRIVATE_KEY_PASS, _DB_PASS, _JWT_PASS,
+    _FORM_PASS, _PHONE_PASS,
+)
+_V0_17_PASSES = (_Pass("vendor-key", _has_vendor_start, _vendor_pass(_VENDOR_RE_V0_17_0), _VENDOR_RE_V0_17_0),
+                 *_V0_16_PASSES[1:])
+
+# --- v0.18.0: config keys in any case, YAML keys, any Authorization scheme, API-key headers,
+# whitespace-bounded connection strings and bare-token URL userinfo ---------------------------------
+_KEY_WORD = r"(?:api[ _.\-]?key|token|secret|passwd|password|credential|auth)"
+_VALUE = r"""(['"]?)([^\s&]+?)\2(?=[\s&]|$)"""
+_DOTTED_KEY_RE = re.compile(
+    rf"((?:[A-Za-z0-9_\-]+\.)+[A-Za-z0-9_.\-]*{_KEY_WORD}[A-Za-z0-9_.\-]*|[A-Za-z0-9_.\-]*{_KEY_WORD}[A-Za-z0-9_.\-]*\.[A-Za-z0-9_.\-]+)={_VALUE}",
+    re.IGNORECASE,
+)
+_LINE_KEY_RE = re.compile(
+    rf"(^[ \t]*(?:export[ \t]+)?[A-Za-z0-9_\-]*{_KEY_WORD}[A-Za-z0-9_\-]*)={_VALUE}", re.IGNORECASE | re.MULTILINE
+)
+_YAML_KEY_RE = re.compile(
+    r"(^[ \t]*[A-Za-z0-9_.\-]*(?:api[ _.\-]?key|token|secret|passwd|password|credential)[A-Za-z0-9_.\-]*)"
+    r"""(:[ \t]*)(?!['"])([^\s&]+)""",
+    re.IGNORECASE | re.MULTILINE,
+)
+_ANY_AUTH_RE = re.compile(r"""((?:Proxy-)?Authorization:\s*)([A-Za-z][\w.+-]*\s+)?([^\s"']+)""", re.IGNORECASE)
+_KEY_HEADER_RE = re.compile(
+    r"((?:x-api-key|x-goog-api-key|api-key|apikey|x-api-token|x-auth-token|x-access-token)\s*:\s*)(\S+)", re.IGNORECASE
+)
+_DB_URL_RE_V0_18_0 = re.compile(
+    r"((?:postgres(?:ql)?|mysql|mongodb(?:\+srv)?|redis|amqp)://[^:\s]+:)([^@\s]+)(@)", re.IGNORECASE
+)
+_URL_USERINFO_RE = re.compile(r"((?:https?|wss?|git|ssh|ftp|ftps|sftp)://)([^\s:@/]{8,})(@[^\s]+)", re.IGNORECASE)
 
 
-def _passes(discord_mentions: bool) -> tuple[_Pass, ...]:
-    return _PASSES + ((_DISCORD_PASS,) if discord_mentions else ()) + (_PHONE_PASS,)
+def _key_value_sub(pattern: re.Pattern[str]) -> Callable[[str], str]:
+    return lambda t: pattern.sub(lambda m: f"{m.group(1)}={m.group(2)}{mask_secret(m.group(3))}{m.group(2)}", t)
 
 
-def _reference_substitutes(text: str, discord_mentions: bool) -> bool:
+def _no_url_and(literal: str) -> Callable[[str], bool]:
+    return lambda t: literal in t and "://" not in t
+
+
+# Gates that need a literal to be absent ("://") hold per text only: for a batch, ``batch_gate``
+# is the part that a joined text can answer for all of them.
+_V0_18_PASSES = (
+    _Pass("vendor-key", _has_vendor_start, _vendor_pass(_VENDOR_RE_V0_18_0), _VENDOR_RE_V0_18_0),
+    _ENV_PASS,
+    _Pass("config-key", _no_url_and("="), _key_value_sub(_DOTTED_KEY_RE), _DOTTED_KEY_RE, batch_gate=lambda t: "=" in t),
+    _Pass("config-key", _no_url_and("="), _key_value_sub(_LINE_KEY_RE), _LINE_KEY_RE, batch_gate=lambda t: "=" in t),
+    _JSON_PASS,
+    _Pass("yaml-key", _no_url_and(":"),
+          lambda t: _YAML_KEY_RE.sub(lambda m: m.group(1) + m.group(2) + mask_secret(m.group(3)), t), _YAML_KEY_RE,
+          batch_gate=lambda t: ":" in t),
+    _Pass("authorization-header", lambda t: "uthorization" in t or "UTHORIZATION" in t,
+          lambda t: _ANY_AUTH_RE.sub(lambda m: m.group(1) + (m.group(2) or "") + mask_secret(m.group(3)), t),
+          _ANY_AUTH_RE),
+    _Pass("api-key-header", lambda t: ":" in t, lambda t: _KEY_HEADER_RE.sub(lambda m: m.group(1) + mask_secret(m.group(2)), t),
+          _KEY_HEADER_RE),
+    _TELEGRAM_PASS,
+    _PRIVATE_KEY_PASS,
+    _Pass("database-url", lambda t: "://" in t,
+          lambda t: _DB_URL_RE_V0_18_0.sub(lambda m: m.group(1) + "***" + m.group(3), t), _DB_URL_RE_V0_18_0),
+    _Pass("url-userinfo", lambda t: "://" in t,
+          lambda t: _URL_USERINFO_RE.sub(lambda m: m.group(1) + mask_secret(m.group(2)) + m.group(3), t),
+          _URL_USERINFO_RE),
+    _JWT_PASS,
+    _FORM_PASS,
+    _PHONE_PASS,
+)
+
+# A profile's ``redaction`` names its passes, in their order.
+REDACTIONS: dict[str, tuple[_Pass, ...]] = {
+    "v0.15.1": (*_V0_16_PASSES[:-1], _DISCORD_PASS, _PHONE_PASS),
+    "v0.16.0": _V0_16_PASSES,
+    "v0.17.0": _V0_17_PASSES,
+    "v0.18.0": _V0_18_PASSES,
+}
+
+
+def passes_for(release: str | None = None) -> tuple[_Pass, ...]:
+    """The reference passes of ``release`` (a profile's ``redaction``; the default profile's when None), in order."""
+    if release is None:
+        from core.profiles import DEFAULT_PROFILE, PROFILES
+
+        release = PROFILES[DEFAULT_PROFILE].redaction
+    try:
+        return REDACTIONS[release]
+    except KeyError:
+        raise ValueError(f"no redaction rules for {release!r}; expected one of {sorted(REDACTIONS)}") from None
+
+
+def _reference_substitutes(text: str, passes: tuple[_Pass, ...]) -> bool:
     """Does one of the reference's own pre-checks let ``text`` into a pass that calls ``re.sub``?"""
     return (
         any(literal in text for literal in _VENDOR_STARTS)
@@ -256,12 +378,12 @@ def _reference_substitutes(text: str, discord_mentions: bool) -> bool:
         or "UTHORIZATION" in text
         or ("BEGIN" in text and "-----" in text)
         or "eyJ" in text
-        or (discord_mentions and "<@" in text)
+        or (_DISCORD_PASS in passes and "<@" in text)
         or "+" in text
     )
 
 
-def _plain_text(text: str, discord_mentions: bool) -> str:
+def _plain_text(text: str, passes: tuple[_Pass, ...]) -> str:
     """``text``, or a plain ``str`` copy of a str subclass where the reference would make one.
 
     ``re.sub`` returns a plain ``str`` even when nothing matches, so the reference returns a
@@ -269,25 +391,25 @@ def _plain_text(text: str, discord_mentions: bool) -> str:
     its pre-checks rather than on the tighter ones used here (the copy only differs where the
     subclass formats or prints itself differently).
     """
-    if type(text) is str or not _reference_substitutes(text, discord_mentions):
+    if type(text) is str or not _reference_substitutes(text, passes):
         return text
     return str.__str__(text)
 
 
-def redact_sensitive_text(text: Any, *, discord_mentions: bool = False) -> Any:
-    """Mask credentials the way the reference does.
+def redact_sensitive_text(text: Any, *, release: str | None = None) -> Any:
+    """Mask credentials the way ``release`` (a profile's ``redaction``; the default profile's when None) does.
 
     ``None`` stays ``None``, other non-strings are ``str()``-ed first, ``""`` is returned as is.
-    ``discord_mentions`` enables the v0.15.1 Discord pass (removed in v0.16.0).
     """
+    passes = passes_for(release)
     if text is None:
         return None
     if not isinstance(text, str):
         text = str(text)
     if not text:
         return text
-    text = _plain_text(text, discord_mentions)
-    for redaction_pass in _passes(discord_mentions):
+    text = _plain_text(text, passes)
+    for redaction_pass in passes:
         if redaction_pass.gate(text):
             text = redaction_pass.apply(text)
     return text
@@ -300,15 +422,17 @@ def redact_sensitive_text(text: Any, *, discord_mentions: bool = False) -> Any:
 _JOIN = "\x00"
 
 
-def redact_many(texts: list[str], *, discord_mentions: bool = False) -> list[str]:
+def redact_many(texts: list[str], *, release: str | None = None) -> list[str]:
     """``redact_sensitive_text`` over many strings, skipping passes that cannot match any of them."""
-    texts = [text if type(text) is str or not text else _plain_text(text, discord_mentions) for text in texts]
+    passes = passes_for(release)
+    texts = [text if type(text) is str or not text else _plain_text(text, passes) for text in texts]
     joined = None
-    for redaction_pass in _passes(discord_mentions):
+    for redaction_pass in passes:
         if joined is None:
             joined = _JOIN.join(texts)
         gate = redaction_pass.gate
-        if not gate(joined) or (redaction_pass.probe is not None and redaction_pass.probe.search(joined) is None):
+        batch_gate = redaction_pass.batch_gate or gate
+        if not batch_gate(joined) or (redaction_pass.probe is not None and redaction_pass.probe.search(joined) is None):
             continue
         apply = redaction_pass.apply
         for i, text in enumerate(texts):

@@ -437,6 +437,8 @@ _SPACES_RE = re.compile(r"[ \t]*")
 _QUOTED_VALUE_RE = {q: re.compile(rf"[^{re.escape(q)}\\\r\n]{{1,{_MAX_VALUE}}}") for q in "\"'`"}
 _UNQUOTED_VALUE_RE = re.compile(rf"[^\s\"'`\\]{{1,{_MAX_VALUE}}}")
 _PASSPHRASE_RE = re.compile(r"[^\s\"'`\\.,;]{1,40}(?:[ ][^\s\"'`\\.,;]{1,40}){0,7}")
+# Three or more words of three letters or more, joined by hyphens (a diceware-style passphrase).
+_HYPHEN_PASSPHRASE_RE = re.compile(r"^[A-Za-z]{3,}(?:-[A-Za-z]{3,}){2,}$")
 _CALL_RE = re.compile(r"^[A-Za-z_$][\w$.]*[(\[]")
 _ATTR_PATH_RE = re.compile(r"^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+$")
 _IDENTIFIER_RE = re.compile(r"^[A-Za-z_]+$")
@@ -604,6 +606,8 @@ def _accept(value: str, klass: str, form: str, quoted: bool, line_start: bool) -
             if _IDENTIFIER_RE.match(value) and ("_" in value or value[:1].isupper() or form == "assign"):
                 return False  # a variable or type, not a literal
             return len(value) >= 4
+        if _HYPHEN_PASSPHRASE_RE.match(value):
+            return True  # "my password is correct-horse-battery": words joined into a passphrase
         return len(value) >= 4 and _secretish(value) and not _PATHISH_RE.search(value)
     # klass == "secret": keys and tokens never contain spaces, and a call is code even when quoted
     if len(value) < 6 or " " in value or _CALL_RE.match(value) or (not line_start and _is_identifier(value)):
@@ -806,6 +810,9 @@ def _detect_connection_strings(text: str, low: str) -> Iterator[Candidate]:
 _URL_USERINFO_RE = re.compile(
     r"://[^\s:/?#@\"'\\<>]{0,200}:([^\s/@\"'\\<>]{1,300})@(?=[\w\[.\-])"
 )
+# A URL whose user part alone is a key (no password): a Sentry DSN "https://<public key>@o1.ingest.sentry.io/2",
+# a token-as-username clone URL "https://<token>@github.com/...". Only machine-made user names count.
+_URL_USER_KEY_RE = re.compile(r"://([A-Za-z0-9_\-]{16,200})@(?=[\w\[.\-])")
 _CURL_USER_RE = re.compile(r"-(?:u|-user)(?:[ \t]+|=)\\{0,7}[\"']?[^\s:\"'\\]{1,100}:([^\s\"'\\]{1,300})")
 _CLI_PASSWORD_RES = (
     (("mysql", "mariadb"), re.compile(r"-p(?=[^\s-])(?P<v>[^\s\"'\\]{3,300})")),
@@ -827,6 +834,11 @@ def _detect_basic_auth(text: str, low: str) -> Iterator[Candidate]:
             value = m.group(1)
             if not _is_masked(value) and not _is_placeholder(value):
                 yield m.start(1), m.end(1), "basic-auth"
+        for m in _URL_USER_KEY_RE.finditer(text):
+            value = m.group(1)
+            if (_HEX_RE.match(value) or _looks_random(value)) and not _is_placeholder(value):
+                host = low[m.end(1) + 1 : m.end(1) + 200]
+                yield m.start(1), m.end(1), "sentry-dsn" if ".sentry.io" in host.split("/", 1)[0] else "url-key"
     if "-u" in text:
         for m in _CURL_USER_RE.finditer(text):
             if _after_space(text, m.start()) and not _is_masked(m.group(1)) and not _is_placeholder(m.group(1)):

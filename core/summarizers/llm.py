@@ -6,16 +6,35 @@ Failures are litellm's own exception classes, left unwrapped: their class names 
 failure classification reads (spec 6.3). Only "nothing configured at all" is a
 ``RuntimeError``, which the compressor treats as "no provider" (600 s cooldown).
 
+Every call has one deadline, ``timeout`` seconds for the whole call: connecting, reading and the
+retries together. The HTTP client's own timeout only bounds each wait for the next bytes, so a
+server that trickles an answer (or a chain of retries) could otherwise run unbounded. The retries
+follow the provider clients' policy (which failures, how long between) but are made here, so
+that none starts after the deadline.
+
+Text reaches the provider as UTF-8: a lone surrogate in the prompt (a raw dict given to the
+library may carry one) becomes U+FFFD in the request, while the compressor's own prompt, the one
+it records, stays the reference's.
+
 litellm is imported lazily, on the first call: importing it costs several seconds.
 """
 
 from __future__ import annotations
 
 import os
+import random
+import threading
 import time
 from typing import Any
 
+from core.unicode_text import replace_lone_surrogates
+
 NO_PROVIDER_MESSAGE = "no LLM provider configured"
+#: The deadline of one summary call in seconds (Hermes' per-request timeout).
+DEFAULT_TIMEOUT_S = 120.0
+#: The retries the OpenAI and Anthropic clients make by default (litellm keeps them) after a
+#: connection error, a timeout, a 408, 409, 429 or 5xx answer.
+CLIENT_DEFAULT_RETRIES = 2
 
 
 def import_litellm() -> Any:
@@ -38,8 +57,11 @@ class LiteLLMSummarizer:
     main model for good (spec 4.8). ``summary_api_base`` / ``summary_api_key`` address the
     summary model; left as None they are the main ones, an empty string means "none" (the
     summary model then uses litellm's own provider defaults and environment variables).
-    ``max_retries`` overrides the HTTP client's own retries (None keeps its default, as the
-    reference does; each retry can take up to ``timeout`` again).
+    ``timeout`` is the deadline of one call in seconds, everything included: connecting, reading
+    (however slowly the server sends) and the retries; when it passes the call raises litellm's
+    ``Timeout``. ``max_retries`` is the number of retries after a connection error, a timeout or a
+    408/409/429/5xx answer (None: the HTTP clients' default, ``CLIENT_DEFAULT_RETRIES``, as the
+    reference has it); they all happen within the deadline.
 
     ``max_tokens_cap``, when given, bounds the completion length actually requested: the call
     asks for ``min(max_tokens, max_tokens_cap)``. It is meant for small local models, for which
@@ -58,7 +80,7 @@ class LiteLLMSummarizer:
         summary_model: str | None = None,
         api_base: str | None = None,
         api_key: str | None = None,
-        timeout: float = 120.0,
+        timeout: float = DEFAULT_TIMEOUT_S,
         extra_body: dict[str, Any] | None = None,
         summary_api_base: str | None = None,
         summary_api_key: str | None = None,
@@ -98,7 +120,7 @@ class LiteLLMSummarizer:
         # Written out by hand so a key can never appear in logs or tracebacks.
         return (
             f"LiteLLMSummarizer(model={self.model!r}, summary_model={self.summary_model!r}, "
-            f"api_base={self.api_base!r}, timeout={self.timeout!r})"
+            f"api_base={self.api_base!r}, timeout={self.timeout!r}, max_retries={self.max_retries!r})"
         )
 
     # -- the fallback hooks the compressor uses (spec 4.8) ------------------------------------
@@ -144,7 +166,7 @@ class LiteLLMSummarizer:
                 api_key = self._summary_api_key or None
         kwargs: dict[str, Any] = {
             "model": self.current_model(),
-            "messages": [{"role": "user", "content": prompt}],
+            "messages": [{"role": "user", "content": replace_lone_surrogates(prompt)}],
             "max_tokens": self.capped(max_tokens),
             "timeout": self.timeout,
         }
@@ -152,8 +174,8 @@ class LiteLLMSummarizer:
             kwargs["api_base"] = api_base
         if api_key:
             kwargs["api_key"] = api_key
-        if self.max_retries is not None:
-            kwargs["max_retries"] = self.max_retries
+        # The retries are made by this class, within the deadline (see _attempts): none by the client.
+        kwargs["max_retries"] = 0
         if self.extra_body:
             kwargs["extra_body"] = dict(self.extra_body)
         if self.mock_response is not None:
@@ -183,7 +205,7 @@ class LiteLLMSummarizer:
         litellm = import_litellm()
         started = time.monotonic()
         try:
-            response = litellm.completion(**kwargs)
+            response = self._attempts(litellm, kwargs, record, deadline=started + self.timeout)
         except Exception as exc:
             record["latency_s"] = time.monotonic() - started
             connection_error = _as_connection_error(litellm, exc, kwargs["model"])
@@ -196,7 +218,124 @@ class LiteLLMSummarizer:
         record["latency_s"] = time.monotonic() - started
         record["usage"] = _usage_dict(response)
         record["response_cost"] = _response_cost(response)
-        return _message_text(response)
+        try:
+            return _message_text(response)
+        except ValueError as exc:  # an answer without choices is a failed call too
+            record["error"] = f"{type(exc).__name__}: {exc}"
+            raise
+
+    def _attempts(self, litellm: Any, kwargs: dict[str, Any], record: dict[str, Any], deadline: float) -> Any:
+        """The first attempt and the retries, each started only while the deadline allows.
+
+        The HTTP client's retry policy (which failures, how long to wait between) is applied here
+        rather than by the client, so that no retry starts after the deadline: the client would
+        go on retrying in the abandoned thread. A mock response involves no HTTP: no retries.
+        """
+        retries = self.max_retries if self.max_retries is not None else CLIENT_DEFAULT_RETRIES
+        if self.mock_response is not None:
+            retries = 0
+        attempt = 0
+        while True:
+            attempt += 1
+            record["attempts"] = attempt
+            remaining = deadline - time.monotonic()
+            # Each attempt's own timeout (connect, each read) never reaches past the deadline either.
+            try:
+                return _call_within(remaining, self.timeout, litellm, {**kwargs, "timeout": remaining})
+            except Exception as exc:
+                if attempt > retries or not _worth_retrying(litellm, exc):
+                    raise
+                wait = _retry_wait(exc, attempt)
+                if time.monotonic() + wait >= deadline:
+                    raise
+            time.sleep(wait)
+
+
+def _call_within(seconds: float, deadline_s: float, litellm: Any, kwargs: dict[str, Any]) -> Any:
+    """``litellm.completion(**kwargs)``, or litellm's ``Timeout`` once ``seconds`` have passed.
+
+    The call runs in a daemon thread: an HTTP read cannot be cut off from outside, so after the
+    deadline the request is left to end by itself (its reads time out within ``seconds`` of
+    silence, and it makes no retries) and whatever it returns is dropped. ``deadline_s`` is the
+    whole call's deadline, for the message.
+    """
+    outcome: dict[str, Any] = {}
+    finished = threading.Event()
+
+    def call() -> None:
+        try:
+            outcome["response"] = litellm.completion(**kwargs)
+        except BaseException as exc:  # handed to the caller's thread as it is
+            outcome["error"] = exc
+        finally:
+            finished.set()
+
+    if seconds > 0:
+        threading.Thread(target=call, name="context-lens-summary-call", daemon=True).start()
+    if seconds <= 0 or not finished.wait(seconds):
+        raise litellm.Timeout(
+            message=f"no complete answer within the {deadline_s:g} s deadline of the call "
+                    "(connecting, reading and retries together)",
+            model=kwargs["model"],
+            llm_provider=_provider_of(kwargs["model"]),
+        )
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["response"]
+
+
+# The statuses the OpenAI and Anthropic clients retry (besides connection errors and timeouts).
+_RETRIED_STATUSES = frozenset({408, 409, 429})
+RETRY_FIRST_WAIT_S, RETRY_MAX_WAIT_S, RETRY_AFTER_MAX_S = 0.5, 8.0, 60.0
+
+
+def _failure_chain(exc: BaseException) -> list[BaseException]:
+    chain: list[BaseException] = []
+    link: BaseException | None = exc
+    while link is not None and all(link is not seen for seen in chain):
+        chain.append(link)
+        link = link.__cause__ or link.__context__
+    return chain
+
+
+def _worth_retrying(litellm: Any, exc: BaseException) -> bool:
+    """Would the provider's HTTP client retry this failure? (connection, timeout, 408/409/429/5xx)"""
+    import httpx
+    import openai
+
+    for link in _failure_chain(exc):
+        if type(link).__module__.startswith("litellm"):
+            continue  # litellm's wrappers subclass openai's classes with a status of their own choosing
+        if isinstance(link, openai.APIConnectionError | httpx.TransportError):
+            return True  # openai's APITimeoutError is one too
+        if isinstance(link, openai.APIStatusError):
+            return link.status_code in _RETRIED_STATUSES or link.status_code >= 500
+        if isinstance(link, httpx.HTTPStatusError):
+            status = link.response.status_code
+            return status in _RETRIED_STATUSES or status >= 500
+        if isinstance(link, ValueError):  # a body that is not JSON: the server answered, wrongly
+            return False
+    retried = (litellm.Timeout, litellm.APIConnectionError, litellm.RateLimitError, litellm.ServiceUnavailableError,
+               litellm.BadGatewayError)
+    return isinstance(exc, retried)
+
+
+def _retry_wait(exc: BaseException, attempt: int) -> float:
+    """Seconds before retry ``attempt``: the server's Retry-After when sensible, else the client's backoff."""
+    response = getattr(exc, "response", None)
+    headers = getattr(response, "headers", None)
+    try:
+        after = float(headers.get("retry-after")) if headers is not None and headers.get("retry-after") else None
+    except (TypeError, ValueError):
+        after = None
+    if after is not None and 0 <= after <= RETRY_AFTER_MAX_S:
+        return after
+    backoff = min(RETRY_FIRST_WAIT_S * 2 ** (attempt - 1), RETRY_MAX_WAIT_S)
+    return backoff * (1 - 0.25 * random.random())
+
+
+def _provider_of(model: str) -> str:
+    return model.split("/", 1)[0] if "/" in model else "openai"
 
 
 def _scrub_secret(exc: BaseException, secret: str | None) -> None:

@@ -244,12 +244,19 @@ def _stop_all_servers() -> None:
 
 
 def local_summarizer(
-    server: LocalModelServer, *, timeout: float = 120.0, max_tokens_cap: int | None = LOCAL_MAX_TOKENS_CAP
+    server: LocalModelServer,
+    *,
+    timeout: float = 120.0,
+    max_retries: int | None = 0,
+    max_tokens_cap: int | None = LOCAL_MAX_TOKENS_CAP,
 ) -> LiteLLMSummarizer:
     """A summarizer that writes summaries with the running local model, through litellm.
 
     Its requests ask for at most ``max_tokens_cap`` tokens (``LOCAL_MAX_TOKENS_CAP``): the
-    compressor's own ``max_tokens`` takes the small CPU model minutes to fill.
+    compressor's own ``max_tokens`` takes the small CPU model minutes to fill. ``timeout`` is the
+    deadline of each whole call; no retries by default, since a local model that ran out of time
+    is not faster the second time. Like every ``LiteLLMSummarizer`` it sends lone surrogates of
+    the prompt as U+FFFD (the model server only reads UTF-8).
     """
     from core.summarizers.llm import LiteLLMSummarizer
 
@@ -258,7 +265,7 @@ def local_summarizer(
     # The server checks no key, but litellm's OpenAI client insists on having one.
     return LiteLLMSummarizer(
         f"openai/{server.alias}", api_base=server.base_url, api_key="local-no-key", timeout=timeout,
-        max_tokens_cap=max_tokens_cap,
+        max_retries=max_retries, max_tokens_cap=max_tokens_cap,
     )
 
 

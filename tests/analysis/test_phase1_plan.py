@@ -12,13 +12,12 @@ import pandas as pd
 import pytest
 
 from core import CompressorConfig, ContextCompressor
-from core.analysis.phase1 import estimator_key, plan_for, usable_plan
 from core.analysis.savings import phase_savings
 from core.analysis.session import Transcript
-from core.analysis.summary_input import pending_summary
 from core.analysis.sweep import prepare_sweep, sweep
 from core.analysis.zones import analyze_zones
 from core.formats import load
+from core.plan import estimator_key, plan, prepare, usable_prune_plan
 from core.tokens import get_counter
 from tests.core.helpers import long_agent_run
 
@@ -47,8 +46,9 @@ def _zones_fields(zones: Any) -> dict[str, Any]:
     return fields
 
 
-def _pending_fields(pending: Any) -> dict[str, Any]:
-    return {f.name: getattr(pending, f.name) for f in dataclasses.fields(pending) if f.name != "compressor"}
+def _plan_fields(decided: Any) -> dict[str, Any]:
+    fields = {f.name: getattr(decided, f.name) for f in dataclasses.fields(decided) if f.name != "prune_plan"}
+    return {**fields, "serialized_turns": decided.serialized_turns, "prompt": decided.prompt()}
 
 
 def _instant(prompt: str, max_tokens: int) -> str:
@@ -64,33 +64,32 @@ def test_every_analysis_is_the_same_with_a_reused_plan(name, estimator):
     exact = [counter.count_message(m) for m in messages]
     configs = [CompressorConfig(token_estimator=estimator, model="gpt-4o", **move) for move in SLIDER_MOVES]
     random.Random(name + estimator).shuffle(configs)
-    plan = plan_for(messages, configs[0])
-    built = copy.deepcopy(plan.pass_lists(len(messages)))
+    kept = prepare(messages, configs[0])
+    built = copy.deepcopy(kept.pass_lists(len(messages)))
     for config in configs:
-        with_plan = analyze_zones(messages, config, exact, counter.count_message, plan=plan)
+        with_plan = analyze_zones(messages, config, exact, counter.count_message, plan=kept)
         without = analyze_zones(messages, config, exact, counter.count_message)
         assert _zones_fields(with_plan) == _zones_fields(without)
         pd.testing.assert_frame_equal(with_plan.table, without.table)
 
         result = ContextCompressor(config, summarizer=_instant).compress(messages)
         for given in (None, result):
-            a = phase_savings(messages, config, counter, given, plan=plan)
+            a = phase_savings(messages, config, counter, given, plan=kept)
             b = phase_savings(messages, config, counter, given)
             assert a.steps == b.steps
             assert (a.outcome, a.prune_boundary, a.phase1_actions, a.reassembly_matches) == (
                 b.outcome, b.prune_boundary, b.phase1_actions, b.reassembly_matches)
             assert (a.original, a.after_phase1, a.final) == (b.original, b.after_phase1, b.final)
 
-        assert _pending_fields(pending_summary(messages, config, plan=plan)) == _pending_fields(
-            pending_summary(messages, config))
+        assert _plan_fields(plan(messages, config, prune_plan=kept)) == _plan_fields(plan(messages, config))
 
-    base_with = prepare_sweep(messages, estimator, "gpt-4o", plan=plan)
+    base_with = prepare_sweep(messages, estimator, "gpt-4o", plan=kept)
     base_without = prepare_sweep(messages, estimator, "gpt-4o")
     assert base_with == base_without
     pd.testing.assert_frame_equal(sweep(base_with, configs[0]), sweep(base_without, configs[0]))
     # Neither the caller's messages nor the plan's own message dicts were changed by any analysis.
     assert messages == snapshot
-    assert plan.pass_lists(len(messages)) == built
+    assert kept.pass_lists(len(messages)) == built
 
 
 def test_the_phase_savings_totals_are_the_counts_of_each_list():
@@ -123,11 +122,11 @@ def test_a_transcript_keeps_one_plan_per_estimator():
 def test_a_plan_of_other_messages_or_another_estimator_is_refused():
     messages = CONVERSATIONS["agent run"]
     config = CompressorConfig()
-    plan = plan_for(messages, config)
-    assert usable_plan(plan, list(messages), config) is plan
+    kept = prepare(messages, config)
+    assert usable_prune_plan(kept, list(messages), config) is kept
     with pytest.raises(ValueError, match="estimator|weighs"):
-        analyze_zones(messages, CompressorConfig(token_estimator="tiktoken"), plan=plan)
+        analyze_zones(messages, CompressorConfig(token_estimator="tiktoken"), plan=kept)
     with pytest.raises(ValueError, match="other messages"):
-        analyze_zones(copy.deepcopy(messages), config, plan=plan)
+        analyze_zones(copy.deepcopy(messages), config, plan=kept)
     with pytest.raises(ValueError):
-        prepare_sweep(messages, "tiktoken", plan=plan)
+        prepare_sweep(messages, "tiktoken", plan=kept)

@@ -1,4 +1,4 @@
-"""core.analysis.redaction_view / summary_input: the text a compression sends to its summarizer.
+"""core.analysis.redaction_view and the plan's summary request: the text a compression sends to its summarizer.
 
 The preview must be the very text ``compress()`` puts in the summary prompt (checked against a
 recording summarizer on every sample, both profiles, strict on and off), and every mask in it must
@@ -7,6 +7,7 @@ be located, named and counted.
 
 from __future__ import annotations
 
+import datetime
 import json
 from typing import Any
 
@@ -23,8 +24,8 @@ from core.analysis.redaction_view import (
     reference_spans,
     strict_spans,
 )
-from core.analysis.summary_input import pending_summary, summary_request
 from core.formats import load
+from core.plan import plan
 from core.profiles import CONTENT_HEAD, CONTENT_TAIL, SERIALIZER_TRUNCATION_MARK
 from core.redaction.hermes import redact_many, redact_sensitive_text
 from core.redaction.strict import count_by_kind, redact_with_spans
@@ -72,12 +73,12 @@ def test_the_preview_is_what_compress_sends(path):
                 assert not view.calls_summarizer and view.text == "" and view.spans == []
                 continue
             (prompt, max_tokens), = recording.calls
-            request = summary_request(view.pending)
+            request = view.plan.summary_request(result.summarizer_call.anchoring_date)
             assert request.prompt == prompt
             assert request.max_tokens == max_tokens
             assert view.text == result.summarizer_call.serialized_turns
             assert f"TURNS TO SUMMARIZE:\n{view.text}\n\n" in prompt or f"NEW TURNS TO INCORPORATE:\n{view.text}\n\n" in prompt
-            assert (view.pending.turns_start, view.pending.compress_end) == (result.turns_start, result.compress_end)
+            assert (view.plan.turns_start, view.plan.compress_end) == (result.turns_start, result.compress_end)
             # Every mask is where it says, in order, without overlaps; blocks tile the text.
             previous_end = 0
             for span in view.spans:
@@ -100,24 +101,25 @@ def test_the_extractive_summarizer_receives_the_same_request():
             received.append(request)
             return super().summarize_request(request)
 
-    ContextCompressor(config, summarizer=Capturing()).compress(messages, focus_topic="parser")
-    assert summary_request(pending_summary(messages, config), focus_topic="parser") == received[0]
+    today = datetime.datetime(2026, 7, 1, 9, 0, tzinfo=datetime.UTC)
+    ContextCompressor(config, summarizer=Capturing(), wall_clock=lambda: today).compress(messages, focus_topic="parser")
+    assert plan(messages, config, focus_topic="parser").summary_request("2026-07-01") == received[0]
 
 
 def test_strict_counts_match_count_by_kind_and_no_fake_secret_is_sent():
     messages = _messages(SECRETS)
-    on = redaction_view(messages, CompressorConfig(strict_redaction=True))
-    off = redaction_view(messages, CompressorConfig(strict_redaction=False))
+    on = redaction_view(messages, CompressorConfig(strict_redaction=True, profile="v0.16.0"))
+    off = redaction_view(messages, CompressorConfig(strict_redaction=False, profile="v0.16.0"))
 
     # Independently: the pieces the serializer redacts, the profile's redaction, then the strict layer.
-    result = ContextCompressor(CompressorConfig(), summarizer=Recording()).compress(messages)
+    result = ContextCompressor(CompressorConfig(profile="v0.16.0"), summarizer=Recording()).compress(messages)
     turns = result.pruned_messages[result.turns_start:result.compress_end]
     pieces: list[str] = []
     for message in turns:
         pieces.append(message.get("content") or "")
         for call in message.get("tool_calls") or []:
             pieces.append(call["function"]["arguments"])
-    profile_redacted = redact_many(pieces)
+    profile_redacted = redact_many(pieces, release="v0.16.0")
     strict = [span for text in profile_redacted for span in redact_with_spans(text)[1]]
     assert count_by_kind(strict) == mask_counter(on.spans, STRICT)
     assert mask_counter(off.spans, STRICT) == {}
@@ -155,15 +157,15 @@ def test_strict_counts_match_count_by_kind_and_no_fake_secret_is_sent():
     ],
 )
 def test_reference_masks_are_located_and_named(text, masks):
-    out, spans = reference_spans(text)
-    assert out == redact_sensitive_text(text)
+    out, spans = reference_spans(text, release="v0.16.0")
+    assert out == redact_sensitive_text(text, release="v0.16.0")
     assert [(out[start:end], kind) for start, end, kind in spans] == masks
 
 
 def test_a_jwt_mask_and_the_discord_pass_of_v0_15_1():
     jwt = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2lnbmF0dXJlMDAwMDAw"
-    out, spans = reference_spans(f"token {jwt} <@123456789012345678>", discord_mentions=True)
-    assert out == redact_sensitive_text(f"token {jwt} <@123456789012345678>", discord_mentions=True)
+    out, spans = reference_spans(f"token {jwt} <@123456789012345678>", release="v0.15.1")
+    assert out == redact_sensitive_text(f"token {jwt} <@123456789012345678>", release="v0.15.1")
     assert [(out[s:e], k) for s, e, k in spans] == [("eyJhbG...MDAw", "jwt"), ("***", "discord-mention")]
 
 
@@ -215,9 +217,9 @@ def test_masks_in_a_truncated_tool_output_are_placed_after_the_cut():
 def test_no_summary_call_means_nothing_is_sent():
     tiny = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]
     view = redaction_view(tiny, CompressorConfig(strict_redaction=True))
-    assert view.pending.outcome == "too_small" and view.text == "" and view.count_frame().empty
+    assert view.plan.outcome == "too_small" and view.text == "" and view.count_frame().empty
     with pytest.raises(ValueError, match="no summary call"):
-        summary_request(view.pending)
+        view.plan.summary_request()
 
 
 _FRAGMENTS = [
@@ -232,8 +234,8 @@ _FRAGMENTS = [
 @given(st.lists(st.sampled_from(_FRAGMENTS), max_size=12), st.booleans())
 def test_tracked_passes_give_the_reference_output_and_sane_spans(pieces, discord):
     text = "".join(pieces)
-    out, spans = reference_spans(text, discord_mentions=discord)
-    assert out == redact_sensitive_text(text, discord_mentions=discord)
+    out, spans = reference_spans(text, release="v0.15.1" if discord else "v0.16.0")
+    assert out == redact_sensitive_text(text, release="v0.15.1" if discord else "v0.16.0")
     previous_end = 0
     for start, end, _kind in spans:
         assert previous_end <= start < end <= len(out)

@@ -27,6 +27,8 @@ from core.tokens import estimate_messages_tokens_rough
 from tests.core.helpers import Recorder, asst, call, failing, tool, user
 from tests.core.helpers import sys as system
 
+V16 = "v0.16.0"  # the figures below are v0.16.0's (the analyses follow any profile)
+
 
 def tool_loop(rounds: int = 30) -> list[dict]:
     """System (56 chars as str), user (66), then ``rounds`` x (assistant call: 163, tool result: 20,054)."""
@@ -62,7 +64,7 @@ def stuck_on_a_dump() -> list[dict]:
 
 def test_below_the_threshold_nothing_happens() -> None:
     messages = [system(), user("hi"), asst("hello"), user("list files"), asst("a.py b.py")]
-    result = replay(messages, CompressorConfig(), Recorder())
+    result = replay(messages, CompressorConfig(profile=V16), Recorder())
     assert result.points["message_index"].tolist() == [2, 4]
     # 56 + 33 = 89 chars -> (89 + 3) // 4 = 23 tokens; 89 + 41 + 41 = 171 chars -> 43 tokens
     assert result.points["prompt_before"].tolist() == [23, 43]
@@ -78,7 +80,7 @@ def test_sawtooth_with_an_iterative_summary() -> None:
     messages = tool_loop()
     original = copy.deepcopy(messages)
     summarizer = Recorder("## Active Task\nNone.")
-    result = replay(messages, CompressorConfig(context_length=128_000), summarizer)
+    result = replay(messages, CompressorConfig(profile=V16, context_length=128_000), summarizer)
     assert messages == original  # the upload is never modified
 
     first = result.compactions[0]
@@ -117,7 +119,7 @@ def test_sawtooth_with_an_iterative_summary() -> None:
 
 
 def test_thrashing_and_a_tail_above_the_threshold() -> None:
-    result = replay(stuck_on_a_dump(), CompressorConfig(context_length=128_000), Recorder())
+    result = replay(stuck_on_a_dump(), CompressorConfig(profile=V16, context_length=128_000), Recorder())
     table = compactions_table(result)
     assert table["message_index"].tolist() == [8, 10, 12]
     assert table["outcome"].tolist() == ["too_small", "summarized", "summarized"]
@@ -146,7 +148,7 @@ def test_failures_and_the_cooldown_carry_across_turns() -> None:
         return summarizer(prompt, max_tokens)
 
     # 20 simulated seconds per turn: the second attempt (40 s later) falls inside the 60 s cooldown.
-    result = replay(stuck_on_a_dump(), CompressorConfig(context_length=64_000), counting, seconds_per_turn=20)
+    result = replay(stuck_on_a_dump(), CompressorConfig(profile=V16, context_length=64_000), counting, seconds_per_turn=20)
     compressed = result.compressed
     assert [r.outcome for r in compressed] == ["fallback", "fallback"]
     assert [r.failure_reason for r in compressed] == ["boom", None]
@@ -161,7 +163,7 @@ def test_failures_and_the_cooldown_carry_across_turns() -> None:
 
 
 def test_without_a_summarizer_the_profile_fallback_runs() -> None:
-    result = replay(tool_loop(), CompressorConfig(), None)
+    result = replay(tool_loop(), CompressorConfig(profile=V16), None)
     first = result.compactions[0]
     assert first.outcome == "fallback"
     assert first.failure_reason == "no auxiliary LLM provider configured"
@@ -187,7 +189,7 @@ def test_the_log_events_and_usage() -> None:
 
 
 def test_the_figure() -> None:
-    result = replay(tool_loop(), CompressorConfig(), Recorder())
+    result = replay(tool_loop(), CompressorConfig(profile=V16), Recorder())
     events = pd.DataFrame({"position": [40], "kind": ["compact_boundary"], "pre_tokens": [70_000],
                            "summary_chars": [0], "source": [""]})
     fig = replay_figure(result, events, pd.DataFrame({"message_index": [2, 4], "prompt_tokens": [100, 200]}))

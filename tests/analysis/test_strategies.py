@@ -24,6 +24,8 @@ from core.tokens import get_counter
 from tests.core.helpers import Recorder, asst, call, failing, tool, user
 from tests.core.helpers import sys as system
 
+V16 = "v0.16.0"  # the figures below are v0.16.0's (the analyses follow any profile)
+
 SESSION = [
     system(),
     user("Fix src/app.py and keep tests/test_app.py green."),
@@ -51,7 +53,7 @@ def kept_values(scored: pd.DataFrame) -> dict[str, bool]:
 
 
 def test_hermes_reports_what_it_kept_and_changed() -> None:
-    run = hermes(SESSION, CompressorConfig(), Recorder(SUMMARY))
+    run = hermes(SESSION, CompressorConfig(profile=V16), Recorder(SUMMARY))
     # Head 0-3 (the system prompt gets the compaction note), middle 4-6 summarised, tail 7-10
     # (the forced three-message tail, pulled back to the assistant whose result follows it).
     assert (run.kept, run.altered) == ([1, 2, 3, 7, 8, 9, 10], [0])
@@ -91,7 +93,7 @@ def test_observation_masking() -> None:
 
 
 def test_codex_style_keeps_user_messages_and_a_summary() -> None:
-    run = codex_style(SESSION, CompressorConfig(), Recorder(SUMMARY), counter=COUNTER)
+    run = codex_style(SESSION, CompressorConfig(profile=V16), Recorder(SUMMARY), counter=COUNTER)
     assert [m["content"] for m in run.messages[1:4]] == [SESSION[1]["content"], SESSION[6]["content"],
                                                          SESSION[10]["content"]]
     assert run.messages[4] == {"role": "user", "content": CODEX_SUMMARY_PREFIX + SUMMARY}
@@ -107,7 +109,7 @@ def test_codex_style_limit_cuts_the_oldest_message_and_skips_handoffs() -> None:
     handoff = user(P.SUMMARY_PREFIX_V0_16_0 + "\nold summary")
     messages = SESSION[:6] + [handoff] + SESSION[6:]
     limit = COUNTER.count_text("Run it again.") + COUNTER.count_text("Use port 8080 instead.") + 8
-    run = codex_style(messages, CompressorConfig(), Recorder(SUMMARY), user_tokens=limit, counter=COUNTER)
+    run = codex_style(messages, CompressorConfig(profile=V16), Recorder(SUMMARY), user_tokens=limit, counter=COUNTER)
     assert [m["content"] for m in run.messages[1:4]] == ["Fix src/app …[truncated]", "Use port 8080 instead.",
                                                          "Run it again."]
     assert COUNTER.count_text("Fix src/app …[truncated]") <= 8
@@ -116,28 +118,28 @@ def test_codex_style_limit_cuts_the_oldest_message_and_skips_handoffs() -> None:
 
 
 def test_codex_style_reports_a_failed_summary() -> None:
-    run = codex_style(SESSION, CompressorConfig(), failing(ValueError("rate limited")), counter=COUNTER)
+    run = codex_style(SESSION, CompressorConfig(profile=V16), failing(ValueError("rate limited")), counter=COUNTER)
     assert run.summary_text is None
     assert run.notes[-1] == "summary failed (rate limited); none inserted"
     assert len(run.messages) == 4
-    assert codex_style(SESSION, CompressorConfig(), None, counter=COUNTER).notes[-1] == (
+    assert codex_style(SESSION, CompressorConfig(profile=V16), None, counter=COUNTER).notes[-1] == (
         "summary failed (no summarizer configured); none inserted"
     )
 
 
 def test_the_comparison_table() -> None:
     budget = tokens([0, 1, 2, 3]) + tokens([7, 8, 9, 10])
-    comparison = compare_strategies(SESSION, CompressorConfig(), Recorder(SUMMARY), budget_tokens=budget,
+    comparison = compare_strategies(SESSION, CompressorConfig(profile=V16), Recorder(SUMMARY), budget_tokens=budget,
                                     keep_last=1)
     table = comparison.table
-    assert table["strategy"].tolist() == ["Hermes v0.15.1", "Hermes v0.16.0", "Truncation",
-                                          "Observation masking (last 1)", "Codex-style"]
-    assert table["messages_after"].tolist() == [9, 9, 8, 11, 5]
-    assert table["messages_kept"].tolist() == [8, 8, 8, 11, 4]
-    assert table.loc[2, "tokens_after"] == budget and bool(table.loc[2, "fits_budget"])
-    assert table["openai_errors"].tolist() == [0, 0, 0, 0, 0]
-    assert table["anthropic_errors"].tolist() == [0, 0, 0, 0, 3]
-    assert table["pairs_ok"].tolist() == [True] * 5
+    assert table["strategy"].tolist() == ["Hermes v0.15.1", "Hermes v0.16.0", "Hermes v0.17.0", "Hermes v0.18.0",
+                                          "Truncation", "Observation masking (last 1)", "Codex-style"]
+    assert table["messages_after"].tolist() == [9, 9, 9, 9, 8, 11, 5]
+    assert table["messages_kept"].tolist() == [8, 8, 8, 8, 8, 11, 4]
+    assert table.loc[4, "tokens_after"] == budget and bool(table.loc[4, "fits_budget"])
+    assert table["openai_errors"].tolist() == [0, 0, 0, 0, 0, 0, 0]
+    assert table["anthropic_errors"].tolist() == [0, 0, 0, 0, 0, 0, 3]
+    assert table["pairs_ok"].tolist() == [True] * 7
     assert table.attrs["facts_total"] == 13
 
     # Hermes summarised 4-6: the summary quotes the error line but not the command or port 8080.
@@ -157,7 +159,7 @@ def test_the_comparison_table() -> None:
     assert masked == {"handler": False, "render_page": False, "tests/test_app.py": True,
                       "tests/test_app.py::test_ok": False, ERROR_LINE: False, "1 failed": False,
                       "3 passed": False, "0.12s": False, "AssertionError": False}
-    row = table.loc[3]
+    row = table.loc[5]
     assert (row["compacted_facts"], row["compacted_kept"]) == (9, 1)
     assert row["retention_compacted"] == pytest.approx(1 / 9)
 
@@ -167,9 +169,9 @@ def test_the_comparison_table() -> None:
 
 
 def test_a_broken_promise_is_reported(monkeypatch: pytest.MonkeyPatch) -> None:
-    comparison = compare_strategies(SESSION, CompressorConfig(), Recorder(SUMMARY), budget_tokens=1_000)
+    comparison = compare_strategies(SESSION, CompressorConfig(profile=V16), Recorder(SUMMARY), budget_tokens=1_000)
     assert comparison.violations["upload"].empty
-    assert comparison.table["notes"].tolist()[3] == "0 tool output(s) masked"
+    assert comparison.table["notes"].tolist()[5] == "0 tool output(s) masked"
 
     def drops_a_result(messages: list, keep_last: int = 10) -> strategies.StrategyRun:
         run = observation_masking(messages, keep_last)
@@ -177,8 +179,8 @@ def test_a_broken_promise_is_reported(monkeypatch: pytest.MonkeyPatch) -> None:
         return run
 
     monkeypatch.setattr(strategies, "observation_masking", drops_a_result)
-    broken = compare_strategies(SESSION, CompressorConfig(), Recorder(SUMMARY), budget_tokens=1_000)
-    row = broken.table.loc[3]
+    broken = compare_strategies(SESSION, CompressorConfig(profile=V16), Recorder(SUMMARY), budget_tokens=1_000)
+    row = broken.table.loc[5]
     assert not row["pairs_ok"]
     assert row["pair_violations"] == 2  # unanswered call (OpenAI) + tool_use not answered (Anthropic)
     assert row["notes"].endswith("promised valid tool pairs but the lint found 2 pair violation(s)")

@@ -14,6 +14,8 @@ from core.profiles import get_profile
 from core.summarizers.extractive import ExtractiveSummarizer, count_tokens
 from core.tokens import get_counter
 
+V16 = "v0.16.0"  # the figures below are v0.16.0's (the analyses follow any profile)
+
 
 def _call(call_id: str, name: str, **arguments: Any) -> dict[str, Any]:
     return {"id": call_id, "type": "function", "function": {"name": name, "arguments": json.dumps(arguments)}}
@@ -46,13 +48,13 @@ def conversation(extra: str = "") -> list[dict[str, Any]]:
     ]
 
 
-CONFIG = CompressorConfig(protect_first_n=3, protect_last_n=4)
+CONFIG = CompressorConfig(profile=V16, protect_first_n=3, protect_last_n=4)
 ERROR_LINE = "E   ModuleNotFoundError: No module named 'stripe_client'"
 
 
 def test_facts_of_the_summarised_turns():
     comparison = compare_summaries(conversation(), CONFIG)
-    assert (comparison.pending.turns_start, comparison.pending.compress_end) == (4, 11)
+    assert (comparison.plan.turns_start, comparison.plan.compress_end) == (4, 11)
     assert [tuple(row) for row in comparison.turn_facts[["kind", "value", "message_index"]].itertuples(index=False)] == [
         ("path", "tests/test_invoice.py", 0),
         ("command", "pytest -q tests/test_invoice.py", 0),
@@ -155,7 +157,7 @@ def test_both_summaries_get_the_same_redaction():
     key = "sk-proj-" + "Q" * 40
     messages = conversation(extra=f" My key is {key} and AWS secret wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY.")
     loose = compare_summaries(messages, CONFIG)
-    strict = compare_summaries(messages, CompressorConfig(protect_first_n=3, protect_last_n=4, strict_redaction=True))
+    strict = compare_summaries(messages, CompressorConfig(profile=V16, protect_first_n=3, protect_last_n=4, strict_redaction=True))
     for comparison in (loose, strict):
         assert key not in comparison.extractive and key not in comparison.fallback
     assert "wJalrXUtnFEMI/K7MDENG" in loose.fallback  # the profile alone lets a prefix-less AWS secret through

@@ -15,6 +15,7 @@ import pytest
 from core import CompressorConfig, ContextCompressor
 from core import profiles as P
 from core.analysis.sweep import best_cells, prepare_sweep, sweep, sweep_cell, sweep_heatmap
+from core.profiles import PROFILES
 from core.summarizers.base import SummaryRequest
 from core.tokens import estimate_messages_tokens_rough, get_counter
 from tests.core.helpers import asst, call, tool, user
@@ -109,22 +110,27 @@ def check_grid(messages: list[dict], firsts: list[int], **config: object) -> int
     return compared
 
 
-def test_cells_match_the_compressor_on_a_coding_session() -> None:
-    assert check_grid(coding_session(), [1, 3, 6]) == 27
+@pytest.mark.parametrize("profile", list(PROFILES))
+def test_cells_match_the_compressor_on_a_coding_session(profile) -> None:
+    assert check_grid(coding_session(), [1, 3, 6], profile=profile) == 27
 
 
-def test_cells_match_when_the_summary_is_merged() -> None:
+@pytest.mark.parametrize("profile", list(PROFILES))
+def test_cells_match_when_the_summary_is_merged(profile) -> None:
     messages = merge_case()
-    result, _ = real(messages, CompressorConfig(protect_first_n=2, summary_target_ratio=0.1))
+    result, _ = real(messages, CompressorConfig(protect_first_n=2, summary_target_ratio=0.1, profile=profile))
     assert result.summary_merged
-    assert check_grid(messages, [1, 2]) == 18
+    assert check_grid(messages, [1, 2], profile=profile) == 18
 
 
 def test_cells_match_with_stubs_and_orphans() -> None:
     messages = stub_and_orphan_case()
-    result, _ = real(messages, CompressorConfig(protect_first_n=2, summary_target_ratio=0.1))
+    result, _ = real(messages, CompressorConfig(protect_first_n=2, summary_target_ratio=0.1, profile="v0.16.0"))
     assert result.stubs_added == 1 and result.orphans_removed == 1
-    assert check_grid(messages, [2], protect_last_n=4) == 9
+    stripped, _ = real(messages, CompressorConfig(protect_first_n=2, summary_target_ratio=0.1, profile="v0.18.0"))
+    assert stripped.calls_stripped == 1 and stripped.stubs_added == 0
+    for profile in PROFILES:
+        assert check_grid(messages, [2], protect_last_n=4, profile=profile) == 9
 
 
 def test_cells_match_with_an_earlier_summary_and_other_profiles() -> None:
@@ -135,12 +141,13 @@ def test_cells_match_with_an_earlier_summary_and_other_profiles() -> None:
     assert check_grid(messages, [3], profile="v0.15.1") == 9
 
 
-def test_exact_counts_with_the_tiktoken_estimator() -> None:
+@pytest.mark.parametrize("profile", list(PROFILES))
+def test_exact_counts_with_the_tiktoken_estimator(profile) -> None:
     messages = coding_session(rounds=25)
     base = prepare_sweep(messages, "tiktoken", "gpt-4o")
     counter = get_counter("o200k_base")
     for ratio in (0.1, 0.5):
-        cfg = CompressorConfig(summary_target_ratio=ratio, token_estimator="tiktoken", model="gpt-4o")
+        cfg = CompressorConfig(summary_target_ratio=ratio, token_estimator="tiktoken", model="gpt-4o", profile=profile)
         cell = sweep_cell(base, cfg, respect_trigger=False)
         result, _ = real(messages, cfg, words=True)
         assert (cell["compress_start"], cell["compress_end"]) == (result.compress_start, result.compress_end)
@@ -208,11 +215,12 @@ def test_a_tail_budget_that_holds_everything_keeps_less() -> None:
     """When 1.5 x the tail budget holds everything after the head (Phase 1 has shortened the old
     tool results), the reference falls back to a minimal tail: a larger budget keeps less."""
     messages = coding_session(size=8_000)
-    table = sweep(messages, CompressorConfig(), thresholds=(0.5,), ratios=(0.2, 0.4), respect_trigger=False)
+    v16 = CompressorConfig(profile="v0.16.0")
+    table = sweep(messages, v16, thresholds=(0.5,), ratios=(0.2, 0.4), respect_trigger=False)
     small, large = table.iloc[0], table.iloc[1]
     assert (bool(small["tail_forced_small"]), bool(large["tail_forced_small"])) == (False, True)
     # The forced tail is the last 3 messages, stretched back to the newest user message (index 77).
     assert large["compress_end"] == 77
     assert large["final_tokens"] < small["final_tokens"]
-    result, _ = real(messages, CompressorConfig(summary_target_ratio=0.4))
+    result, _ = real(messages, CompressorConfig(summary_target_ratio=0.4, profile="v0.16.0"))
     assert result.tail_cut.forced_small and result.compress_end == 77

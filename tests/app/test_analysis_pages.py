@@ -133,12 +133,12 @@ def test_timeline_replay_page() -> None:
     expected = replay(loaded(messages), DEFAULT, ExtractiveSummarizer())
     shown = metrics(at)
     assert shown["Assistant turns"] == "31"
-    assert shown["Compactions"] == str(len(expected.compressed)) == "4"
+    assert shown["Compactions"] == str(len(expected.compressed)) == "3"
     assert shown["Peak prompt"] == f"{expected.peak_prompt:,}"
     table = frame(at, "replay_compactions")
-    assert table["message_index"].tolist() == [28, 46, 52, 58]
+    assert table["message_index"].tolist() == [28, 44, 50]
     assert table["tokens_before"].tolist() == [r.tokens_before for r in expected.compactions]
-    assert table["outcome"].tolist() == ["summarized"] * 4
+    assert table["outcome"].tolist() == ["summarized"] * 3
     assert len(at.get("plotly_chart")) == 1
     # The last summary is shown as text.
     assert at.code[0].value == expected.summaries[-1].split("\n", 1)[1]
@@ -159,11 +159,11 @@ def test_strategies_page() -> None:
     at = open_page("strategies", SESSION)
     table = frame(at, "strategies_table")
     expected = compare_strategies(loaded(SESSION), DEFAULT, ExtractiveSummarizer()).table
-    assert table["strategy"].tolist() == ["Hermes v0.15.1", "Hermes v0.16.0", "Truncation",
+    assert table["strategy"].tolist() == ["Hermes v0.15.1", "Hermes v0.16.0", "Hermes v0.17.0", "Hermes v0.18.0", "Truncation",
                                           "Observation masking (last 10)", "Codex-style"]
     assert table["tokens_after"].tolist() == expected["tokens_after"].tolist()
-    assert table["anthropic_errors"].tolist() == [0, 0, 0, 0, 3]
-    assert table["pairs_ok"].tolist() == [True] * 5
+    assert table["anthropic_errors"].tolist() == [0, 0, 0, 0, 0, 0, 3]
+    assert table["pairs_ok"].tolist() == [True] * 7
 
     at.selectbox(key="strategies_pick").set_value("Codex-style")
     run(at)
@@ -173,7 +173,7 @@ def test_strategies_page() -> None:
 
     at.number_input(key="strategies_keep_last").set_value(1)
     run(at)
-    assert frame(at, "strategies_table")["strategy"].tolist()[3] == "Observation masking (last 1)"
+    assert frame(at, "strategies_table")["strategy"].tolist()[5] == "Observation masking (last 1)"
 
 
 def test_fact_retention_page() -> None:
@@ -192,7 +192,7 @@ def test_fact_retention_page() -> None:
     at.radio(key="retention_source").set_value("Every strategy")
     run(at)
     assert frame(at, "retention_summary")["run"].tolist() == [
-        "Hermes v0.15.1", "Hermes v0.16.0", "Truncation", "Observation masking (last 10)", "Codex-style"]
+        "Hermes v0.15.1", "Hermes v0.16.0", "Hermes v0.17.0", "Hermes v0.18.0", "Truncation", "Observation masking (last 10)", "Codex-style"]
     at.selectbox(key="retention_pick").set_value("Codex-style")
     run(at)
     assert metrics(at)["Facts in the compacted part"] == str(
@@ -246,7 +246,8 @@ def test_api_validity_page(with_extras: bool) -> None:
     assert overview["anthropic_errors"].tolist()[0] == 3
     compressed = ContextCompressor(DEFAULT, summarizer=ExtractiveSummarizer()).compress(messages).messages
     assert overview["openai_errors"].tolist()[1] == int((lint(compressed)["api"] == "openai").sum())
-    extras = ["Strategy: Hermes v0.15.1", "Strategy: Hermes v0.16.0", "Strategy: Truncation",
+    extras = ["Strategy: Hermes v0.15.1", "Strategy: Hermes v0.16.0", "Strategy: Hermes v0.17.0",
+              "Strategy: Hermes v0.18.0", "Strategy: Truncation",
               "Strategy: Observation masking (last 10)", "Strategy: Codex-style", "Timeline replay: the final context"]
     assert overview["conversation"].tolist()[2:] == (extras if with_extras else [])
     violations = frame(at, "lint_violations")

@@ -158,7 +158,9 @@ def test_litellm_form_keeps_the_key_out_of_everything_it_shows(media_files, app)
 
 
 def test_unreachable_litellm_endpoint_falls_back_with_a_readable_reason(app):
-    """A real litellm call to a closed local port: the failure becomes the fallback's reason."""
+    """A real litellm call to a closed local port: the failure becomes the fallback's reason (v0.16.0;
+    v0.18.0 aborts on it, see the next test)."""
+    app.selectbox(key="profile").set_value("v0.16.0")
     go(app, "compress")
     app.radio(key="summarizer_choice").set_value(LITELLM)
     run(app)

@@ -52,7 +52,7 @@ def test_zones_are_the_boundaries_compress_uses(sample, grid):
     assert zones.prune_boundary == result.prune_boundary
     assert zones.phase1_actions == result.phase1_actions
     assert zones.tail_cut == result.tail_cut
-    estimator = make_estimator(config.token_estimator, config.model)
+    estimator = make_estimator(config.token_estimator, config.model, config.release.budget_weight)
     assert zones.prompt_tokens == estimator.messages_tokens(messages)
     assert zones.would_compress == ContextCompressor(config).should_compress(zones.prompt_tokens)
 
@@ -69,7 +69,7 @@ def test_cumulative_estimate_is_the_estimate_of_each_prefix(sample):
 def test_phase_one_steps_rebuild_the_pruned_list(sample, grid):
     messages, config = SAMPLES[sample], GRID[grid]
     steps, boundary, actions = phase1_steps(messages, config)
-    estimator = make_estimator(config.token_estimator, config.model)
+    estimator = make_estimator(config.token_estimator, config.model, config.release.budget_weight)
     pruned = prune_old_tool_results(messages, config.protect_last_n, config.tail_token_budget,
                                     message_tokens=estimator.message_tokens)
     assert steps[-1][1] == pruned.messages

@@ -190,3 +190,48 @@ def test_the_log_model_can_be_adopted_in_one_click(app):
     assert app.selectbox(key="model").value == "claude-sonnet-4-5"
     assert app.number_input(key="context_length").value == context_window("claude-sonnet-4-5")
     assert "Tokens (cl100k_base)" in metrics(app)
+
+
+def test_claude_code_branches_are_in_the_picker_with_the_counts_the_page_shows(app):
+    path = SAMPLES / "claude_code_v2_session.jsonl"
+    sessions = load(path).sessions
+    assert {info.kind for info in sessions} == {"session", "branch"}
+    choose_sample(app, path.name)
+    options = app.selectbox(key="session_label").options
+    assert len(options) == len(sessions)
+    branch_option = next(o for o in options if "abandoned branch" in o)
+    for info in sessions:
+        option = next(o for o in app.selectbox(key="session_label").options if o.startswith(f"{info.id} · "))
+        assert f"{info.message_count:,} messages" in option
+        app.selectbox(key="session_label").set_value(option)
+        run(app)
+        assert number(metrics(app)["Messages"]) == info.message_count == len(load(path, session=str(info.id)).messages)
+    assert branch_option in options
+
+
+def test_rows_placed_nowhere_are_visible_warnings_with_counts(app):
+    path = SAMPLES / "claude_code_v2_session.jsonl"
+    choose_sample(app, path.name)
+    conversation = load(path)
+    warnings = [plain(w.value) for w in app.warning]
+    (box,) = [w for w in warnings if "import warning(s)" in w]
+    attachments = next(e for e in conversation.report.skipped if "attachment rows" in e.reason)
+    assert f"{attachments.count} row(s) skipped: attachment rows" in box
+    assert any(plain(c.value).startswith(f"{conversation.report.read} lines read") for c in app.caption)
+    report_rows = table_with(app, "what", "rows", "detail")
+    assert int(report_rows.loc[report_rows["what"] == "lines read", "rows"].iloc[0]) == conversation.report.read
+
+
+def test_message_detail_shows_display_text_and_the_raw_message(app):
+    path = SAMPLES / "claude_code_v2_session.jsonl"
+    conversation = load(path)
+    index = next(i for i, m in enumerate(conversation.messages) if "\x1b[" in str(m.get("content")))
+    choose_sample(app, path.name)
+    app.number_input(key="detail_index").set_value(index)
+    run(app)
+    shown = [c.value for c in app.code]
+    assert any("PASSED" in text and "\x1b" not in text for text in shown)
+    app.toggle(key="detail_raw").set_value(True)
+    run(app)
+    raw = json.loads(next(c.value for c in app.code if c.value.lstrip().startswith("{")))
+    assert raw == conversation.messages[index]

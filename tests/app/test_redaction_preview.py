@@ -78,6 +78,7 @@ def test_the_preview_is_registered_right_after_compress():
 
 
 def test_offline_default_shows_the_profile_masks_and_counts_them(app):
+    app.selectbox(key="profile").set_value("v0.16.0")  # the figures below are v0.16.0's masks
     _open_preview(app)
     assert app.toggle(key="preview_strict").value is False
     config = sidebar_config(app)

@@ -37,6 +37,8 @@ def _section_frames(at):
 
 def test_long_sample_figures_match_an_independent_computation(app):
     go(app, "fact_retention")
+    app.selectbox(key="profile").set_value("v0.16.0")  # the window these figures describe
+    run(app)
     config = sidebar_config(app)
     profile = get_profile(config.profile)
     messages = load_messages(LONG_SAMPLE)

@@ -249,3 +249,22 @@ def test_no_command_and_unknown_command(cli):
     run = cli()
     assert run.code == 2 and "analyze" in run.err
     assert_one_line_error(cli("frobnicate"), "invalid choice")
+
+
+def test_json_has_the_load_report_and_every_warning(cli, tmp_path):
+    from tests.formats import layouts
+
+    path = tmp_path / "session.jsonl"
+    path.write_bytes(layouts.jsonl(layouts.cc_parallel_attachments()))
+    run = cli("analyze", path, "--json")
+    assert run.code == 0, run.err
+    report = run.json()
+    conversation = load(path)
+    assert report["format"] == "claude-code"
+    assert report["load_report"] == conversation.report.to_dict()
+    assert report["load_report"]["read"] == len(path.read_text(encoding="utf-8").splitlines())
+    assert report["warnings"] == conversation.warnings and any("attachment rows" in w for w in report["warnings"])
+    text = cli("analyze", path)
+    assert text.code == 0
+    assert f"{conversation.report.read} line(s): {conversation.report.placed} placed" in text.out
+    assert "attachment rows" in text.out

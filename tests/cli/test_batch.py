@@ -265,13 +265,13 @@ def test_the_limit_holds_in_pool_workers_and_a_generous_one_changes_nothing(corp
     pd.testing.assert_frame_equal(stable(generous), stable(expected.reset_index(drop=True)))
 
 
-def test_timeout_option(cli, corpus, tmp_path):
+def test_file_timeout_option(cli, corpus, tmp_path):
     out = tmp_path / "report.csv"
     # The corpus's big transcript takes far longer than 50 ms to analyse.
-    run = cli("batch", corpus.big, corpus.tiny, "-o", out, "--workers", "1", "--timeout", "0.05")
+    run = cli("batch", corpus.big, corpus.tiny, "-o", out, "--workers", "1", "--file-timeout", "0.05")
     assert run.code == 0, run.err
     frame = pd.read_csv(out)
     assert frame["error"].iloc[0] == f"{corpus.big}: timed out after 0.05 s (the per-file limit)"
     assert "timed out after 0.05 s" in run.err  # the warning quotes the first error row
     for bad in ("0", "-3", "soon", "inf"):
-        assert_one_line_error(cli("batch", corpus.tiny, "-o", out, "--timeout", bad), "--timeout")
+        assert_one_line_error(cli("batch", corpus.tiny, "-o", out, "--file-timeout", bad), "--file-timeout")

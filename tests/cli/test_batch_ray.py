@@ -54,7 +54,7 @@ def test_ray_engine_joins_an_existing_cluster(corpus, tmp_path, inline_report, r
     # The per-file limit travels with the settings and holds inside Ray's workers too.
     limited = subprocess.run(
         [sys.executable, "-m", "core", "batch", str(corpus.big), "-o", str(tmp_path / "limited.csv"),
-         "--engine", "ray", "--address", ray_cluster, "--timeout", "0.05"],
+         "--engine", "ray", "--address", ray_cluster, "--file-timeout", "0.05"],
         cwd=REPO, capture_output=True, text=True, timeout=540,
     )
     assert limited.returncode == 0, limited.stderr[-2000:]

@@ -232,3 +232,17 @@ def test_local_summarizer_wiring(cli, corpus):
     finally:
         local.close()
     assert not server.running
+
+
+def test_import_warnings_and_the_conversion_are_printed(cli, tmp_path):
+    from tests.formats import layouts
+
+    path = tmp_path / "session.jsonl"
+    path.write_bytes(layouts.jsonl(layouts.cc_parallel_attachments()))
+    out = tmp_path / "out.json"
+    run = cli("compress", path, "-o", out, "--force")
+    assert run.code == 0, run.err
+    for warning in load(path).warnings:
+        assert f"warning: {path}: {warning}" in run.err
+    assert f"{path}: read as claude-code, written as openai-chat" in run.err
+    assert load(out).format == "openai-chat"

@@ -15,6 +15,8 @@ from core.profiles import END_MARKER, STUB_RESULT, SYSTEM_NOTE
 
 from .helpers import Recorder, asst, call, pairs_valid, sys, tool, user
 
+V16 = "v0.16.0"  # these behaviours are the v0.15.1/v0.16.0 rules (later releases have their own tests)
+
 IMG = {"type": "image_url", "image_url": {"url": "data:image/png;base64,AAAA"}}
 STRIPPED = {"type": "text", "text": "[Attached image — stripped after compression]"}
 
@@ -58,7 +60,7 @@ def _conv(head_last_role: str, tail_first: dict) -> list:
 
 def test_double_collision_merges_into_string_and_list_tail():
     recorder = Recorder("## Active Task\nMerged body")
-    comp = ContextCompressor(CompressorConfig(protect_first_n=2), summarizer=recorder)
+    comp = ContextCompressor(CompressorConfig(profile=V16, protect_first_n=2), summarizer=recorder)
     messages = [sys(), user("goal"), asst("plan")] + [user(f"u{i}") if i % 2 == 0 else asst(f"a{i}") for i in range(12)]
     messages += [user("last")]
     res = comp.compress(messages)
@@ -71,7 +73,7 @@ def test_double_collision_merges_into_string_and_list_tail():
 
     list_messages = copy.deepcopy(messages)
     list_messages[-3]["content"] = [{"type": "text", "text": "tail text"}]
-    comp2 = ContextCompressor(CompressorConfig(protect_first_n=2), summarizer=recorder)
+    comp2 = ContextCompressor(CompressorConfig(profile=V16, protect_first_n=2), summarizer=recorder)
     res2 = comp2.compress(list_messages)
     assert res2.summary_merged
     first_tail = res2.messages[3]["content"]
@@ -83,7 +85,7 @@ def test_standalone_user_summary_has_end_marker_assistant_does_not():
     recorder = Recorder("## Active Task\nBody")
     messages = [sys(), user("goal"), asst(None, [call("c", "terminal", {"command": "ls"})]), tool("c", "out")]
     messages += [asst(f"a{i}") if i % 2 else user(f"u{i}") for i in range(10)]
-    res = ContextCompressor(CompressorConfig(protect_first_n=3), summarizer=recorder).compress(messages)
+    res = ContextCompressor(CompressorConfig(profile=V16, protect_first_n=3), summarizer=recorder).compress(messages)
     summary_msgs = [m for m, o in zip(res.messages, res.origins, strict=True) if o.kind == "summary"]
     assert summary_msgs and summary_msgs[0]["role"] == "user"
     assert summary_msgs[0]["content"].endswith("\n\n" + END_MARKER)
@@ -91,7 +93,7 @@ def test_standalone_user_summary_has_end_marker_assistant_does_not():
 
     messages2 = [sys(), user("goal"), asst("a"), user("b")]
     messages2 += [asst(f"a{i}") if i % 2 == 0 else user(f"u{i}") for i in range(10)]
-    res2 = ContextCompressor(CompressorConfig(protect_first_n=3), summarizer=recorder).compress(messages2)
+    res2 = ContextCompressor(CompressorConfig(profile=V16, protect_first_n=3), summarizer=recorder).compress(messages2)
     standalone = [m for m, o in zip(res2.messages, res2.origins, strict=True) if o.kind == "summary"]
     assert len(standalone) == 1
     assert standalone[0]["role"] == "assistant"
@@ -151,7 +153,7 @@ def test_compress_never_splits_tool_pairs():
         messages.append(tool(f"c{i}a", "o" * 3000))
         messages.append(tool(f"c{i}b", "p" * 3000 + str(i)))
     messages.append(user("done?"))
-    res = ContextCompressor(CompressorConfig(context_length=64_000), summarizer=Recorder()).compress(messages)
+    res = ContextCompressor(CompressorConfig(profile=V16, context_length=64_000), summarizer=Recorder()).compress(messages)
     assert pairs_valid(res.messages)
     first_after_summary = [o.kind for o in res.origins].index("summary") + 1
     assert res.messages[first_after_summary]["role"] != "tool"

@@ -12,6 +12,8 @@ from core.profiles import SUMMARY_PREFIX_V0_15_1
 
 from .helpers import Clock, Recorder, failing, long_agent_run
 
+V16 = "v0.16.0"  # these behaviours are the v0.15.1/v0.16.0 rules (later releases have their own tests)
+
 
 class ConnectionResetByPeer(Exception):
     pass
@@ -32,7 +34,7 @@ class ConnectionResetByPeer(Exception):
 )
 def test_failure_classes_set_cooldown_and_reason(exc, cooldown, reason):
     clock = Clock(1000.0)
-    comp = ContextCompressor(CompressorConfig(), summarizer=failing(exc), clock=clock)
+    comp = ContextCompressor(CompressorConfig(profile=V16), summarizer=failing(exc), clock=clock)
     res = comp.compress(long_agent_run())
     assert comp._summary_failure_cooldown_until == 1000.0 + cooldown
     assert res.outcome == "fallback" and res.fallback_used
@@ -42,7 +44,7 @@ def test_failure_classes_set_cooldown_and_reason(exc, cooldown, reason):
 
 
 def test_long_error_text_is_cut_to_220():
-    comp = ContextCompressor(CompressorConfig(), summarizer=failing(ValueError("e " * 300)))
+    comp = ContextCompressor(CompressorConfig(profile=V16), summarizer=failing(ValueError("e " * 300)))
     comp.compress(long_agent_run())
     assert len(comp._last_summary_error) <= 220 and comp._last_summary_error.endswith("...")
 
@@ -50,7 +52,7 @@ def test_long_error_text_is_cut_to_220():
 def test_cooldown_skips_the_call_and_reason_stays_none():
     clock = Clock(1000.0)
     recorder = Recorder()
-    comp = ContextCompressor(CompressorConfig(), summarizer=failing(RuntimeError()), clock=clock)
+    comp = ContextCompressor(CompressorConfig(profile=V16), summarizer=failing(RuntimeError()), clock=clock)
     comp.compress(long_agent_run())
     comp.summarizer = recorder
     clock.now = 1500.0
@@ -65,7 +67,7 @@ def test_cooldown_skips_the_call_and_reason_stays_none():
 
 def test_force_clears_the_cooldown():
     clock = Clock(1000.0)
-    comp = ContextCompressor(CompressorConfig(), summarizer=failing(RuntimeError()), clock=clock)
+    comp = ContextCompressor(CompressorConfig(profile=V16), summarizer=failing(RuntimeError()), clock=clock)
     comp.compress(long_agent_run())
     recorder = Recorder()
     comp.summarizer = recorder
@@ -91,7 +93,7 @@ def test_no_summarizer_means_no_provider():
 def test_abort_mode_preserves_everything_and_does_not_count():
     messages = long_agent_run()
     snapshot = copy.deepcopy(messages)
-    comp = ContextCompressor(CompressorConfig(abort_on_summary_failure=True), summarizer=failing(ValueError("boom")))
+    comp = ContextCompressor(CompressorConfig(profile=V16, abort_on_summary_failure=True), summarizer=failing(ValueError("boom")))
     res = comp.compress(messages)
     assert res.outcome == "aborted" and res.aborted
     assert comp._last_compress_aborted and comp.compression_count == 0
@@ -103,7 +105,7 @@ def test_abort_mode_preserves_everything_and_does_not_count():
 
 
 def test_v0_16_0_fallback_never_sets_previous_summary():
-    comp = ContextCompressor(CompressorConfig(), summarizer=failing(RuntimeError()))
+    comp = ContextCompressor(CompressorConfig(profile=V16), summarizer=failing(RuntimeError()))
     res = comp.compress(long_agent_run())
     assert comp.previous_summary is None
     assert "best-effort deterministic fallback" in res.summary_text
@@ -138,7 +140,7 @@ class TwoModelSummarizer:
 
 def test_summary_model_failure_falls_back_to_main_once():
     summarizer = TwoModelSummarizer(ValueError("404 model_not_found"))
-    comp = ContextCompressor(CompressorConfig(), summarizer=summarizer)
+    comp = ContextCompressor(CompressorConfig(profile=V16), summarizer=summarizer)
     res = comp.compress(long_agent_run())
     assert summarizer.models_called == ["aux-model", "main-model"]
     assert res.outcome == "summarized" and comp.previous_summary == "written by main-model"
@@ -152,11 +154,11 @@ def test_summary_model_failure_falls_back_to_main_once():
 
 def test_no_retry_on_main_for_runtime_error_and_only_once():
     summarizer = TwoModelSummarizer(RuntimeError("no provider"))
-    comp = ContextCompressor(CompressorConfig(), summarizer=summarizer)
+    comp = ContextCompressor(CompressorConfig(profile=V16), summarizer=summarizer)
     comp.compress(long_agent_run())
     assert summarizer.models_called == ["aux-model"]
     summarizer2 = TwoModelSummarizer(ValueError("bad"), main_fails=ValueError("also bad"))
-    comp2 = ContextCompressor(CompressorConfig(), summarizer=summarizer2, clock=Clock(1000.0))
+    comp2 = ContextCompressor(CompressorConfig(profile=V16), summarizer=summarizer2, clock=Clock(1000.0))
     res = comp2.compress(long_agent_run())
     assert summarizer2.models_called == ["aux-model", "main-model"]
     assert res.outcome == "fallback" and comp2._summary_failure_cooldown_until == 1060.0

@@ -204,10 +204,10 @@ def _turn(draw):
 
 def _redactors(discord: bool):
     def one(text):
-        return redact_sensitive_text(text, discord_mentions=discord)
+        return redact_sensitive_text(text, release="v0.15.1" if discord else "v0.16.0")
 
     def many(items):
-        return redact_many(items, discord_mentions=discord)
+        return redact_many(items, release="v0.15.1" if discord else "v0.16.0")
 
     return one, many
 
@@ -290,15 +290,15 @@ def test_prompt_equals_the_layout_built_in_steps(serialized, profile_name, budge
 @settings(max_examples=1500, deadline=None)
 @given(texts, st.booleans())
 def test_redaction_with_the_new_gates_equals_the_reference_gates(text, discord):
-    assert redact_sensitive_text(text, discord_mentions=discord) == _ungated(text, discord)
+    assert redact_sensitive_text(text, release="v0.15.1" if discord else "v0.16.0") == _ungated(text, discord)
 
 
 @settings(max_examples=600, deadline=None)
 @given(st.lists(texts, max_size=8), st.booleans())
 def test_redact_many_equals_redacting_each_text(items, discord):
     expected = [_ungated(t, discord) for t in items]
-    assert redact_many(items, discord_mentions=discord) == expected
-    assert [redact_sensitive_text(t, discord_mentions=discord) for t in items] == expected
+    assert redact_many(items, release="v0.15.1" if discord else "v0.16.0") == expected
+    assert [redact_sensitive_text(t, release="v0.15.1" if discord else "v0.16.0") for t in items] == expected
 
 
 def test_redact_many_keeps_every_text_apart():
@@ -324,19 +324,21 @@ def test_each_probe_finds_a_match_exactly_where_its_pattern_does(text):
 @settings(max_examples=800, deadline=None)
 @given(st.lists(st.one_of(st.sampled_from([*H._VENDOR_STARTS, "xoxp-", "xoxs-"]), st.text(alphabet="aZ09_-.=@ \x00é", max_size=30)), max_size=10).map("".join))
 def test_vendor_gate_never_misses_a_vendor_key(text):
-    if H._VENDOR_RE.search(text):
-        assert H._has_vendor_start(text)
-        assert H._has_vendor_start("—" + text + "—")
+    for pattern in (H._VENDOR_RE, H._VENDOR_RE_V0_17_0, H._VENDOR_RE_V0_18_0):
+        if pattern.search(text):
+            assert H._has_vendor_start(text)
+            assert H._has_vendor_start("—" + text + "—")
 
 
 def test_vendor_gate_finds_every_literal_after_a_boundary_only():
     for literal in H._VENDOR_STARTS:
-        key = literal + ("b-" if literal == "xox" else "") + "A" * (16 if literal == "AKIA" else 40)
+        filler = {"xox": "b-", "xapp-": "1-"}.get(literal, "")
+        key = literal + filler + "A" * (16 if literal == "AKIA" else 40)
         for before in ("", " ", "\x00", "(", "—", "\n"):
             assert H._has_vendor_start(before + key), (before, literal)
-            assert H._VENDOR_RE.search(before + key), (before, literal)
+            assert H._VENDOR_RE_V0_18_0.search(before + key), (before, literal)
         for before in ("a", "Z", "0", "_", "-"):
-            assert not H._VENDOR_RE.search(before + key)
+            assert not H._VENDOR_RE_V0_18_0.search(before + key)
 
 
 def test_json_probe_letters_fold_like_the_key_alternatives():

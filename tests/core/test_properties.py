@@ -1,4 +1,4 @@
-"""Property-based checks over random agent conversations, for both profiles."""
+"""Property-based checks over random agent conversations, for every profile."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from core import CompressorConfig, ContextCompressor
-from core.profiles import SUMMARY_PREFIX_V0_16_0
+from core.profiles import PROFILES, SUMMARY_PREFIX_V0_16_0
 
 from .helpers import failing, pairs_valid
 
@@ -107,7 +107,7 @@ def _check_roles_around_summary(result) -> None:
 
 
 @SETTINGS
-@given(messages=conversations(), data=st.data(), profile=st.sampled_from(["v0.15.1", "v0.16.0"]))
+@given(messages=conversations(), data=st.data(), profile=st.sampled_from(list(PROFILES)))
 def test_well_formed_conversations(messages, data, profile):
     snapshot = copy.deepcopy(messages)
     comp = ContextCompressor(_config(profile, data), summarizer=_summarizer(data))
@@ -135,7 +135,7 @@ def test_well_formed_conversations(messages, data, profile):
 
 
 @SETTINGS
-@given(messages=conversations(well_formed=False), data=st.data(), profile=st.sampled_from(["v0.15.1", "v0.16.0"]))
+@given(messages=conversations(well_formed=False), data=st.data(), profile=st.sampled_from(list(PROFILES)))
 def test_messy_conversations_never_raise(messages, data, profile):
     snapshot = copy.deepcopy(messages)
     comp = ContextCompressor(_config(profile, data), summarizer=_summarizer(data))

@@ -6,7 +6,9 @@ import pytest
 
 from core.redaction.hermes import mask_secret, redact_sensitive_text
 
-R = redact_sensitive_text
+
+def R(text, release: str = "v0.16.0"):  # noqa: N802  (these are the v0.15.1/v0.16.0 passes)
+    return redact_sensitive_text(text, release=release)
 
 
 def test_mask_rule():
@@ -51,7 +53,7 @@ def test_passes(text, expected):
 
 def test_discord_mentions_only_in_v0_15_1():
     text = "hi <@123456789012345678> and <@!123456789012345678>"
-    assert R(text, discord_mentions=True) == "hi <@***> and <@!***>"
+    assert R(text, release="v0.15.1") == "hi <@***> and <@!***>"
     assert R(text) == text
 
 
@@ -131,7 +133,7 @@ def test_gated_redaction_equals_ungated_on_random_text():
     @settings(max_examples=1500, deadline=None)
     @given(st.lists(st.sampled_from(_PIECES), max_size=25).map("".join), st.booleans())
     def check(text, discord):
-        assert R(text, discord_mentions=discord) == _ungated(text, discord)
+        assert R(text, release="v0.15.1" if discord else "v0.16.0") == _ungated(text, discord)
 
     check()
 
@@ -142,15 +144,17 @@ def test_vendor_pass_by_candidates_equals_the_plain_substitution():
 
     from core.redaction import hermes as h
 
-    starts = list(h._VENDOR_STARTS) + ["sk_live_", "xoxb-", "-", "_", "a", "Z", "0", " ", ".", "\x00"]
+    starts = list(h._VENDOR_STARTS) + ["sk_live_", "xoxb-", "xapp-1-", "-", "_", "a", "Z", "0", " ", ".", "\x00"]
 
     @settings(max_examples=2000, deadline=None)
     @given(st.lists(st.one_of(st.sampled_from(starts), st.text(alphabet="aZ09_-.", max_size=40)), max_size=12).map("".join))
     def check(text):
-        expected = h._VENDOR_RE.sub(lambda m: mask_secret(m.group(1)), text)
-        assert h._vendor_sub(text) == expected
-        assert h._vendor_sub(text + "—") == h._VENDOR_RE.sub(lambda m: mask_secret(m.group(1)), text + "—")
-        if h._VENDOR_RE.search(text):
-            assert h._has_vendor_start(text) and h._has_vendor_start("—" + text)
+        for pattern in (h._VENDOR_RE, h._VENDOR_RE_V0_17_0, h._VENDOR_RE_V0_18_0):
+            substitute = h._vendor_pass(pattern)
+            expected = pattern.sub(lambda m: mask_secret(m.group(1)), text)
+            assert substitute(text) == expected
+            assert substitute(text + "—") == pattern.sub(lambda m: mask_secret(m.group(1)), text + "—")
+            if pattern.search(text):
+                assert h._has_vendor_start(text) and h._has_vendor_start("—" + text)
 
     check()

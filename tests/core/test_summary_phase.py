@@ -16,6 +16,8 @@ from core.redaction.hermes import redact_sensitive_text
 
 from .helpers import Recorder, asst, call, long_agent_run, sys, tool, user
 
+V16 = "v0.16.0"  # these behaviours are the v0.15.1/v0.16.0 rules (later releases have their own tests)
+
 
 def _redact(text):
     return redact_sensitive_text(text)
@@ -96,7 +98,7 @@ def test_iterative_prompt_and_focus_topic():
 
 def test_summary_call_uses_budget_and_prefix():
     recorder = Recorder("  ## Active Task\nNone.  ")
-    comp = ContextCompressor(CompressorConfig(context_length=200_000), summarizer=recorder)
+    comp = ContextCompressor(CompressorConfig(profile=V16, context_length=200_000), summarizer=recorder)
     res = comp.compress(long_agent_run(n_rounds=12, size=2000))
     prompt, max_tokens = recorder.calls[0]
     call_record = res.summarizer_call
@@ -118,7 +120,7 @@ def test_summary_call_uses_budget_and_prefix():
     ],
 )
 def test_response_post_processing(answer, expected_body):
-    comp = ContextCompressor(CompressorConfig(), summarizer=Recorder(answer))
+    comp = ContextCompressor(CompressorConfig(profile=V16), summarizer=Recorder(answer))
     res = comp.compress(long_agent_run())
     expected = SUMMARY_PREFIX_V0_16_0 + ("\n" + expected_body if expected_body else "")
     assert res.summary_text == expected
@@ -127,7 +129,7 @@ def test_response_post_processing(answer, expected_body):
 
 def test_llm_output_is_redacted_before_storing():
     secret = "ghp_" + "Z" * 30
-    comp = ContextCompressor(CompressorConfig(), summarizer=Recorder(f"token {secret}"))
+    comp = ContextCompressor(CompressorConfig(profile=V16), summarizer=Recorder(f"token {secret}"))
     comp.compress(long_agent_run())
     assert secret not in comp.previous_summary
     assert "ghp_ZZ...ZZZZ" in comp.previous_summary
@@ -135,7 +137,7 @@ def test_llm_output_is_redacted_before_storing():
 
 def test_second_compression_is_iterative():
     recorder = Recorder("## Active Task\nFirst body")
-    comp = ContextCompressor(CompressorConfig(), summarizer=recorder)
+    comp = ContextCompressor(CompressorConfig(profile=V16), summarizer=recorder)
     first = comp.compress(long_agent_run(n_rounds=10))
     more = first.messages + [asst(f"r{i}") if i % 2 else user(f"q{i}") for i in range(30)]
     comp.compress(more)
@@ -178,14 +180,14 @@ def test_handoff_in_protected_head_populates_previous_summary():
     messages = [user("[CONTEXT SUMMARY]: head summary"), asst("a"), user("b")]
     messages += [asst(f"x{i}") if i % 2 == 0 else user(f"y{i}") for i in range(10)]
     recorder = Recorder()
-    comp = ContextCompressor(CompressorConfig(), summarizer=recorder)
+    comp = ContextCompressor(CompressorConfig(profile=V16), summarizer=recorder)
     res = comp.compress(messages)
     assert "PREVIOUS SUMMARY:\nhead summary\n" in recorder.calls[0][0]
     assert res.messages[0] == messages[0]
 
 
 def test_strict_redaction_is_off_by_default():
-    assert CompressorConfig().strict_redaction is False
+    assert CompressorConfig(profile=V16).strict_redaction is False
 
 
 def test_batched_redaction_serializes_exactly_like_per_text_redaction():
@@ -211,10 +213,10 @@ def test_batched_redaction_serializes_exactly_like_per_text_redaction():
     @given(st.lists(message, max_size=8), st.booleans())
     def check(turns, discord):
         def one(t):
-            return redact_sensitive_text(t, discord_mentions=discord)
+            return redact_sensitive_text(t, release="v0.15.1" if discord else "v0.16.0")
 
         def many(ts):
-            return redact_many(ts, discord_mentions=discord)
+            return redact_many(ts, release="v0.15.1" if discord else "v0.16.0")
 
         assert serialize_for_summary(turns, one, many) == serialize_for_summary(turns, one)
 
@@ -227,8 +229,8 @@ def test_strict_mode_also_masks_a_rehydrated_previous_summary():
     messages = [sys(), user("a"), asst("b"), user("c"), asst("old"), user(handoff), asst("after")]
     messages += [user(f"q{i}") if i % 2 == 0 else asst(f"r{i}") for i in range(8)]
     lenient = Recorder()
-    ContextCompressor(CompressorConfig(), summarizer=lenient).compress(messages)
+    ContextCompressor(CompressorConfig(profile=V16), summarizer=lenient).compress(messages)
     assert secret in lenient.calls[0][0]  # the reference behaviour: the old summary is sent as it stands
     strict = Recorder()
-    ContextCompressor(CompressorConfig(strict_redaction=True), summarizer=strict).compress(messages)
+    ContextCompressor(CompressorConfig(profile=V16, strict_redaction=True), summarizer=strict).compress(messages)
     assert "PREVIOUS SUMMARY:" in strict.calls[0][0] and secret not in strict.calls[0][0]

@@ -8,6 +8,8 @@ from core import CompressorConfig, ContextCompressor
 
 from .helpers import failing, long_agent_run
 
+V16 = "v0.16.0"  # these behaviours are the v0.15.1/v0.16.0 rules (later releases have their own tests)
+
 
 @pytest.mark.parametrize(
     ("context", "threshold", "tail", "max_summary"),
@@ -21,31 +23,31 @@ from .helpers import failing, long_agent_run
     ],
 )
 def test_worked_values_table(context, threshold, tail, max_summary):
-    comp = ContextCompressor(CompressorConfig(context_length=context))
+    comp = ContextCompressor(CompressorConfig(profile=V16, context_length=context))
     assert (comp.threshold_tokens, comp.tail_token_budget, comp.max_summary_tokens) == (threshold, tail, max_summary)
 
 
 def test_context_below_floor_still_gets_64k_threshold():
-    comp = ContextCompressor(CompressorConfig(context_length=8_000))
+    comp = ContextCompressor(CompressorConfig(profile=V16, context_length=8_000))
     assert comp.threshold_tokens == 64_000
 
 
 @pytest.mark.parametrize(("given", "used"), [(0.05, 0.10), (0.95, 0.80), (0.4, 0.4)])
 def test_ratio_is_clamped(given, used):
-    comp = ContextCompressor(CompressorConfig(context_length=200_000, summary_target_ratio=given))
+    comp = ContextCompressor(CompressorConfig(profile=V16, context_length=200_000, summary_target_ratio=given))
     assert comp.summary_target_ratio == used
     assert comp.tail_token_budget == int(100_000 * used)
 
 
 def test_budgets_use_float_truncation():
-    cfg = CompressorConfig(context_length=333_333, threshold_percent=0.57, summary_target_ratio=0.33)
+    cfg = CompressorConfig(profile=V16, context_length=333_333, threshold_percent=0.57, summary_target_ratio=0.33)
     comp = ContextCompressor(cfg)
     assert comp.threshold_tokens == max(int(333_333 * 0.57), 64_000)
     assert comp.tail_token_budget == int(comp.threshold_tokens * 0.33)
 
 
 def test_should_compress_thresholds():
-    comp = ContextCompressor(CompressorConfig(context_length=100_000, threshold_percent=0.85))
+    comp = ContextCompressor(CompressorConfig(profile=V16, context_length=100_000, threshold_percent=0.85))
     assert comp.threshold_tokens == 85_000
     assert not comp.should_compress(50_000)
     assert comp.should_compress(90_000)
@@ -56,7 +58,7 @@ def test_should_compress_thresholds():
 
 
 def test_update_from_response_fields_and_defaults():
-    comp = ContextCompressor(CompressorConfig())
+    comp = ContextCompressor(CompressorConfig(profile=V16))
     comp.update_from_response({"prompt_tokens": 10, "completion_tokens": 5})
     assert (comp.last_prompt_tokens, comp.last_completion_tokens, comp.last_total_tokens) == (10, 5, 15)
     comp.update_from_response({})
@@ -66,7 +68,7 @@ def test_update_from_response_fields_and_defaults():
 
 
 def test_update_model_recomputes_budgets():
-    comp = ContextCompressor(CompressorConfig(context_length=100_000))
+    comp = ContextCompressor(CompressorConfig(profile=V16, context_length=100_000))
     comp.update_model("other", context_length=200_000)
     assert (comp.threshold_tokens, comp.tail_token_budget, comp.max_summary_tokens) == (100_000, 20_000, 10_000)
     comp.update_model(context_length=10_000)
@@ -74,7 +76,7 @@ def test_update_model_recomputes_budgets():
 
 
 def test_anti_thrashing_after_two_ineffective_compressions():
-    comp = ContextCompressor(CompressorConfig(context_length=100_000), summarizer=failing(RuntimeError()))
+    comp = ContextCompressor(CompressorConfig(profile=V16, context_length=100_000), summarizer=failing(RuntimeError()))
     messages = long_agent_run()
     # Reporting a tiny prompt size makes every compression look ineffective (< 10 % saved).
     comp.compress(messages, current_tokens=1)
@@ -88,7 +90,7 @@ def test_anti_thrashing_after_two_ineffective_compressions():
 
 
 def test_session_reset_clears_counters():
-    comp = ContextCompressor(CompressorConfig(context_length=100_000), summarizer=failing(RuntimeError()))
+    comp = ContextCompressor(CompressorConfig(profile=V16, context_length=100_000), summarizer=failing(RuntimeError()))
     comp.update_from_response({"prompt_tokens": 5, "completion_tokens": 1})
     comp.compress(long_agent_run(), current_tokens=1)
     assert comp.compression_count == 1 and comp._summary_failure_cooldown_until > 0
@@ -101,7 +103,7 @@ def test_session_reset_clears_counters():
 
 
 def test_preflight_deferral_v0_16_0():
-    comp = ContextCompressor(CompressorConfig(context_length=100_000, threshold_percent=0.85))
+    comp = ContextCompressor(CompressorConfig(profile=V16, context_length=100_000, threshold_percent=0.85))
     assert not comp.should_defer_preflight_to_real_usage(93_000)  # no real usage yet
     comp.last_compression_rough_tokens = 90_000
     comp.awaiting_real_usage_after_compression = True
@@ -116,12 +118,12 @@ def test_unknown_profile_and_estimator_are_rejected():
     with pytest.raises(ValueError, match="profile"):
         CompressorConfig(profile="v9")
     with pytest.raises(ValueError, match="token_estimator"):
-        CompressorConfig(token_estimator="words")
+        CompressorConfig(profile=V16, token_estimator="words")
 
 
 @pytest.mark.parametrize(("value", "expected"), [("true", True), ("YES", True), ("1", True), ("no", False), (True, True)])
 def test_abort_flag_string_coercion(value, expected):
-    assert CompressorConfig(abort_on_summary_failure=value).abort_on_summary_failure is expected
+    assert CompressorConfig(profile=V16, abort_on_summary_failure=value).abort_on_summary_failure is expected
 
 
 def test_config_from_settings_takes_every_field_of_the_same_name():

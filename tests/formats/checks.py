@@ -20,6 +20,8 @@ SAMPLE_FORMATS = {
     "anthropic_messages_session.json": "anthropic",
     "hermes_trajectory_sharegpt.json": "sharegpt",
     "claude_code_session.jsonl": "claude-code",
+    "claude_code_v2_session.jsonl": "claude-code",
+    "mini_swe_agent_run.traj.json": "mini-swe-agent",
     "codex_rollout.jsonl": "codex",
     "codex_exec_run.jsonl": "codex-exec",
     "openhands_trajectory.json": "openhands",

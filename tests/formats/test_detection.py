@@ -137,3 +137,37 @@ def test_override_that_does_not_fit_gives_a_clear_error():
 def test_unknown_format_name_is_rejected():
     with pytest.raises(FormatError, match=r"unknown format 'gemini'; expected one of claude-code, codex"):
         load(b"[]", filename="x.json", format="gemini")
+
+
+def test_formats_are_listed_once_in_one_registry():
+    import importlib
+    import pkgutil
+
+    import core.formats as package
+    from core.formats import FORMATS
+    from core.formats.spec import FormatSpec
+
+    assert FORMAT_NAMES == tuple(spec.name for spec in FORMATS)
+    assert len(set(FORMAT_NAMES)) == len(FORMAT_NAMES)
+    declared = []
+    for info in pkgutil.iter_modules(package.__path__):
+        module = importlib.import_module(f"core.formats.{info.name}")
+        if isinstance(getattr(module, "FORMAT", None), FormatSpec):
+            declared.append(module.FORMAT)
+    # every format module's own declaration is in the registry, and nothing else is
+    assert sorted(spec.name for spec in declared) == sorted(FORMAT_NAMES)
+    assert all(spec in FORMATS for spec in declared)
+    assert all(spec.parse_document or spec.parse_records or spec.parse_sqlite for spec in FORMATS)
+
+
+def test_detection_asks_the_registry_in_its_order(monkeypatch):
+    import core.formats.detection as detection
+    from core.formats.spec import FormatSpec
+
+    asked = []
+
+    def spec(name):
+        return FormatSpec(name=name, description=name, detect_document=lambda doc: asked.append(name) or name == "second")
+
+    monkeypatch.setattr(detection, "FORMATS", (spec("first"), spec("second"), spec("third")))
+    assert detection.detect_document({}) == "second" and asked == ["first", "second"]

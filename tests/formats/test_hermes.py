@@ -52,8 +52,8 @@ def test_message_counts_match_the_rows():
         rows = [r for r in db_rows(info.id) if r["role"] != "session_meta"]
         loaded = load(SAMPLES / "hermes_state.db", session=info.id)
         system_prompt_rows = 1  # sessions.system_prompt becomes the first message
-        assert info.message_count == len(rows)
         assert len(loaded.messages) == len(rows) + system_prompt_rows
+        assert info.message_count == len(loaded.messages)  # what the session picker says is what loads
         assert loaded.sources[0] == "sessions.system_prompt"
         assert loaded.sources[1:] == [f"row {r['id']}" for r in rows]
         assert_canonical(loaded)

@@ -337,3 +337,51 @@ def test_masks_leave_surrounding_json_valid() -> None:
     out = strict_redact(row["text"])
     inner = json.loads(json.loads(json.loads(out)["data"])["body"])
     assert re.fullmatch(r"my password is \*\*\*", inner["text"])
+
+
+# -- passphrases stated in prose and keys carried as a URL's user name ---------------------------
+
+PROSE_PASSPHRASES = [
+    ("my password is correct-horse-battery", "correct-horse-battery"),
+    ("Reminder: the passphrase was purple-monkey-dishwasher-lamp, keep it safe.", "purple-monkey-dishwasher-lamp"),
+    ("fyi my wifi password is Tangerine-Kettle-Orbit.", "Tangerine-Kettle-Orbit"),
+    ('{"content": "my password is correct-horse-battery"}', "correct-horse-battery"),
+]
+
+
+@pytest.mark.parametrize(("text", "secret"), PROSE_PASSPHRASES)
+def test_a_hyphen_joined_passphrase_in_prose_is_masked(text: str, secret: str) -> None:
+    assert secret not in strict_redact(text)
+    assert [span.kind for span in find_secrets(text)] == ["password"]
+
+
+SENTRY_KEY = "1a2b3c4d5e6f7a8b9c0d1e2f3a4b5c6d"
+URL_KEYS = [
+    (f"SENTRY_DSN=https://{SENTRY_KEY}@o448812.ingest.sentry.io/5551234", SENTRY_KEY, "sentry-dsn"),
+    (f'sentry_sdk.init(dsn="https://{SENTRY_KEY}@o448812.ingest.sentry.io/5551234")', SENTRY_KEY, "sentry-dsn"),
+    (f"the dsn is https://{SENTRY_KEY}@o448812.ingest.us.sentry.io/42 for staging", SENTRY_KEY, "sentry-dsn"),
+    ("git push https://x9Kq2LmN8pR4sT6vW1yZ3b@git.example.com/team/repo.git", "x9Kq2LmN8pR4sT6vW1yZ3b", "url-key"),
+]
+
+
+@pytest.mark.parametrize(("text", "secret", "kind"), URL_KEYS)
+def test_a_key_carried_as_the_user_of_a_url_is_masked(text: str, secret: str, kind: str) -> None:
+    redacted = strict_redact(text)
+    assert secret not in redacted
+    assert ".sentry.io/" in redacted or "git.example.com" in redacted  # the rest of the URL stays readable
+    assert [span.kind for span in find_secrets(text)] == [kind]
+
+
+@pytest.mark.parametrize("text", [
+    "git clone https://git@github.com/org/repo.git",
+    "ssh://deploy-user-production@build.example.com/srv",
+    "mailto:release-notes-team@example.com",
+    "pip install git+https://oauth2@gitlab.example.com/group/pkg.git",
+    "the password policy is auto-rotate",
+    "see the password-reset-flow docs for details",
+    "a password reset is self-service-only here",
+    "my password is long",  # one word: not a passphrase
+    "the password is made-up",  # two short words
+])
+def test_look_alikes_of_the_new_rules_stay_untouched(text: str) -> None:
+    assert strict_redact(text) == text

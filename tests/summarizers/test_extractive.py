@@ -652,7 +652,7 @@ def test_inside_the_compressor_no_secret_reaches_the_summary() -> None:
         {"role": "assistant", "content": "Only the docs."},
     ]
     before = copy.deepcopy(messages)
-    config = CompressorConfig(context_length=100_000, protect_first_n=1, protect_last_n=2)
+    config = CompressorConfig(context_length=100_000, protect_first_n=1, protect_last_n=2, profile="v0.16.0")
     result = ContextCompressor(config, summarizer=ExtractiveSummarizer()).compress(messages)
     assert messages == before
     assert result.outcome == "summarized"
@@ -918,6 +918,18 @@ def test_plain_call_reads_an_iterative_v0_17_prompt() -> None:
 def test_a_focus_on_one_line_is_read_as_before() -> None:
     prompt = _v0_17_prompt(CSV_FIX, "CSV export")
     assert parse_prompt(prompt, 1950).focus_topic == "CSV export"
+
+
+@pytest.mark.parametrize("profile", ["v0.16.0", "v0.17.0", "v0.18.0"])
+def test_inside_the_compressor_the_summary_carries_the_profiles_headings(profile: str) -> None:
+    messages = [{"role": "system", "content": "You are a coding agent."}, *CSV_FIX, *JSON_FIX]
+    config = CompressorConfig(context_length=100_000, protect_first_n=1, protect_last_n=2, profile=profile)
+    compressor = ContextCompressor(config, summarizer=ExtractiveSummarizer())
+    result = compressor.compress(messages, force=True)
+    assert result.outcome == "summarized"
+    headings = compressor.profile.template_headings
+    body = result.summary_text[result.summary_text.index("\n" + headings[0] + "\n") + 1 :]
+    assert _headings(body)[: len(headings)] == list(headings)
 
 
 def test_a_request_without_13_headings_falls_back_to_the_v0_16_ones() -> None:

@@ -173,9 +173,11 @@ def test_request_kwargs_are_exact():
         "api_base": "http://127.0.0.1:1/v1",
         "api_key": "k",
         "extra_body": {"top_k": 2},
+        "max_retries": 0,  # the summarizer makes the retries, within its deadline
     }
     bare = LiteLLMSummarizer("gpt-4o").request_kwargs("P", 10)
-    assert bare == {"model": "gpt-4o", "messages": [{"role": "user", "content": "P"}], "max_tokens": 10, "timeout": 120.0}
+    assert bare == {"model": "gpt-4o", "messages": [{"role": "user", "content": "P"}], "max_tokens": 10,
+                    "timeout": 120.0, "max_retries": 0}
 
 
 def _recording_completion(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
@@ -512,7 +514,7 @@ def test_compressor_summary_path():
 def test_compressor_fallback_path_and_cooldown(summarizer_factory, bucket):
     clock = Clock(1000.0)
     summarizer = summarizer_factory()
-    compressor = _compressor(summarizer, clock)
+    compressor = _compressor(summarizer, clock, profile="v0.16.0")  # v0.18.0 aborts on network errors
     messages = _transcript()
     cooldown = COOLDOWN_FOR_BUCKET[bucket]
 
@@ -628,3 +630,117 @@ def test_the_local_model_is_capped_and_remote_providers_are_not():
     remote = make_summarizer(AnalysisSettings(summarizer="litellm", model="gpt-4o-mini"))
     assert remote.max_tokens_cap is None
     assert remote.request_kwargs("P", 2_600)["max_tokens"] == 2_600
+
+
+@pytest.mark.parametrize(
+    ("summarizer_factory", "outcome", "cooldown", "abort_reason"),
+    [
+        (lambda: LiteLLMSummarizer(""), "fallback", 600, None),
+        (lambda: LiteLLMSummarizer("gpt-4o-mini", mock_response=litellm.APIConnectionError(
+            message="Connection refused", llm_provider="openai", model="gpt-4o-mini")), "aborted", 30, "network"),
+        (lambda: LiteLLMSummarizer("gpt-4o-mini", mock_response=litellm.Timeout(
+            message="Request timed out", model="gpt-4o-mini", llm_provider="openai")), "aborted", 30, "network"),
+        (lambda: LiteLLMSummarizer("gpt-4o-mini", mock_response=litellm.AuthenticationError(
+            message="Incorrect API key provided", llm_provider="openai", model="gpt-4o-mini")),
+         "aborted", 60, "authentication"),
+        (lambda: LiteLLMSummarizer("gpt-4o-mini", mock_response=litellm.RateLimitError(
+            message="slow down", llm_provider="openai", model="gpt-4o-mini")), "fallback", 60, None),
+        (lambda: LiteLLMSummarizer("gpt-4o-mini", mock_response=""), "fallback", 60, None),
+    ],
+    ids=["no provider", "connection", "timeout", "authentication", "rate limit", "empty"],
+)
+def test_v0_18_0_classifies_litellm_failures(summarizer_factory, outcome, cooldown, abort_reason):
+    clock = Clock(1000.0)
+    compressor = _compressor(summarizer_factory(), clock, profile="v0.18.0")
+    result = compressor.compress(_transcript())
+    assert result.outcome == outcome
+    assert result.abort_reason == abort_reason
+    assert compressor._summary_failure_cooldown_until == 1000.0 + cooldown
+    assert not compressor.should_compress(10**9)  # v0.18.0: no trigger during a cooldown
+    if abort_reason is not None:
+        # The flag is sticky: inside the cooldown there is no call, and it aborts again.
+        clock.now += 1
+        again = compressor.compress(_transcript())
+        assert again.outcome == "aborted" and again.summarizer_calls == []
+
+
+# -- one deadline per call (connect, read and retries together) ------------------------------
+
+
+@pytest.fixture
+def fault_server() -> Iterator[Any]:
+    from tests.robustness.llm_faults import FaultServer
+
+    faults = FaultServer()
+    yield faults
+    faults.close()
+
+
+def test_the_deadline_cuts_off_a_server_that_trickles_bytes(fault_server):
+    from tests.robustness.llm_faults import SLOW_FOR_S
+
+    # Each read gets a byte within 0.1 s, so a per-read timeout never fires: only the deadline can.
+    summarizer = LiteLLMSummarizer("openai/trickle", api_base=fault_server.url, api_key="k", timeout=2, max_retries=0)
+    started = time.monotonic()
+    with pytest.raises(litellm.Timeout) as info:
+        summarizer("p", 10)
+    took = time.monotonic() - started
+    assert took < SLOW_FOR_S / 2, f"gave up after {took:.1f} s; the trickle lasts {SLOW_FOR_S:g} s"
+    assert "2 s deadline" in str(info.value)
+    assert failure_bucket(info.value) == "stream_closed"  # the reference's 30 s cooldown
+    assert summarizer.last_call["error"].startswith("Timeout")
+
+
+def test_the_deadline_covers_the_retries_too(fault_server):
+    # Four attempts of 2 s each would take 8 s and more; the whole call has 2 s.
+    summarizer = LiteLLMSummarizer("openai/hang", api_base=fault_server.url, api_key="k", timeout=2, max_retries=3)
+    started = time.monotonic()
+    with pytest.raises(litellm.Timeout):
+        summarizer("p", 10)
+    assert time.monotonic() - started < 6
+    assert fault_server.calls["hang"] == 1  # the deadline passed during the first attempt
+
+
+def test_retries_within_the_deadline_are_made(fault_server):
+    summarizer = LiteLLMSummarizer("openai/unavailable", api_base=fault_server.url, api_key="k", timeout=30,
+                                   max_retries=2)
+    with pytest.raises(litellm.ServiceUnavailableError):
+        summarizer("p", 10)
+    assert fault_server.calls["unavailable"] == 3  # the first attempt and two retries
+    assert repr(summarizer).endswith("timeout=30.0, max_retries=2)")
+
+
+def test_a_trickling_server_inside_a_compression_is_a_timely_fallback(fault_server):
+    clock = Clock()
+    summarizer = LiteLLMSummarizer("openai/trickle", api_base=fault_server.url, api_key="k", timeout=1.5,
+                                   max_retries=1)
+    started = time.monotonic()
+    result = _compressor(summarizer, clock, profile="v0.16.0").compress(_transcript())
+    assert time.monotonic() - started < 10
+    assert result.outcome == "fallback"
+    assert "deadline" in result.failure_reason
+    clock.now += 29  # a timeout is a connection-class failure: 30 s of cooldown
+    assert _compressor(summarizer, clock, profile="v0.16.0").compress(_transcript()).summarizer_calls
+    # v0.18.0 aborts on the same failure: it is a network failure.
+    assert _compressor(summarizer, Clock(), profile="v0.18.0").compress(_transcript()).abort_reason == "network"
+    compressor = _compressor(summarizer, clock, profile="v0.16.0")
+    compressor.compress(_transcript())
+    clock.now += 29
+    assert compressor.compress(_transcript()).summarizer_calls == []
+
+
+# -- lone surrogates in raw messages ------------------------------------------------------------
+
+
+def test_lone_surrogates_in_raw_messages_reach_the_model_as_replacement_characters(fault_server):
+    messages = _transcript()
+    messages[5] = {"role": "assistant", "content": "half an emoji \ud83d and a stray \udfff in the middle"}
+    summarizer = LiteLLMSummarizer("openai/ok", api_base=fault_server.url, api_key="k", max_retries=0)
+    result = _compressor(summarizer).compress(messages)
+    assert result.outcome == "summarized", result.failure_reason
+    assert summarizer.last_call["error"] is None
+    # The compressor's prompt is the reference's, surrogates and all; the request carries U+FFFD.
+    assert "\ud83d" in result.summarizer_call.prompt
+    sent = json.loads(fault_server.bodies[-1])["messages"][0]["content"]
+    assert "half an emoji \ufffd and a stray \ufffd in the middle" in sent
+    assert len(sent) == len(result.summarizer_call.prompt)

@@ -29,6 +29,7 @@ from core.summarizers.extractive.sections import (
     task,
 )
 from core.summarizers.extractive.tokens import count_tokens
+from core.unicode_text import replace_lone_surrogates
 
 
 def request_headings(request: SummaryRequest) -> tuple[str, ...]:
@@ -113,7 +114,8 @@ class ExtractiveSummarizer:
             )
         items, facts, by_turn = draft_items(turns, request.previous_summary, Focus.of(request.focus_topic), limit,
                                             headings)
-        summary = fit(items, limit, facts, headings, by_turn)
+        # Arguments parsed out of a tool call may hold lone surrogates: no page or request can carry them.
+        summary = replace_lone_surrogates(fit(items, limit, facts, headings, by_turn))
         if count_tokens(summary) > limit:  # only the task line is never dropped; it was sized to fit
             raise ValueError(f"a budget of {limit} tokens cannot hold this summary's task section")
         return summary

@@ -392,6 +392,94 @@ SEEDS: list[Seed] = [
         ],
         ".jsonl",
     ),
+    # Layouts of the tools as they write them today (added after the seeds above, so the random
+    # mutations of the earlier seeds stay as they were).
+    Seed(
+        "mini_swe_agent",
+        "mini-swe-agent",
+        "json",
+        {
+            "info": {"exit_status": "Submitted", "submission": "diff", "mini_version": "2.0.0"},
+            "messages": [
+                {"role": "system", "content": "You run bash.", "extra": {}},
+                {"role": "user", "content": "Fix the test."},
+                {"role": "assistant", "content": "Run it.", "tool_calls": [
+                    {"id": "c1", "type": "function", "function": {"name": "bash", "arguments": '{"command": "pytest"}'}}],
+                 "extra": {"response": {"usage": {"prompt_tokens": 10, "completion_tokens": 2}}}},
+                {"role": "tool", "tool_call_id": "c1", "content": "1 passed"},
+                {"role": "exit", "content": "diff", "extra": {"exit_status": "Submitted", "submission": "diff"}},
+            ],
+            "trajectory_format": "mini-swe-agent-1.1",
+        },
+    ),
+    Seed(
+        "claude_code_v2",
+        "claude-code",
+        "jsonl",
+        [
+            {"type": "queue-operation", "operation": "enqueue", "sessionId": "s", "timestamp": "2026-04-01T10:00:00Z"},
+            {"type": "user", "uuid": "u1", "parentUuid": None, "sessionId": "s", "timestamp": "2026-04-01T10:00:01Z",
+             "message": {"role": "user", "content": "Fix the test."}},
+            {"type": "attachment", "uuid": "h1", "parentUuid": "u1", "sessionId": "s", "timestamp": "2026-04-01T10:00:01Z",
+             "attachment": {"type": "skill_listing", "content": "- pdf"}},
+            {"type": "assistant", "uuid": "a1", "parentUuid": "h1", "sessionId": "s", "timestamp": "2026-04-01T10:00:02Z",
+             "message": {"id": "m1", "role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "Bash", "input": {}}]}},
+            {"type": "assistant", "uuid": "a2", "parentUuid": "a1", "sessionId": "s", "timestamp": "2026-04-01T10:00:03Z",
+             "message": {"id": "m1", "role": "assistant", "content": [{"type": "tool_use", "id": "t2", "name": "Read", "input": {}}]}},
+            {"type": "user", "uuid": "r2", "parentUuid": "a2", "sessionId": "s", "timestamp": "2026-04-01T10:00:04Z",
+             "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t2", "content": "ok"}]}},
+            {"type": "user", "uuid": "r1", "parentUuid": "a1", "sessionId": "s", "timestamp": "2026-04-01T10:00:05Z",
+             "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "1 passed"}]}},
+            {"type": "user", "uuid": "c1", "parentUuid": "r1", "sessionId": "s", "isMeta": True, "timestamp": "2026-04-01T10:00:06Z",
+             "message": {"role": "user", "content": "Caveat: local command."}},
+            {"type": "system", "subtype": "local_command", "uuid": "l1", "parentUuid": "c1", "sessionId": "s",
+             "content": "<command-name>/cost</command-name>", "timestamp": "2026-04-01T10:00:07Z"},
+            {"type": "assistant", "uuid": "a3", "parentUuid": "l1", "sessionId": "s", "timestamp": "2026-04-01T10:00:08Z",
+             "message": {"id": "m2", "role": "assistant", "content": [{"type": "text", "text": "Done."}]}},
+        ],
+        ".jsonl",
+    ),
+    Seed(
+        "codex_aug2025",
+        "codex",
+        "jsonl",
+        [
+            {"id": "s1", "timestamp": "2025-08-20T10:00:00Z", "instructions": None, "git": {"branch": "main"}},
+            {"record_type": "state"},
+            {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "Fix the test."}]},
+            {"type": "function_call", "name": "shell", "arguments": '{"command": ["pytest"]}', "call_id": "c1"},
+            {"type": "function_call_output", "call_id": "c1", "output": "1 passed"},
+            {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "Done."}]},
+        ],
+        ".jsonl",
+    ),
+    Seed(
+        "openhands_2024",
+        "openhands",
+        "json",
+        {
+            "instance_id": "x__y-1",
+            "history": [
+                [{"action": "message", "args": {"content": "Fix the test.", "wait_for_response": False}},
+                 {"observation": "null", "content": "", "extras": {}}],
+                [{"action": "run", "args": {"command": "pytest", "thought": "Run it."}},
+                 {"observation": "run", "content": "1 passed", "extras": {"exit_code": 0}}],
+            ],
+        },
+    ),
+    Seed(
+        "hermes_gateway_no_meta",
+        "hermes",
+        "jsonl",
+        [
+            {"role": "user", "content": "Fix the test.", "timestamp": "2025-05-01T10:00:00"},
+            {"role": "assistant", "content": "", "tool_calls": [{"id": "c1", "type": "function", "function": {
+                "name": "terminal", "arguments": '{"command": "pytest"}'}}], "timestamp": "2025-05-01T10:00:01",
+             "finish_reason": "tool_calls"},
+            {"role": "tool", "tool_call_id": "c1", "tool_name": "terminal", "content": "1 passed", "timestamp": "2025-05-01T10:00:02"},
+        ],
+        ".jsonl",
+    ),
 ]
 
 

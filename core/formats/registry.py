@@ -1,0 +1,60 @@
+"""The one ordered list of transcript formats.
+
+Order is detection order (first match wins): formats with a line layout of their own (Claude
+Code, Codex rollouts, the ``codex exec`` stream), then the agent trajectories (OpenHands,
+SWE-agent, mini-swe-agent), Hermes sessions, ShareGPT, Responses items, Anthropic messages, OpenAI
+chat and LangChain. Richer formats come first because the later rules are looser (almost
+everything has ``role`` and ``content``). SQLite stores are recognised by their file header and
+go to the format that reads SQLite.
+"""
+
+from __future__ import annotations
+
+from core.formats import (
+    anthropic,
+    claude_code,
+    codex,
+    codex_exec,
+    hermes,
+    langchain,
+    mini_swe_agent,
+    openai_chat,
+    openai_responses,
+    openhands,
+    sharegpt,
+    swe_agent,
+)
+from core.formats.spec import FormatSpec
+
+FORMATS: tuple[FormatSpec, ...] = (
+    claude_code.FORMAT,
+    codex.FORMAT,
+    codex_exec.FORMAT,
+    openhands.FORMAT,
+    swe_agent.FORMAT,
+    mini_swe_agent.FORMAT,
+    hermes.FORMAT,
+    sharegpt.FORMAT,
+    openai_responses.FORMAT,
+    anthropic.FORMAT,
+    openai_chat.FORMAT,
+    langchain.FORMAT,
+)
+
+BY_NAME: dict[str, FormatSpec] = {spec.name: spec for spec in FORMATS}
+ALIASES: dict[str, str] = {alias: spec.name for spec in FORMATS for alias in spec.aliases}
+
+#: Every format name ``load`` accepts, in detection order.
+FORMAT_NAMES: tuple[str, ...] = tuple(BY_NAME)
+
+#: The formats ``dump`` writes; openai-chat (the default) first, then the others in registry order.
+DUMP_FORMATS: tuple[str, ...] = (openai_chat.NAME,) + tuple(
+    spec.name for spec in FORMATS if spec.write is not None and spec.name != openai_chat.NAME
+)
+
+SQLITE_FORMAT: FormatSpec = next(spec for spec in FORMATS if spec.parse_sqlite is not None)
+
+
+def resolve(name: str) -> FormatSpec | None:
+    """The format called ``name`` (or one of its aliases), None when there is none."""
+    return BY_NAME.get(ALIASES.get(name, name))

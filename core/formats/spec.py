@@ -1,0 +1,45 @@
+"""What a format module declares about itself (its entry in the registry).
+
+Each format module ends with ``FORMAT = FormatSpec(...)`` naming the functions it has; the
+registry (``core.formats.registry``) lists those entries once, in detection order, and every
+reader (detection, ``load``, ``dump``, the CLI's choices) takes them from there.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import sqlite3
+
+    from core.formats.model import Conversation
+    from core.formats.source import InputSource, JsonLines
+
+DocumentParser = Callable[[Any, "InputSource", "str | None"], "Conversation"]
+RecordsParser = Callable[["JsonLines", "InputSource", "str | None"], "Conversation"]
+SqliteParser = Callable[["sqlite3.Connection", "InputSource", "str | None"], "Conversation"]
+Writer = Callable[["Conversation"], Any]
+
+
+@dataclass(frozen=True)
+class FormatSpec:
+    """One transcript format: its name and what it can detect, read and write.
+
+    ``detect_document(doc)`` says whether a parsed JSON document is in this format;
+    ``detect_records(records)`` the same for the first ``(line, value)`` records of a JSONL input.
+    ``parse_document`` reads one JSON document, ``parse_records`` a JSONL input, ``parse_sqlite`` a
+    SQLite store. ``write`` turns a conversation into a JSON document of this format (for ``dump``).
+    A missing function means the format has no such layout.
+    """
+
+    name: str
+    description: str
+    detect_document: Callable[[Any], bool] | None = None
+    detect_records: Callable[[list[tuple[int, Any]]], bool] | None = None
+    parse_document: DocumentParser | None = None
+    parse_records: RecordsParser | None = None
+    parse_sqlite: SqliteParser | None = None
+    write: Writer | None = None
+    aliases: tuple[str, ...] = ()

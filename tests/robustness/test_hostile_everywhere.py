@@ -1,0 +1,116 @@
+"""Every file of the hostile corpus through every command-line command and every dashboard page.
+
+``analyze`` and ``compress`` refuse a file the library refuses with exit 2 and one line that
+names the file and says what was wrong (the library's own ``FormatError`` text), and handle a
+file the library reads with exit 0; nothing ends in exit 1 or a traceback. ``batch`` over the
+whole corpus reports each refused file as an error row with that same text and carries on
+(exit 0), as documented. On the dashboard each file is uploaded and then every page is opened:
+no exception, no traceback, and on a refused file every page repeats the reason.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from core.cli import main
+from core.formats import Conversation
+from tests.app.conftest import new_app
+from tests.robustness.corpus import HOSTILE, corpus_files, load_outcome, manifest
+from tests.robustness.test_hostile_upload import (
+    GENERIC_FAILURE,
+    TRACEBACK_MARKERS,
+    library_outcome,
+    page_texts,
+    pages,
+    unescape,
+)
+
+FILES = corpus_files()
+MANIFEST = manifest()
+files_tried: set[str] = set()
+
+
+def _one_line(err: str) -> str:
+    lines = [line for line in err.strip().splitlines() if ": warning: " not in line]
+    assert len(lines) == 1, err
+    assert "Traceback" not in err
+    return lines[0]
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("name", FILES)
+def test_analyze_and_compress(name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = HOSTILE / name
+    before = path.read_bytes()
+    expected = load_outcome(str(path), str(path))
+    for argv in (["analyze", str(path), "--json"], ["compress", str(path), "-o", str(tmp_path / "out.json")]):
+        code = main(argv)
+        captured = capsys.readouterr()
+        if isinstance(expected, str):
+            assert code == 2, (argv[0], captured.err)
+            line = _one_line(captured.err)
+            assert line == f"context-lens: error: {' '.join(expected.split())}", line
+        else:
+            assert code == 0, (argv[0], captured.err)
+            assert "error:" not in captured.err, captured.err
+            if argv[0] == "analyze":
+                assert json.loads(captured.out)["messages"] == len(expected.messages)
+            else:
+                assert isinstance(json.loads((tmp_path / "out.json").read_text(encoding="utf-8")), list | dict)
+    assert path.read_bytes() == before, "the input file changed"
+    files_tried.add(name)
+
+
+@pytest.mark.timeout(900)
+def test_batch_over_the_whole_corpus(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    report = tmp_path / "report.csv"
+    assert main(["batch", f"{HOSTILE}/*", "-o", str(report), "--workers", "2", "--main-session-only"]) == 0
+    capsys.readouterr()
+    frame = pd.read_csv(report, dtype={"error": "string"})
+    rows = {Path(str(file)).name: row for file, row in zip(frame["file"], frame.to_dict("records"), strict=True)}
+    assert set(FILES) <= set(rows)
+    for name in FILES:
+        expected = load_outcome(str(HOSTILE / name), str(HOSTILE / name))
+        error = rows[name]["error"]
+        if isinstance(expected, str):
+            assert error == " ".join(expected.split()), (name, error)
+        else:
+            assert pd.isna(error), (name, error)
+            assert rows[name]["messages"] == len(expected.messages), name
+
+
+@pytest.mark.timeout(1800)
+@pytest.mark.parametrize("chunk", range(5))
+def test_every_file_on_every_page(chunk: int) -> None:
+    at = new_app()
+    failures: dict[str, list[str]] = {}
+    for name in FILES[chunk::5]:
+        data = (HOSTILE / name).read_bytes()
+        expected = library_outcome(name, data)
+        at.switch_page("pages/overview.py")
+        at.run()
+        at.file_uploader(key="uploader").set_value((name, data, "application/octet-stream"))
+        at.run()
+        for page in pages():
+            at.switch_page(f"pages/{page}.py")
+            at.run(timeout=120)
+            problems = []
+            if at.exception:
+                problems.append(f"exception: {[e.value for e in at.exception][:1]}")
+            if any(marker in text for text in page_texts(at) for marker in TRACEBACK_MARKERS):
+                problems.append("traceback text")
+            errors = [unescape(e.value) for e in at.error]
+            if any(GENERIC_FAILURE in error for error in errors):
+                problems.append(f"not a FormatError: {errors}")
+            if isinstance(expected, str) and expected not in errors:
+                problems.append(f"the reason is not shown: {errors}")
+            if isinstance(expected, Conversation) and errors:
+                problems.append(f"errors on a readable file: {errors}")
+            if problems:
+                failures.setdefault(name, []).append(f"{page}: {problems}")
+        files_tried.add(name)
+    assert not failures, failures
