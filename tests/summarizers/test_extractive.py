@@ -1023,3 +1023,18 @@ def test_a_secret_the_profile_let_through_is_not_promoted_into_the_summary() -> 
     summary = _summarize(turns)
     assert aws not in summary
     assert "READ deploy/.aws/credentials — 3 lines [tool: read_file]" in summary
+
+
+@pytest.mark.parametrize("profile", ["v0.16.0", "v0.17.0", "v0.18.0"])
+@pytest.mark.parametrize("previous", [None, "## Goal\nPort the CLI to click."])
+def test_plain_call_reads_the_prompt_each_profile_builds(profile: str, previous: str | None) -> None:
+    focus = 'Recent user focus:\n- Fix the "CSV export" crash\n- Does the JSON export have the same bug?'
+    serialized = serialize_for_summary(CSV_FIX, redact_sensitive_text)
+    prompt = build_summary_prompt(serialized, profile=get_profile(profile), summary_budget_tokens=1800,
+                                  previous_summary=previous, focus_topic=focus, date="2026-06-20")
+    parsed = parse_prompt(prompt, 2340)
+    assert parsed.section_headings == get_profile(profile).template_headings
+    assert (parsed.focus_topic, parsed.previous_summary, parsed.summary_budget) == (focus, previous, 1800)
+    assert parsed.serialized_turns == serialized
+    summary = ExtractiveSummarizer()(prompt, 2340)
+    assert _headings(summary) == list(get_profile(profile).template_headings)
