@@ -60,9 +60,11 @@ REPORT_COLUMNS: dict[str, str] = {
     "session": "string",
     "format": "string",
     "model": "string",
+    "profile": "string",
     "messages": "Int64",
     "exact_tokens": "Int64",
     "hermes_tokens": "Int64",
+    "output_reserve": "Int64",
     "threshold_tokens": "Int64",
     "would_compress": "boolean",
     "head": "Int64",
@@ -70,6 +72,8 @@ REPORT_COLUMNS: dict[str, str] = {
     "tail": "Int64",
     "outcome": "string",
     "fallback_used": "boolean",
+    # "configured", "authentication" or "network" (v0.18.0) when the compression aborted.
+    "abort_reason": "string",
     # "empty" or "oversized": a summary the profile counts as a success but should not be trusted.
     "summary_problem": "string",
     **{f"saved_{step}": "Int64" for step in SAVING_STEPS},
@@ -153,38 +157,24 @@ class AnalysisSettings:
 
 
 def make_summarizer(settings: AnalysisSettings) -> Callable[[str, int], Any] | None:
-    """The summarizer ``settings`` asks for (``None`` for ``"none"``: the no-provider fallback)."""
-    kind = settings.summarizer
-    if kind == "none":
-        return None
-    if kind == "extractive":
-        from core.summarizers.extractive import ExtractiveSummarizer
+    """The summarizer ``settings`` asks for (``None`` for ``"none"``: the no-provider fallback).
 
-        return ExtractiveSummarizer()
-    if kind in ("litellm", "server"):
-        from core.summarizers.llm import LiteLLMSummarizer
+    The API key of a model is read here, from ``$CONTEXT_LENS_API_KEY``, in the process that calls it.
+    """
+    from core.summarizers.factory import make_summarizer as build
 
-        key = os.environ.get(API_KEY_ENV) or None
-        if kind == "server":
-            # The local server checks no key, but litellm's OpenAI client insists on one.
-            # A local server that timed out is not faster the second time: no client retries.
-            # The bundled CPU model takes minutes to fill the compressor's max_tokens: capped.
-            from core.summarizers.local import LOCAL_MAX_TOKENS_CAP
-
-            return LiteLLMSummarizer(
-                settings.server_model, api_base=settings.api_base, api_key=key or "local-no-key",
-                timeout=settings.llm_timeout_s, max_retries=settings.llm_retries or 0,
-                max_tokens_cap=LOCAL_MAX_TOKENS_CAP,
-            )
-        return LiteLLMSummarizer(
-            settings.model or None,
-            summary_model=settings.summary_model or None,
-            api_base=settings.api_base or None,
-            api_key=key,
-            timeout=settings.llm_timeout_s,
-            max_retries=settings.llm_retries,
-        )
-    raise BatchError(f"unknown summarizer {kind!r}; expected one of {', '.join(SUMMARIZERS)}")
+    if settings.summarizer not in SUMMARIZERS and settings.summarizer != "server":
+        raise BatchError(f"unknown summarizer {settings.summarizer!r}; expected one of {', '.join(SUMMARIZERS)}")
+    server = settings.summarizer == "server"
+    return build(
+        settings.summarizer,
+        model=settings.server_model if server else settings.model,
+        summary_model=None if server else settings.summary_model,
+        api_base=settings.api_base,
+        api_key=os.environ.get(API_KEY_ENV) or None,
+        timeout=settings.llm_timeout_s,
+        max_retries=settings.llm_retries,
+    )
 
 
 # --- the analysis of one conversation ------------------------------------------------------------
@@ -269,7 +259,9 @@ def analyze_messages(
         "exact_tokens": original.exact_tokens,
         "hermes_tokens": original.hermes_tokens,
         "estimator_tokens": zones.prompt_tokens,
+        "profile": config.profile,
         "context_length": config.context_length,
+        "output_reserve": config.output_reserve,
         "threshold_tokens": config.threshold_tokens,
         "threshold_floored": zones.threshold_floored,
         "tail_token_budget": config.tail_token_budget,
@@ -285,6 +277,7 @@ def analyze_messages(
         "phase1_messages": len(zones.phase1_actions),
         "outcome": result.outcome,
         "fallback_used": result.fallback_used,
+        "abort_reason": result.abort_reason,
         "failure_reason": result.failure_reason,
         "summary_problem": problem.kind if problem else None,
         "summary_warning": problem.message if problem else None,

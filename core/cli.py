@@ -36,6 +36,7 @@ from core.batch import (
     summary_stats,
     write_report,
 )
+from core.config import DEFAULTS
 from core.formats import DUMP_FORMATS, FORMAT_NAMES, Conversation, FormatError
 from core.summarizers.llm import DEFAULT_TIMEOUT_S
 
@@ -111,28 +112,47 @@ def _port(text: str) -> int:
     return value
 
 
+def _max_tokens(text: str) -> int | str:
+    if text.strip().lower() == "model":
+        return "model"
+    value = _int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a number of tokens (0 for none) or 'model', got {text!r}")
+    return value
+
+
 def _compressor_options() -> argparse.ArgumentParser:
-    from core.profiles import DEFAULT_PROFILE, PROFILES
+    D = DEFAULTS
+    from core.config import TOKEN_ESTIMATORS
+    from core.profiles import PROFILES
     from core.summarizers.llm import CLIENT_DEFAULT_RETRIES, DEFAULT_TIMEOUT_S
 
     parent = argparse.ArgumentParser(add_help=False)
     group = parent.add_argument_group("compressor")
     group.add_argument("--context-length", type=_positive_int, metavar="TOKENS",
-                       help="the main model's context window (default: from --model, else 128000)")
-    group.add_argument("--model", default="",
+                       help=f"the main model's context window (default: from --model, else {D.context_length})")
+    group.add_argument("--model", default=D.model,
                        help="main model as litellm names it; sets the context length from litellm's table "
                             "and the tiktoken encoding")
-    group.add_argument("--threshold-percent", type=_fraction, default=0.50, metavar="FRACTION",
-                       help="compress at this share of the window (default 0.50; the threshold is at least 64K)")
-    group.add_argument("--protect-first-n", type=_count, default=3, metavar="N",
-                       help="messages after the system prompt never summarised (default 3)")
-    group.add_argument("--protect-last-n", type=_count, default=20, metavar="N",
-                       help="recent messages Phase 1 leaves untouched (default 20)")
-    group.add_argument("--summary-target-ratio", type=_fraction, default=0.20, metavar="FRACTION",
-                       help="share of the threshold kept verbatim as the tail (clamped to 0.10-0.80; default 0.20)")
-    group.add_argument("--profile", choices=sorted(PROFILES), default=DEFAULT_PROFILE,
-                       help=f"Hermes release to reproduce (default {DEFAULT_PROFILE})")
-    group.add_argument("--token-estimator", choices=("hermes", "tiktoken"), default="hermes",
+    group.add_argument("--max-tokens", type=_max_tokens, metavar="TOKENS",
+                       help="the main model's output reserve (Hermes' model.max_tokens; v0.18.0 takes the "
+                            "threshold from the window minus it); 'model' uses --model's output limit from "
+                            "litellm's table (default: none, as in Hermes' default config)")
+    group.add_argument("--threshold-percent", type=_fraction, default=D.threshold_percent, metavar="FRACTION",
+                       help=f"compress at this share of the window (default {D.threshold_percent:.2f}; at least "
+                            "64K, or from v0.18.0 85%% of a window below that)")
+    group.add_argument("--protect-first-n", type=_count, default=D.protect_first_n, metavar="N",
+                       help=f"messages after the system prompt never summarised (default {D.protect_first_n}; "
+                            "from v0.18.0 on the first compaction only)")
+    group.add_argument("--protect-last-n", type=_count, default=D.protect_last_n, metavar="N",
+                       help=f"recent messages Phase 1 leaves untouched (default {D.protect_last_n}; from v0.17.0 "
+                            "also the tail floor, up to 8)")
+    group.add_argument("--summary-target-ratio", type=_fraction, default=D.summary_target_ratio, metavar="FRACTION",
+                       help=f"share of the threshold kept verbatim as the tail (clamped to 0.10-0.80; default "
+                            f"{D.summary_target_ratio:.2f})")
+    group.add_argument("--profile", choices=sorted(PROFILES), default=D.profile,
+                       help=f"Hermes release to reproduce (default {D.profile}, the newest)")
+    group.add_argument("--token-estimator", choices=TOKEN_ESTIMATORS, default=D.token_estimator,
                        help="decide with Hermes' heuristics (default) or exact tiktoken counts")
     group.add_argument("--format", choices=FORMAT_NAMES, metavar="FORMAT",
                        help=f"input format instead of detecting it: {', '.join(FORMAT_NAMES)}")
@@ -214,8 +234,18 @@ def _warn(text: str) -> None:
 def _settings(args: argparse.Namespace) -> AnalysisSettings:
     """The analysis settings from the options (context length from --model when not given)."""
     context_length = args.context_length
+    max_tokens = args.max_tokens
+    if max_tokens == "model":
+        from core.models import ModelTableError, output_limit
+
+        try:
+            max_tokens = output_limit(args.model) if args.model else None
+        except ModelTableError:
+            max_tokens = None
+        if max_tokens is None:
+            raise UsageError("--max-tokens model needs a --model whose output limit litellm's table knows")
     if context_length is None:
-        context_length = 128_000
+        context_length = DEFAULTS.context_length
         if args.model:
             from core.models import ModelTableError, context_window
 
@@ -223,11 +253,11 @@ def _settings(args: argparse.Namespace) -> AnalysisSettings:
                 window = context_window(args.model)
             except ModelTableError as exc:
                 window = None
-                _warn(f"{exc}; using a context length of 128000")
+                _warn(f"{exc}; using a context length of {context_length}")
             else:
                 if window is None:
-                    _warn(f"model {args.model!r} is not in litellm's table; using a context length of 128000 "
-                          "(pass --context-length)")
+                    _warn(f"model {args.model!r} is not in litellm's table; using a context length of "
+                          f"{context_length} (pass --context-length)")
             context_length = window or context_length
     if args.summarizer != "litellm":
         ignored = [flag for flag, value in (("--summary-model", args.summary_model), ("--api-base", args.api_base)) if value]
@@ -253,6 +283,7 @@ def _settings(args: argparse.Namespace) -> AnalysisSettings:
         profile=args.profile,
         token_estimator=args.token_estimator,
         model=args.model or "",
+        max_tokens=max_tokens or None,
         summarizer=args.summarizer,
         summary_model=args.summary_model,
         api_base=args.api_base,

@@ -3,9 +3,12 @@
 Keys read (everything else in the file is ignored):
 
 * ``model.default`` (or ``model`` given as a plain string), ``model.provider``, ``model.base_url``,
-  ``model.context_length``
+  ``model.context_length``, ``model.max_tokens`` (the output reserve v0.18.0 takes off the window; a
+  bool or a non-positive value is ignored with a warning, as Hermes does)
 * ``compression.enabled``, ``.threshold``, ``.protect_first_n``, ``.protect_last_n``, ``.target_ratio``,
-  ``.abort_on_summary_failure`` (string-coerced like Hermes: true when it lower-cases to "true", "1" or "yes")
+  ``.abort_on_summary_failure`` (string-coerced like Hermes: true when it lower-cases to "true", "1" or "yes"),
+  ``.codex_gpt55_autoraise`` (v0.17.0+: gpt-5.5 on provider ``openai-codex`` compresses at 0.85)
+* ``timezone`` (v0.17.0+: the zone of the date the summary prompt is anchored to)
 * ``auxiliary.compression.provider``, ``.model``, ``.base_url``, ``.api_key``, ``.timeout``, ``.extra_body``,
   ``.context_length``
 
@@ -20,15 +23,22 @@ API keys are held in memory only: they are left out of ``repr`` and never export
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from core.config import DEFAULTS
+
 # Hermes' fallback when nothing reports a context window (spec 1.3, DEFAULT_FALLBACK_CONTEXT).
 DEFAULT_FALLBACK_CONTEXT = 256_000
 DEFAULT_AUX_TIMEOUT = 120.0
+# v0.17.0+ host rule: this model on this provider compresses at 0.85 unless the config turns it off.
+CODEX_GPT55_PROVIDER = "openai-codex"
+CODEX_GPT55_THRESHOLD = 0.85
 
 # Hermes provider names that litellm knows under its own prefix.
 _LITELLM_PREFIX = {
@@ -63,12 +73,15 @@ class HermesSettings:
 
     # compressor
     context_length: int | None = None  # model.context_length; None = derive it from the model
-    threshold_percent: float = 0.50
-    protect_first_n: int = 3
-    protect_last_n: int = 20
-    summary_target_ratio: float = 0.20
-    abort_on_summary_failure: bool = False
+    max_tokens: int | None = None  # model.max_tokens: the output reserve (v0.18.0)
+    threshold_percent: float = DEFAULTS.threshold_percent
+    protect_first_n: int = DEFAULTS.protect_first_n
+    protect_last_n: int = DEFAULTS.protect_last_n
+    summary_target_ratio: float = DEFAULTS.summary_target_ratio
+    abort_on_summary_failure: bool = DEFAULTS.abort_on_summary_failure
     compression_enabled: bool = True
+    codex_gpt55_autoraise: bool = True
+    timezone: str | None = None  # top-level ``timezone``: the anchoring date's zone (v0.17.0+)
     # summarizer (litellm model strings)
     model: str | None = None
     summary_model: str | None = None  # None: the main model writes the summary (Hermes' default)
@@ -96,11 +109,32 @@ class HermesSettings:
                 return known
         return DEFAULT_FALLBACK_CONTEXT
 
+    def effective_threshold_percent(self) -> float:
+        """``compression.threshold``, or 0.85 for gpt-5.5 on ``openai-codex`` while the autoraise is on."""
+        name = (self.model or "").rsplit("/", 1)[-1]
+        codex = self.provider == CODEX_GPT55_PROVIDER and (
+            name == "gpt-5.5" or name.startswith(("gpt-5.5-", "gpt-5.5."))
+        )
+        return CODEX_GPT55_THRESHOLD if codex and self.codex_gpt55_autoraise else self.threshold_percent
+
+    def wall_clock(self) -> Callable[[], datetime] | None:
+        """The clock of the prompt's anchoring date in the configured ``timezone`` (None: local time)."""
+        if not self.timezone:
+            return None
+        from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+        try:
+            zone = ZoneInfo(self.timezone)
+        except (ZoneInfoNotFoundError, ValueError):
+            return None  # Hermes warns and falls back to local time
+        return lambda: datetime.now(zone)
+
     def compressor_kwargs(self) -> dict[str, Any]:
         """Keyword arguments for ``CompressorConfig``."""
         return {
             "context_length": self.effective_context_length(),
-            "threshold_percent": self.threshold_percent,
+            "max_tokens": self.max_tokens,
+            "threshold_percent": self.effective_threshold_percent(),
             "protect_first_n": self.protect_first_n,
             "protect_last_n": self.protect_last_n,
             "summary_target_ratio": self.summary_target_ratio,
@@ -269,6 +303,14 @@ def _text(section: dict[str, Any], key: str, where: str) -> str | None:
     return text or None
 
 
+def _max_tokens(value: Any, warnings: list[str]) -> int | None:
+    """``model.max_tokens`` as Hermes reads it: a positive number; a bool or anything else is ignored."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
+        warnings.append(f"model.max_tokens must be a positive number of tokens, got {value!r}: ignored (no reserve)")
+        return None
+    return int(value)
+
+
 def _string_flag(value: Any) -> bool:
     # Hermes' coercion for abort_on_summary_failure: anything else, None included, is False.
     return str(value).lower() in ("true", "1", "yes")
@@ -285,18 +327,28 @@ def _settings_from_document(document: dict[str, Any]) -> HermesSettings:
     settings.provider = (_text(model_section, "provider", "model") or "auto").lower()
     settings.api_base = _text(model_section, "base_url", "model")
     settings.context_length = _context_length(model_section, "context_length", "model")
+    if isinstance(model_value, dict) and "max_tokens" in model_section:
+        settings.max_tokens = _max_tokens(model_section.get("max_tokens"), settings.warnings)
     main_name = _text(model_section, "default", "model")
     if main_name is not None:
         settings.model = hermes_model_to_litellm(settings.provider, main_name, settings.api_base)
 
     compression = _section(document, "compression", "compression")
-    settings.threshold_percent = _number(compression, "threshold", "compression", 0.50)
-    settings.protect_first_n = max(0, _integer(compression, "protect_first_n", "compression", 3))
-    settings.protect_last_n = _integer(compression, "protect_last_n", "compression", 20)
-    settings.summary_target_ratio = _number(compression, "target_ratio", "compression", 0.20)
-    settings.abort_on_summary_failure = _string_flag(compression.get("abort_on_summary_failure", False))
+    settings.threshold_percent = _number(compression, "threshold", "compression", DEFAULTS.threshold_percent)
+    settings.protect_first_n = max(0, _integer(compression, "protect_first_n", "compression", DEFAULTS.protect_first_n))
+    settings.protect_last_n = _integer(compression, "protect_last_n", "compression", DEFAULTS.protect_last_n)
+    settings.summary_target_ratio = _number(compression, "target_ratio", "compression", DEFAULTS.summary_target_ratio)
+    settings.abort_on_summary_failure = _string_flag(
+        compression.get("abort_on_summary_failure", DEFAULTS.abort_on_summary_failure)
+    )
     if "enabled" in compression:
         settings.compression_enabled = _string_flag(compression["enabled"])
+    if "codex_gpt55_autoraise" in compression:
+        settings.codex_gpt55_autoraise = _string_flag(compression["codex_gpt55_autoraise"])
+    timezone = document.get("timezone")
+    if timezone is not None and not isinstance(timezone, str):
+        raise HermesConfigError(f"timezone must be a time zone name such as Europe/Amsterdam, got {_kind(timezone)}")
+    settings.timezone = (timezone or "").strip() or None
 
     auxiliary = _section(document, "auxiliary", "auxiliary")
     aux = _section(auxiliary, "compression", "auxiliary.compression")
@@ -367,6 +419,8 @@ def settings_to_yaml(settings: HermesSettings) -> str:
         model_section["base_url"] = settings.api_base
     if settings.context_length is not None:
         model_section["context_length"] = int(settings.context_length)
+    if settings.max_tokens:
+        model_section["max_tokens"] = int(settings.max_tokens)
 
     compression = {
         "enabled": bool(settings.compression_enabled),
@@ -376,6 +430,8 @@ def settings_to_yaml(settings: HermesSettings) -> str:
         "protect_last_n": int(settings.protect_last_n),
         "abort_on_summary_failure": bool(settings.abort_on_summary_failure),
     }
+    if not settings.codex_gpt55_autoraise:
+        compression["codex_gpt55_autoraise"] = False
 
     summary_provider = settings.summary_provider or "auto"
     summary_name = ""
@@ -399,7 +455,9 @@ def settings_to_yaml(settings: HermesSettings) -> str:
     if settings.summary_context_length is not None:
         aux["context_length"] = int(settings.summary_context_length)
 
-    document = {"model": model_section, "compression": compression, "auxiliary": {"compression": aux}}
+    document: dict[str, Any] = {"model": model_section, "compression": compression, "auxiliary": {"compression": aux}}
+    if settings.timezone:
+        document["timezone"] = settings.timezone
     header = "# Compression settings for Hermes Agent's config.yaml (API keys are not exported).\n"
     return header + yaml.safe_dump(document, sort_keys=False, allow_unicode=True, default_flow_style=False)
 

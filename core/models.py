@@ -177,3 +177,15 @@ def tokenizer_encoding_for(model: str) -> str:
     # "openrouter/openai/gpt-4o" and "azure/gpt-4o-mini" name the same family as "gpt-4o".
     bare = name.rsplit("/", 1)[-1]
     return "o200k_base" if _O200K_PATTERN.match(bare) else "cl100k_base"
+
+
+def output_limit(model: str, *, table: ModelTable | None = None) -> int | None:
+    """The model's output-token limit (``max_output_tokens``; the older ``max_tokens`` key when the
+    entry also names an input window, since it then means the output)."""
+    entry = model_entry(model, table=table)
+    if entry is None:
+        return None
+    value = entry.get("max_output_tokens")
+    if value is None and entry.get("max_input_tokens") is not None:
+        value = entry.get("max_tokens")
+    return _positive_int(value)

@@ -6,6 +6,7 @@ in a plain session key and handed back to the widget on every run.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -22,6 +23,7 @@ from core.analysis.session import (
     load_transcript,
     transcript_key,
 )
+from core.config import DEFAULTS as CONFIG_DEFAULTS
 from core.profiles import DEFAULT_PROFILE, PROFILES
 
 CUSTOM_MODEL = "(custom context length)"
@@ -31,15 +33,14 @@ AUTO_FORMAT = "auto-detect"
 SAMPLE_PREFIX = "Sample: "
 UPLOAD_PREFIX = "Uploaded: "
 
-# Hermes' defaults for the sidebar controls (the reset button restores these).
+# Hermes' defaults for the sidebar controls (the reset button restores these), from CompressorConfig.
 DEFAULTS: dict[str, Any] = {
-    "threshold_percent": 0.50,
-    "protect_first_n": 3,
-    "protect_last_n": 20,
-    "summary_target_ratio": 0.20,
-    "profile": DEFAULT_PROFILE,
-    "token_estimator": "hermes",
+    name: getattr(CONFIG_DEFAULTS, name)
+    for name in ("threshold_percent", "protect_first_n", "protect_last_n", "summary_target_ratio", "profile",
+                 "token_estimator")
 }
+# Releases newest first, as the picker lists them.
+RELEASES = list(reversed(PROFILES))
 
 # Widget values live in plain session keys ("kept" values) as well as in the widgets: Streamlit
 # forgets a widget's value when its page is not shown, and a widget drawn by another page is
@@ -110,10 +111,24 @@ def model_window(model: str) -> int | None:
         return None
 
 
+@st.cache_data(show_spinner=False)
+def model_output_limit(model: str) -> int | None:
+    if model == CUSTOM_MODEL:
+        return None
+    try:
+        from core.models import output_limit
+
+        return output_limit(model)
+    except Exception:
+        return None
+
+
 def _on_model_change() -> None:
-    window = model_window(kept("model", CUSTOM_MODEL))
+    model = kept("model", CUSTOM_MODEL)
+    window = model_window(model)
     if window:
         set_kept("context_length", window)
+        set_kept("max_tokens", model_output_limit(model) or 0)
 
 
 def use_model(model: str) -> None:
@@ -150,6 +165,8 @@ def init_state() -> None:
         set_kept("model", DEFAULT_MODEL if DEFAULT_MODEL in options else CUSTOM_MODEL)
     if kept("context_length") is None:
         set_kept("context_length", model_window(kept("model")) or DEFAULT_CONTEXT)
+    if kept("max_tokens") is None:
+        set_kept("max_tokens", model_output_limit(kept("model")) or 0)
     for key, value in DEFAULTS.items():
         if kept(key) is None:
             set_kept(key, value)
@@ -185,27 +202,48 @@ def sidebar_controls() -> Settings:
             **keep("context_length"),
             help="The model's input window. Picking a model fills it in; edit it to try another window.",
         )
+        st.number_input(
+            "Output reserve (max_tokens)",
+            min_value=0,
+            max_value=10_000_000,
+            step=1_024,
+            **keep("max_tokens"),
+            help=(
+                "Tokens kept free for the model's reply (Hermes' model.max_tokens). From v0.18.0 the threshold is "
+                "taken from the window minus this reserve; earlier releases ignore it. Picking a model fills in "
+                "its output limit from litellm's table; 0 means no reserve (Hermes' default config.yaml)."
+            ),
+        )
         st.slider(
             "Threshold (share of the window)",
             min_value=0.05,
             max_value=1.0,
             step=0.05,
             **keep("threshold_percent"),
-            help="Compression triggers when the prompt reaches this share of the window (never below 64,000 tokens).",
+            help=(
+                "Compression triggers when the prompt reaches this share of the window, never below 64,000 tokens; "
+                "from v0.18.0 a window that floor cannot serve triggers at 85 % of itself instead."
+            ),
         )
         st.slider(
             "Protect first N messages",
             min_value=0,
             max_value=20,
             **keep("protect_first_n"),
-            help="Messages after the system prompt that are never summarised.",
+            help=(
+                "Messages after the system prompt that are never summarised. From v0.18.0 only on the first "
+                "compaction: after it, only the system prompt is protected."
+            ),
         )
         st.slider(
             "Protect last N messages",
             min_value=0,
             max_value=100,
             **keep("protect_last_n"),
-            help="Phase 1 never shortens the last N messages (or more, when they fit in the tail budget).",
+            help=(
+                "Phase 1 never shortens the last N messages (or more, when they fit in the tail budget). From "
+                "v0.17.0 the tail also keeps at least min(N, 8) messages (3 at least)."
+            ),
         )
         st.slider(
             "Summary target ratio",
@@ -215,7 +253,16 @@ def sidebar_controls() -> Settings:
             **keep("summary_target_ratio"),
             help="Share of the threshold kept verbatim as the tail budget.",
         )
-        st.selectbox("Profile", list(PROFILES), **keep("profile"), help="Which Hermes release to reproduce.")
+        st.selectbox(
+            "Hermes release",
+            RELEASES,
+            format_func=lambda name: f"{name} ({PROFILES[name].released})",
+            **keep("profile"),
+            help="Which Hermes release to reproduce. What each one changed:\n\n" + "\n\n".join(
+                f"**{name}** — {PROFILES[name].what_changed}" for name in RELEASES
+            ),
+        )
+        _threshold_caption(current_settings())
         st.radio(
             "Token estimator",
             ["hermes", "tiktoken"],
@@ -227,6 +274,21 @@ def sidebar_controls() -> Settings:
     return current_settings()
 
 
+def _threshold_caption(settings: Settings) -> None:
+    """The threshold these settings give, and what the output reserve does to it."""
+    config = settings.config()
+    line = f"Threshold: **{config.threshold_tokens:,}** tokens, tail budget {config.tail_token_budget:,}."
+    if settings.max_tokens:
+        without = dataclasses.replace(config, max_tokens=None).threshold_tokens
+        if config.release.threshold_rule == "floor":
+            line += f" {config.profile} ignores the output reserve."
+        elif without != config.threshold_tokens:
+            line += f" Without the {settings.max_tokens:,}-token reserve: {without:,}."
+        else:
+            line += " The reserve does not move it here."
+    st.caption(line)
+
+
 def current_settings() -> Settings:
     model = kept("model", CUSTOM_MODEL) or CUSTOM_MODEL
     return Settings(
@@ -236,6 +298,7 @@ def current_settings() -> Settings:
         protect_last_n=int(kept("protect_last_n", 20)),
         summary_target_ratio=round(float(kept("summary_target_ratio", 0.2)), 4),
         profile=str(kept("profile", DEFAULT_PROFILE)),
+        max_tokens=int(kept("max_tokens", 0) or 0) or None,
         token_estimator=str(kept("token_estimator", "hermes")),
         model="" if model == CUSTOM_MODEL else str(model),
         abort_on_summary_failure=bool(kept("abort_on_summary_failure", False)),
@@ -438,9 +501,9 @@ def offline_compression(transcript: Transcript, settings: Settings) -> Any:
         from core import ContextCompressor
 
         try:
-            from core.summarizers.extractive import ExtractiveSummarizer
+            from core.summarizers.factory import make_summarizer
 
-            summarizer: Any = ExtractiveSummarizer()
+            summarizer: Any = make_summarizer("extractive")
         except ImportError:
             summarizer = None
         return ContextCompressor(settings.config(), summarizer=summarizer).compress(transcript.messages)

@@ -25,9 +25,9 @@ OFFLINE = "Offline extractive summary (default)"
 
 
 def _offline() -> Any:
-    from core.summarizers.extractive import ExtractiveSummarizer
+    from core.summarizers.factory import make_summarizer
 
-    return ExtractiveSummarizer()
+    return make_summarizer("extractive")
 
 
 st.title("API validity")

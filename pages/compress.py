@@ -71,16 +71,15 @@ def _local_available() -> bool:
 
 def _build_summarizer(choice: str, settings: Settings) -> tuple[Any, str]:
     """The summarizer for the chosen option and a label for it (never containing a key)."""
+    from core.summarizers.factory import make_summarizer
+
     if choice == OFFLINE:
-        from core.summarizers.extractive import ExtractiveSummarizer
-
-        return ExtractiveSummarizer(), "offline extractive summary"
+        return make_summarizer("extractive"), "offline extractive summary"
     if choice == LITELLM:
-        from core.summarizers.llm import LiteLLMSummarizer
-
         model = (kept("llm_model") or "").strip()
-        summarizer = LiteLLMSummarizer(
-            model or None,
+        summarizer = make_summarizer(
+            "litellm",
+            model=model or None,
             summary_model=(kept("llm_summary_model") or "").strip() or None,
             api_base=(kept("llm_api_base") or "").strip() or None,
             # The key lives only in this widget's state: never kept, stored or logged.
@@ -95,7 +94,7 @@ def _build_summarizer(choice: str, settings: Settings) -> tuple[Any, str]:
         summarizer = local_summarizer(_local_server(), timeout=float(kept("local_timeout", DEFAULT_TIMEOUT_S)),
                                       max_retries=int(kept("local_retries", 0)))
         return summarizer, "local model"
-    return None, "no summarizer"
+    return make_summarizer("none"), "no summarizer"
 
 
 def _deadline_inputs(prefix: str, default_retries: int) -> None:
@@ -170,7 +169,10 @@ def _profile_of(run: dict[str, Any]) -> str:
 def _outcome(result: Any, run: dict[str, Any], counter: Any, original_tokens: int) -> None:
     after_tokens = counter.count_messages(result.messages)
     n_before, n_after = len(result.input_messages), len(result.messages)
-    reason = escape_markdown(result.failure_reason or "no summarizer configured")
+    if result.cooldown_skipped:
+        reason = "no call was made: the summarizer is cooling down after an earlier failure"
+    else:
+        reason = escape_markdown(result.failure_reason or "no summarizer configured")
     problem = summary_problem(result, counter)
     if problem is not None:
         title = "Empty summary" if problem.kind == EMPTY else "Oversized summary"
@@ -190,9 +192,16 @@ def _outcome(result: Any, run: dict[str, Any], counter: Any, original_tokens: in
             f"messages {result.compress_start}–{result.compress_end - 1}."
         )
     elif result.outcome == "aborted":
+        release = escape_markdown(_profile_of(run))
+        why = {
+            "authentication": f"Hermes {release} always aborts on an authentication failure, and keeps aborting "
+                              "until a summary succeeds",
+            "network": f"Hermes {release} always aborts on a network or connection failure, and keeps aborting "
+                       "until a summary succeeds",
+        }.get(result.abort_reason or "", "abort on failure is on")
         st.error(
-            f"**Aborted.** The summarizer failed ({reason}) and abort on failure is on: the conversation stays "
-            "as it was (only Phase 1's pruning is in the result)."
+            f"**Aborted.** The summarizer failed ({reason}) and {why}: the conversation stays as it was "
+            "(only Phase 1's pruning is in the result)."
         )
     elif result.outcome == "too_small":
         st.info("**Too small to compress.** The conversation has too few messages; it is returned unchanged.")
@@ -362,6 +371,7 @@ def _downloads(transcript: Transcript, result: Any, settings: Settings, choice: 
         return
     hermes = HermesSettings(
         context_length=settings.context_length,
+        max_tokens=settings.max_tokens,
         threshold_percent=settings.threshold_percent,
         protect_first_n=settings.protect_first_n,
         protect_last_n=settings.protect_last_n,

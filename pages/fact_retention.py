@@ -29,9 +29,9 @@ SOURCES = [HERMES, STRATEGIES, REPLAY]
 
 
 def _offline() -> Any:
-    from core.summarizers.extractive import ExtractiveSummarizer
+    from core.summarizers.factory import make_summarizer
 
-    return ExtractiveSummarizer()
+    return make_summarizer("extractive")
 
 
 def _compacted(result: Any) -> list[int]:

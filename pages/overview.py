@@ -9,6 +9,7 @@ from typing import Any
 import streamlit as st
 
 from core.analysis.session import Transcript, content_digest
+from core.profiles import DEFAULT_PROFILE
 from pages._shared import (
     AUTO_FORMAT,
     UPLOAD_PREFIX,
@@ -92,6 +93,24 @@ def show_load_report(transcript: Transcript) -> None:
                 st.dataframe(report.rows(), hide_index=True, width="stretch", key="load_report_table")
             if warnings:
                 st.code("\n".join(warnings), language=None, wrap_lines=True)
+
+
+def show_release(transcript: Transcript) -> None:
+    """Which Hermes release wrote the handoff summaries here, and the offer to preview with that release."""
+    from core.analysis.release_detect import detect_release
+
+    guess = transcript.memo(("release-detect",), lambda: detect_release(transcript.messages))
+    if guess is None:
+        return
+    current = kept("profile", DEFAULT_PROFILE)
+    text = f"**{escape_markdown(guess.sentence)}** " + escape_markdown("; ".join(guess.evidence)) + "."
+    if guess.profile and guess.profile != current:
+        text += f"\n\nThe sidebar previews Hermes {escape_markdown(current)}."
+    st.info(text, icon=":material/history:")
+    if guess.profile and guess.profile != current:
+        st.button(f"Use profile {guess.profile}", key="use_detected_profile",
+                  on_click=set_kept, args=("profile", guess.profile),
+                  help="Preview this transcript with the release that wrote its summaries.")
 
 
 def show_message_detail(transcript: Transcript) -> None:
@@ -305,5 +324,6 @@ if transcript is None:
     st.stop()
 
 show_load_report(transcript)
+show_release(transcript)
 show_figures(transcript)
 show_message_detail(transcript)

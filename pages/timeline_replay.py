@@ -23,9 +23,9 @@ NONE = "No summarizer (the profile's fallback)"
 def _summarizer(choice: str) -> Any:
     if choice == NONE:
         return None
-    from core.summarizers.extractive import ExtractiveSummarizer
+    from core.summarizers.factory import make_summarizer
 
-    return ExtractiveSummarizer()
+    return make_summarizer("extractive")
 
 
 st.title("Timeline replay")

@@ -176,6 +176,7 @@ def test_compressor_kwargs_names_match_the_config_fields():
     settings = parse_hermes_config(FULL_CONFIG)
     assert settings.compressor_kwargs() == {
         "context_length": 200_000,
+        "max_tokens": None,
         "threshold_percent": 0.65,
         "protect_first_n": 4,
         "protect_last_n": 12,
@@ -346,3 +347,36 @@ def test_export_of_litellm_settings_names_the_hermes_provider(settings, provider
     assert loaded.model == settings.model
     assert loaded.summary_model == settings.summary_model
     assert loaded.api_base == settings.api_base
+
+
+def test_v0_17_and_v0_18_keys_round_trip():
+    settings = parse_hermes_config(
+        "model:\n  default: gpt-5.5\n  provider: openai-codex\n  max_tokens: 32768\n"
+        "compression:\n  threshold: 0.6\n  codex_gpt55_autoraise: false\ntimezone: Europe/Amsterdam\n"
+    )
+    assert settings.max_tokens == 32_768 and settings.timezone == "Europe/Amsterdam"
+    assert settings.compressor_kwargs()["max_tokens"] == 32_768
+    assert settings.effective_threshold_percent() == 0.6  # the autoraise is off
+    assert settings.wall_clock()().utcoffset() is not None
+    again = parse_hermes_config(settings_to_yaml(settings))
+    assert (again.max_tokens, again.timezone, again.codex_gpt55_autoraise) == (32_768, "Europe/Amsterdam", False)
+
+
+def test_gpt_5_5_on_codex_compresses_at_0_85_unless_turned_off():
+    on = parse_hermes_config("model:\n  default: gpt-5.5-mini\n  provider: openai-codex\ncompression:\n  threshold: 0.5\n")
+    assert on.effective_threshold_percent() == 0.85
+    other = parse_hermes_config("model:\n  default: gpt-5.5\n  provider: openai\ncompression:\n  threshold: 0.5\n")
+    assert other.effective_threshold_percent() == 0.5
+
+
+@pytest.mark.parametrize("value", [True, 0, -4, "n/a"])
+def test_a_bad_max_tokens_is_ignored_with_a_warning(value):
+    settings = parse_hermes_config(f"model:\n  default: gpt-4o\n  max_tokens: {value!r}\n".replace("'", ""))
+    assert settings.max_tokens is None
+    assert any("model.max_tokens" in warning for warning in settings.warnings)
+
+
+def test_a_plain_string_model_has_no_reserve_and_a_bad_timezone_is_refused():
+    assert parse_hermes_config("model: gpt-4o\n").max_tokens is None
+    with pytest.raises(HermesConfigError, match="timezone"):
+        parse_hermes_config("timezone: [1, 2]\n")

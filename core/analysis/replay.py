@@ -171,9 +171,9 @@ def _estimate(messages: Sequence[Any], estimator: str, model: str) -> int:
 
 
 def _default_summarizer() -> Any:
-    from core.summarizers.extractive import ExtractiveSummarizer
+    from core.summarizers.factory import make_summarizer
 
-    return ExtractiveSummarizer()
+    return make_summarizer("extractive")
 
 
 def _role(message: Any) -> Any:
@@ -224,6 +224,7 @@ def replay(
     anti_thrash_warned = False
     tail_warned = False
     skipped_turns: list[int] = []
+    cooling_turns: list[int] = []  # v0.18.0: over the threshold, but the summarizer is cooling down
 
     for index, message in enumerate(messages):
         if _role(message) == "assistant":
@@ -288,9 +289,14 @@ def replay(
                         f"Compaction #{len(records)} at message {index}: {why}; the fallback summary was inserted."
                     )
                 if result.outcome == "aborted":
+                    why = {
+                        "authentication": "an authentication failure, on which this release always aborts",
+                        "network": "a network or connection failure, on which this release always aborts",
+                    }.get(result.abort_reason or "", "the summary failed and abort_on_summary_failure is on")
+                    skipped = " (no call: still cooling down)" if result.cooldown_skipped else ""
                     warnings.append(
-                        f"Compaction #{len(records)} at message {index} was aborted (summary failed, "
-                        "abort_on_summary_failure): the context was kept unchanged."
+                        f"Compaction #{len(records)} at message {index} was aborted: {why}{skipped}. The context was "
+                        "kept unchanged."
                     )
                 if (compressor._ineffective_compression_count >= P.INEFFECTIVE_STRIKES
                         and not anti_thrash_warned):
@@ -302,16 +308,25 @@ def replay(
                     )
             elif before >= threshold:
                 skipped_turns.append(index)
+                if compressor.profile.cooldown_blocks_trigger and compressor._summary_failure_cooldown_until > clock.now:
+                    cooling_turns.append(index)
             points.append((turn, index, before, after, outcome in COMPRESSED_OUTCOMES, outcome, len(context)))
             turn += 1
         context.append(message)
         origins.append(index)
         running.add(message)
 
-    if skipped_turns:
+    blocked = [index for index in skipped_turns if index not in set(cooling_turns)]
+    if cooling_turns:
         warnings.append(
-            f"{len(skipped_turns)} assistant turn(s) ran over the threshold without compressing "
-            f"(anti-thrashing), the first at message {skipped_turns[0]}."
+            f"{len(cooling_turns)} assistant turn(s) ran over the threshold without compressing because the "
+            f"summarizer was cooling down after a failure ({compressor.profile.name} does not compress then), the "
+            f"first at message {cooling_turns[0]}."
+        )
+    if blocked:
+        warnings.append(
+            f"{len(blocked)} assistant turn(s) ran over the threshold without compressing "
+            f"(anti-thrashing), the first at message {blocked[0]}."
         )
     frame = pd.DataFrame(points, columns=POINT_COLUMNS).astype(
         {"turn": "int64", "message_index": "int64", "prompt_before": "int64", "prompt_after": "int64",

@@ -103,6 +103,7 @@ def sidebar_config(at: AppTest) -> Any:
         protect_last_n=int(at.slider(key="protect_last_n").value),
         summary_target_ratio=float(at.slider(key="summary_target_ratio").value),
         profile=at.selectbox(key="profile").value,
+        max_tokens=int(at.number_input(key="max_tokens").value) or None,
         token_estimator=at.radio(key="token_estimator").value,
         model="" if model.startswith("(") else model,
     )

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from core import CompressorConfig
+from core.analysis.redaction_view import redaction_view
+from core.formats import load
 from tests.e2e.conftest import ROOT, open_page, screenshot, upload, wait_until_idle
 
 pytestmark = pytest.mark.browser
@@ -16,7 +19,10 @@ def test_masks_are_highlighted_and_markup_never_runs(page):
     upload(page, SAMPLES / "secrets_in_tool_output.json")
     open_page(page, "Redaction preview")
     page.locator("mark[title='reference: database-url']").first.wait_for()
-    assert page.locator("mark[title^='reference: ']").count() == 10
+    # The sidebar's defaults: gpt-4o, its 16,384-token output reserve, the newest release.
+    expected = redaction_view(load(SAMPLES / "secrets_in_tool_output.json").messages,
+                              CompressorConfig(model="gpt-4o", max_tokens=16_384))
+    assert page.locator("mark[title^='reference: ']").count() == len(expected.spans) == 7
     page.get_by_text("Strict redaction").first.click()
     page.locator("mark[title^='strict: ']").first.wait_for()
     wait_until_idle(page)

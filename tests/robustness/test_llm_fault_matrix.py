@@ -3,7 +3,7 @@
 A local OpenAI-compatible server (``llm_faults.FaultServer``) answers with 429, 5xx, a hang, a
 byte-by-byte trickle, an empty, garbage or HTML body, no choices, or a hang-up. For every fault and
 every profile the compression ends within the call's deadline as a clean fallback (or, with
-abort on failure, the conversation unchanged), with the reference's cooldown for that class of
+abort on failure, and from v0.18.0 on a connection failure, the conversation unchanged), with the reference's cooldown for that class of
 failure and no key in any text. The command line's ``--timeout`` / ``--retries`` and the
 dashboard's provider form reach the same call.
 """
@@ -36,6 +36,13 @@ COOLDOWN_S = {
 }
 # Faults the HTTP client retries (429, 5xx, a dropped connection) before giving up.
 RETRIED = {"rate-limited", "server-error", "bad-gateway", "unavailable", "hangup"}
+# Connection and timeout failures: v0.18.0 aborts on them (and keeps aborting until a summary succeeds).
+NETWORK = {"hang", "trickle", "hangup"}
+
+
+def expected_outcome(fault: str, profile: str) -> str:
+    aborts = PROFILES[profile].failure_rule == "classified" and fault in NETWORK
+    return "aborted" if aborts else "fallback"
 
 
 @pytest.fixture(scope="module")
@@ -83,8 +90,11 @@ def test_every_fault_is_a_timely_clean_fallback(fault: str, profile: str, faults
     result = compressor.compress(messages)
     took = time.monotonic() - started
     assert took < DEADLINE_S + 5, f"{fault}: {took:.1f} s for a {DEADLINE_S:g} s deadline"
-    assert result.outcome == "fallback", (fault, result.outcome)
-    assert result.fallback_used and result.failure_reason
+    outcome = expected_outcome(fault, profile)
+    assert result.outcome == outcome, (fault, result.outcome)
+    assert result.failure_reason
+    assert result.fallback_used == (outcome == "fallback")
+    assert result.abort_reason == ("network" if outcome == "aborted" else None)
     assert faults.calls[fault] - calls_before == (1 + RETRIES if fault in RETRIED else 1)
     texts = [result.failure_reason, summarizer.last_call["error"], repr(summarizer), json.dumps(result.messages)]
     assert not any(KEY in text for text in texts)
@@ -96,6 +106,7 @@ def test_every_fault_is_a_timely_clean_fallback(fault: str, profile: str, faults
     calls_before = faults.calls[fault]
     again = compressor.compress(messages)
     assert len(again.summarizer_calls) == 1 and faults.calls[fault] > calls_before
+    assert again.outcome == outcome
 
 
 @pytest.mark.timeout(120)
@@ -135,7 +146,8 @@ def test_cli_timeout_is_the_deadline_of_the_call(transcript_file: Path, faults: 
     assert _compress(transcript_file, faults.url, "trickle", "--timeout", "1.5", "--retries", "0") == 0
     assert time.monotonic() - started < 12
     err = capsys.readouterr().err
-    assert "fallback" in err and "1.5 s deadline" in err, err
+    # A timeout is a network failure: the default release, v0.18.0, aborts on it.
+    assert "aborted" in err and "1.5 s deadline" in err, err
     assert KEY not in err
 
 
@@ -191,8 +203,8 @@ def test_dashboard_deadline_and_retries(faults: FaultServer) -> None:
     at.run(timeout=120)
     assert time.monotonic() - started < 60
     assert not at.exception, [e.value for e in at.exception]
-    warnings = " ".join(plain(w.value) for w in at.warning)
-    assert "Fallback summary" in warnings and "1.5 s deadline" in warnings, warnings
+    errors = " ".join(plain(e.value) for e in at.error)
+    assert "Aborted" in errors and "network or connection failure" in errors and "1.5 s deadline" in errors, errors
 
     before = faults.calls["unavailable"]
     at.text_input(key="llm_model").set_value("openai/unavailable")

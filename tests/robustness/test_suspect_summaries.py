@@ -1,7 +1,8 @@
 """Empty and oversized summaries: still a success in the profiles, but said loudly everywhere.
 
-The releases accept an empty completion (the middle becomes the handoff note alone) and a
-runaway one far beyond ``max_tokens`` (the "compressed" conversation grows). The profiles stay
+The releases up to v0.17.0 accept an empty completion (the middle becomes the handoff note alone;
+v0.18.0 treats it as a failure) and every release a runaway one far beyond ``max_tokens`` (the
+"compressed" conversation grows). The profiles stay
 exact; ``summary_problem`` says what is wrong, the command line warns (and exits 3 with
 ``--strict-exit``), the batch report flags the row and the Compress page shows a warning.
 """
@@ -52,7 +53,13 @@ def server() -> Iterator[FaultServer]:
 # -- the check, on every profile (the profiles themselves stay as the releases are) -----------
 
 
-@pytest.mark.parametrize("profile", sorted(PROFILES))
+ACCEPT_EMPTY = sorted(name for name, profile in PROFILES.items() if profile.failure_rule != "classified")
+REFUSE_EMPTY = sorted(set(PROFILES) - set(ACCEPT_EMPTY))
+# The releases that accept an empty summary: the command line and the page are checked on the newest.
+LENIENT = ACCEPT_EMPTY[-1]
+
+
+@pytest.mark.parametrize("profile", ACCEPT_EMPTY)
 @pytest.mark.parametrize("answer", ["", "   \n\t "])
 def test_an_empty_summary_is_a_success_with_a_problem(profile: str, answer: str) -> None:
     result = compress(answer, profile)
@@ -60,6 +67,15 @@ def test_an_empty_summary_is_a_success_with_a_problem(profile: str, answer: str)
     problem = summary_problem(result)
     assert problem is not None and problem.kind == EMPTY
     assert "empty summary" in problem.message and "counts it as a success" in problem.message
+
+
+@pytest.mark.parametrize("profile", REFUSE_EMPTY)
+@pytest.mark.parametrize("answer", ["", "   \n\t "])
+def test_from_v0_18_0_an_empty_summary_is_a_failure(profile: str, answer: str) -> None:
+    result = compress(answer, profile, model="gpt-4o-mini")
+    assert result.outcome == "fallback"
+    assert result.failure_reason == "Context compression LLM returned empty content (provider=auto model=gpt-4o-mini)"
+    assert summary_problem(result) is None
 
 
 @pytest.mark.parametrize("profile", sorted(PROFILES))
@@ -112,7 +128,7 @@ def session(tmp_path: Path) -> Path:
 
 def _llm_flags(server: FaultServer, model: str) -> list[str]:
     return ["--summarizer", "litellm", "--model", f"openai/{model}", "--api-base", server.url,
-            "--context-length", "64000", "--retries", "0"]
+            "--context-length", "64000", "--retries", "0", "--profile", LENIENT]
 
 
 @pytest.mark.parametrize(("model", "kind"), [("empty-completion", "empty summary"),
@@ -171,6 +187,7 @@ def test_the_compress_page_warns(model: str, title: str, server: FaultServer) ->
 
     at = new_app()
     upload(at, "session.json", json.dumps(transcript()).encode())
+    at.selectbox(key="profile").set_value(LENIENT)
     go(at, "compress")
     at.radio(key="summarizer_choice").set_value("A model through litellm")
     at.run()
