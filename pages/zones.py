@@ -34,8 +34,7 @@ else:
     )
 
 cols = st.columns(6)
-cols[0].metric("Threshold", f"{zones.threshold_tokens:,}",
-               help="max(context length × threshold share, 64,000)" + (" — the 64K floor applies" if zones.threshold_floored else ""))
+cols[0].metric("Threshold", f"{zones.threshold_tokens:,}", help=zones.explanations[0] if zones.explanations else None)
 cols[1].metric("Tail budget", f"{zones.tail_token_budget:,}", help=f"Walk limit 1.5× = {zones.soft_ceiling:,}")
 if zones.small_conversation:
     cols[2].metric("Head", "—")

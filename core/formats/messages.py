@@ -7,6 +7,7 @@ from collections import OrderedDict, deque
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from core import profiles as P
 from core.formats.model import CompactionEvent, Conversation, SessionInfo
 from core.formats.report import LoadReport, RowTally
 
@@ -14,8 +15,8 @@ ROLES = ("system", "developer", "user", "assistant", "tool")
 IMAGE_PART_TYPES = ("image_url", "input_image", "image")
 
 # Summary prefixes written by Hermes' compressor (the stable detection key and the legacy one).
-HERMES_SUMMARY_KEY = "[CONTEXT COMPACTION — REFERENCE ONLY]"
-HERMES_LEGACY_SUMMARY_PREFIX = "[CONTEXT SUMMARY]:"
+HERMES_SUMMARY_KEY = P.SUMMARY_TAG
+HERMES_LEGACY_SUMMARY_PREFIX = P.LEGACY_SUMMARY_PREFIX
 
 
 #: Keys under which a JSON document usually wraps its list of messages or items.

@@ -76,7 +76,7 @@ def test_the_release_comparison_view(page):
     main = page.locator("[data-testid='stMain']")
     text = main.inner_text()
     assert "v0.17.0 → v0.18.0" in text and "envelope" in text
-    assert page.locator(".js-plotly-plot").count() >= 1
+    page.locator(".js-plotly-plot").first.wait_for()  # the chart draws after the text
     assert page.locator("[data-testid='stException']").count() == 0
     screenshot(page, "19_release_comparison")
     page.set_viewport_size({"width": 800, "height": 900})
