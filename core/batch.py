@@ -224,10 +224,10 @@ def analyze_messages(
     compressing this conversation now would do; ``would_compress`` says whether Hermes would.
     ``summarizer`` defaults to the one ``settings`` names.
     """
-    from core.analysis.facts import extract_facts, retention, retention_score
     from core.analysis.savings import phase_savings
     from core.analysis.summary_check import summary_problem
     from core.analysis.zones import HEAD, MIDDLE, TAIL, analyze_zones
+    from core.facts import extract_facts, retention, retention_score
     from core.plan import prepare
     from core.tokens import encoding_name_for_model, get_counter
 

@@ -7,9 +7,9 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from core.analysis.facts import retention_by_kind
 from core.analysis.retention_view import FactIndex, lost_facts, retention_figure, retention_summary
 from core.analysis.strategies import CODEX_USER_TOKENS, DEFAULT_KEEP_LAST, compare_strategies
+from core.facts import retention_by_kind
 from pages._shared import (
     escape_markdown,
     keep,
@@ -49,7 +49,9 @@ source_caption(transcript)
 st.caption(
     "Facts are the identifiers a continuing agent needs: file paths, commands, error lines, URLs, numbers with "
     "units, function and class names, issue numbers and the latest user request. A fact of the compacted part "
-    "is kept when it appears verbatim anywhere in the compressed conversation."
+    "is kept when it appears verbatim anywhere in the compressed conversation. Lines of passing tests, progress "
+    "bars, directory listings and repeated log lines hold no facts, and a value a redaction would mask (a "
+    "credential) is not a fact: masking it loses nothing, and it is never shown here."
 )
 
 source = st.radio("Runs to inspect", SOURCES, horizontal=True, **keep("retention_source", HERMES))
