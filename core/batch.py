@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from core.compressor import CompressionResult, ContextCompressor
-from core.config import DEFAULTS, CompressorConfig
+from core.config import DEFAULTS, CompressorConfig, CompressorParameters
 from core.summarizers.llm import DEFAULT_TIMEOUT_S
 from core.unicode_text import replace_lone_surrogates
 
@@ -115,8 +115,8 @@ class BatchError(ValueError):
 # --- settings ------------------------------------------------------------------------------------
 
 
-@dataclass
-class AnalysisSettings:
+@dataclass(frozen=True)
+class AnalysisSettings(CompressorParameters):
     """Everything the analysis of one file depends on; ``as_dict()`` is what travels to workers.
 
     ``summarizer`` is one of ``SUMMARIZERS``, or ``"server"`` for an OpenAI-compatible server the
@@ -124,22 +124,11 @@ class AnalysisSettings:
     No API key is ever part of the settings: workers read it from their own environment.
     """
 
-    context_length: int = DEFAULTS.context_length
-    threshold_percent: float = DEFAULTS.threshold_percent
-    protect_first_n: int = DEFAULTS.protect_first_n
-    protect_last_n: int = DEFAULTS.protect_last_n
-    summary_target_ratio: float = DEFAULTS.summary_target_ratio
-    profile: str = DEFAULTS.profile
-    token_estimator: str = DEFAULTS.token_estimator
-    model: str = DEFAULTS.model
-    max_tokens: int | None = DEFAULTS.max_tokens
     summarizer: str = "extractive"
     summary_model: str | None = None
     api_base: str | None = None
     focus_topic: str | None = None
     strict_redaction: bool = DEFAULTS.strict_redaction
-    abort_on_summary_failure: bool = DEFAULTS.abort_on_summary_failure
-    what_if_no_floor: bool = DEFAULTS.what_if_no_floor
     format: str | None = None
     all_sessions: bool = True
     server_model: str | None = None
