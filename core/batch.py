@@ -210,7 +210,8 @@ def analyze_messages(
     """Everything ``analyze`` and ``batch`` report about one conversation, as plain values.
 
     The compression is always run (whatever the trigger says), so the savings describe what
-    compressing this conversation now would do; ``would_compress`` says whether Hermes would.
+    compressing this conversation now would do; ``would_compress`` says whether Hermes would, on
+    the messages alone (callers that have the whole conversation decide on its whole request).
     ``summarizer`` defaults to the one ``settings`` names.
     """
     from core.analysis.savings import phase_savings
@@ -436,8 +437,10 @@ def _file_rows(path: str, options: AnalysisSettings, data: bytes | None) -> list
         began = time.perf_counter()
         analysis = analyze_messages(conv.messages, options)
         request = request_report(conv, options.config())
+        # Hermes' host decides on the whole request, not on the messages alone.
         analysis.update(request_tokens=request["total"], unrecorded_overhead=request["unrecorded_overhead"],
-                        recorded_last_prompt=request["recorded_last_prompt"])
+                        recorded_last_prompt=request["recorded_last_prompt"],
+                        would_compress=request["trigger"]["would_compress"])
         rows.append(_row(path, conv, analysis, time.perf_counter() - began))
     return rows
 
