@@ -441,8 +441,8 @@ def _request_text(request: dict[str, Any]) -> str:
 
 def _trigger_text(report: dict[str, Any]) -> str:
     trigger = report["request"]["trigger"]
-    sized = ("the last recorded prompt" if trigger["source"] == "recorded" else "the whole request") + \
-        f" is {_fmt(trigger['tokens'])}"
+    sized = ("the last recorded prompt" if trigger["source"] == "recorded" else f"the whole-request {trigger['source']}") \
+        + f" is {_fmt(trigger['tokens'])}"
     if report["would_compress"]:
         return f"yes: Hermes would compress now ({sized})"
     return f"no: {sized}, below the threshold (savings below are what compressing anyway would do)"
