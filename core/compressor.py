@@ -406,7 +406,10 @@ class ContextCompressor:
             SESSION_END_RULES[self.profile.session_end_rule](self)
 
     def on_session_start(self, session_id: str = "", **_kwargs: Any) -> None:
-        """v0.18.0 host hook: a session (re)binds; without a session store this clears the cooldown."""
+        """v0.18.0 host hook: a session (re)binds; without a session store this clears the cooldown
+        (earlier releases' engines do nothing here)."""
+        if not self.profile.session_start_clears_cooldown:
+            return
         with self._lock:
             self._summary_failure_cooldown_until = 0.0
             self._last_summary_error = None

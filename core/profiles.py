@@ -251,6 +251,7 @@ class Profile:
     reset_clears_aborted: bool  # v0.18.0: on_session_reset also clears the aborted flag
     update_model_resets: bool  # v0.18.0: update_model resets usage calibration and anti-thrashing
     defers_while_awaiting_usage: bool  # v0.18.0: preflight deferral while real usage is awaited
+    session_start_clears_cooldown: bool  # v0.18.0: binding a session (on_session_start) clears the cooldown
 
     @property
     def fallback_headings(self) -> tuple[str, ...]:
@@ -296,6 +297,7 @@ _V0_15_1 = Profile(
     reset_clears_aborted=False,
     update_model_resets=False,
     defers_while_awaiting_usage=False,
+    session_start_clears_cooldown=False,
 )
 _V0_16_0 = dataclasses.replace(
     _V0_15_1,
@@ -364,6 +366,7 @@ _V0_18_0 = dataclasses.replace(
     reset_clears_aborted=True,
     update_model_resets=True,
     defers_while_awaiting_usage=True,
+    session_start_clears_cooldown=True,
 )
 
 PROFILES: dict[str, Profile] = {p.name: p for p in (_V0_15_1, _V0_16_0, _V0_17_0, _V0_18_0)}  # oldest first
