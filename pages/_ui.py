@@ -106,6 +106,7 @@ def column_config_for(frame: Any, overrides: Mapping[str, Any] | None = None) ->
     import pandas as pd
 
     config: dict[str, Any] = {}
+    frame = getattr(frame, "data", frame)  # a Styler's frame
     for name in frame.columns:
         label = human_column(str(name))
         dtype = frame[name].dtype
@@ -117,13 +118,27 @@ def column_config_for(frame: Any, overrides: Mapping[str, Any] | None = None) ->
             config[name] = st.column_config.NumberColumn(label, format="localized")
         elif label != name:
             config[name] = st.column_config.Column(label)
-    config.update(overrides or {})
+    for name, override in (overrides or {}).items():
+        config[name] = _localized(override)
     return config
+
+
+def _localized(column: Any) -> Any:
+    """A number column without a format of its own gets thousands separators (one format everywhere)."""
+    if isinstance(column, dict):
+        type_config = column.get("type_config") or {}
+        if type_config.get("type") == "number" and not type_config.get("format"):
+            return {**column, "type_config": {**type_config, "format": "localized"}}
+    return column
 
 
 def table(frame: Any, key: str | None = None, *, column_config: Mapping[str, Any] | None = None,
           **options: Any) -> Any:
     """``st.dataframe`` with human headers and one number format; the index hidden."""
+    import pandas as pd
+
+    if not isinstance(frame, pd.DataFrame) and not hasattr(frame, "data"):  # a list of rows (a Styler has .data)
+        frame = pd.DataFrame(frame)
     options.setdefault("hide_index", True)
     options.setdefault("width", "stretch")
     return st.dataframe(frame, key=key, column_config=column_config_for(frame, column_config), **options)

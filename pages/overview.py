@@ -27,6 +27,7 @@ from pages._shared import (
     set_kept,
     use_model,
 )
+from pages._ui import chart, metric_row, table
 
 
 def _store_uploads() -> None:
@@ -90,7 +91,7 @@ def show_load_report(transcript: Transcript) -> None:
     if report is not None or warnings:
         with st.expander("Load report: every row of the file and where it went"):
             if report is not None:
-                st.dataframe(report.rows(), hide_index=True, width="stretch", key="load_report_table")
+                table(report.rows(), key="load_report_table")
             if warnings:
                 st.code("\n".join(warnings), language=None, wrap_lines=True)
 
@@ -119,7 +120,7 @@ def show_message_detail(transcript: Transcript) -> None:
         return
     from core.analysis.overview import message_text
 
-    with st.expander("Message detail"):
+    with st.expander("Message detail", expanded=st.session_state.get("detail_index") is not None):
         last = len(transcript.messages) - 1
         index = int(st.number_input("Message #", min_value=0, max_value=last, step=1, key="detail_index"))
         message = transcript.messages[index]
@@ -164,26 +165,24 @@ def show_figures(transcript: Transcript) -> None:
         action.button("Use the log's model", on_click=use_model, args=(suggested,), key="use_log_model")
 
     st.subheader("Headline figures")
-    m1, m2, m3, m4, m5 = st.columns(5)
-    m1.metric("Messages", f"{len(frame):,}")
-    m2.metric(f"Tokens ({settings.encoding})", f"{total:,}", help="Exact tiktoken count of every message.")
-    m3.metric("Hermes estimate", f"{rough:,}", help="The reference's rough estimate (characters / 4, images 1,500).")
-    m4.metric("Context used", f"{usage['usage_share']:.0%}", help=f"Of a {settings.context_length:,}-token window.")
-    m5.metric(
-        "Compression threshold",
-        f"{config.threshold_tokens:,}",
-        delta="reached" if usage["over_threshold"] else f"{total / max(config.threshold_tokens, 1):.0%} of it",
-        delta_color="orange" if usage["over_threshold"] else "gray",
-        delta_arrow="off",
-        help="Exact tokens against the threshold; the Zones page decides with the configured estimator.",
-    )
+    metric_row("overview", [
+        ("Messages", f"{len(frame):,}"),
+        (f"Tokens ({settings.encoding})", f"{total:,}", {"help": "Exact tiktoken count of every message."}),
+        ("Hermes estimate", f"{rough:,}", {"help": "The reference's rough estimate (characters / 4, images 1,500)."}),
+        ("Context used", f"{usage['usage_share']:.0%}", {"help": f"Of a {settings.context_length:,}-token window."}),
+        ("Compression threshold", f"{config.threshold_tokens:,}", {
+            "delta": "reached" if usage["over_threshold"] else f"{total / max(config.threshold_tokens, 1):.0%} of it",
+            "delta_color": "orange" if usage["over_threshold"] else "gray",
+            "delta_arrow": "off",
+            "help": "Exact tokens against the threshold; the Zones page decides with the configured estimator.",
+        }),
+    ])
     by_category = tokens_by_category(frame)
-    st.plotly_chart(
+    chart(
         transcript.memo(
             ("usage-figure", settings.encoding, settings.context_length, config.threshold_tokens),
             lambda: charts.context_usage_figure(by_category, settings.context_length, config.threshold_tokens),
         ),
-        width="stretch",
         key="usage_chart",
     )
 
@@ -195,10 +194,10 @@ def show_figures(transcript: Transcript) -> None:
             ("role-figure", settings.encoding),
             lambda: charts.breakdown_bar(by_role, "role", colors=charts.ROLE_COLORS),
         )
-        left.plotly_chart(role_figure, width="stretch",
-                          key="role_chart")
-        right.dataframe(by_role, hide_index=True, width="stretch",
-                        column_config={"share": st.column_config.ProgressColumn("share", format="percent")})
+        with left:
+            chart(role_figure, key="role_chart")
+        with right:
+            table(by_role, column_config={"share": st.column_config.ProgressColumn("share", format="percent")})
     with tool_tab:
         by_tool = transcript.memo(("by-tool", settings.encoding), lambda: tokens_by_tool(transcript.messages, counter))
         if by_tool.empty:
@@ -207,46 +206,54 @@ def show_figures(transcript: Transcript) -> None:
             left, right = st.columns([3, 2])
             tool_figure = transcript.memo(("tool-figure", settings.encoding),
                                           lambda: charts.tool_breakdown_figure(by_tool))
-            left.plotly_chart(tool_figure, width="stretch", key="tool_chart")
-            right.dataframe(by_tool, hide_index=True, width="stretch",
-                            column_config={"share": st.column_config.ProgressColumn("share", format="percent")})
+            with left:
+                chart(tool_figure, key="tool_chart")
+            with right:
+                table(by_tool, column_config={"share": st.column_config.ProgressColumn("share", format="percent")})
     with category_tab:
         left, right = st.columns([3, 2])
         category_figure = transcript.memo(
             ("category-figure", settings.encoding),
             lambda: charts.breakdown_bar(by_category, "category", colors=charts.CATEGORY_COLORS),
         )
-        left.plotly_chart(category_figure,
-                          width="stretch", key="category_chart")
-        right.dataframe(by_category, hide_index=True, width="stretch",
-                        column_config={"share": st.column_config.ProgressColumn("share", format="percent")})
+        with left:
+            chart(category_figure, key="category_chart")
+        with right:
+            table(by_category, column_config={"share": st.column_config.ProgressColumn("share", format="percent")})
 
     events = list(getattr(transcript.conversation, "compaction_events", None) or [])
     if events:
         with st.expander(f"{len(events)} compaction(s) recorded in the log"):
-            st.dataframe(
+            import pandas as pd
+
+            table(pd.DataFrame(
                 [{"before message": e.position, "kind": e.kind, "tokens before": e.pre_tokens,
                   "summary": (e.summary or "")[:200]} for e in events],
-                hide_index=True, width="stretch",
-            )
+            ))
 
     st.subheader("Messages")
     search_col, role_col = st.columns([3, 2])
     query = search_col.text_input("Search messages", placeholder="text, tool name or role", **keep("message_query", ""))
     roles = role_col.multiselect("Roles", sorted(frame["role"].unique()), key="message_roles")
     shown = filter_messages(frame, query, roles)
-    st.caption(f"{len(shown):,} of {len(frame):,} messages")
-    st.dataframe(
+    st.caption(f"{len(shown):,} of {len(frame):,} messages. Click a row to read the message in full below.")
+    numbers = [int(i) for i in shown["index"]]
+
+    def open_row() -> None:
+        rows = (st.session_state.get("message_table") or {}).get("selection", {}).get("rows", [])
+        if rows:
+            st.session_state["detail_index"] = numbers[int(rows[0])]
+
+    table(
         shown[["index", "role", "tool", "tokens", "preview", "source"]],
-        hide_index=True,
-        width="stretch",
         height=420,
         column_config={
-            "index": st.column_config.NumberColumn("#", width="small"),
-            "tokens": st.column_config.NumberColumn("tokens", format="%d"),
+            "index": st.column_config.NumberColumn("#", width="small", format="localized"),
             "preview": st.column_config.TextColumn("preview", width="large"),
         },
         key="message_table",
+        on_select=open_row,
+        selection_mode="single-row",
     )
 
 

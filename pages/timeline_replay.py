@@ -15,6 +15,7 @@ from core.analysis.replay import (
     summary_evolution,
 )
 from pages._shared import escape_markdown, keep, page_setup, require_transcript, source_caption
+from pages._ui import chart, metric_row, table
 
 OFFLINE = "Offline extractive summary (default)"
 NONE = "No summarizer (the profile's fallback)"
@@ -61,12 +62,13 @@ except Exception as exc:  # any failure ends as a readable message
 
 compressed = result.compressed
 final = int(result.points["prompt_after"].iloc[-1]) if len(result.points) else 0
-c1, c2, c3, c4 = st.columns(4)
-c1.metric("Assistant turns", f"{len(result.points):,}")
-c2.metric("Compactions", f"{len(compressed):,}",
-          help=f"{len(result.compactions)} compress() call(s) in all, including ones that changed nothing.")
-c3.metric("Peak prompt", f"{result.peak_prompt:,}", help=f"threshold {result.threshold_tokens:,}")
-c4.metric("Last prompt", f"{final:,}")
+metric_row("replay", [
+    ("Assistant turns", f"{len(result.points):,}"),
+    ("Compactions", f"{len(compressed):,}",
+     {"help": f"{len(result.compactions)} compress() call(s) in all, including ones that changed nothing."}),
+    ("Peak prompt", f"{result.peak_prompt:,}", {"help": f"threshold {result.threshold_tokens:,}"}),
+    ("Last prompt", f"{final:,}"),
+])
 
 for warning in result.warnings:
     st.warning(escape_markdown(warning))
@@ -86,11 +88,7 @@ if len(events) or len(logged):
         "Show what the log itself recorded (its own compactions and prompt sizes)",
         **keep("replay_show_log", True),
     )
-st.plotly_chart(
-    replay_figure(result, events if show_log else None, logged if show_log else None),
-    width="stretch",
-    key="replay_chart",
-)
+chart(replay_figure(result, events if show_log else None, logged if show_log else None), key="replay_chart")
 st.caption(
     "The line is the prompt before each assistant message; it drops where a compaction fired (triangles). "
     "The dashed red line is the threshold. Purple marks are compactions the agent that wrote the log performed."
@@ -98,10 +96,8 @@ st.caption(
 
 if result.compactions:
     st.subheader("Compactions")
-    st.dataframe(
+    table(
         compactions_table(result),
-        hide_index=True,
-        width="stretch",
         key="replay_compactions",
         column_config={
             "savings_pct": st.column_config.NumberColumn("savings %", format="%.1f"),
@@ -125,7 +121,7 @@ if len(evolution):
 
 if len(events):
     st.subheader("Compactions recorded in the log")
-    st.dataframe(events, hide_index=True, width="stretch", key="replay_real_events")
+    table(events, key="replay_real_events")
     summaries = [e for e in getattr(conversation, "compaction_events", []) if getattr(e, "summary", None)]
     if summaries:
         with st.expander("The log's own summaries"):

@@ -38,7 +38,7 @@ STEP_COLORS: dict[str, str] = {
     "summary": ZONE_COLORS["MIDDLE"],
     "repair": "#7d8590",
     "historical_images": "#4fb3bf",
-    "final": "#2e4057",
+    "final": "#4a6b8a",
 }
 ROLE_COLORS: dict[str, str] = {
     "system": "#6c757d",
@@ -59,7 +59,8 @@ CATEGORY_COLORS: dict[str, str] = {
 # The summary segment of a before/after bar: a colour no role, category or zone uses.
 SUMMARY_COLOR = "#b0489e"
 BEFORE_COLOR = "#b5bcc4"
-AFTER_COLOR = "#2e4057"
+# Mid-tone: readable on a light and on a dark background.
+AFTER_COLOR = "#5b82c0"
 THRESHOLD_COLOR = "#c0392b"
 BUDGET_COLOR = "#3a9d5d"
 PROTECTED_FILL = "rgba(120, 130, 140, 0.13)"

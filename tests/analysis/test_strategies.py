@@ -164,8 +164,9 @@ def test_the_comparison_table() -> None:
     assert row["retention_compacted"] == pytest.approx(1 / 9)
 
     fig = strategy_figure(comparison)
-    assert list(fig.data[0].y) == table["tokens_after"].tolist()
-    assert [s.y0 for s in fig.layout.shapes][:2] == [budget, comparison.tokens_before]
+    assert list(fig.data[0].x) == table["tokens_after"].tolist()
+    assert list(fig.data[0].y) == table["strategy"].tolist()
+    assert [s.x0 for s in fig.layout.shapes][:2] == [budget, comparison.tokens_before]
 
 
 def test_a_broken_promise_is_reported(monkeypatch: pytest.MonkeyPatch) -> None:
