@@ -15,6 +15,7 @@ SCRIPTS = (
     "bench_summarizer_retention",
     "bench_strict_redaction",
     "bench_dashboard",
+    "bench_startup",
     "bench_sweep",
     "bench_batch",
 )

@@ -469,10 +469,68 @@ def _cost_tab(transcript: Transcript, result: Any, run: dict[str, Any]) -> None:
                   x_label="further requests", y_label="USD")
 
 
-def _downloads(transcript: Transcript, result: Any, settings: Settings, choice: str) -> None:
+def _report(transcript: Transcript, run: dict[str, Any], result: Any, counter: Any) -> str:
+    """This run as one self-contained HTML page (the transcript's text escaped)."""
+    from datetime import datetime
+
+    from core.analysis.preview import preview_table
+    from core.analysis.report import ReportInput, html_report
+    from core.analysis.run_view import run_composition
+    from core.analysis.savings import phase_savings
+    from core.analysis.zones import analyze_zones
+
+    run_settings: Settings = run["settings"]
+    config = run_settings.config()
+    frame = transcript.message_table(run_settings.encoding)
+    zones = transcript.memo(
+        ("zones", run_settings),
+        lambda: analyze_zones(transcript.messages, config, frame["tokens"].tolist(), counter.count_message,
+                              plan=transcript.prune_plan(config)),
+    )
+    savings = transcript.memo(
+        ("savings", run_settings, run["run_id"]),
+        lambda: phase_savings(transcript.messages, config, counter, result, plan=transcript.prune_plan(config)),
+    )
+    parameters = [
+        ("Hermes release", run_settings.profile),
+        ("model", run_settings.model or "(custom window)"),
+        ("context length", f"{run_settings.context_length:,}"),
+        ("output reserve (max_tokens)", f"{run_settings.max_tokens or 0:,}"),
+        ("threshold", f"{run_settings.threshold_percent:g} → {config.threshold_tokens:,} tokens"),
+        ("protect first N", str(run_settings.protect_first_n)),
+        ("protect last N", str(run_settings.protect_last_n)),
+        ("summary target ratio", f"{run_settings.summary_target_ratio:g}"),
+        ("token estimator", run_settings.token_estimator),
+    ]
+    return html_report(ReportInput(
+        filename=transcript.filename,
+        generated=datetime.now().astimezone(),
+        parameters=parameters,
+        zones=zones,
+        result=result,
+        summarizer=run["summarizer_label"],
+        savings=savings,
+        figures=_run_view(run, "figures", lambda: run_figures(result, frame, counter)),
+        composition=_run_view(run, "composition-role", lambda: run_composition(frame, result, counter, "role")),
+        preview=_run_view(run, "preview-table", lambda: preview_table(result, counter, transcript.messages)),
+    ))
+
+
+def _downloads(transcript: Transcript, result: Any, settings: Settings, choice: str, run: dict[str, Any],
+               counter: Any) -> None:
     from core.formats import DUMP_FORMATS, dump
 
     stem = Path(transcript.filename).stem or "conversation"
+    st.download_button(
+        "Download the HTML report",
+        lambda: _report(transcript, run, result, counter),
+        file_name=f"{stem}.context-lens-report.html",
+        mime="text/html",
+        key="download_report",
+        icon=":material/description:",
+        help="Zones, savings, the run, the compressed conversation and the summary in one self-contained page "
+             "(no script, nothing fetched): attach it to an issue or a pull request.",
+    )
     left, right = st.columns(2)
     with left:
         st.download_button(
@@ -625,4 +683,4 @@ with call_tab:
 with cost_tab:
     _cost_tab(transcript, result, run)
 with download_tab:
-    _downloads(transcript, result, run["settings"], run.get("choice", choice))
+    _downloads(transcript, result, run["settings"], run.get("choice", choice), run, run_counter)

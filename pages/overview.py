@@ -27,7 +27,7 @@ from pages._shared import (
     set_kept,
     use_model,
 )
-from pages._ui import chart, metric_row, table
+from pages._ui import metric_row, table
 
 
 def _store_uploads() -> None:
@@ -86,8 +86,15 @@ def show_load_report(transcript: Transcript) -> None:
     if warnings:
         shown = "\n".join(f"- {escape_markdown(w)}" for w in warnings[:_SHOWN_WARNINGS])
         more = len(warnings) - _SHOWN_WARNINGS
-        st.warning(f"**{len(warnings)} import warning(s)**\n\n{shown}" + (f"\n\n… and {more} more below." if more > 0 else ""),
+        st.warning(f"**{len(warnings)} import warning(s)**\n\n{shown}"
+                   + (f"\n\n… and {more} more in the load report at the foot of the page." if more > 0 else ""),
                    icon=":material/warning:")
+
+
+def show_load_table(transcript: Transcript) -> None:
+    """The load report's table and every warning, at the foot of the page (after the figures)."""
+    report = getattr(transcript.conversation, "report", None)
+    warnings = transcript.warnings
     if report is not None or warnings:
         with st.expander("Load report: every row of the file and where it went"):
             if report is not None:
@@ -122,7 +129,13 @@ def show_message_detail(transcript: Transcript) -> None:
 
     with st.expander("Message detail", expanded=st.session_state.get("detail_index") is not None):
         last = len(transcript.messages) - 1
-        index = int(st.number_input("Message #", min_value=0, max_value=last, step=1, key="detail_index"))
+        st.session_state.setdefault("detail_index", None)
+        picked = st.number_input("Message #", min_value=0, max_value=last, step=1, key="detail_index",
+                                 placeholder="number", help="Type a number, or click a row of the table above.")
+        if picked is None:
+            st.caption("Pick a message (or click a row of the table) to read it in full.")
+            return
+        index = int(picked)
         message = transcript.messages[index]
         sources = getattr(transcript.conversation, "sources", None) or []
         where = sources[index] if index < len(sources) else ""
@@ -139,7 +152,7 @@ def show_figures(transcript: Transcript) -> None:
     The analysis modules (pandas, plotly, tiktoken) are imported here, after the upload widgets
     are on screen, so the first page is usable while they load.
     """
-    from core.analysis import charts
+    from core.analysis import html_charts
     from core.analysis.overview import (
         context_usage,
         filter_messages,
@@ -147,6 +160,7 @@ def show_figures(transcript: Transcript) -> None:
         tokens_by_role,
         tokens_by_tool,
     )
+    from core.analysis.palette import CATEGORY_COLORS, ROLE_COLORS
     from core.tokens import estimate_messages_tokens_rough
 
     settings = current_settings()
@@ -178,48 +192,34 @@ def show_figures(transcript: Transcript) -> None:
         }),
     ])
     by_category = tokens_by_category(frame)
-    chart(
-        transcript.memo(
-            ("usage-figure", settings.encoding, settings.context_length, config.threshold_tokens),
-            lambda: charts.context_usage_figure(by_category, settings.context_length, config.threshold_tokens),
-        ),
-        key="usage_chart",
-    )
+    # The first page's charts are plain HTML bars: drawn at once, no plotting library to load first.
+    st.html(html_charts.context_usage_html(by_category, settings.context_length, config.threshold_tokens))
 
-    role_tab, tool_tab, category_tab = st.tabs(["By role", "By tool", "By category"])
-    with role_tab:
-        by_role = tokens_by_role(frame)
-        left, right = st.columns([3, 2])
-        role_figure = transcript.memo(
-            ("role-figure", settings.encoding),
-            lambda: charts.breakdown_bar(by_role, "role", colors=charts.ROLE_COLORS),
-        )
-        with left:
-            chart(role_figure, key="role_chart")
-        with right:
-            table(by_role, column_config={"share": st.column_config.ProgressColumn("share", format="percent")})
-    with tool_tab:
+    # One breakdown at a time: hidden tabs would draw three more charts and tables on the first page.
+    by = st.segmented_control("Break down by", ["By role", "By tool", "By category"],
+                              **keep("overview_breakdown", "By role"), label_visibility="collapsed")
+    share = {"share": st.column_config.ProgressColumn("share", format="percent")}
+    left, right = st.columns([3, 2])
+    if by == "By tool":
         by_tool = transcript.memo(("by-tool", settings.encoding), lambda: tokens_by_tool(transcript.messages, counter))
         if by_tool.empty:
             st.info("This conversation has no tool calls.")
         else:
-            left, right = st.columns([3, 2])
-            tool_figure = transcript.memo(("tool-figure", settings.encoding),
-                                          lambda: charts.tool_breakdown_figure(by_tool))
             with left:
-                chart(tool_figure, key="tool_chart")
+                st.html(html_charts.tool_breakdown_html(by_tool))
             with right:
-                table(by_tool, column_config={"share": st.column_config.ProgressColumn("share", format="percent")})
-    with category_tab:
-        left, right = st.columns([3, 2])
-        category_figure = transcript.memo(
-            ("category-figure", settings.encoding),
-            lambda: charts.breakdown_bar(by_category, "category", colors=charts.CATEGORY_COLORS),
-        )
+                table(by_tool, column_config=share)
+    elif by == "By category":
         with left:
-            chart(category_figure, key="category_chart")
+            st.html(html_charts.breakdown_html(by_category, "category", colors=CATEGORY_COLORS))
         with right:
-            table(by_category, column_config={"share": st.column_config.ProgressColumn("share", format="percent")})
+            table(by_category, column_config=share)
+    else:
+        by_role = tokens_by_role(frame)
+        with left:
+            st.html(html_charts.breakdown_html(by_role, "role", colors=ROLE_COLORS))
+        with right:
+            table(by_role, column_config=share)
 
     events = list(getattr(transcript.conversation, "compaction_events", None) or [])
     if events:
@@ -334,3 +334,4 @@ show_load_report(transcript)
 show_release(transcript)
 show_figures(transcript)
 show_message_detail(transcript)
+show_load_table(transcript)

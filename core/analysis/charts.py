@@ -18,58 +18,28 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from core.analysis.overview import CATEGORIES
+from core.analysis.palette import (  # noqa: F401  (re-exported: the pages read the colours from here)
+    AFTER_COLOR,
+    BEFORE_COLOR,
+    BUDGET_COLOR,
+    CATEGORY_COLORS,
+    FALLBACK_COLOR,
+    GRID_COLOR,
+    MUTED_COLOR,
+    PALETTE,
+    PROTECTED_FILL,
+    ROLE_COLORS,
+    STEP_COLORS,
+    SUMMARY_COLOR,
+    THRESHOLD_COLOR,
+    ZONE_COLORS,
+)
 
 if TYPE_CHECKING:
     from core.analysis.savings import SavingsAnalysis
     from core.analysis.zones import ZoneAnalysis
 
-ZONE_COLORS: dict[str, str] = {
-    "HEAD": "#3b6fb6",
-    "MIDDLE": "#e8833a",
-    "TAIL": "#3a9d5d",
-    "UNCHANGED": "#9aa0a6",
-}
-STEP_COLORS: dict[str, str] = {
-    "original": "#5b6770",
-    "dedup": "#8e6cc4",
-    "one_liners": "#d1495b",
-    "args": "#d9a126",
-    "tool_images": "#00798c",
-    "summary": ZONE_COLORS["MIDDLE"],
-    "repair": "#7d8590",
-    "historical_images": "#4fb3bf",
-    "final": "#4a6b8a",
-}
-ROLE_COLORS: dict[str, str] = {
-    "system": "#6c757d",
-    "developer": "#868e96",
-    "user": "#3b6fb6",
-    "assistant": "#3a9d5d",
-    "tool": "#c9733c",
-    "function": "#c9733c",
-}
-CATEGORY_COLORS: dict[str, str] = {
-    "system": "#6c757d",
-    "user text": "#3b6fb6",
-    "assistant text": "#3a9d5d",
-    "tool calls": "#d9a126",
-    "tool results": "#c9733c",
-    "images": "#00798c",
-}
-# The summary segment of a before/after bar: a colour no role, category or zone uses.
-SUMMARY_COLOR = "#b0489e"
-BEFORE_COLOR = "#b5bcc4"
-# Mid-tone: readable on a light and on a dark background.
-AFTER_COLOR = "#5b82c0"
-THRESHOLD_COLOR = "#c0392b"
-BUDGET_COLOR = "#3a9d5d"
-PROTECTED_FILL = "rgba(120, 130, 140, 0.13)"
-FALLBACK_COLOR = "#8c96a0"
-
 _FONT = {"family": "Inter, Segoe UI, Helvetica, Arial, sans-serif", "size": 13}
-# Semi-transparent greys read on a light and on a dark background alike.
-GRID_COLOR = "rgba(128, 128, 128, 0.22)"
-MUTED_COLOR = "rgba(128, 128, 128, 0.95)"
 # What the dashboard passes to st.plotly_chart: Plotly's own toolbar would cover legends and
 # titles at the top of a chart (Streamlit's element toolbar keeps full screen; drag still zooms
 # and a double click resets).
@@ -164,9 +134,6 @@ def color_for(mapping: dict[str, str], key: str) -> str:
     return mapping.get(key, FALLBACK_COLOR)
 
 
-# Colours for keys without a fixed one (tools), in a stable order.
-PALETTE = ("#3b6fb6", "#e8833a", "#3a9d5d", "#8e6cc4", "#d1495b", "#00798c", "#d9a126", "#5b6770", "#4fb3bf",
-           "#a05195", "#7a9e3a", "#c9733c")
 
 
 def breakdown_bar(table: pd.DataFrame, key: str, *, colors: dict[str, str] | None = None,
