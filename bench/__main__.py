@@ -13,6 +13,7 @@ SCRIPTS = (
     "bench_core",
     "bench_formats",
     "bench_summarizer_retention",
+    "bench_summarizer_speed",
     "bench_strict_redaction",
     "bench_dashboard",
     "bench_startup",

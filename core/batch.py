@@ -64,6 +64,11 @@ REPORT_COLUMNS: dict[str, str] = {
     "messages": "Int64",
     "exact_tokens": "Int64",
     "hermes_tokens": "Int64",
+    # The whole request (core.analysis.request), exact tokens: its total, the part the log's recorded
+    # usage implies beyond what was counted, and the last recorded prompt size (NA when none).
+    "request_tokens": "Int64",
+    "unrecorded_overhead": "Int64",
+    "recorded_last_prompt": "Int64",
     "output_reserve": "Int64",
     "threshold_tokens": "Int64",
     "would_compress": "boolean",
@@ -134,6 +139,7 @@ class AnalysisSettings:
     focus_topic: str | None = None
     strict_redaction: bool = DEFAULTS.strict_redaction
     abort_on_summary_failure: bool = DEFAULTS.abort_on_summary_failure
+    what_if_no_floor: bool = DEFAULTS.what_if_no_floor
     format: str | None = None
     all_sessions: bool = True
     server_model: str | None = None
@@ -218,10 +224,10 @@ def analyze_messages(
     compressing this conversation now would do; ``would_compress`` says whether Hermes would.
     ``summarizer`` defaults to the one ``settings`` names.
     """
-    from core.analysis.facts import extract_facts, retention, retention_score
     from core.analysis.savings import phase_savings
     from core.analysis.summary_check import summary_problem
     from core.analysis.zones import HEAD, MIDDLE, TAIL, analyze_zones
+    from core.facts import extract_facts, retention, retention_score
     from core.plan import prepare
     from core.tokens import encoding_name_for_model, get_counter
 
@@ -434,10 +440,15 @@ def _file_rows(path: str, options: AnalysisSettings, data: bytes | None) -> list
             else load(source, filename=name, format=options.format, session=info.id)
             for info in conversation.sessions
         ]
+    from core.analysis.request import request_report
+
     rows = []
     for conv in conversations:
         began = time.perf_counter()
         analysis = analyze_messages(conv.messages, options)
+        request = request_report(conv, options.config())
+        analysis.update(request_tokens=request["total"], unrecorded_overhead=request["unrecorded_overhead"],
+                        recorded_last_prompt=request["recorded_last_prompt"])
         rows.append(_row(path, conv, analysis, time.perf_counter() - began))
     return rows
 

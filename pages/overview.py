@@ -13,7 +13,6 @@ from core.profiles import DEFAULT_PROFILE
 from pages._shared import (
     AUTO_FORMAT,
     UPLOAD_PREFIX,
-    conversation_model,
     conversation_options,
     current_settings,
     current_transcript,
@@ -22,10 +21,11 @@ from pages._shared import (
     escape_markdown,
     keep,
     kept,
+    model_offer,
     page_setup,
     selected_source,
     set_kept,
-    use_model,
+    window_source,
 )
 from pages._ui import metric_row, table
 
@@ -146,6 +146,45 @@ def show_message_detail(transcript: Transcript) -> None:
             st.code(message_text(message) or "(no text)", language=None, wrap_lines=True)
 
 
+def show_request(request: Any, context_length: int, threshold_tokens: int) -> None:
+    """The whole request part by part (a stacked bar and a table), and recorded against estimated sizes."""
+    st.subheader("Whole request")
+    st.caption(
+        "What the model read, like Claude Code's /context: the system prompt, the tool schemas, the context the "
+        "agent injected itself, the messages, and what the log's recorded prompt size holds beyond them "
+        "(unrecorded overhead: e.g. an agent's own system prompt and tool schemas, which no log writes down)."
+    )
+    from core.analysis.html_charts import request_html
+
+    # Plain HTML bars: drawn at once, no plotting library to load before the first page is usable.
+    st.html(request_html(request, context_length, threshold_tokens))
+    table(request.table(), key="request_table",
+          column_config={"share": st.column_config.ProgressColumn("share", format="percent"),
+                         "source": st.column_config.TextColumn("where it comes from", width="large")})
+    last = request.last_recorded
+    if last is None:
+        st.caption("The log records no prompt sizes, so nothing the log leaves out (an agent's own system prompt, "
+                   "its tool schemas) can be estimated: the total is what the log holds.")
+        return
+    cache = []
+    if last.cache_read is not None:
+        cache.append(f"{last.cache_read:,} read from the cache")
+    if last.cache_write is not None:
+        cache.append(f"{last.cache_write:,} written to it")
+    cache.append(f"{last.uncached:,} uncached")
+    difference = (request.total - last.prompt_tokens) / last.prompt_tokens * 100
+    st.caption(
+        f"Last recorded prompt: **{last.prompt_tokens:,}** tokens, for message {last.message_index} "
+        f"({', '.join(cache)}). The whole request counted now is {request.total:,} ({difference:+.1f} %): it also "
+        "holds what came after that request."
+    )
+    errors = request.estimate_errors()
+    with st.expander(f"Recorded and estimated prompt sizes, turn by turn ({errors['turns']} recorded)"):
+        st.caption(f"Mean error: the messages alone {errors['messages_only']:.1f} %, the whole-request estimate "
+                   f"{errors['estimate']:.1f} % (the overhead is taken at the last recorded turn).")
+        table(request.turn_table(), key="request_turns")
+
+
 def show_figures(transcript: Transcript) -> None:
     """Headline figures, breakdowns and the message table.
 
@@ -161,6 +200,7 @@ def show_figures(transcript: Transcript) -> None:
         tokens_by_tool,
     )
     from core.analysis.palette import CATEGORY_COLORS, ROLE_COLORS
+    from core.analysis.request import ExactWeigher, request_breakdown
     from core.tokens import estimate_messages_tokens_rough
 
     settings = current_settings()
@@ -169,31 +209,35 @@ def show_figures(transcript: Transcript) -> None:
     config = settings.config()
     total = int(frame["tokens"].sum())
     rough = transcript.memo("rough-total", lambda: estimate_messages_tokens_rough(transcript.messages))
-    usage = context_usage(total, settings.context_length, config.threshold_tokens)
+    request = transcript.memo(("request", settings.encoding),
+                              lambda: request_breakdown(transcript.conversation, ExactWeigher(settings.encoding)))
+    usage = context_usage(request.total, config.context_length, config.threshold_tokens)
 
-    suggested = conversation_model(transcript)
-    if suggested:
-        note, action = st.columns([3, 1], vertical_alignment="center")
-        note.caption(f"The log was written with {escape_markdown(suggested)}; the sidebar uses "
-                     f"{escape_markdown(kept('model'))}.")
-        action.button("Use the log's model", on_click=use_model, args=(suggested,), key="use_log_model")
+    st.caption(window_source(settings, transcript))
+    model_offer(transcript)
 
     st.subheader("Headline figures")
     metric_row("overview", [
         ("Messages", f"{len(frame):,}"),
         (f"Tokens ({settings.encoding})", f"{total:,}", {"help": "Exact tiktoken count of every message."}),
         ("Hermes estimate", f"{rough:,}", {"help": "The reference's rough estimate (characters / 4, images 1,500)."}),
-        ("Context used", f"{usage['usage_share']:.0%}", {"help": f"Of a {settings.context_length:,}-token window."}),
+        ("Whole request", f"{request.total:,}", {
+            "help": "What the model read with the next request: system prompt, tool schemas, injected context, the "
+                    "messages of the agent's current context and the overhead the log's recorded usage implies "
+                    "(see below)."}),
+        ("Context used", f"{usage['usage_share']:.0%}",
+         {"help": f"The whole request, of a {config.context_length:,}-token window."}),
         ("Compression threshold", f"{config.threshold_tokens:,}", {
-            "delta": "reached" if usage["over_threshold"] else f"{total / max(config.threshold_tokens, 1):.0%} of it",
+            "delta": ("reached" if usage["over_threshold"]
+                      else f"{request.total / max(config.threshold_tokens, 1):.0%} of it"),
             "delta_color": "orange" if usage["over_threshold"] else "gray",
             "delta_arrow": "off",
-            "help": "Exact tokens against the threshold; the Zones page decides with the configured estimator.",
+            "help": "The whole request (exact tokens) against the threshold, as Hermes' host sizes a request; the "
+                    "Zones page decides on the messages with the configured estimator.",
         }),
     ])
+    show_request(request, config.context_length, config.threshold_tokens)
     by_category = tokens_by_category(frame)
-    # The first page's charts are plain HTML bars: drawn at once, no plotting library to load first.
-    st.html(html_charts.context_usage_html(by_category, settings.context_length, config.threshold_tokens))
 
     # One breakdown at a time: hidden tabs would draw three more charts and tables on the first page.
     by = st.segmented_control("Break down by", ["By role", "By tool", "By category"],

@@ -17,6 +17,7 @@ from pages._shared import (
     page_setup,
     require_transcript,
     source_caption,
+    whole_request,
 )
 from pages._ui import chart, metric_row, table
 
@@ -44,16 +45,25 @@ zones = transcript.memo(
                           transcript.counter(settings.encoding).count_message, plan=transcript.prune_plan(config)),
 )
 
-if zones.would_compress:
+# Hermes' host decides on the whole request (the last recorded prompt size when the log has one).
+request = whole_request(transcript, settings)
+if request.recorded_last_prompt is not None:
+    sized, how = request.recorded_last_prompt, "the last prompt size the log recorded"
+else:
+    sized, how = request.total, "the whole-request estimate"
+extra = "" if sized == zones.prompt_tokens else f" (the messages alone: {zones.prompt_tokens:,})"
+if sized >= zones.threshold_tokens:
+    first = (f"; the messages alone first reach it at message {zones.first_trigger_index}"
+             if zones.first_trigger_index is not None else "")
     st.success(
-        f"**Compression would trigger.** The prompt estimate ({zones.prompt_tokens:,}) reaches the threshold "
-        f"({zones.threshold_tokens:,}); it first did at message {zones.first_trigger_index}."
+        f"**Compression would trigger.** {how.capitalize()} is {sized:,}{extra}, at or above the threshold "
+        f"of {zones.threshold_tokens:,}{first}."
     )
 else:
     st.info(
-        f"**Compression would not trigger on its own.** The prompt estimate is {zones.prompt_tokens:,}, "
+        f"**Compression would not trigger on its own.** {how.capitalize()} is {sized:,}{extra}, "
         f"below the threshold of {zones.threshold_tokens:,} "
-        f"({zones.prompt_tokens / max(zones.threshold_tokens, 1):.0%} of it). The preview below shows what a "
+        f"({sized / max(zones.threshold_tokens, 1):.0%} of it). The preview below shows what a "
         "manual /compress would do."
     )
 

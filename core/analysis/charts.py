@@ -17,7 +17,6 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from core.analysis.overview import CATEGORIES
 from core.analysis.palette import (  # noqa: F401  (re-exported: the pages read the colours from here)
     AFTER_COLOR,
     BEFORE_COLOR,
@@ -186,46 +185,6 @@ def tool_breakdown_figure(by_tool: pd.DataFrame, *, top: int = 15) -> go.Figure:
     fig.update_xaxes(title_text="tokens (tiktoken)", showgrid=True, gridcolor=GRID_COLOR, separatethousands=True,
                      range=[0, top_value * 1.35 or 1])
     fig.update_yaxes(showgrid=False)
-    return fig
-
-
-def context_usage_figure(by_category: pd.DataFrame, context_length: int, threshold_tokens: int) -> go.Figure:
-    """One stacked bar of the conversation's tokens by category against the window and the threshold."""
-    fig = go.Figure()
-    for category in CATEGORIES:
-        row = by_category[by_category["category"] == category]
-        tokens = int(row["tokens"].iloc[0]) if len(row) else 0
-        if tokens == 0:
-            continue
-        fig.add_trace(
-            go.Bar(
-                x=[tokens],
-                y=["conversation"],
-                name=category,
-                orientation="h",
-                marker_color=color_for(CATEGORY_COLORS, category),
-                hovertemplate=f"{category}: %{{x:,}} tokens<extra></extra>",
-            )
-        )
-    total = int(by_category["tokens"].sum())
-    span = max(context_length, threshold_tokens, total) * 1.04
-    marks = sorted([(threshold_tokens, f"threshold {threshold_tokens:,}", THRESHOLD_COLOR, "dash"),
-                    (context_length, f"window {context_length:,}", MUTED_COLOR, "solid")])
-    rows = staggered_labels([x for x, *_ in marks], span, min_gap=0.22)
-    shapes, notes = [], []
-    for (x, text, color, dash), row in zip(marks, rows, strict=True):
-        shapes.append({"type": "line", "xref": "x", "x0": x, "x1": x, "yref": "paper", "y0": 0, "y1": 1,
-                       "line": {"color": color, "dash": dash, "width": 2}})
-        # Anchored towards the middle of the chart so a label at either edge is never cut off.
-        anchor = "right" if x > span * 0.6 else "left"
-        notes.append({"text": text, "x": x, "xref": "x", "xanchor": anchor, "y": 1.0, "yref": "paper",
-                      "yanchor": "bottom", "yshift": 2 + 18 * row, "showarrow": False,
-                      "font": {"size": 12, "color": THRESHOLD_COLOR if color == THRESHOLD_COLOR else None}})
-    style(fig, height=230 + 18 * max(rows))
-    fig.update_layout(barmode="stack", shapes=shapes, annotations=notes,
-                      margin={"t": 34 + 18 * max(rows), "b": 78})
-    fig.update_xaxes(range=[0, span], title_text="tokens (tiktoken)", showgrid=True, gridcolor=GRID_COLOR)
-    fig.update_yaxes(showticklabels=False)
     return fig
 
 

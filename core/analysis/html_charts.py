@@ -17,7 +17,7 @@ from typing import Any
 
 from core.analysis.formatting import integer
 
-__all__ = ["Bar", "Marker", "Segment", "bar_rows", "breakdown_html", "context_usage_html", "stacked_bar",
+__all__ = ["Bar", "Marker", "Segment", "bar_rows", "breakdown_html", "request_html", "stacked_bar",
            "tool_breakdown_html"]
 
 _GREY_TRACK = "rgba(128, 128, 128, 0.14)"
@@ -153,17 +153,21 @@ def bar_rows(name: str, bars: Sequence[Bar], *, unit: str = "tokens", legend: bo
 # --- the overview's charts -------------------------------------------------------------------------
 
 
-def context_usage_html(by_category: Any, context_length: int, threshold_tokens: int) -> str:
-    """The conversation's exact tokens by category in one bar, against the window and the threshold."""
-    from core.analysis.overview import CATEGORIES
-    from core.analysis.palette import CATEGORY_COLORS, THRESHOLD_COLOR
+def request_html(breakdown: Any, context_length: int, threshold_tokens: int) -> str:
+    """The whole request by part in one bar (a ``core.analysis.request.RequestBreakdown``), against
+    the window and the threshold, with the last recorded prompt size when the log has one."""
+    from core.analysis.palette import MUTED_COLOR, THRESHOLD_COLOR
+    from core.analysis.request import PART_COLORS, PART_LABELS, RECORDED_COLOR
 
-    tokens = dict(zip(by_category["category"], by_category["tokens"], strict=True))
-    segments = [Segment(category, int(tokens.get(category, 0)), CATEGORY_COLORS.get(category, "#8c96a0"))
-                for category in CATEGORIES]
+    unit = "estimated tokens" if breakdown.unit == "hermes" else f"tokens ({breakdown.unit})"
+    segments = [Segment(PART_LABELS[name], int(tokens), PART_COLORS[name])
+                for name, tokens in breakdown.parts.items()]
     markers = [Marker(f"threshold {threshold_tokens:,}", threshold_tokens, THRESHOLD_COLOR, dashed=True),
-               Marker(f"window {context_length:,}", context_length)]
-    return stacked_bar("context-usage", segments, markers=markers, span=context_length)
+               Marker(f"window {context_length:,}", context_length, MUTED_COLOR)]
+    if breakdown.recorded_last_prompt is not None:
+        markers.append(Marker(f"recorded last prompt {breakdown.recorded_last_prompt:,}",
+                              int(breakdown.recorded_last_prompt), RECORDED_COLOR))
+    return stacked_bar("whole-request", segments, markers=markers, span=context_length, unit=unit)
 
 
 def breakdown_html(table: Any, key: str, *, colors: dict[str, str] | None = None, name: str | None = None) -> str:

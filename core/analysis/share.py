@@ -47,6 +47,23 @@ def _choice(options: tuple[str, ...]) -> Callable[[str], str]:
     return parse
 
 
+def _scale(text: str) -> float:
+    from core.analysis.what_if import WINDOW_SCALES
+
+    value = round(float(text), 2)
+    if value not in WINDOW_SCALES:
+        raise ValueError(text)
+    return value
+
+
+def _flag(text: str) -> bool:
+    if text.lower() in ("1", "true", "yes", "on"):
+        return True
+    if text.lower() in ("0", "false", "no", "off"):
+        return False
+    raise ValueError(text)
+
+
 def _text(text: str) -> str:
     if not text or len(text) > 300 or any(ch in text for ch in "\n\r\t\x00"):
         raise ValueError(text)
@@ -65,6 +82,8 @@ QUERY_FIELDS: tuple[QueryField, ...] = (
     QueryField("ratio", "summary_target_ratio", _number(0.10, 0.80, integer=False), "a ratio from 0.10 to 0.80"),
     QueryField("release", "profile", _choice(tuple(PROFILES)), "one of " + ", ".join(PROFILES)),
     QueryField("estimator", "token_estimator", _choice(("hermes", "tiktoken")), "hermes or tiktoken"),
+    QueryField("scale", "window_scale", _scale, "one of the what-if window shares (1, 0.9, … 0.1, 0.09, … 0.01)"),
+    QueryField("nofloor", "what_if_no_floor", _flag, "1 or 0 (the what-if without the 64K floor)"),
     QueryField("sample", "sample", _text, "the name of a bundled sample"),
 )
 _BY_NAME = {field.name: field for field in QUERY_FIELDS}
@@ -78,7 +97,10 @@ def settings_query(values: Mapping[str, Any], defaults: Mapping[str, Any]) -> di
         value = values.get(field.setting)
         if value is None or value == defaults.get(field.setting):
             continue
-        out[field.name] = f"{value:g}" if isinstance(value, float) else str(value)
+        if isinstance(value, bool):
+            out[field.name] = "1" if value else "0"
+        else:
+            out[field.name] = f"{value:g}" if isinstance(value, float) else str(value)
     return out
 
 

@@ -8,7 +8,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from core import profiles as P
-from core.formats.model import CompactionEvent, Conversation, SessionInfo
+from core.formats.model import CompactionEvent, Conversation, InjectedContext, SessionInfo
 from core.formats.report import LoadReport, RowTally
 
 ROLES = ("system", "developer", "user", "assistant", "tool")
@@ -234,6 +234,7 @@ class Builder:
         self.reasoning: list[str | None] = []
         self.warnings: list[str] = []
         self.events: list[CompactionEvent] = []
+        self.injected: list[InjectedContext] = []
         self.metadata: dict[str, Any] = {}
         self.tally = RowTally(unit)
 
@@ -291,6 +292,7 @@ class Builder:
             system_prompt=system_prompt,
             tools=tools or None,
             compaction_events=self.events,
+            injected=self.injected,
             sessions=sessions or [],
             session_id=session_id,
             warnings=self.warnings,
