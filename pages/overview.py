@@ -192,22 +192,16 @@ def show_figures(transcript: Transcript) -> None:
     are on screen, so the first page is usable while they load.
     """
     from core.analysis import html_charts
-    from core.analysis.overview import (
-        context_usage,
-        filter_messages,
-        tokens_by_category,
-        tokens_by_role,
-        tokens_by_tool,
-    )
     from core.analysis.palette import CATEGORY_COLORS, ROLE_COLORS
     from core.analysis.request import ExactWeigher, request_breakdown
+    from core.analysis.usage import context_usage
     from core.tokens import estimate_messages_tokens_rough
 
     settings = current_settings()
-    frame = transcript.message_table(settings.encoding)
     counter = transcript.counter(settings.encoding)
     config = settings.config()
-    total = int(frame["tokens"].sum())
+    # The headline figures and the request bar need no table: they are drawn before pandas loads.
+    total = transcript.memo(("total-tokens", settings.encoding), lambda: counter.count_messages(transcript.messages))
     rough = transcript.memo("rough-total", lambda: estimate_messages_tokens_rough(transcript.messages))
     request = transcript.memo(("request", settings.encoding),
                               lambda: request_breakdown(transcript.conversation, ExactWeigher(settings.encoding)))
@@ -218,7 +212,7 @@ def show_figures(transcript: Transcript) -> None:
 
     st.subheader("Headline figures")
     metric_row("overview", [
-        ("Messages", f"{len(frame):,}"),
+        ("Messages", f"{len(transcript.messages):,}"),
         (f"Tokens ({settings.encoding})", f"{total:,}", {"help": "Exact tiktoken count of every message."}),
         ("Hermes estimate", f"{rough:,}", {"help": "The reference's rough estimate (characters / 4, images 1,500)."}),
         ("Whole request", f"{request.total:,}", {
@@ -237,6 +231,10 @@ def show_figures(transcript: Transcript) -> None:
         }),
     ])
     show_request(request, config.context_length, config.threshold_tokens)
+
+    from core.analysis.overview import filter_messages, tokens_by_category, tokens_by_role, tokens_by_tool
+
+    frame = transcript.message_table(settings.encoding)
     by_category = tokens_by_category(frame)
 
     # One breakdown at a time: hidden tabs would draw three more charts and tables on the first page.

@@ -33,14 +33,15 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from core import profiles as P
 from core.config import CompressorConfig
 from core.message_view import content_text, role_of
 from core.tokens import encoding_name_for_model, get_counter, message_rough_chars
+
+if TYPE_CHECKING:  # pandas only for the tables: the dashboard's first chart is drawn before it loads
+    import pandas as pd
 
 __all__ = [
     "PARTS",
@@ -338,6 +339,8 @@ class RequestBreakdown:
 
     def table(self) -> pd.DataFrame:
         """``part, tokens, share, source``: one row per part, in ``PARTS`` order."""
+        import pandas as pd
+
         total = self.total
         sources = self.sources()
         rows = [{"part": PART_LABELS[name], "tokens": tokens, "share": tokens / total if total else 0.0,
@@ -348,6 +351,8 @@ class RequestBreakdown:
         """One row per assistant turn: ``message_index``, ``recorded`` (or NA), ``messages_only`` (the
         message list alone), ``estimate`` (the whole request: counted parts plus the unrecorded
         overhead) and both errors against the recorded size, in percent."""
+        import pandas as pd
+
         rows = []
         for turn in self.turns:
             recorded = turn.recorded.prompt_tokens if turn.recorded else None
