@@ -285,7 +285,7 @@ def zone_map_figure(zones: ZoneAnalysis, *, exact_label: str = "tokens (tiktoken
         "barmode": "stack",
         "bargap": 0.05,
         "xaxis": {"domain": [0, 1], "anchor": "y", "showticklabels": False, "range": x_range},
-        "yaxis": {"domain": [0.5, 0.94], "title": {"text": f"per message<br>({exact_label})"}},
+        "yaxis": {"domain": [0.5, 0.94], "title": {"text": f"{exact_label}<br>per message"}},
         "xaxis2": {"domain": [0, 1], "anchor": "y2", "matches": "x", "title": {"text": "message index"}},
         "yaxis2": {"domain": [0, 0.4], "title": {"text": f"prompt and tail walk<br>({unit})"},
                    "range": [0, top_y]},

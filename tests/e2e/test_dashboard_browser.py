@@ -149,8 +149,6 @@ def test_a_binary_upload_is_a_readable_error(page, tmp_path):
 )
 def test_every_analysis_view_renders_without_an_exception(page, title, name):
     page.get_by_text("Headline figures").wait_for()
-    if page.get_by_role("link", name=title).count() == 0:
-        pytest.fail(f"{title} is not in the navigation")
     open_page(page, title)
     assert page.locator("[data-testid='stException']").count() == 0
     screenshot(page, name)
