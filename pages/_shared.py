@@ -492,13 +492,14 @@ def model_offer(transcript: Transcript, key: str = "use_log_model") -> None:
     suggested = conversation_model(transcript)
     if suggested:
         window, reserve = model_window(suggested), model_output_limit(suggested)
-        note, action = st.columns([3, 1], vertical_alignment="center")
-        note.caption(
+        # The button under the note, not beside it: a quarter of the page cut its label at 800 px
+        # with the sidebar open.
+        st.caption(
             f"The log was written with {escape_markdown(named)}; the sidebar uses {escape_markdown(kept('model'))}. "
             f"litellm's table gives {escape_markdown(suggested)} a window of {window or 0:,} tokens"
             + (f" and an output limit of {reserve:,}." if reserve else ".")
         )
-        action.button("Use this transcript's model", on_click=use_model, args=(suggested,), key=key)
+        st.button("Use this transcript's model", on_click=use_model, args=(suggested,), key=key)
     elif table_model_name(named) is None:
         st.caption(f"The log was written with {escape_markdown(named)}, which litellm's model table does not list: "
                    "enter its window in the sidebar by hand.")

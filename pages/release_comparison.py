@@ -44,12 +44,10 @@ st.caption(
     "compression by that release, with the same summarizer and the same date for all."
 )
 
-a, b = st.columns([2, 1])
-with a:
-    choice = st.radio("Summarizer", [OFFLINE, NONE], horizontal=True, **keep("releases_summarizer", OFFLINE))
-with b:
-    force = st.checkbox("Compress even below the threshold", **keep("releases_force", True),
-                        help="Like /compress. The table still says whether each release's threshold is reached.")
+# One under the other: side by side, a third of an 800-pixel page cut the checkbox's label.
+choice = st.radio("Summarizer", [OFFLINE, NONE], horizontal=True, **keep("releases_summarizer", OFFLINE))
+force = st.checkbox("Compress even below the threshold", **keep("releases_force", True),
+                    help="Like /compress. The table still says whether each release's threshold is reached.")
 
 config = settings.config()
 comparison = transcript.memo(

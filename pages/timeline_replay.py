@@ -144,14 +144,15 @@ if result.compactions:
 evolution = summary_evolution(result)
 if len(evolution):
     st.subheader("How the summary evolved")
-    st.line_chart(evolution.set_index("compaction")["chars"], height=180, x_label="compaction",
-                  y_label="summary characters")
+    # 260 px: at 180 the axis title was cut and the tick labels ran into each other.
+    st.line_chart(evolution.set_index("compaction")["chars"], height=260, x_label="compaction",
+                  y_label="characters")
     labels = [f"#{c} at message {m} ({o}, {n:,} characters)" for c, m, o, n in
               zip(evolution["compaction"], evolution["message_index"], evolution["outcome"], evolution["chars"],
                   strict=True)]
     picked = st.selectbox("Summary", labels, index=len(labels) - 1, key="replay_summary_pick")
     body = evolution["body"].iloc[labels.index(picked)]
-    st.code(body, language=None, wrap_lines=True)
+    st.code(body, language=None, wrap_lines=True, height=480)
 
 if len(events):
     st.subheader("Compactions recorded in the log")

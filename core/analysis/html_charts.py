@@ -25,6 +25,12 @@ _GREY_LINE = "rgba(128, 128, 128, 0.85)"
 _FONT = "font-family: inherit; font-size: 0.85rem; line-height: 1.35;"
 
 
+# The room (percent of the bar) two marker labels on one row need: a quarter of the bar when both
+# run the same way, half when the left one runs right and the right one runs left (towards each
+# other), so that two labels of about 16 characters stay apart on a 470-pixel-wide bar.
+_LABEL_GAP = {(False, False): 24.0, (True, True): 24.0, (False, True): 50.0, (True, False): 0.0}
+
+
 def _e(value: object) -> str:
     return html.escape(str(value), quote=True)
 
@@ -79,18 +85,19 @@ def stacked_bar(name: str, segments: Sequence[Segment], *, markers: Sequence[Mar
         f'style="width:{_pct(s.value, right):.3f}%; background:{s.color}; height:100%;"></div>'
         for s in segments if s.value > 0
     )
-    rows: list[float] = []
+    rows: list[tuple[float, bool]] = []  # per row, the last label's position and whether it runs left
     labels, lines = [], []
     for marker in sorted(markers, key=lambda m: m.value):
         at = _pct(marker.value, right)
+        runs_left = at > 60
         row = 0
-        while row < len(rows) and abs(at - rows[row]) < 24:
+        while row < len(rows) and at - rows[row][0] < _LABEL_GAP[(rows[row][1], runs_left)]:
             row += 1
         if row == len(rows):
-            rows.append(at)
+            rows.append((at, runs_left))
         else:
-            rows[row] = at
-        anchor = "right: 0;" if at > 60 else "left: 0;"
+            rows[row] = (at, runs_left)
+        anchor = "right: 0;" if runs_left else "left: 0;"
         labels.append(
             f'<div style="position:absolute; left:{at:.3f}%; top:{row * 1.3:.2f}rem; width:0;">'
             f'<span style="position:absolute; {anchor} white-space:nowrap; padding:0 0.3rem; color:{marker.color};">'

@@ -94,7 +94,7 @@ def retention_figure(runs: Mapping[str, pd.DataFrame]) -> go.Figure:
     for position, (name, scored) in enumerate(runs.items()):
         by_kind = retention_by_kind(scored)
         fig.add_trace(go.Bar(
-            x=by_kind["kind"], y=(by_kind["score"] * 100).round(1), name=name,
+            x=by_kind["kind"].str.replace("_", " "), y=(by_kind["score"] * 100).round(1), name=name,
             marker_color=palette[position % len(palette)],
             customdata=by_kind[["kept", "total"]].to_numpy(),
             hovertemplate="%{x}: %{customdata[0]}/%{customdata[1]} kept (%{y:.1f}%)<extra>" + name + "</extra>",

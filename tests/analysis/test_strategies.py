@@ -203,5 +203,5 @@ def test_fact_index_parts_and_the_retention_view() -> None:
     assert index.facts_in([]).empty
     assert retention_summary(index.retention_of([], "x")) == {"total": 0, "kept": 0, "lost": 0, "score": 1.0}
     fig = retention_figure({"a": scored})
-    assert list(fig.data[0].x) == ["user_request", "path", "command", "error", "quantity", "identifier"]
+    assert list(fig.data[0].x) == ["user request", "path", "command", "error", "quantity", "identifier"]
     assert list(fig.data[0].y) == [0.0, 100.0, 0.0, 0.0, 25.0, 0.0]
