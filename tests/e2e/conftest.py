@@ -131,6 +131,11 @@ def wait_until_idle(page: Any) -> None:
         "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')",
         timeout=UI_TIMEOUT_MS,
     )
+    # Widgets whose code the browser loads on first use show a grey placeholder until it is there.
+    page.wait_for_function(
+        "() => !document.querySelector('[data-testid=\"stSkeleton\"], [data-testid=\"stSkeletonElement\"]')",
+        timeout=UI_TIMEOUT_MS,
+    )
 
 
 def screenshot(page: Any, name: str) -> Path:
