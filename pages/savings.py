@@ -98,7 +98,7 @@ st.caption("**Click a bar** to list the messages that step touched, then a messa
 table(
     savings.table,
     column_config={
-        "step": st.column_config.TextColumn("step", width="medium"),
+        "step": st.column_config.TextColumn("step", width=240),  # the longest step name in full
         "which": st.column_config.TextColumn("which messages", width="medium"),
     },
     key="savings_table",
