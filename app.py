@@ -39,6 +39,8 @@ SECTIONS: dict[str, list[tuple[str, str, str]]] = {
 st.set_page_config(page_title="Context Lens", page_icon=str(PAGE_ICON), layout="wide")
 init_state()
 
+# Navigation across the top: the sidebar holds only the parameters, so its sliders are above the
+# fold on a 900-pixel-high screen.
 navigation = st.navigation(
     {
         section: [
@@ -47,6 +49,7 @@ navigation = st.navigation(
             if (HERE / "pages" / f"{name}.py").is_file()
         ]
         for section, pages in SECTIONS.items()
-    }
+    },
+    position="top",
 )
 navigation.run()

@@ -16,6 +16,7 @@ SCRIPTS = (
     "bench_summarizer_speed",
     "bench_strict_redaction",
     "bench_dashboard",
+    "bench_startup",
     "bench_sweep",
     "bench_batch",
 )

@@ -191,8 +191,11 @@ def trigger_advice(peak: int, settings: Settings, key: str) -> bool:
 
 
 def init_state() -> None:
-    """Defaults for the shared controls, set once per browser session."""
+    """Defaults for the shared controls, set once per browser session (a shared link's first)."""
     state = st.session_state
+    if "_query_applied" not in state:
+        state["_query_applied"] = True
+        _apply_query()
     if kept("model") is None:
         options = model_options()
         set_kept("model", DEFAULT_MODEL if DEFAULT_MODEL in options else CUSTOM_MODEL)
@@ -210,17 +213,98 @@ def page_setup() -> Settings:
     """Every page starts here: the shared sidebar, and the parameters it holds.
 
     The sidebar is drawn by each page rather than by ``app.py`` so it is part of the page's own
-    run (Streamlit's test harness keeps only the page's output on reruns).
+    run (Streamlit's test harness keeps only the page's output on reruns). The parameters are
+    written to the URL, so the address bar is always a link to this view.
     """
-    return sidebar_controls()
+    settings = sidebar_controls()
+    _write_query()
+    return settings
+
+
+# --- the settings in the URL ---------------------------------------------------------------------
+
+
+def _query_defaults() -> dict[str, Any]:
+    """What a parameter left out of a link means: the defaults, and the model's own window and reserve."""
+    model = kept("model", CUSTOM_MODEL)
+    return {
+        **DEFAULTS,
+        **WHAT_IF_DEFAULTS,
+        "model": DEFAULT_MODEL,
+        "context_length": model_window(model) or DEFAULT_CONTEXT,
+        "max_tokens": model_output_limit(model) or 0,
+        "sample": default_sample_name(),
+    }
+
+
+def _kept_query_values() -> dict[str, Any]:
+    from core.analysis.share import QUERY_FIELDS
+
+    values = {field.setting: kept(field.setting) for field in QUERY_FIELDS if field.setting != "sample"}
+    choice = str(kept("conversation_choice") or "")
+    values["sample"] = choice[len(SAMPLE_PREFIX):] if choice.startswith(SAMPLE_PREFIX) else None
+    return values
+
+
+def _apply_query() -> None:
+    """Take the parameters of a shared link (once per session); what cannot be used is a warning."""
+    from core.analysis.share import parse_query
+
+    try:
+        params = st.query_params.to_dict()
+    except Exception:  # no URL (the test harness without query parameters)
+        return
+    if not params:
+        return
+    values, problems = parse_query(params)
+    model = values.pop("model", None)
+    if model is not None:
+        if model in model_options():
+            set_kept("model", model)
+            _on_model_change()
+        else:
+            problems.append(f"model={model!r} was ignored: it is not in litellm's model table")
+    sample = values.pop("sample", None)
+    if sample is not None:
+        if sample in {path.name for path in samples()}:
+            set_kept("conversation_choice", SAMPLE_PREFIX + sample)
+        else:
+            problems.append(f"sample={sample!r} was ignored: no bundled sample has that name")
+    for key, value in values.items():
+        set_kept(key, value)
+    st.session_state["_query_problems"] = problems
+
+
+def _write_query() -> None:
+    from core.analysis.share import QUERY_FIELDS, settings_query
+
+    wanted = settings_query(_kept_query_values(), _query_defaults())
+    try:
+        current = st.query_params.to_dict()
+        for field in QUERY_FIELDS:
+            if field.name in wanted:
+                if current.get(field.name) != wanted[field.name]:
+                    st.query_params[field.name] = wanted[field.name]
+            elif field.name in current:
+                del st.query_params[field.name]
+    except Exception:  # a harness without a URL: nothing to write
+        return
+
+
+def default_sample_name() -> str | None:
+    choice = default_sample(samples())
+    return choice.name if choice else None
 
 
 def sidebar_controls() -> Settings:
     """The compressor parameters, shown in the sidebar of every page."""
+    from pages._ui import page_style
+
     with st.sidebar:
-        st.markdown("### Context Lens")
-        st.caption("Hermes-style context compression, step by step.")
-        st.subheader("Compressor parameters")
+        page_style()
+        st.markdown("**Compressor parameters**")
+        for problem in st.session_state.pop("_query_problems", None) or []:
+            st.warning("From the link: " + escape_markdown(problem))
         st.selectbox(
             "Model",
             model_options(),
@@ -258,6 +342,7 @@ def sidebar_controls() -> Settings:
                 "from v0.18.0 a window that floor cannot serve triggers at 85 % of itself instead."
             ),
         )
+        _threshold_caption(current_settings())
         st.slider(
             "Protect first N messages",
             min_value=0,
@@ -295,7 +380,6 @@ def sidebar_controls() -> Settings:
                 f"**{name}** — {PROFILES[name].what_changed}" for name in RELEASES
             ),
         )
-        _threshold_caption(current_settings())
         _what_if_controls()
         st.radio(
             "Token estimator",
@@ -408,13 +492,14 @@ def model_offer(transcript: Transcript, key: str = "use_log_model") -> None:
     suggested = conversation_model(transcript)
     if suggested:
         window, reserve = model_window(suggested), model_output_limit(suggested)
-        note, action = st.columns([3, 1], vertical_alignment="center")
-        note.caption(
+        # The button under the note, not beside it: a quarter of the page cut its label at 800 px
+        # with the sidebar open.
+        st.caption(
             f"The log was written with {escape_markdown(named)}; the sidebar uses {escape_markdown(kept('model'))}. "
             f"litellm's table gives {escape_markdown(suggested)} a window of {window or 0:,} tokens"
             + (f" and an output limit of {reserve:,}." if reserve else ".")
         )
-        action.button("Use this transcript's model", on_click=use_model, args=(suggested,), key=key)
+        st.button("Use this transcript's model", on_click=use_model, args=(suggested,), key=key)
     elif table_model_name(named) is None:
         st.caption(f"The log was written with {escape_markdown(named)}, which litellm's model table does not list: "
                    "enter its window in the sidebar by hand.")

@@ -9,6 +9,7 @@ import streamlit as st
 
 from core.analysis.session import Settings, Transcript
 from pages._shared import OFFLINE_SUMMARIZER, escape_markdown, kept, strict_redaction_for
+from pages._ui import table as ui_table
 
 
 def _comparison(transcript: Transcript, settings: Settings, focus: str | None, strict: bool) -> Any:
@@ -48,10 +49,8 @@ def summary_comparison_section(transcript: Transcript, settings: Settings) -> No
         "the fallback's own token count (cl100k_base), so the two are compared at equal size."
     )
     table = comparison.table()
-    st.dataframe(
+    ui_table(
         table,
-        hide_index=True,
-        width="stretch",
         key="summary_compare_table",
         column_config={
             "retention": st.column_config.ProgressColumn("kept verbatim", format="percent", min_value=0, max_value=1),
@@ -70,8 +69,7 @@ def summary_comparison_section(transcript: Transcript, settings: Settings) -> No
             lost = comparison.lost(name)
             st.markdown(f"**Lost by {labels[name]}** ({len(lost):,})")
             if len(lost):
-                st.dataframe(lost, hide_index=True, width="stretch", key=key,
-                             column_config={"message_index": st.column_config.NumberColumn("message")})
+                ui_table(lost, key=key)
             else:
                 st.caption("Nothing: every fact of these turns is in it verbatim.")
     with st.expander("The summaries"):

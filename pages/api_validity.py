@@ -19,6 +19,7 @@ from pages._shared import (
     require_transcript,
     source_caption,
 )
+from pages._ui import table
 
 UPLOAD = "The conversation as loaded"
 OFFLINE = "Offline extractive summary (default)"
@@ -84,10 +85,8 @@ for name, violations in found.items():
 overview = pd.DataFrame(rows)
 overview["valid_openai"] = overview["openai_errors"] == 0
 overview["valid_anthropic"] = overview["anthropic_errors"] == 0
-st.dataframe(
+table(
     overview,
-    hide_index=True,
-    width="stretch",
     key="lint_overview",
     column_config={"openai_errors": st.column_config.NumberColumn("OpenAI errors"),
                    "openai_warnings": st.column_config.NumberColumn("OpenAI warnings"),
@@ -114,9 +113,7 @@ if violations.empty:
 else:
     api = st.radio("API", ["both", "openai", "anthropic"], horizontal=True, key="lint_api")
     shown = violations if api == "both" else violations[violations["api"] == api]
-    st.dataframe(shown, hide_index=True, width="stretch", key="lint_violations",
-                 column_config={"message_index": st.column_config.NumberColumn("message")})
+    table(shown, key="lint_violations")
     with st.expander("What the rules mean"):
         used = sorted(set(violations["rule"]))
-        st.dataframe(pd.DataFrame({"rule": used, "meaning": [RULES[r] for r in used]}), hide_index=True,
-                     width="stretch", key="lint_rules")
+        table(pd.DataFrame({"rule": used, "meaning": [RULES[r] for r in used]}), key="lint_rules")

@@ -7,12 +7,17 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
 import streamlit as st
 
-from core.analysis.preview import changed_pairs, message_diff, preview_messages, side_by_side
+from core.analysis.drilldown import INPUT, OUTPUT
+from core.analysis.formatting import article, integer, percent, signed, usd
+from core.analysis.overview import message_frame
+from core.analysis.run_view import RunFigures, run_figures
 from core.analysis.session import Settings, Transcript
 from core.analysis.summary_check import EMPTY, summary_problem
 from core.summarizers.llm import CLIENT_DEFAULT_RETRIES, DEFAULT_TIMEOUT_S
+from pages._drilldown import drilldown_panel, on_row_click, open_message
 from pages._shared import (
     LOCAL_SUMMARIZER,
     NO_SUMMARIZER,
@@ -29,28 +34,15 @@ from pages._shared import (
     strict_redaction_for,
     strict_redaction_switch,
 )
+from pages._ui import chart, delta_or_none, metric_row
+from pages._ui import table as ui_table
 
 OFFLINE, LITELLM, LOCAL, NONE = OFFLINE_SUMMARIZER, REMOTE_SUMMARIZER, LOCAL_SUMMARIZER, NO_SUMMARIZER
 SUMMARIZERS = SUMMARIZER_OPTIONS
-PAGE_SIZE = 25
 SHOWN_CHARS = 4_000
 # Longer messages scroll inside a fixed-height box so one tool output cannot fill the page.
 LONG_LINES, LONG_CHARS, LONG_HEIGHT = 12, 1_200, 280
 
-BADGE_COLORS = {
-    "HEAD": "blue",
-    "SUMMARY": "orange",
-    "TAIL": "green",
-    "KEPT": "gray",
-    "stub": "gray",
-    "merged": "orange",
-    "fallback": "red",
-    "system note": "gray",
-    "deduplicated": "violet",
-    "one-liner": "red",
-    "arguments shrunk": "orange",
-    "image stripped": "blue",
-}
 
 
 @st.cache_resource(show_spinner="Starting the local model…")
@@ -152,23 +144,24 @@ def _run(transcript: Transcript, settings: Settings, choice: str, strict: bool) 
     }
 
 
-def _badges(badges: list[str]) -> str:
-    return " ".join(f":{BADGE_COLORS.get(b, 'gray')}-badge[{b}]" for b in badges if b in BADGE_COLORS)
-
-
-def _shown(text: str) -> str:
-    if len(text) <= SHOWN_CHARS:
-        return text
-    return text[:SHOWN_CHARS] + f"\n… ({len(text) - SHOWN_CHARS:,} more characters)"
-
-
 def _profile_of(run: dict[str, Any]) -> str:
     return str(getattr(run["settings"], "profile", "")) or "this release"
 
 
-def _outcome(result: Any, run: dict[str, Any], counter: Any, original_tokens: int) -> None:
-    after_tokens = counter.count_messages(result.messages)
-    n_before, n_after = len(result.input_messages), len(result.messages)
+def _views(run: dict[str, Any]) -> dict[str, Any]:
+    """What this run's views compute once (kept with the run in the session)."""
+    return run.setdefault("views", {})
+
+
+def _run_view(run: dict[str, Any], name: str, compute: Any) -> Any:
+    views = _views(run)
+    if name not in views:
+        views[name] = compute()
+    return views[name]
+
+
+def _outcome(result: Any, run: dict[str, Any], counter: Any, figures: RunFigures) -> None:
+    n_before, n_after = figures.messages_before, figures.messages_after
     if result.cooldown_skipped:
         reason = "no call was made: the summarizer is cooling down after an earlier failure"
     else:
@@ -207,66 +200,200 @@ def _outcome(result: Any, run: dict[str, Any], counter: Any, original_tokens: in
         st.info("**Too small to compress.** The conversation has too few messages; it is returned unchanged.")
     else:
         st.info("**Nothing to compress.** The middle is empty; only Phase 1's pruning applies.")
-    c1, c2, c3, c4 = st.columns(4)
-    c1.metric("Messages", f"{n_after:,}", delta=f"{n_after - n_before:+,}", delta_color="inverse")
-    c2.metric("Tokens (tiktoken)", f"{after_tokens:,}", delta=f"{after_tokens - original_tokens:+,}",
-              delta_color="inverse")
-    c3.metric("Hermes estimate", f"{result.tokens_after or result.display_tokens:,}",
-              help=f"before: {result.display_tokens:,}")
-    c4.metric("Time", f"{run['elapsed']:.2f} s", help=escape_markdown(run["summarizer_label"]))
+    message_change = n_after - n_before
+    token_change = figures.exact_after - figures.exact_before
+    estimate_change = figures.estimate_after - figures.estimate_before
+    summary_value = f"{integer(figures.summary_tokens)} tokens" if figures.summary_tokens else "none"
+    metric_row("run", [
+        ("Messages", integer(n_after), {"delta": delta_or_none(message_change, signed(message_change)),
+                                        "delta_color": "inverse", "help": f"before: {n_before:,}"}),
+        ("Tokens (tiktoken)", integer(figures.exact_after),
+         {"delta": delta_or_none(token_change, signed(token_change)), "delta_color": "inverse",
+          "help": f"before: {figures.exact_before:,} (exact counts)"}),
+        ("Saved", percent(figures.saved_share), {"help": "of the exact tokens"}),
+        ("Hermes estimate", integer(figures.estimate_after),
+         {"delta": delta_or_none(estimate_change, signed(estimate_change)), "delta_color": "inverse",
+          "help": f"before: {figures.estimate_before:,} (the compressor's own estimate)"}),
+        ("Summary", summary_value,
+         {"help": f"written from {figures.summarised_messages:,} messages" if figures.summary_tokens
+          else "this run wrote no summary"}),
+        ("Repairs", integer(figures.repairs), {"help": "orphan results removed, stubs added and unanswered "
+                                                        "calls stripped by the tool-pair repair"}),
+        ("Time", f"{run['elapsed']:.2f} s", {"help": escape_markdown(run["summarizer_label"])}),
+    ])
 
 
-def _preview_tab(result: Any, run_id: int) -> None:
-    items = preview_messages(result)
-    pages = max(1, (len(items) + PAGE_SIZE - 1) // PAGE_SIZE)
-    summary_page = next((i.position // PAGE_SIZE + 1 for i in items if i.kind == "summary"), 1)
-    page_col, note_col = st.columns([1, 3], vertical_alignment="bottom")
-    page = page_col.number_input(f"Page (of {pages})", min_value=1, max_value=pages,
-                                 value=min(summary_page, pages), key=f"preview_page_{run_id}")
-    note_col.caption(f"{len(items):,} messages, {PAGE_SIZE} per page; the page with the summary opens first.")
-    for item in items[(page - 1) * PAGE_SIZE: page * PAGE_SIZE]:
-        with st.container(border=True):
-            st.markdown(f"**#{item.position}** · {escape_markdown(item.role)} " + _badges(item.badges))
-            text = _shown(item.text) or "(empty)"
-            if text.count("\n") >= LONG_LINES or len(text) > LONG_CHARS:
-                st.code(text, language=None, wrap_lines=True, height=LONG_HEIGHT)
-            else:
-                st.text(text)
+def _run_chart(transcript: Transcript, result: Any, run: dict[str, Any], counter: Any) -> None:
+    """The run itself, before against after: by role and by category, the summary as its own segment."""
+    from core.analysis import charts
+    from core.analysis.run_view import run_composition
+
+    encoding = run["settings"].encoding
+    frame = transcript.message_table(encoding)
+    after_frame = _run_view(run, "after-frame", lambda: message_frame(result.messages, counter))
+    st.subheader("Before and after this run")
+    role_tab, category_tab = st.tabs(["By role", "By category"])
+    for tab, by, colors in ((role_tab, "role", charts.ROLE_COLORS), (category_tab, "category", charts.CATEGORY_COLORS)):
+        with tab:
+            table = _run_view(run, f"composition-{by}",
+                              lambda by=by: run_composition(frame, result, counter, by, after_frame=after_frame))
+            left, right = st.columns([3, 2])
+            with left:
+                figure = _run_view(run, f"composition-figure-{by}",
+                                   lambda by=by, table=table, colors=colors: charts.before_after_figure(
+                                       table, by, colors=colors))
+                chart(figure, key=f"run_chart_{by}")
+            with right:
+                ui_table(table, key=f"run_table_{by}")
 
 
-def _diff_tab(original: list[Any], result: Any) -> None:
-    table = side_by_side(original, result, width=70)
-    changes = table["change"].value_counts()
-    st.caption(" · ".join(f"{count:,} {change}" for change, count in changes.items()))
-    shown = table.astype({"before #": "string", "after #": "string"}).fillna("")
+def _drilldown(run: dict[str, Any], result: Any, counter: Any) -> Any:
+    from core.analysis.drilldown import Drilldown
+
+    return _run_view(run, "drilldown", lambda: Drilldown(result, counter))
+
+
+def _reset_panels(run: dict[str, Any], drill: Any) -> None:
+    """A new run opens its preview on the summary and clears the diff's panel."""
+    state = st.session_state
+    if state.get("panels_run") == run["run_id"]:
+        return
+    state["panels_run"] = run["run_id"]
+    open_message("preview", OUTPUT, drill.summary_position if drill.summary_position is not None else 0)
+    open_message("diff", INPUT, None)
+
+
+def _filters(prefix: str, table: Any, *, zones: list[str], roles: list[str]) -> dict[str, Any]:
+    """Search, role, zone, tool and "changed only" for a preview or diff table."""
+    from core.analysis.preview import tool_names
+
+    search_col, role_col, zone_col, tool_col, changed_col = st.columns([3, 2, 2, 2, 2], vertical_alignment="bottom")
+    query = search_col.text_input("Search", key=f"{prefix}_query", placeholder="text, tool or role")
+    # "all", not Streamlit's "Choose options": a fifth of an 800-pixel page cut that.
+    picked_roles = role_col.multiselect("Role", roles, key=f"{prefix}_roles", placeholder="all")
+    picked_zones = zone_col.multiselect("Zone", zones, key=f"{prefix}_zones", placeholder="all")
+    picked_tools = tool_col.multiselect("Tool", tool_names(table), key=f"{prefix}_tools", placeholder="all")
+    changed = changed_col.toggle("Changed only", key=f"{prefix}_changed")
+    return {"query": query, "roles": picked_roles, "zones": picked_zones, "tools": picked_tools,
+            "changed_only": changed}
+
+
+def _preview_tab(run: dict[str, Any], result: Any, counter: Any, original: list[Any]) -> None:
+    from core.analysis.preview import filter_rows, preview_table
+
+    table = _run_view(run, "preview-table", lambda: preview_table(result, counter, original))
+    drill = _drilldown(run, result, counter)
+    filters = _filters("preview", table, zones=sorted(table["zone"].unique()), roles=sorted(table["role"].unique()))
+    shown = filter_rows(table, **filters)
+    st.caption(f"{len(shown):,} of {len(table):,} messages. Click a row to read the message in full below.")
+    numbers = [int(n) for n in shown["#"]]
     st.dataframe(
-        shown,
+        shown[["#", "role", "zone", "badges", "tool", "tokens", "text"]],
         hide_index=True,
         width="stretch",
-        height=min(420, 35 * (len(shown) + 1) + 3),
-        key="side_by_side",
+        height=min(360, 35 * (len(shown) + 1) + 3),
+        key="preview_table",
+        on_select=on_row_click("preview", "preview_table", lambda row: (OUTPUT, numbers[row])),
+        selection_mode="single-row",
         column_config={
-            "before #": st.column_config.TextColumn("#", width="small"),
-            "before role": st.column_config.TextColumn("role", width="small"),
-            "before": st.column_config.TextColumn("before", width="medium"),
-            "change": st.column_config.TextColumn("change", width="small"),
-            "after #": st.column_config.TextColumn("#", width="small"),
-            "after role": st.column_config.TextColumn("role", width="small"),
-            "after": st.column_config.TextColumn("after", width="medium"),
+            "#": st.column_config.NumberColumn("#", width="small", format="localized"),
+            "tokens": st.column_config.NumberColumn("tokens", format="localized", width="small"),
+            "text": st.column_config.TextColumn("text", width="large"),
+            "badges": st.column_config.TextColumn("badges", width="medium"),
         },
     )
-    pairs = changed_pairs(original, result)
-    if pairs:
-        labels = {f"#{src} → #{pos}": (src, pos) for src, pos in pairs}
-        choice = st.selectbox("Show what changed inside a kept message", list(labels), key="diff_choice")
-        src, pos = labels[choice]
-        st.code(message_diff(original[src], result.messages[pos]) or "(same text)", language="diff",
-                wrap_lines=True)
+    drilldown_panel("preview", lambda: drill, input_size=len(original),
+                    hint="Click a row of the table (or type a number) to open a message.")
+
+
+DIFF_PAGE_ROWS = 20
+
+
+def _diff_tab(run: dict[str, Any], result: Any, counter: Any, original: list[Any]) -> None:
+    from core.analysis.preview import filter_rows, side_by_side
+
+    table = _run_view(run, "diff-table", lambda: side_by_side(original, result, counter=counter))
+    drill = _drilldown(run, result, counter)
+    changes = table["change"].value_counts()
+    st.caption(" · ".join(f"{count:,} {change}" for change, count in changes.items()))
+    mode = st.segmented_control("View", ["Table", "Side by side"], default="Table", key="diff_mode")
+    roles = sorted({r for r in [*table["before role"], *table["after role"]] if r})
+    filters = _filters("diff", table, zones=[z for z in ("HEAD", "MIDDLE", "TAIL", "SUMMARY", "STUB", "KEPT")
+                                             if z in set(table["zone"])], roles=roles)
+    shown = filter_rows(table, **filters, text_columns=("before", "after"), role_columns=("before role", "after role"))
+    st.caption(f"{len(shown):,} of {len(table):,} rows.")
+
+    def row_message(row: int) -> tuple[str, int | None]:
+        picked = shown.iloc[row]
+        if pd.notna(picked["before #"]):
+            return INPUT, int(picked["before #"])
+        return OUTPUT, int(picked["after #"]) if pd.notna(picked["after #"]) else None
+
+    if mode == "Side by side":
+        _side_by_side(shown)
+    else:
+        st.dataframe(
+            shown[["before #", "before role", "before tokens", "before", "change", "after #", "after role",
+                   "after tokens", "after"]],
+            hide_index=True,
+            width="stretch",
+            height=min(420, 35 * (len(shown) + 1) + 3),
+            key="side_by_side",
+            on_select=on_row_click("diff", "side_by_side", row_message),
+            selection_mode="single-row",
+            column_config={
+                "before #": st.column_config.NumberColumn("#", width="small", format="localized"),
+                "before role": st.column_config.TextColumn("role", width="small"),
+                "before tokens": st.column_config.NumberColumn("tokens", width="small", format="localized"),
+                "before": st.column_config.TextColumn("before", width="large"),
+                "change": st.column_config.TextColumn("change", width="medium"),
+                "after #": st.column_config.NumberColumn("#", width="small", format="localized"),
+                "after role": st.column_config.TextColumn("role", width="small"),
+                "after tokens": st.column_config.NumberColumn("tokens", width="small", format="localized"),
+                "after": st.column_config.TextColumn("after", width="large"),
+            },
+        )
+    drilldown_panel("diff", lambda: drill, input_size=len(original),
+                    hint="Click a row (or type a message number) to open it in full, with what changed inside it.")
+
+
+def _side_by_side(shown: Any) -> None:
+    """The diff as pairs of full texts, one row per message, a page at a time."""
+    pages = max(1, (len(shown) + DIFF_PAGE_ROWS - 1) // DIFF_PAGE_ROWS)
+    page = 1
+    if pages > 1:
+        page = int(st.number_input(f"Page (of {pages})", min_value=1, max_value=pages, value=1,
+                                   key="diff_page", width=160))
+    for values in shown.iloc[(page - 1) * DIFF_PAGE_ROWS: page * DIFF_PAGE_ROWS].to_dict("records"):
+        with st.container(border=True):
+            st.caption(escape_markdown(str(values["change"])))
+            left, right = st.columns(2)
+            for column, side in ((left, "before"), (right, "after")):
+                number = values[f"{side} #"]
+                with column:
+                    if number is None or pd.isna(number):
+                        st.caption(f"{side}: —")
+                        continue
+                    tokens = values.get(f"{side} tokens")
+                    role = values.get(f"{side} role", "")
+                    st.caption(f"{side} #{int(number)} · {escape_markdown(str(role))} · "
+                               f"{integer(tokens) if tokens is not None and not pd.isna(tokens) else '—'} tokens")
+                    text = str(values.get(side) or "") or "(no text)"
+                    height = LONG_HEIGHT if text.count("\n") >= LONG_LINES or len(text) > LONG_CHARS else "content"
+                    st.code(_shown(text), language=None, wrap_lines=True, height=height)
+
+
+def _shown(text: str) -> str:
+    if len(text) <= SHOWN_CHARS:
+        return text
+    return text[:SHOWN_CHARS] + f"\n… ({len(text) - SHOWN_CHARS:,} more characters: open the message for all of it)"
 
 
 def _cost_tab(transcript: Transcript, result: Any, run: dict[str, Any]) -> None:
     from core.analysis.cost import cost_report_frame, cumulative_cost_frame
-    from core.analysis.run_cost import format_usd, run_cost
+    from core.analysis.run_cost import run_cost
+
+    format_usd = usd
 
     if not result.compressed:
         st.info("Nothing was compacted in this run, so there is no saving to price.")
@@ -296,25 +423,28 @@ def _cost_tab(transcript: Transcript, result: Any, run: dict[str, Any]) -> None:
         "requests (list prices, no prompt-cache discounts); exact tiktoken counts."
     )
     break_even = report["break_even_turns"]
-    c1, c2, c3, c4 = st.columns(4)
-    c1.metric("Request before", format_usd(report["cost_per_request_before"]),
-              help=f"{report['tokens_before']:,} input tokens")
-    c2.metric("Request after", format_usd(report["cost_per_request_after"]),
-              help=f"{report['tokens_after']:,} input tokens")
+    cost_metrics: list[Any] = [
+        ("Request before", format_usd(report["cost_per_request_before"]),
+         {"help": f"{report['tokens_before']:,} input tokens"}),
+        ("Request after", format_usd(report["cost_per_request_after"]),
+         {"help": f"{report['tokens_after']:,} input tokens"}),
+    ]
     if not remote:
         summary_help = "Written on this machine: no provider was paid."
     elif result.fallback_used:
         summary_help = "The summary call failed, so no summary was bought (the fallback replaced it)."
     else:
         summary_help = f"{costs.summary_prompt_tokens:,} prompt + {costs.summary_output_tokens:,} output tokens"
-    c3.metric("Summary call", format_usd(report["summary_call_cost"]), help=summary_help)
+    cost_metrics.append(("Summary call", format_usd(report["summary_call_cost"]), {"help": summary_help}))
     if report["summary_call_cost"] is None:
-        c4.metric("Pays for itself after", "unknown", help="The summary model has no price in litellm's table.")
+        cost_metrics.append(("Pays for itself after", "unknown",
+                             {"help": "The summary model has no price in litellm's table."}))
     elif break_even is None:
-        c4.metric("Pays for itself after", "never")
+        cost_metrics.append(("Pays for itself after", "never"))
     else:
-        c4.metric("Pays for itself after", f"{break_even:,} turn" + ("" if break_even == 1 else "s"),
-                  help="Further requests until the saving per request has repaid the summary call.")
+        cost_metrics.append(("Pays for itself after", f"{break_even:,} turn" + ("" if break_even == 1 else "s"),
+                             {"help": "Further requests until the saving per request has repaid the summary call."}))
+    metric_row("cost", cost_metrics)
     if report["note"]:
         st.caption(escape_markdown(report["note"].capitalize()) + ".")
     if costs.if_remote is not None and costs.if_remote["summary_call_cost"] is not None:
@@ -326,21 +456,82 @@ def _cost_tab(transcript: Transcript, result: Any, run: dict[str, Any]) -> None:
             f"{escape_markdown(format_usd(other['summary_call_cost']))}"
             + (f" and pay for itself after {paid_back:,} turns." if paid_back is not None else ".")
         )
-    st.dataframe(cost_report_frame(report), hide_index=True, width="stretch", key="cost_table",
-                 column_config={"cost_usd": st.column_config.NumberColumn("cost (USD)", format="$%.6f")})
+    costs_table = cost_report_frame(report)
+    ui_table(costs_table.assign(shown_cost=costs_table["cost_usd"].map(format_usd)), key="cost_table",
+             column_order=["item", "model", "input_tokens", "output_tokens", "shown_cost"],
+             column_config={"shown_cost": st.column_config.TextColumn("cost (USD)")})
     horizon = max(10, min(200, 2 * (break_even or 10)))
     cumulative = cumulative_cost_frame(report, horizon)
     if cumulative.empty:
         return
     st.markdown(f"**Input cost over the next {horizon} requests**")
-    st.line_chart(cumulative, x="turn", y=["without_compression", "with_compression"], height=260,
+    labels = {"without_compression": "without compression", "with_compression": "with compression"}
+    st.line_chart(cumulative.rename(columns=labels), x="turn", y=list(labels.values()), height=260,
                   x_label="further requests", y_label="USD")
 
 
-def _downloads(transcript: Transcript, result: Any, settings: Settings, choice: str) -> None:
+def _report(transcript: Transcript, run: dict[str, Any], result: Any, counter: Any) -> str:
+    """This run as one self-contained HTML page (the transcript's text escaped)."""
+    from datetime import datetime
+
+    from core.analysis.preview import preview_table
+    from core.analysis.report import ReportInput, html_report
+    from core.analysis.run_view import run_composition
+    from core.analysis.savings import phase_savings
+    from core.analysis.zones import analyze_zones
+
+    run_settings: Settings = run["settings"]
+    config = run_settings.config()
+    frame = transcript.message_table(run_settings.encoding)
+    zones = transcript.memo(
+        ("zones", run_settings),
+        lambda: analyze_zones(transcript.messages, config, frame["tokens"].tolist(), counter.count_message,
+                              plan=transcript.prune_plan(config)),
+    )
+    savings = transcript.memo(
+        ("savings", run_settings, run["run_id"]),
+        lambda: phase_savings(transcript.messages, config, counter, result, plan=transcript.prune_plan(config)),
+    )
+    parameters = [
+        ("Hermes release", run_settings.profile),
+        ("model", run_settings.model or "(custom window)"),
+        ("context length", f"{run_settings.context_length:,}"),
+        ("output reserve (max_tokens)", f"{run_settings.max_tokens or 0:,}"),
+        ("threshold", f"{run_settings.threshold_percent:g} → {config.threshold_tokens:,} tokens"),
+        ("protect first N", str(run_settings.protect_first_n)),
+        ("protect last N", str(run_settings.protect_last_n)),
+        ("summary target ratio", f"{run_settings.summary_target_ratio:g}"),
+        ("token estimator", run_settings.token_estimator),
+    ]
+    return html_report(ReportInput(
+        filename=transcript.filename,
+        generated=datetime.now().astimezone(),
+        parameters=parameters,
+        zones=zones,
+        result=result,
+        summarizer=run["summarizer_label"],
+        savings=savings,
+        figures=_run_view(run, "figures", lambda: run_figures(result, frame, counter)),
+        composition=_run_view(run, "composition-role", lambda: run_composition(frame, result, counter, "role")),
+        preview=_run_view(run, "preview-table", lambda: preview_table(result, counter, transcript.messages)),
+    ))
+
+
+def _downloads(transcript: Transcript, result: Any, settings: Settings, choice: str, run: dict[str, Any],
+               counter: Any) -> None:
     from core.formats import DUMP_FORMATS, dump
 
     stem = Path(transcript.filename).stem or "conversation"
+    st.download_button(
+        "Download the HTML report",
+        lambda: _report(transcript, run, result, counter),
+        file_name=f"{stem}.context-lens-report.html",
+        mime="text/html",
+        key="download_report",
+        icon=":material/description:",
+        help="Zones, savings, the run, the compressed conversation and the summary in one self-contained page "
+             "(no script, nothing fetched): attach it to an issue or a pull request.",
+    )
     left, right = st.columns(2)
     with left:
         st.download_button(
@@ -451,20 +642,28 @@ if run["settings"] != current_settings() or run.get("strict_redaction") != stric
     st.warning("The parameters changed since this run; press **Run the compressor** again to update it.")
 
 result = run["result"]
-frame = transcript.message_table(settings.encoding)
-_outcome(result, run, counter, int(frame["tokens"].sum()))
+run_counter = transcript.counter(run["settings"].encoding)
+run_frame = transcript.message_table(run["settings"].encoding)
+figures = _run_view(run, "figures", lambda: run_figures(result, run_frame, run_counter))
+_outcome(result, run, run_counter, figures)
+_run_chart(transcript, result, run, run_counter)
+_reset_panels(run, _drilldown(run, result, run_counter))
 
 preview_tab, diff_tab, summary_tab, call_tab, cost_tab, download_tab = st.tabs(
     ["Preview", "Before / after", "Summary", "Summarizer call", "Cost", "Download"]
 )
 with preview_tab:
-    _preview_tab(result, run["run_id"])
+    _preview_tab(run, result, run_counter, transcript.messages)
 with diff_tab:
-    _diff_tab(transcript.messages, result)
+    _diff_tab(run, result, run_counter, transcript.messages)
 with summary_tab:
     if result.summary_text:
-        where = "merged into the first tail message" if result.summary_merged else f"a {result.summary_role} message"
-        st.caption(f"Inserted as {where}.")
+        if result.summary_merged:
+            where = "merged into the first tail message"
+        else:
+            role = str(result.summary_role or "user")
+            where = f"{article(role)} {role} message"
+        st.caption(f"Inserted as {escape_markdown(where)}.")
         st.code(result.summary_text, language=None, wrap_lines=True)
     else:
         st.info("No summary was written in this run.")
@@ -473,10 +672,11 @@ with call_tab:
     if call is None:
         st.info("No summarizer call was made" + (" (cooldown)." if result.cooldown_skipped else "."))
     else:
-        a, b, c = st.columns(3)
-        a.metric("max_tokens", f"{call.max_tokens:,}")
-        b.metric("Summary budget", f"{call.summary_budget:,}")
-        c.metric("Turn tokens", f"{call.content_tokens:,}")
+        metric_row("call", [
+            ("max_tokens", integer(call.max_tokens)),
+            ("Summary budget", integer(call.summary_budget)),
+            ("Turn tokens", integer(call.content_tokens)),
+        ])
         if call.error:
             st.error("The call failed: " + escape_markdown(call.error))
         with st.expander("The prompt sent to the summarizer"):
@@ -484,4 +684,4 @@ with call_tab:
 with cost_tab:
     _cost_tab(transcript, result, run)
 with download_tab:
-    _downloads(transcript, result, run["settings"], run.get("choice", choice))
+    _downloads(transcript, result, run["settings"], run.get("choice", choice), run, run_counter)

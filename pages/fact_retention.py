@@ -22,6 +22,7 @@ from pages._shared import (
     trigger_advice,
 )
 from pages._summary_compare import summary_comparison_section
+from pages._ui import chart, metric_row, table
 
 HERMES = "Hermes compression"
 STRATEGIES = "Every strategy"
@@ -86,8 +87,8 @@ except Exception as exc:  # any failure ends as a readable message
 
 scored = {name: facts.retention_of(indices, messages) for name, (indices, messages) in runs.items()}
 summary = pd.DataFrame(
-    [{"run": name, "messages compacted": len(runs[name][0]), **retention_summary(table)}
-     for name, table in scored.items()],
+    [{"run": name, "messages compacted": len(runs[name][0]), **retention_summary(run_table)}
+     for name, run_table in scored.items()],
     columns=["run", "messages compacted", "total", "kept", "lost", "score"],
 )
 if summary.empty:
@@ -101,10 +102,8 @@ if summary.empty:
     summary_comparison_section(transcript, settings)
     st.stop()
 
-st.dataframe(
+table(
     summary,
-    hide_index=True,
-    width="stretch",
     key="retention_summary",
     column_config={"score": st.column_config.ProgressColumn("kept verbatim", format="percent", min_value=0,
                                                             max_value=1)},
@@ -112,32 +111,32 @@ st.dataframe(
 nothing = summary[summary["messages compacted"] == 0]["run"].tolist()
 if nothing:
     st.caption("Nothing was compacted in: " + escape_markdown(", ".join(nothing)) + " (score 100% by definition).")
-st.plotly_chart(retention_figure(scored), width="stretch", key="retention_chart")
+chart(retention_figure(scored), key="retention_chart")
 
 st.subheader("Kept and lost, one run at a time")
 names = list(scored)
 if st.session_state.get("retention_pick") not in names:
     st.session_state.pop("retention_pick", None)
 picked = st.selectbox("Run", names, key="retention_pick")
-table = scored[picked]
-stats = retention_summary(table)
-c1, c2, c3 = st.columns(3)
-c1.metric("Facts in the compacted part", f"{stats['total']:,}")
-c2.metric("Kept verbatim", f"{stats['kept']:,}", help=f"{stats['score']:.0%}")
-c3.metric("Lost", f"{stats['lost']:,}")
-by_kind = retention_by_kind(table)
+picked_table = scored[picked]
+stats = retention_summary(picked_table)
+metric_row("retention", [
+    ("Facts in the compacted part", f"{stats['total']:,}"),
+    ("Kept verbatim", f"{stats['kept']:,}", {"help": f"{stats['score']:.0%}"}),
+    ("Lost", f"{stats['lost']:,}"),
+])
+by_kind = retention_by_kind(picked_table)
 if len(by_kind):
-    st.dataframe(by_kind, hide_index=True, width="stretch", key="retention_by_kind",
-                 column_config={"score": st.column_config.ProgressColumn("share kept", format="percent", min_value=0,
-                                                                         max_value=1)})
-lost = lost_facts(table)
+    table(by_kind, key="retention_by_kind",
+          column_config={"score": st.column_config.ProgressColumn("share kept", format="percent", min_value=0,
+                                                                  max_value=1)})
+lost = lost_facts(picked_table)
 if len(lost):
     st.markdown("**Lost facts** (where each first appeared in the original conversation)")
-    st.dataframe(lost, hide_index=True, width="stretch", key="retention_lost",
-                 column_config={"message_index": st.column_config.NumberColumn("message")})
+    table(lost, key="retention_lost")
 elif stats["total"]:
     st.success("Every fact of the compacted part survived verbatim.")
 with st.expander("All facts of the compacted part"):
-    st.dataframe(table, hide_index=True, width="stretch", key="retention_all_facts")
+    table(picked_table, key="retention_all_facts")
 
 summary_comparison_section(transcript, settings)

@@ -27,6 +27,7 @@ from pages._shared import (
     set_kept,
     window_source,
 )
+from pages._ui import metric_row, table
 
 
 def _store_uploads() -> None:
@@ -85,12 +86,19 @@ def show_load_report(transcript: Transcript) -> None:
     if warnings:
         shown = "\n".join(f"- {escape_markdown(w)}" for w in warnings[:_SHOWN_WARNINGS])
         more = len(warnings) - _SHOWN_WARNINGS
-        st.warning(f"**{len(warnings)} import warning(s)**\n\n{shown}" + (f"\n\n… and {more} more below." if more > 0 else ""),
+        st.warning(f"**{len(warnings)} import warning(s)**\n\n{shown}"
+                   + (f"\n\n… and {more} more in the load report at the foot of the page." if more > 0 else ""),
                    icon=":material/warning:")
+
+
+def show_load_table(transcript: Transcript) -> None:
+    """The load report's table and every warning, at the foot of the page (after the figures)."""
+    report = getattr(transcript.conversation, "report", None)
+    warnings = transcript.warnings
     if report is not None or warnings:
         with st.expander("Load report: every row of the file and where it went"):
             if report is not None:
-                st.dataframe(report.rows(), hide_index=True, width="stretch", key="load_report_table")
+                table(report.rows(), key="load_report_table")
             if warnings:
                 st.code("\n".join(warnings), language=None, wrap_lines=True)
 
@@ -119,9 +127,15 @@ def show_message_detail(transcript: Transcript) -> None:
         return
     from core.analysis.overview import message_text
 
-    with st.expander("Message detail"):
+    with st.expander("Message detail", expanded=st.session_state.get("detail_index") is not None):
         last = len(transcript.messages) - 1
-        index = int(st.number_input("Message #", min_value=0, max_value=last, step=1, key="detail_index"))
+        st.session_state.setdefault("detail_index", None)
+        picked = st.number_input("Message #", min_value=0, max_value=last, step=1, key="detail_index",
+                                 placeholder="number", help="Type a number, or click a row of the table above.")
+        if picked is None:
+            st.caption("Pick a message (or click a row of the table) to read it in full.")
+            return
+        index = int(picked)
         message = transcript.messages[index]
         sources = getattr(transcript.conversation, "sources", None) or []
         where = sources[index] if index < len(sources) else ""
@@ -132,7 +146,7 @@ def show_message_detail(transcript: Transcript) -> None:
             st.code(message_text(message) or "(no text)", language=None, wrap_lines=True)
 
 
-def show_request(request: Any, context_length: int, threshold_tokens: int, figure: Any) -> None:
+def show_request(request: Any, context_length: int, threshold_tokens: int) -> None:
     """The whole request part by part (a stacked bar and a table), and recorded against estimated sizes."""
     st.subheader("Whole request")
     st.caption(
@@ -140,10 +154,13 @@ def show_request(request: Any, context_length: int, threshold_tokens: int, figur
         "agent injected itself, the messages, and what the log's recorded prompt size holds beyond them "
         "(unrecorded overhead: e.g. an agent's own system prompt and tool schemas, which no log writes down)."
     )
-    st.plotly_chart(figure(request, context_length, threshold_tokens), width="stretch", key="request_chart")
-    st.dataframe(request.table(), hide_index=True, width="stretch",
-                 column_config={"share": st.column_config.ProgressColumn("share", format="percent"),
-                                "source": st.column_config.TextColumn("where it comes from", width="large")})
+    from core.analysis.html_charts import request_html
+
+    # Plain HTML bars: drawn at once, no plotting library to load before the first page is usable.
+    st.html(request_html(request, context_length, threshold_tokens))
+    table(request.table(), key="request_table",
+          column_config={"share": st.column_config.ProgressColumn("share", format="percent"),
+                         "source": st.column_config.TextColumn("where it comes from", width="large")})
     last = request.last_recorded
     if last is None:
         st.caption("The log records no prompt sizes, so nothing the log leaves out (an agent's own system prompt, "
@@ -165,7 +182,7 @@ def show_request(request: Any, context_length: int, threshold_tokens: int, figur
     with st.expander(f"Recorded and estimated prompt sizes, turn by turn ({errors['turns']} recorded)"):
         st.caption(f"Mean error: the messages alone {errors['messages_only']:.1f} %, the whole-request estimate "
                    f"{errors['estimate']:.1f} % (the overhead is taken at the last recorded turn).")
-        st.dataframe(request.turn_table(), hide_index=True, width="stretch", key="request_turns")
+        table(request.turn_table(), key="request_turns")
 
 
 def show_figures(transcript: Transcript) -> None:
@@ -174,22 +191,17 @@ def show_figures(transcript: Transcript) -> None:
     The analysis modules (pandas, plotly, tiktoken) are imported here, after the upload widgets
     are on screen, so the first page is usable while they load.
     """
-    from core.analysis import charts
-    from core.analysis.overview import (
-        context_usage,
-        filter_messages,
-        tokens_by_category,
-        tokens_by_role,
-        tokens_by_tool,
-    )
-    from core.analysis.request import ExactWeigher, request_breakdown, request_figure
+    from core.analysis import html_charts
+    from core.analysis.palette import CATEGORY_COLORS, ROLE_COLORS
+    from core.analysis.request import ExactWeigher, request_breakdown
+    from core.analysis.usage import context_usage
     from core.tokens import estimate_messages_tokens_rough
 
     settings = current_settings()
-    frame = transcript.message_table(settings.encoding)
     counter = transcript.counter(settings.encoding)
     config = settings.config()
-    total = int(frame["tokens"].sum())
+    # The headline figures and the request bar need no table: they are drawn before pandas loads.
+    total = transcript.memo(("total-tokens", settings.encoding), lambda: counter.count_messages(transcript.messages))
     rough = transcript.memo("rough-total", lambda: estimate_messages_tokens_rough(transcript.messages))
     request = transcript.memo(("request", settings.encoding),
                               lambda: request_breakdown(transcript.conversation, ExactWeigher(settings.encoding)))
@@ -199,87 +211,91 @@ def show_figures(transcript: Transcript) -> None:
     model_offer(transcript)
 
     st.subheader("Headline figures")
-    m1, m2, m3, m4, m5, m6 = st.columns(6)
-    m1.metric("Messages", f"{len(frame):,}")
-    m2.metric(f"Tokens ({settings.encoding})", f"{total:,}", help="Exact tiktoken count of every message.")
-    m3.metric("Hermes estimate", f"{rough:,}", help="The reference's rough estimate (characters / 4, images 1,500).")
-    m4.metric("Whole request", f"{request.total:,}",
-              help="What the model read with the next request: system prompt, tool schemas, injected context, "
-                   "the messages of the agent's current context and the overhead the log's recorded usage implies "
-                   "(see below).")
-    m5.metric("Context used", f"{usage['usage_share']:.0%}", help=f"The whole request, of a {config.context_length:,}-token window.")
-    m6.metric(
-        "Compression threshold",
-        f"{config.threshold_tokens:,}",
-        delta="reached" if usage["over_threshold"] else f"{request.total / max(config.threshold_tokens, 1):.0%} of it",
-        delta_color="orange" if usage["over_threshold"] else "gray",
-        delta_arrow="off",
-        help="The whole request (exact tokens) against the threshold, as Hermes' host sizes a request; the Zones "
-             "page decides on the messages with the configured estimator.",
-    )
-    show_request(request, config.context_length, config.threshold_tokens, request_figure)
+    metric_row("overview", [
+        ("Messages", f"{len(transcript.messages):,}"),
+        (f"Tokens ({settings.encoding})", f"{total:,}", {"help": "Exact tiktoken count of every message."}),
+        ("Hermes estimate", f"{rough:,}", {"help": "The reference's rough estimate (characters / 4, images 1,500)."}),
+        ("Whole request", f"{request.total:,}", {
+            "help": "What the model read with the next request: system prompt, tool schemas, injected context, the "
+                    "messages of the agent's current context and the overhead the log's recorded usage implies "
+                    "(see below)."}),
+        ("Context used", f"{usage['usage_share']:.0%}",
+         {"help": f"The whole request, of a {config.context_length:,}-token window."}),
+        ("Compression threshold", f"{config.threshold_tokens:,}", {
+            "delta": ("reached" if usage["over_threshold"]
+                      else f"{request.total / max(config.threshold_tokens, 1):.0%} of it"),
+            "delta_color": "orange" if usage["over_threshold"] else "gray",
+            "delta_arrow": "off",
+            "help": "The whole request (exact tokens) against the threshold, as Hermes' host sizes a request; the "
+                    "Zones page decides on the messages with the configured estimator.",
+        }),
+    ])
+    show_request(request, config.context_length, config.threshold_tokens)
+
+    from core.analysis.overview import filter_messages, tokens_by_category, tokens_by_role, tokens_by_tool
+
+    frame = transcript.message_table(settings.encoding)
     by_category = tokens_by_category(frame)
 
-    role_tab, tool_tab, category_tab = st.tabs(["By role", "By tool", "By category"])
-    with role_tab:
-        by_role = tokens_by_role(frame)
-        left, right = st.columns([3, 2])
-        role_figure = transcript.memo(
-            ("role-figure", settings.encoding),
-            lambda: charts.breakdown_bar(by_role, "role", colors=charts.ROLE_COLORS),
-        )
-        left.plotly_chart(role_figure, width="stretch",
-                          key="role_chart")
-        right.dataframe(by_role, hide_index=True, width="stretch",
-                        column_config={"share": st.column_config.ProgressColumn("share", format="percent")})
-    with tool_tab:
+    # One breakdown at a time: hidden tabs would draw three more charts and tables on the first page.
+    by = st.segmented_control("Break down by", ["By role", "By tool", "By category"],
+                              **keep("overview_breakdown", "By role"), label_visibility="collapsed")
+    share = {"share": st.column_config.ProgressColumn("share", format="percent")}
+    left, right = st.columns([3, 2])
+    if by == "By tool":
         by_tool = transcript.memo(("by-tool", settings.encoding), lambda: tokens_by_tool(transcript.messages, counter))
         if by_tool.empty:
             st.info("This conversation has no tool calls.")
         else:
-            left, right = st.columns([3, 2])
-            tool_figure = transcript.memo(("tool-figure", settings.encoding),
-                                          lambda: charts.tool_breakdown_figure(by_tool))
-            left.plotly_chart(tool_figure, width="stretch", key="tool_chart")
-            right.dataframe(by_tool, hide_index=True, width="stretch",
-                            column_config={"share": st.column_config.ProgressColumn("share", format="percent")})
-    with category_tab:
-        left, right = st.columns([3, 2])
-        category_figure = transcript.memo(
-            ("category-figure", settings.encoding),
-            lambda: charts.breakdown_bar(by_category, "category", colors=charts.CATEGORY_COLORS),
-        )
-        left.plotly_chart(category_figure,
-                          width="stretch", key="category_chart")
-        right.dataframe(by_category, hide_index=True, width="stretch",
-                        column_config={"share": st.column_config.ProgressColumn("share", format="percent")})
+            with left:
+                st.html(html_charts.tool_breakdown_html(by_tool))
+            with right:
+                table(by_tool, column_config=share)
+    elif by == "By category":
+        with left:
+            st.html(html_charts.breakdown_html(by_category, "category", colors=CATEGORY_COLORS))
+        with right:
+            table(by_category, column_config=share)
+    else:
+        by_role = tokens_by_role(frame)
+        with left:
+            st.html(html_charts.breakdown_html(by_role, "role", colors=ROLE_COLORS))
+        with right:
+            table(by_role, column_config=share)
 
     events = list(getattr(transcript.conversation, "compaction_events", None) or [])
     if events:
         with st.expander(f"{len(events)} compaction(s) recorded in the log"):
-            st.dataframe(
+            import pandas as pd
+
+            table(pd.DataFrame(
                 [{"before message": e.position, "kind": e.kind, "tokens before": e.pre_tokens,
                   "summary": (e.summary or "")[:200]} for e in events],
-                hide_index=True, width="stretch",
-            )
+            ))
 
     st.subheader("Messages")
     search_col, role_col = st.columns([3, 2])
     query = search_col.text_input("Search messages", placeholder="text, tool name or role", **keep("message_query", ""))
     roles = role_col.multiselect("Roles", sorted(frame["role"].unique()), key="message_roles")
     shown = filter_messages(frame, query, roles)
-    st.caption(f"{len(shown):,} of {len(frame):,} messages")
-    st.dataframe(
+    st.caption(f"{len(shown):,} of {len(frame):,} messages. Click a row to read the message in full below.")
+    numbers = [int(i) for i in shown["index"]]
+
+    def open_row() -> None:
+        rows = (st.session_state.get("message_table") or {}).get("selection", {}).get("rows", [])
+        if rows:
+            st.session_state["detail_index"] = numbers[int(rows[0])]
+
+    table(
         shown[["index", "role", "tool", "tokens", "preview", "source"]],
-        hide_index=True,
-        width="stretch",
         height=420,
         column_config={
-            "index": st.column_config.NumberColumn("#", width="small"),
-            "tokens": st.column_config.NumberColumn("tokens", format="%d"),
+            "index": st.column_config.NumberColumn("#", width="small", format="localized"),
             "preview": st.column_config.TextColumn("preview", width="large"),
         },
         key="message_table",
+        on_select=open_row,
+        selection_mode="single-row",
     )
 
 
@@ -360,3 +376,4 @@ show_load_report(transcript)
 show_release(transcript)
 show_figures(transcript)
 show_message_detail(transcript)
+show_load_table(transcript)

@@ -24,6 +24,7 @@ from pages._shared import (
     trigger_advice,
     whole_request,
 )
+from pages._ui import chart, table
 
 FINAL = "Final tokens"
 SAVINGS = "Savings %"
@@ -65,7 +66,7 @@ try:
     base = transcript.memo(("sweep-base", settings.token_estimator, settings.model),
                            lambda: prepare_sweep(transcript.messages, settings.token_estimator, settings.model,
                                                  plan=transcript.prune_plan(config)))
-    table = transcript.memo(
+    sweep_table = transcript.memo(
         ("sweep", settings, thresholds, ratios, tuple(firsts), respect, trigger_tokens),
         lambda: sweep(base, config, thresholds=thresholds, ratios=ratios, protect_first_ns=firsts,
                       respect_trigger=respect, trigger_tokens=trigger_tokens),
@@ -75,27 +76,27 @@ except Exception as exc:  # any failure ends as a readable message
     st.stop()
 elapsed = time.perf_counter() - started
 
-shown = table[table["protect_first_n"] == first]
+shown = sweep_table[sweep_table["protect_first_n"] == first]
 metric_column = "final_tokens" if metric == FINAL else "savings_pct"
-same = uniform_cells(table, metric_column, protect_first_n=first)
+same = uniform_cells(sweep_table, metric_column, protect_first_n=first)
 if same:
     # One value everywhere: a colour scale would only suggest differences that are not there.
     st.info(escape_markdown(same))
     if set(shown["outcome"]) == {"not triggered"}:
         trigger_advice(trigger_tokens, settings, "sweep_option")
 else:
-    fig = sweep_heatmap(table, metric_column, protect_first_n=first)
+    fig = sweep_heatmap(sweep_table, metric_column, protect_first_n=first)
     column, row = ratios.index(current_ratio), thresholds.index(current_threshold)
     fig.add_shape(type="rect", xref="x", yref="y", x0=column - 0.5, x1=column + 0.5, y0=row - 0.5, y1=row + 0.5,
                   line={"color": "#c0392b", "width": 3})
-    st.plotly_chart(fig, width="stretch", key="sweep_heatmap")
+    chart(fig, key="sweep_heatmap")
 st.caption(
-    f"{len(table):,} cells ({len(thresholds)} thresholds × {len(ratios)} ratios × {len(firsts)} head sizes) in "
+    f"{len(sweep_table):,} cells ({len(thresholds)} thresholds × {len(ratios)} ratios × {len(firsts)} head sizes) in "
     f"{elapsed:.2f} s."
     + ("" if same else f" The red frame is the sidebar's setting (threshold {current_threshold:.2f}, ratio "
                        f"{current_ratio:.2f}).")
-    + f" Before compression: {int(table['tokens_before'].iloc[0]):,} tokens of messages ({settings.token_estimator});"
-    + f" the trigger tests {trigger_tokens:,}, "
+    + f" Before compression: {int(sweep_table['tokens_before'].iloc[0]):,} tokens of messages"
+    + f" ({settings.token_estimator}); the trigger tests {trigger_tokens:,}, "
     + ("the last prompt size the log recorded." if trigger_source == "recorded" else "the whole-request estimate.")
 )
 
@@ -114,14 +115,12 @@ if len(untriggered) == len(shown):
             "the changes above to make the conversation reach a threshold.")
 
 st.subheader("Smallest results")
-st.dataframe(
+table(
     best_cells(shown, top=8)[["threshold_percent", "summary_target_ratio", "threshold_tokens", "tail_token_budget",
                               "compress_start", "compress_end", "summary_budget", "messages_after", "final_tokens",
                               "savings_pct"]],
-    hide_index=True,
-    width="stretch",
     key="sweep_best",
     column_config={"savings_pct": st.column_config.NumberColumn("savings %", format="%.1f")},
 )
 with st.expander("Every cell"):
-    st.dataframe(table, hide_index=True, width="stretch", key="sweep_all")
+    table(sweep_table, key="sweep_all")

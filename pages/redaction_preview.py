@@ -23,6 +23,7 @@ from pages._shared import (
     strict_redaction_switch,
     summarizer_choice,
 )
+from pages._ui import metric_row, table
 
 BLOCKS_PER_PAGE = 20
 PLAIN_TEXT_LIMIT = 200_000
@@ -55,10 +56,11 @@ def _highlighted(view: Any, blocks: list[int]) -> str:
     for block in blocks:
         start, end = view.blocks[block]
         parts.append(
-            '<div style="color:#5b6770; margin:0.7rem 0 0.2rem 0; font-family: sans-serif;">'
+            '<div style="opacity:0.7; margin:0.7rem 0 0.2rem 0; font-family: sans-serif;">'
             f"message #{view.turn_index(block)}</div>"
             '<pre style="white-space: pre-wrap; word-break: break-word; margin: 0; padding: 0.5rem 0.7rem; '
-            'background: #f7f8fa; border: 1px solid #e3e6ea; border-radius: 6px;">'
+            'background: rgba(128, 128, 128, 0.08); border: 1px solid rgba(128, 128, 128, 0.3); '
+            'border-radius: 6px;">'
         )
         for text, span in view.segments(start, end):
             if span is None:
@@ -66,7 +68,8 @@ def _highlighted(view: Any, blocks: list[int]) -> str:
             else:
                 color = LAYER_COLORS.get(span.layer, "#e0e0e0")
                 title = html.escape(f"{span.layer}: {span.kind}", quote=True)
-                parts.append(f'<mark title="{title}" style="background:{color}; padding:0 1px;">'
+                # Dark text on the light mark colour, whichever theme is on.
+                parts.append(f'<mark title="{title}" style="background:{color}; color:#1b1b1b; padding:0 1px;">'
                              f"{html.escape(text)}</mark>")
         parts.append("</pre>")
     parts.append("</div>")
@@ -109,12 +112,13 @@ if not view.calls_summarizer:
 counts = view.count_frame()
 reference_total = int(counts.loc[counts["layer"] == "reference", "masked"].sum())
 strict_total = int(counts.loc[counts["layer"] == "strict", "masked"].sum())
-c1, c2, c3, c4 = st.columns(4)
-c1.metric("Characters sent", f"{len(view.text):,}")
-c2.metric("Turns", f"{len(view.plan.turns):,}",
-          help=f"Messages {view.plan.turns_start}–{(view.plan.compress_end or 1) - 1} of the conversation.")
-c3.metric("Reference masks", f"{reference_total:,}")
-c4.metric("Strict masks", f"{strict_total:,}")
+metric_row("redaction", [
+    ("Characters sent", f"{len(view.text):,}"),
+    ("Turns", f"{len(view.plan.turns):,}",
+     {"help": f"Messages {view.plan.turns_start}–{(view.plan.compress_end or 1) - 1} of the conversation."}),
+    ("Reference masks", f"{reference_total:,}"),
+    ("Strict masks", f"{strict_total:,}"),
+])
 other_total = int(other.count_frame()["masked"].sum())
 st.caption(
     f"Strict {'on' if strict else 'off'}: {reference_total + strict_total:,} masked values. "
@@ -130,7 +134,7 @@ if not view.located:
 
 if len(counts):
     st.markdown("**Masked values by kind**")
-    st.dataframe(counts, hide_index=True, width="stretch", key="redaction_counts")
+    table(counts, key="redaction_counts")
 else:
     st.success("No credential was found in these turns: nothing is masked.")
 
@@ -147,8 +151,8 @@ if pages > 1:
                                      key="redaction_page"))
 legend_col.html(
     '<span style="font-size:0.85rem;">'
-    f'<mark style="background:{LAYER_COLORS["reference"]};">reference</mark> the profile\'s masks · '
-    f'<mark style="background:{LAYER_COLORS["strict"]};">strict</mark> the strict layer\'s · '
+    f'<mark style="background:{LAYER_COLORS["reference"]}; color:#1b1b1b;">reference</mark> the profile\'s masks · '
+    f'<mark style="background:{LAYER_COLORS["strict"]}; color:#1b1b1b;">strict</mark> the strict layer\'s · '
     "hover a mask for its kind</span>"
 )
 shown = blocks[(page - 1) * BLOCKS_PER_PAGE: page * BLOCKS_PER_PAGE]
@@ -157,7 +161,7 @@ if view.located and view.blocks:
 
 if len(counts):
     with st.expander("Every mask"):
-        st.dataframe(view.span_frame()[["turn", "layer", "kind", "mask"]], hide_index=True, width="stretch",
+        table(view.span_frame()[["turn", "layer", "kind", "mask"]],
                      key="redaction_spans",
                      column_config={"turn": st.column_config.NumberColumn("message")})
 with st.expander("The whole text, as sent"):

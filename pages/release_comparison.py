@@ -6,6 +6,7 @@ from typing import Any
 
 import streamlit as st
 
+from core.analysis.formatting import human_column
 from core.analysis.releases import compare_releases, is_release_difference, release_zone_figure
 from core.profiles import PROFILES
 from pages._shared import (
@@ -17,6 +18,7 @@ from pages._shared import (
     require_transcript,
     source_caption,
 )
+from pages._ui import chart, table
 
 OFFLINE = "Offline extractive summary (default)"
 NONE = "No summarizer (each release's fallback)"
@@ -42,20 +44,18 @@ st.caption(
     "compression by that release, with the same summarizer and the same date for all."
 )
 
-a, b = st.columns([2, 1])
-with a:
-    choice = st.radio("Summarizer", [OFFLINE, NONE], horizontal=True, **keep("releases_summarizer", OFFLINE))
-with b:
-    force = st.checkbox("Compress even below the threshold", **keep("releases_force", True),
-                        help="Like /compress. The table still says whether each release's threshold is reached.")
+# One under the other: side by side, a third of an 800-pixel page cut the checkbox's label.
+choice = st.radio("Summarizer", [OFFLINE, NONE], horizontal=True, **keep("releases_summarizer", OFFLINE))
+force = st.checkbox("Compress even below the threshold", **keep("releases_force", True),
+                    help="Like /compress. The table still says whether each release's threshold is reached.")
 
 config = settings.config()
 comparison = transcript.memo(
     ("release-comparison", settings, choice, force),
     lambda: compare_releases(transcript.messages, config, _summarizer_factory(choice), force=force),
 )
-table = comparison.table
-differs = [column for column in COMPARED if is_release_difference(table, column)]
+releases_table = comparison.table
+differs = [column for column in COMPARED if is_release_difference(releases_table, column)]
 sidebar_release = kept("profile")
 
 
@@ -65,7 +65,7 @@ def _mark(row: Any) -> list[str]:
     index = row.name
     for column in row.index:
         style = ""
-        if index > 0 and column in differs and str(table.at[index - 1, column]) != str(row[column]):
+        if index > 0 and column in differs and str(releases_table.at[index - 1, column]) != str(row[column]):
             style = "background-color: rgba(232, 131, 58, 0.22)"
         if column == "release" and row[column] == sidebar_release:
             style = "font-weight: bold"
@@ -74,13 +74,11 @@ def _mark(row: Any) -> list[str]:
 
 
 if differs:
-    st.markdown("**What differs between the releases here:** " + ", ".join(f"`{c}`" for c in differs) + ".")
+    st.markdown("**What differs between the releases here:** " + ", ".join(human_column(c) for c in differs) + ".")
 else:
     st.success("Every release treats this conversation the same way with these parameters.")
-st.dataframe(
-    table.style.apply(_mark, axis=1),
-    hide_index=True,
-    width="stretch",
+table(
+    releases_table.style.apply(_mark, axis=1),
     key="releases_table",
     column_config={
         "release": st.column_config.TextColumn("release", help="Bold: the sidebar's release."),
@@ -104,8 +102,8 @@ if comparison.explanations:
 else:
     st.caption("Nothing: each release gives the same zones, output size and summary layout here.")
 
-st.plotly_chart(transcript.memo(("release-zones", settings, choice, force), lambda: release_zone_figure(comparison)),
-                width="stretch", key="releases_zones")
+chart(transcript.memo(("release-zones", settings, choice, force), lambda: release_zone_figure(comparison)),
+      key="releases_zones")
 
 st.subheader("Messages that move between zones")
 left, right = st.columns(2)
@@ -117,7 +115,7 @@ moves = comparison.moves(older, newer)
 if moves.empty:
     st.caption(f"No message changes zone between {older} and {newer}.")
 else:
-    st.dataframe(moves, hide_index=True, width="stretch", key="releases_moves")
+    table(moves, key="releases_moves")
 
 with st.expander("Each release's summary message"):
     tabs = st.tabs(list(PROFILES))

@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import streamlit as st
 
 from core.analysis import charts
+from core.analysis.drilldown import INPUT
+from core.analysis.formatting import integer, percent, signed
 from core.analysis.overview import message_frame
+from core.analysis.run_view import run_composition
 from core.analysis.savings import PHASE1_STEPS, before_after, phase_savings, touched_messages
+from pages._drilldown import drilldown_panel, on_row_click, selection_of
 from pages._shared import (
     escape_markdown,
     keep,
@@ -16,6 +22,26 @@ from pages._shared import (
     require_transcript,
     source_caption,
 )
+from pages._ui import chart, delta_or_none, metric_row, table
+
+STEP_KEY = "savings_step"
+
+
+def _pick_step() -> None:
+    """The waterfall's on_select: the clicked bar's step (its customdata) lists its messages."""
+    for point in selection_of("waterfall").get("points", []):
+        key = point.get("customdata") if isinstance(point, dict) else None
+        if isinstance(key, list | tuple):
+            key = key[0] if key else None
+        if isinstance(key, str):
+            st.session_state[STEP_KEY] = key
+            return
+
+
+def _drilldown() -> Any:
+    from core.analysis.drilldown import Drilldown
+
+    return transcript.memo((*memo_key, "drilldown"), lambda: Drilldown(result, counter))
 
 st.title("Phase savings")
 settings = page_setup()
@@ -42,12 +68,15 @@ savings = transcript.memo(
 st.caption(f"The summary step uses {origin}.")
 first, last = savings.steps[0], savings.steps[-1]
 phase1_saved = -sum(savings.step(key).exact_delta for key in PHASE1_STEPS)
-c1, c2, c3, c4 = st.columns(4)
-c1.metric("Original", f"{first.exact_tokens:,}", help="exact tokens (tiktoken)")
-c2.metric("Saved by Phase 1", f"{phase1_saved:,}", help="without any LLM call")
-c3.metric("Final", f"{last.exact_tokens:,}", delta=f"{last.exact_delta:+,}", delta_color="inverse")
 share = (first.exact_tokens - last.exact_tokens) / first.exact_tokens if first.exact_tokens else 0.0
-c4.metric("Saved overall", f"{share:.0%}")
+final_change = last.exact_tokens - first.exact_tokens
+metric_row("savings", [
+    ("Original", integer(first.exact_tokens), {"help": "exact tokens (tiktoken)"}),
+    ("Saved by Phase 1", integer(phase1_saved), {"help": "without any LLM call"}),
+    ("Final", integer(last.exact_tokens), {"delta": delta_or_none(final_change, signed(final_change)),
+                                           "delta_color": "inverse"}),
+    ("Saved overall", percent(share)),
+])
 
 if savings.outcome == "too_small":
     st.info("The conversation is too short to compress: the compressor returns it unchanged, so every step is zero.")
@@ -63,26 +92,39 @@ units = st.radio("Count with", ["tiktoken (exact)", "hermes estimate"], horizont
                  **keep("waterfall_units", "tiktoken (exact)"))
 estimate = units.startswith("hermes")
 waterfall = transcript.memo((*memo_key, "waterfall", estimate), lambda: charts.waterfall_figure(savings, estimate=estimate))
-st.plotly_chart(waterfall, width="stretch", key="waterfall")
+chart(waterfall, key="waterfall", on_select=_pick_step)
+st.caption("**Click a bar** to list the messages that step touched, then a message to read it in full.")
 
-table = savings.table
-st.dataframe(
-    table,
-    hide_index=True,
-    width="stretch",
+table(
+    savings.table,
     column_config={
-        "step": st.column_config.TextColumn("step", width="medium"),
-        "exact_tokens": st.column_config.NumberColumn("tokens (tiktoken)"),
-        "exact_change": st.column_config.NumberColumn("change"),
-        "hermes_tokens": st.column_config.NumberColumn("hermes estimate"),
-        "hermes_change": st.column_config.NumberColumn("change (hermes)"),
-        "messages_touched": st.column_config.NumberColumn("messages"),
+        "step": st.column_config.TextColumn("step", width=240),  # the longest step name in full
         "which": st.column_config.TextColumn("which messages", width="medium"),
     },
     key="savings_table",
 )
 
+step_keys = [step.key for step in savings.steps if step.messages]
+picked_key = st.session_state.get(STEP_KEY)
+if step_keys:
+    labels = {step.key: f"{step.label} ({len(step.messages):,} messages)" for step in savings.steps if step.messages}
+    if picked_key not in labels:
+        picked_key = step_keys[0]
+    st.session_state[STEP_KEY] = picked_key
+    picked_key = st.selectbox("Messages of the step", list(labels), format_func=labels.get, key=STEP_KEY)
+    step = savings.step(picked_key)
+    touched_rows = frame.iloc[step.messages][["index", "role", "tool", "tokens", "preview"]]
+    numbers = [int(i) for i in touched_rows["index"]]
+    table(touched_rows, key="step_messages", height=min(300, 35 * (len(touched_rows) + 1) + 3),
+          on_select=on_row_click("savings", "step_messages", lambda row: (INPUT, numbers[row])),
+          selection_mode="single-row",
+          column_config={"index": st.column_config.NumberColumn("#", width="small", format="localized"),
+                         "preview": st.column_config.TextColumn("text", width="large")})
+drilldown_panel("savings", _drilldown, input_size=len(transcript.messages),
+                hint="Click a message of the step above (or type a number) to read it in full.")
+
 st.subheader("Before and after")
+st.caption("Exact tokens of the conversation before and after the run, the summary as its own segment.")
 role_tab, tool_tab, category_tab = st.tabs(["By role", "By tool", "By category"])
 for tab, by, colors in (
     (role_tab, "role", charts.ROLE_COLORS),
@@ -93,8 +135,11 @@ for tab, by, colors in (
         final_frame = transcript.memo((*memo_key, "final-frame"), lambda: message_frame(savings.final, counter))
         compared = transcript.memo(
             (*memo_key, "before-after", by),
-            lambda by=by, final_frame=final_frame: before_after(
-                savings.original, savings.final, counter, by, original_frame=frame, final_frame=final_frame
+            # Roles and categories show the summary as its own segment; tools have no summary share.
+            lambda by=by, final_frame=final_frame: (
+                before_after(savings.original, savings.final, counter, "tool", original_frame=frame,
+                             final_frame=final_frame)
+                if by == "tool" else run_composition(frame, result, counter, by, after_frame=final_frame)
             ),
         )
         if compared.empty:
@@ -105,20 +150,19 @@ for tab, by, colors in (
             (*memo_key, "before-after-figure", by),
             lambda by=by, compared=compared, colors=colors: charts.before_after_figure(compared, by, colors=colors),
         )
-        left.plotly_chart(figure, width="stretch",
-                          key=f"before_after_{by}")
-        right.dataframe(compared, hide_index=True, width="stretch")
+        with left:
+            chart(figure, key=f"before_after_{by}")
+        with right:
+            table(compared, key=f"before_after_table_{by}")
 
 st.subheader("Messages Phase 1 touched")
 touched = transcript.memo((*memo_key, "touched"), lambda: touched_messages(savings, frame, counter))
 if touched.empty:
     st.info("Phase 1 leaves every message as it is with these parameters.")
 else:
-    st.dataframe(
+    table(
         touched,
-        hide_index=True,
-        width="stretch",
         height=min(360, 35 * (len(touched) + 1) + 3),
-        column_config={"index": st.column_config.NumberColumn("#", width="small")},
+        column_config={"index": st.column_config.NumberColumn("#", width="small", format="localized")},
         key="touched_table",
     )

@@ -17,6 +17,7 @@ from core.analysis.strategies import (
 )
 from core.formats import dump
 from pages._shared import escape_markdown, keep, page_setup, require_transcript, source_caption
+from pages._ui import chart, metric_row, table
 
 OFFLINE = "Offline extractive summary (default)"
 NONE = "No summarizer (the profile's fallback)"
@@ -100,18 +101,17 @@ except Exception as exc:  # any failure ends as a readable message
     st.error("The strategies could not run: " + escape_markdown(f"{type(exc).__name__}: {exc}"))
     st.stop()
 
-table = comparison.table
-m1, m2, m3 = st.columns(3)
-m1.metric("Original", f"{comparison.tokens_before:,} tokens")
-m2.metric("Budget", f"{comparison.budget_tokens:,} tokens",
-          help="What Hermes with the sidebar's profile kept, unless you set your own.")
-m3.metric("Facts in the conversation", f"{table.attrs.get('facts_total', 0):,}")
+strategies_table = comparison.table
+metric_row("strategies", [
+    ("Original", f"{comparison.tokens_before:,} tokens"),
+    ("Budget", f"{comparison.budget_tokens:,} tokens",
+     {"help": "What Hermes with the sidebar's profile kept, unless you set your own."}),
+    ("Facts in the conversation", f"{strategies_table.attrs.get('facts_total', 0):,}"),
+])
 
-st.plotly_chart(strategy_figure(comparison), width="stretch", key="strategies_chart")
-st.dataframe(
-    table,
-    hide_index=True,
-    width="stretch",
+chart(strategy_figure(comparison), key="strategies_chart")
+table(
+    strategies_table,
     key="strategies_table",
     column_config={
         "messages_after": st.column_config.NumberColumn("messages after"),
@@ -136,29 +136,30 @@ st.caption(
     "facts kept (compacted part): the facts of the messages each strategy dropped or changed. "
     "Anthropic errors for the Codex-style reset are expected: it sends several user messages in a row."
 )
-broken = table[~table["pairs_ok"]]
+broken = strategies_table[~strategies_table["pairs_ok"]]
 for name, notes in zip(broken["strategy"], broken["notes"], strict=True):
     st.error(escape_markdown(f"{name}: {notes}"))
 
 st.subheader("One strategy's output")
-names = table["strategy"].tolist()
+names = strategies_table["strategy"].tolist()
 if st.session_state.get("strategies_pick") not in names:
     st.session_state.pop("strategies_pick", None)  # e.g. the masking row was renamed by a new N
 picked = st.selectbox("Strategy", names, key="strategies_pick")
 run = comparison.run(picked)
-notes = table.loc[table["strategy"] == picked, "notes"].item()
+notes = strategies_table.loc[strategies_table["strategy"] == picked, "notes"].item()
 if notes:
     st.caption("Notes: " + escape_markdown(notes))
 left, right = st.columns([3, 2])
 with left:
-    st.dataframe(_message_rows(run.messages), hide_index=True, width="stretch", height=360,
-                 key="strategies_messages")
+    table(_message_rows(run.messages), height=360, key="strategies_messages",
+          column_config={"#": st.column_config.NumberColumn("#", width="small", format="localized"),
+                         "text": st.column_config.TextColumn("text", width="large")})
 with right:
     violations = comparison.violations[picked]
     if violations.empty:
         st.success("Valid for both the OpenAI and the Anthropic API.")
     else:
-        st.dataframe(violations, hide_index=True, width="stretch", key="strategies_violations")
+        table(violations, key="strategies_violations")
 if run.summary_text:
     with st.expander("The summary it inserted"):
         st.code(run.summary_text, language=None, wrap_lines=True)

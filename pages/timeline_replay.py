@@ -23,6 +23,7 @@ from pages._shared import (
     trigger_advice,
     whole_request,
 )
+from pages._ui import chart, metric_row, table
 
 OFFLINE = "Offline extractive summary (default)"
 NONE = "No summarizer (the profile's fallback)"
@@ -82,18 +83,20 @@ except Exception as exc:  # any failure ends as a readable message
 compressed = result.compressed
 final = int(result.points["prompt_after"].iloc[-1]) if len(result.points) else 0
 errors = request.estimate_errors()
-c1, c2, c3, c4, c5 = st.columns(5)
-c1.metric("Assistant turns", f"{len(result.points):,}")
-c2.metric("Compactions", f"{len(compressed):,}",
-          help=f"{len(result.compactions)} compress() call(s) in all, including ones that changed nothing.")
-c3.metric("Peak prompt", f"{result.peak_prompt:,}", help=f"threshold {result.threshold_tokens:,}")
-c4.metric("Last prompt", f"{final:,}")
 if errors["turns"]:
-    c5.metric("Estimate error", f"{errors['estimate']:.1f} %",
-              help=f"Mean error of the whole-request estimate against the {errors['turns']} prompt sizes the log "
-                   f"recorded (the messages alone: {errors['messages_only']:.1f} %).")
+    estimate_error = (f"{errors['estimate']:.1f} %",
+                      {"help": f"Mean error of the whole-request estimate against the {errors['turns']} prompt sizes "
+                               f"the log recorded (the messages alone: {errors['messages_only']:.1f} %)."})
 else:
-    c5.metric("Estimate error", "n/a", help="The log records no prompt sizes to compare the estimate with.")
+    estimate_error = ("n/a", {"help": "The log records no prompt sizes to compare the estimate with."})
+metric_row("replay", [
+    ("Assistant turns", f"{len(result.points):,}"),
+    ("Compactions", f"{len(compressed):,}",
+     {"help": f"{len(result.compactions)} compress() call(s) in all, including ones that changed nothing."}),
+    ("Peak prompt", f"{result.peak_prompt:,}", {"help": f"threshold {result.threshold_tokens:,}"}),
+    ("Last prompt", f"{final:,}"),
+    ("Estimate error", *estimate_error),
+])
 
 for warning in result.warnings:
     st.warning(escape_markdown(warning))
@@ -115,11 +118,7 @@ if len(events) or len(logged):
         **keep("replay_show_log", True),
     )
 estimated = request.turn_table() if show_log and len(logged) else None
-st.plotly_chart(
-    replay_figure(result, events if show_log else None, logged if show_log else None, estimated),
-    width="stretch",
-    key="replay_chart",
-)
+chart(replay_figure(result, events if show_log else None, logged if show_log else None, estimated), key="replay_chart")
 st.caption(
     "The line is the request before each assistant message; it drops where a compaction fired (triangles). "
     "The dashed red line is the threshold. Purple marks are compactions the agent that wrote the log performed; "
@@ -127,14 +126,12 @@ st.caption(
 )
 if estimated is not None:
     with st.expander("Recorded and estimated prompt sizes, turn by turn"):
-        st.dataframe(estimated, hide_index=True, width="stretch", key="replay_sizes")
+        table(estimated, key="replay_sizes")
 
 if result.compactions:
     st.subheader("Compactions")
-    st.dataframe(
+    table(
         compactions_table(result),
-        hide_index=True,
-        width="stretch",
         key="replay_compactions",
         column_config={
             "savings_pct": st.column_config.NumberColumn("savings %", format="%.1f"),
@@ -147,18 +144,19 @@ if result.compactions:
 evolution = summary_evolution(result)
 if len(evolution):
     st.subheader("How the summary evolved")
-    st.line_chart(evolution.set_index("compaction")["chars"], height=180, x_label="compaction",
-                  y_label="summary characters")
+    # 260 px: at 180 the axis title was cut and the tick labels ran into each other.
+    st.line_chart(evolution.set_index("compaction")["chars"], height=260, x_label="compaction",
+                  y_label="characters")
     labels = [f"#{c} at message {m} ({o}, {n:,} characters)" for c, m, o, n in
               zip(evolution["compaction"], evolution["message_index"], evolution["outcome"], evolution["chars"],
                   strict=True)]
     picked = st.selectbox("Summary", labels, index=len(labels) - 1, key="replay_summary_pick")
     body = evolution["body"].iloc[labels.index(picked)]
-    st.code(body, language=None, wrap_lines=True)
+    st.code(body, language=None, wrap_lines=True, height=480)
 
 if len(events):
     st.subheader("Compactions recorded in the log")
-    st.dataframe(events, hide_index=True, width="stretch", key="replay_real_events")
+    table(events, key="replay_real_events")
     summaries = [e for e in getattr(conversation, "compaction_events", []) if getattr(e, "summary", None)]
     if summaries:
         with st.expander("The log's own summaries"):

@@ -2,11 +2,36 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import streamlit as st
 
 from core.analysis import charts
+from core.analysis.formatting import integer
 from core.analysis.zones import analyze_zones
-from pages._shared import page_setup, require_transcript, source_caption, whole_request
+from pages._drilldown import drilldown_panel, on_chart_click
+from pages._shared import (
+    escape_markdown,
+    last_run_for,
+    offline_compression,
+    page_setup,
+    require_transcript,
+    source_caption,
+    whole_request,
+)
+from pages._ui import chart, metric_row, table
+
+
+def _drilldown() -> Any:
+    """The details of the zone map's messages: the user's last run with these parameters, else the
+    offline compression (the same plan, assembled with the offline summary)."""
+    from core.analysis.drilldown import Drilldown
+
+    run = last_run_for(transcript, settings)
+    result = run["result"] if run is not None else offline_compression(transcript, settings)
+    origin = run["run_id"] if run is not None else "offline"
+    return transcript.memo(("drilldown", settings, origin),
+                           lambda: Drilldown(result, transcript.counter(settings.encoding)))
 
 st.title("Zones")
 settings = page_setup()
@@ -39,43 +64,47 @@ else:
         "manual /compress would do."
     )
 
-cols = st.columns(6)
-cols[0].metric("Threshold", f"{zones.threshold_tokens:,}", help=zones.explanations[0] if zones.explanations else None)
-cols[1].metric("Tail budget", f"{zones.tail_token_budget:,}", help=f"Walk limit 1.5× = {zones.soft_ceiling:,}")
 if zones.small_conversation:
-    cols[2].metric("Head", "—")
-    cols[3].metric("Middle", "—")
-    cols[4].metric("Tail", "—")
-    cols[5].metric("Prune boundary", "—")
+    boundaries = [("Head", "—"), ("Middle", "—"), ("Tail", "—"), ("Prune boundary", "—")]
 else:
-    cols[2].metric("Head", f"{zones.head_count:,} msgs", help=f"messages 0–{zones.compress_start - 1}")
-    cols[3].metric("Middle", f"{zones.middle_count:,} msgs", help="replaced by one summary")
-    cols[4].metric("Tail", f"{zones.tail_count:,} msgs", help="kept verbatim")
-    cols[5].metric("Prune boundary", f"{zones.prune_boundary:,}",
-                   help="Phase 1 may shorten tool results and arguments before this message.")
+    boundaries = [
+        ("Head", f"{zones.head_count:,} msgs", {"help": f"messages 0–{zones.compress_start - 1}"}),
+        ("Middle", f"{zones.middle_count:,} msgs", {"help": "replaced by one summary"}),
+        ("Tail", f"{zones.tail_count:,} msgs", {"help": "kept verbatim"}),
+        ("Prune boundary", integer(zones.prune_boundary),
+         {"help": "Phase 1 may shorten tool results and arguments before this message."}),
+    ]
+metric_row("zones", [
+    ("Threshold", integer(zones.threshold_tokens), {"help": zones.explanations[0] if zones.explanations else None}),
+    ("Tail budget", integer(zones.tail_token_budget), {"help": f"Walk limit 1.5× = {zones.soft_ceiling:,}"}),
+    *boundaries,
+])
 
-st.plotly_chart(transcript.memo(("zone-map", settings), lambda: charts.zone_map_figure(zones)), width="stretch",
-                key="zone_map")
+chart(transcript.memo(("zone-map", settings), lambda: charts.zone_map_figure(zones)), key="zone_map",
+      on_select=on_chart_click("zones", "zone_map"))
 st.caption(
-    "Bars: exact tokens per message, coloured by zone; the faded part of a bar is what Phase 1 cuts from it; the "
-    "grey band is the region Phase 1 leaves alone. Lines: the prompt size after each message against the threshold, and the "
-    "running total from the end against the tail budget — both with the estimator that makes the decisions."
+    "Bars: exact tokens per message, coloured by zone; the hatched part of a bar is what Phase 1 cuts from it; the "
+    "grey band is the region Phase 1 leaves alone. Lines: the prompt size after each message against the threshold, "
+    "and the running total from the end against the tail budget — both with the estimator that makes the decisions. "
+    "**Click a bar** to open that message below."
 )
+run = last_run_for(transcript, settings)
+where = (f"your last run ({escape_markdown(run['summarizer_label'])})" if run is not None
+         else "the offline summary (what Compress & preview runs by default)")
+drilldown_panel("zones", _drilldown, input_size=len(transcript.messages),
+                hint=f"Click a bar of the zone map, or type a message number, to read it in full: its zone, tokens, "
+                     f"what each phase did to it and its tool pair. Phases 3 and 4 come from {where}.")
 
 st.subheader("Why the boundaries fell here")
 st.markdown("\n".join(f"- {line}" for line in zones.explanations))
 
 with st.expander("Per-message zones"):
-    st.dataframe(
+    table(
         zones.table[["index", "role", "zone", "tokens", "budget_tokens", "prompt_so_far", "phase1"]],
-        hide_index=True,
-        width="stretch",
         height=380,
         column_config={
-            "index": st.column_config.NumberColumn("#", width="small"),
-            "tokens": st.column_config.NumberColumn("tokens (tiktoken)"),
-            "budget_tokens": st.column_config.NumberColumn(f"tokens ({zones.estimator})"),
-            "prompt_so_far": st.column_config.NumberColumn("prompt so far"),
-            "phase1": st.column_config.TextColumn("Phase 1"),
+            "index": st.column_config.NumberColumn("#", width="small", format="localized"),
+            "tokens": st.column_config.NumberColumn("tokens (tiktoken)", format="localized"),
+            "budget_tokens": st.column_config.NumberColumn(f"tokens ({zones.estimator})", format="localized"),
         },
     )

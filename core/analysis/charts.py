@@ -1,7 +1,11 @@
-"""Plotly figures for the dashboard, all drawn from one palette.
+"""Plotly figures for the dashboard, all drawn from one palette and one style.
 
 Zones, pipeline steps, roles and categories each have a fixed colour used by every chart, so a
-colour means the same thing wherever it appears.
+colour means the same thing wherever it appears. :func:`style` is the one layout every figure of
+the dashboard takes (the analyses' own figures too): no background of its own, so Streamlit's
+light and dark themes both show through, neutral grid lines that read on either, legends under
+the plot where no toolbar covers them, and no text written on a line (lines are named in the
+legend; boundaries are labelled above the plot, staggered when they are close).
 """
 
 from __future__ import annotations
@@ -13,73 +17,122 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from core.analysis.overview import CATEGORIES
+from core.analysis.palette import (  # noqa: F401  (re-exported: the pages read the colours from here)
+    AFTER_COLOR,
+    BEFORE_COLOR,
+    BUDGET_COLOR,
+    CATEGORY_COLORS,
+    FALLBACK_COLOR,
+    GRID_COLOR,
+    MUTED_COLOR,
+    PALETTE,
+    PROTECTED_FILL,
+    ROLE_COLORS,
+    STEP_COLORS,
+    SUMMARY_COLOR,
+    THRESHOLD_COLOR,
+    ZONE_COLORS,
+)
 
 if TYPE_CHECKING:
     from core.analysis.savings import SavingsAnalysis
     from core.analysis.zones import ZoneAnalysis
 
-ZONE_COLORS: dict[str, str] = {
-    "HEAD": "#3b6fb6",
-    "MIDDLE": "#e8833a",
-    "TAIL": "#3a9d5d",
-    "UNCHANGED": "#9aa0a6",
-}
-STEP_COLORS: dict[str, str] = {
-    "original": "#5b6770",
-    "dedup": "#8e6cc4",
-    "one_liners": "#d1495b",
-    "args": "#d9a126",
-    "tool_images": "#00798c",
-    "summary": ZONE_COLORS["MIDDLE"],
-    "repair": "#7d8590",
-    "historical_images": "#4fb3bf",
-    "final": "#2e4057",
-}
-ROLE_COLORS: dict[str, str] = {
-    "system": "#6c757d",
-    "developer": "#868e96",
-    "user": "#3b6fb6",
-    "assistant": "#3a9d5d",
-    "tool": "#c9733c",
-    "function": "#c9733c",
-}
-CATEGORY_COLORS: dict[str, str] = {
-    "system": "#6c757d",
-    "user text": "#3b6fb6",
-    "assistant text": "#3a9d5d",
-    "tool calls": "#d9a126",
-    "tool results": "#c9733c",
-    "images": "#00798c",
-}
-BEFORE_COLOR = "#b5bcc4"
-AFTER_COLOR = "#2e4057"
-THRESHOLD_COLOR = "#c0392b"
-BUDGET_COLOR = "#3a9d5d"
-PROTECTED_FILL = "rgba(120, 130, 140, 0.13)"
-FALLBACK_COLOR = "#8c96a0"
-
 _FONT = {"family": "Inter, Segoe UI, Helvetica, Arial, sans-serif", "size": 13}
+# What the dashboard passes to st.plotly_chart: Plotly's own toolbar would cover legends and
+# titles at the top of a chart (Streamlit's element toolbar keeps full screen; drag still zooms
+# and a double click resets).
+PLOTLY_CONFIG: dict[str, object] = {"displayModeBar": False, "displaylogo": False, "responsive": True}
 
 
-def _layout(fig: go.Figure, *, height: int, title: str | None = None) -> go.Figure:
+def style(fig: go.Figure, *, height: int, title: str | None = None, legend: str | None = "bottom",
+          legend_title: str | None = None) -> go.Figure:
+    """The dashboard's layout: ``legend`` is ``"bottom"`` (under the plot), ``"top"`` or None (hidden).
+
+    No background colour is set: Streamlit's theme (light or dark) supplies it, and the fonts
+    take the theme's text colour.
+    """
+    legend_layout: dict[str, object] = {"orientation": "h", "xanchor": "left", "x": 0,
+                                        "title": {"text": legend_title} if legend_title else None}
+    if legend == "bottom":
+        legend_layout.update({"yref": "container", "y": 0, "yanchor": "bottom"})
+    elif legend == "top":
+        legend_layout.update({"y": 1.02, "yanchor": "bottom"})
     fig.update_layout(
         height=height,
-        margin={"l": 10, "r": 10, "t": 50 if title else 20, "b": 10},
+        margin={"l": 10, "r": 16, "t": 56 if title else 24, "b": 70 if legend == "bottom" else 16},
         font=_FONT,
         title={"text": title, "x": 0, "xanchor": "left"} if title else None,
-        plot_bgcolor="white",
-        paper_bgcolor="white",
-        legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "xanchor": "left", "x": 0},
+        showlegend=legend is not None,
+        legend=legend_layout,
         hoverlabel={"font_size": 12},
     )
-    fig.update_xaxes(showgrid=False, zeroline=False)
-    fig.update_yaxes(gridcolor="#eceff1", zeroline=False, separatethousands=True)
+    fig.update_xaxes(showgrid=False, zeroline=False, automargin=True)
+    fig.update_yaxes(gridcolor=GRID_COLOR, zeroline=False, separatethousands=True, automargin=True)
     return fig
+
+
+def wrap_label(text: str, width: int = 14) -> str:
+    """A category label broken into lines of about ``width`` characters (``<br>`` between them)."""
+    words = str(text).split()
+    lines: list[str] = []
+    line = ""
+    for word in words:
+        if line and len(line) + 1 + len(word) > width:
+            lines.append(line)
+            line = word
+        else:
+            line = f"{line} {word}".strip()
+    if line:
+        lines.append(line)
+    return "<br>".join(lines) or str(text)
+
+
+def _legend_line(name: str, color: str, dash: str, *, xaxis: str = "x", yaxis: str = "y",
+                 x: Sequence[float] | None = None, y: float | None = None, group: str | None = None) -> go.Scatter:
+    """A horizontal reference line drawn as a trace, so the legend (not text on the line) names it.
+
+    Without ``x``/``y`` the trace only carries the legend entry (the line itself is off the plot).
+    """
+    xs = list(x) if x is not None and y is not None else [None]
+    ys = [y] * len(xs) if y is not None and x is not None else [None]
+    return go.Scatter(x=xs, y=ys, mode="lines", name=name, xaxis=xaxis, yaxis=yaxis, legendgroup=group,
+                      line={"color": color, "dash": dash, "width": 1.5}, hoverinfo="skip" if y is None else None,
+                      hovertemplate=f"{name}<extra></extra>" if y is not None else None)
+
+
+def staggered_labels(positions: Sequence[float], span: float, *, min_gap: float = 0.14) -> list[int]:
+    """A row (0, 1, ...) for each label at ``positions`` so that labels closer than ``min_gap`` of
+    ``span`` never share a row."""
+    rows: list[int] = []
+    last_in_row: dict[int, float] = {}
+    for position in positions:
+        row = 0
+        while row in last_in_row and abs(position - last_in_row[row]) < min_gap * max(span, 1e-9):
+            row += 1
+        last_in_row[row] = position
+        rows.append(row)
+    return rows
+
+
+def adaptive_top(values: Sequence[float], lines: Sequence[float], *, reach: float = 2.5,
+                 headroom: float = 1.08) -> tuple[float, list[bool]]:
+    """The top of a y axis that fits the data, and which reference ``lines`` fall inside it.
+
+    A line is drawn when it is within ``reach`` times the data's maximum; a far line (a threshold
+    of 500K above a 60K conversation) would squash the data onto the axis, so it is left out of
+    the range (its legend entry says so).
+    """
+    data_top = max([0.0, *[float(v) for v in values]])
+    inside = [line <= max(data_top, 1.0) * reach for line in lines]
+    top = max([data_top, *[line for line, shown in zip(lines, inside, strict=True) if shown]])
+    return (top * headroom if top > 0 else 1.0), inside
 
 
 def color_for(mapping: dict[str, str], key: str) -> str:
     return mapping.get(key, FALLBACK_COLOR)
+
+
 
 
 def breakdown_bar(table: pd.DataFrame, key: str, *, colors: dict[str, str] | None = None,
@@ -95,14 +148,17 @@ def breakdown_bar(table: pd.DataFrame, key: str, *, colors: dict[str, str] | Non
             orientation="h",
             marker_color=[color_for(colors or {}, str(k)) for k in data[key]],
             text=labels,
-            textposition="auto",
+            textposition="outside",
             cliponaxis=False,
             hovertemplate="%{y}: %{x:,} tokens<extra></extra>",
         )
     )
-    _layout(fig, height=max(180, 36 * len(data) + 70), title=title)
-    fig.update_xaxes(title_text="tokens (tiktoken)", showgrid=True, gridcolor="#eceff1", separatethousands=True)
-    fig.update_yaxes(showgrid=False, automargin=True)
+    style(fig, height=max(180, 36 * len(data) + 70), title=title, legend=None)
+    top_value = float(data["tokens"].max()) if len(data) else 1.0
+    # Room on the right for the outside labels.
+    fig.update_xaxes(title_text="tokens (tiktoken)", showgrid=True, gridcolor=GRID_COLOR, separatethousands=True,
+                     range=[0, top_value * 1.32 or 1])
+    fig.update_yaxes(showgrid=False)
     return fig
 
 
@@ -123,56 +179,17 @@ def tool_breakdown_figure(by_tool: pd.DataFrame, *, top: int = 15) -> go.Figure:
         go.Scatter(x=data["tokens"], y=data["tool"].astype(str), mode="text", text=totals,
                    textposition="middle right", showlegend=False, hoverinfo="skip", cliponaxis=False)
     )
-    _layout(fig, height=max(200, 34 * len(data) + 90))
-    fig.update_layout(barmode="stack", margin={"r": 90})
-    fig.update_xaxes(title_text="tokens (tiktoken)", showgrid=True, gridcolor="#eceff1", separatethousands=True)
-    fig.update_yaxes(showgrid=False, automargin=True)
+    style(fig, height=max(220, 34 * len(data) + 110))
+    top_value = float(data["tokens"].max()) if len(data) else 1.0
+    fig.update_layout(barmode="stack")
+    fig.update_xaxes(title_text="tokens (tiktoken)", showgrid=True, gridcolor=GRID_COLOR, separatethousands=True,
+                     range=[0, top_value * 1.35 or 1])
+    fig.update_yaxes(showgrid=False)
     return fig
 
 
-def context_usage_figure(by_category: pd.DataFrame, context_length: int, threshold_tokens: int) -> go.Figure:
-    """One stacked bar of the conversation's tokens by category against the window and the threshold."""
-    fig = go.Figure()
-    for category in CATEGORIES:
-        row = by_category[by_category["category"] == category]
-        tokens = int(row["tokens"].iloc[0]) if len(row) else 0
-        if tokens == 0:
-            continue
-        fig.add_trace(
-            go.Bar(
-                x=[tokens],
-                y=["conversation"],
-                name=category,
-                orientation="h",
-                marker_color=color_for(CATEGORY_COLORS, category),
-                hovertemplate=f"{category}: %{{x:,}} tokens<extra></extra>",
-            )
-        )
-    total = int(by_category["tokens"].sum())
-    fig.update_layout(barmode="stack", showlegend=True)
-    span = max(context_length, total) * 1.04
-    fig.add_vline(x=threshold_tokens, line_color=THRESHOLD_COLOR, line_dash="dash", line_width=2)
-    # Labels point away from each other so they never overlap.
-    threshold_first = threshold_tokens <= context_length
-    fig.add_annotation(x=threshold_tokens, y=1.0, yref="paper", yanchor="bottom", showarrow=False,
-                       xanchor="right" if threshold_first else "left",
-                       text=f"compression threshold {threshold_tokens:,}", font={"color": THRESHOLD_COLOR})
-    fig.add_vline(x=context_length, line_color="#333", line_width=2)
-    fig.add_annotation(x=context_length, y=1.0, yref="paper", yanchor="bottom", showarrow=False,
-                       text=f"window {context_length:,}", xanchor="left" if threshold_first else "right")
-    _layout(fig, height=210)
-    fig.update_layout(legend={"y": 1.25}, margin={"t": 70, "b": 30})
-    fig.update_xaxes(range=[0, span], title_text="tokens (tiktoken)", showgrid=True, gridcolor="#eceff1")
-    fig.update_yaxes(showticklabels=False)
-    return fig
-
-
-def _hline(y: float, yref: str, color: str, dash: str) -> dict:
-    return {"type": "line", "xref": f"{yref.replace('y', 'x')} domain", "x0": 0, "x1": 1, "yref": yref,
-            "y0": y, "y1": y, "line": {"color": color, "dash": dash, "width": 1.5}, "layer": "above"}
-
-
-def _note(text: str, *, x: float, y: float, xref: str, yref: str, color: str = "#444", **extra: object) -> dict:
+def _note(text: str, *, x: float, y: float, xref: str, yref: str, color: str | None = None,
+          **extra: object) -> dict:
     return {"text": text, "x": x, "y": y, "xref": xref, "yref": yref, "showarrow": False,
             "font": {"size": 11, "color": color}, **extra}
 
@@ -183,12 +200,15 @@ def zone_map_figure(zones: ZoneAnalysis, *, exact_label: str = "tokens (tiktoken
     Top: one bar per message (exact tokens), coloured HEAD / MIDDLE / TAIL, hatched where Phase 1
     shortens the message, with the region Phase 1 protects shaded. Bottom: the prompt size after
     each message against the threshold, and the running total from the end against the tail budget
-    and its 1.5x soft ceiling (both with the estimator that makes the decisions).
+    and its 1.5x soft ceiling (both with the estimator that makes the decisions). Every line is
+    named in the legend; the two boundaries are labelled above the plot. A click on a bar selects
+    that message (its index is the point's x).
     """
     # Built as one layout dict: plotly's add_hline/add_vline per subplot cost ~0.1 s each.
     table = zones.table
     n = zones.n_messages
     unit = "estimated tokens" if zones.estimator == "hermes" else "tokens (tiktoken)"
+    x_range = [-0.5, max(n, 1) - 0.5]
     traces: list[go.Bar | go.Scatter] = []
     for zone in ("HEAD", "MIDDLE", "TAIL", "UNCHANGED"):
         rows = table[table["zone"] == zone]
@@ -201,7 +221,7 @@ def zone_map_figure(zones: ZoneAnalysis, *, exact_label: str = "tokens (tiktoken
                 customdata=np.column_stack([rows["role"].to_numpy(), rows["tokens"].to_numpy(),
                                             rows["phase1"].replace("", "—").to_numpy()]),
                 hovertemplate="#%{x} %{customdata[0]}<br>%{customdata[1]:,} tokens"
-                "<br>Phase 1: %{customdata[2]}" f"<extra>{zone}</extra>",
+                "<br>Phase 1: %{customdata[2]}<br>click to open" f"<extra>{zone}</extra>",
             )
         )
     removed = table[table["tokens"] > table["after_phase1"]]
@@ -211,7 +231,7 @@ def zone_map_figure(zones: ZoneAnalysis, *, exact_label: str = "tokens (tiktoken
             go.Bar(
                 x=removed["index"].to_numpy(), y=(removed["tokens"] - removed["after_phase1"]).to_numpy(),
                 name="cut by Phase 1", xaxis="x", yaxis="y",
-                marker={"color": "rgba(255, 255, 255, 0)", "line": {"width": 1, "color": colors},
+                marker={"color": "rgba(128, 128, 128, 0)", "line": {"width": 1, "color": colors},
                         "pattern": {"shape": "/", "fgcolor": colors, "size": 5, "solidity": 0.35}},
                 customdata=np.column_stack([removed["after_phase1"].to_numpy(), removed["tokens"].to_numpy(),
                                             removed["phase1"].to_numpy()]),
@@ -219,78 +239,83 @@ def zone_map_figure(zones: ZoneAnalysis, *, exact_label: str = "tokens (tiktoken
                 "<extra>Phase 1</extra>",
             )
         )
-    traces.append(
-        go.Scatter(x=table["index"].to_numpy(), y=table["prompt_so_far"].to_numpy(), name="prompt so far", mode="lines",
-                   xaxis="x2", yaxis="y2", line={"color": AFTER_COLOR, "width": 2},
-                   hovertemplate="after #%{x}: %{y:,}<extra>prompt so far</extra>")
-    )
-    traces.append(
-        go.Scatter(x=table["index"].to_numpy(), y=table["tail_walk"].to_numpy(), name="tail walk (from the end)", mode="lines",
-                   xaxis="x2", yaxis="y2", line={"color": BUDGET_COLOR, "width": 2},
-                   hovertemplate="#%{x} to the end: %{y:,}<extra>tail walk</extra>")
-    )
     shapes: list[dict] = []
-    notes: list[dict] = [
-        _note("<b>Tokens per message</b>", x=0, y=1.0, xref="x domain", yref="y domain", xanchor="left",
-              yanchor="bottom", color="#222"),
-        _note(f"<b>Prompt size and tail walk</b> ({unit})", x=0, y=1.0, xref="x2 domain", yref="y2 domain",
-              xanchor="left", yanchor="bottom", color="#222"),
-    ]
+    notes: list[dict] = []
     if zones.prune_boundary is not None and zones.prune_boundary < n:
         shapes.append({"type": "rect", "xref": "x", "yref": "y domain", "x0": zones.prune_boundary - 0.5,
                        "x1": n - 0.5, "y0": 0, "y1": 1, "fillcolor": PROTECTED_FILL, "line": {"width": 0},
                        "layer": "below"})
-        notes.append(_note("Phase 1 leaves these alone", x=n - 0.5, y=1.0, xref="x", yref="y domain",
-                           xanchor="right", yanchor="bottom", color="#555"))
+        traces.append(go.Scatter(x=[None], y=[None], mode="markers", xaxis="x", yaxis="y",
+                                 name=f"left alone by Phase 1 (from #{zones.prune_boundary:,})",
+                                 marker={"symbol": "square", "size": 14, "color": "rgba(128, 128, 128, 0.35)"},
+                                 hoverinfo="skip"))
+    walk_values = [*table["prompt_so_far"].tolist(), *table["tail_walk"].tolist()]
+    lines = [(zones.threshold_tokens, f"threshold {zones.threshold_tokens:,}", THRESHOLD_COLOR, "dash"),
+             (zones.soft_ceiling, f"tail walk limit (1.5×) {zones.soft_ceiling:,}", BUDGET_COLOR, "dot"),
+             (zones.tail_token_budget, f"tail budget {zones.tail_token_budget:,}", BUDGET_COLOR, "dash")]
+    top_y, inside = adaptive_top(walk_values, [value for value, *_ in lines])
+    traces.append(
+        go.Scatter(x=table["index"].to_numpy(), y=table["prompt_so_far"].to_numpy(), name="prompt so far",
+                   mode="lines", xaxis="x2", yaxis="y2", line={"color": AFTER_COLOR, "width": 2},
+                   hovertemplate="after #%{x}: %{y:,}<extra>prompt so far</extra>")
+    )
+    traces.append(
+        go.Scatter(x=table["index"].to_numpy(), y=table["tail_walk"].to_numpy(), name="tail walk (from the end)",
+                   mode="lines", xaxis="x2", yaxis="y2", line={"color": BUDGET_COLOR, "width": 2},
+                   hovertemplate="#%{x} to the end: %{y:,}<extra>tail walk</extra>")
+    )
+    for (value, name, color, dash), shown in zip(lines, inside, strict=True):
+        if shown:
+            traces.append(_legend_line(name, color, dash, xaxis="x2", yaxis="y2", x=x_range, y=value))
+        else:
+            traces.append(_legend_line(f"{name} (above the chart)", color, dash, xaxis="x2", yaxis="y2"))
     if not zones.middle_empty:
-        for boundary, label in ((zones.compress_start, "middle starts"), (zones.compress_end, "tail starts")):
-            if boundary is None or boundary >= n:
-                continue
+        marks = [(b, label) for b, label in ((zones.compress_start, "middle starts"), (zones.compress_end, "tail starts"))
+                 if b is not None and b < n]
+        rows = staggered_labels([b for b, _ in marks], n, min_gap=0.16)
+        for (boundary, label), row in zip(marks, rows, strict=True):
             for axis in ("y", "y2"):
                 shapes.append({"type": "line", "xref": "x", "yref": f"{axis} domain", "x0": boundary - 0.5,
                                "x1": boundary - 0.5, "y0": 0, "y1": 1,
-                               "line": {"color": "#444", "dash": "dot", "width": 1}})
-            notes.append(_note(label, x=boundary - 0.5, y=1.0, xref="x", yref="y2 domain", xanchor="left",
-                               yanchor="top"))
-    shapes.append(_hline(zones.threshold_tokens, "y2", THRESHOLD_COLOR, "dash"))
-    shapes.append(_hline(zones.soft_ceiling, "y2", BUDGET_COLOR, "dot"))
-    shapes.append(_hline(zones.tail_token_budget, "y2", BUDGET_COLOR, "dash"))
-    notes.append(_note(f"threshold {zones.threshold_tokens:,}", x=0.01, y=zones.threshold_tokens,
-                       xref="x2 domain", yref="y2", xanchor="left", yanchor="bottom", color=THRESHOLD_COLOR))
-    notes.append(_note(f"tail soft ceiling (1.5×) {zones.soft_ceiling:,}", x=0.99, y=zones.soft_ceiling,
-                       xref="x2 domain", yref="y2", xanchor="right", yanchor="bottom", color=BUDGET_COLOR))
-    notes.append(_note(f"tail budget {zones.tail_token_budget:,}", x=0.99, y=zones.tail_token_budget,
-                       xref="x2 domain", yref="y2", xanchor="right", yanchor="top", color=BUDGET_COLOR))
-    top_y = max(
-        [zones.threshold_tokens * 1.08, *(table["prompt_so_far"].tail(1).tolist() or [0])]
-    )
+                               "line": {"color": MUTED_COLOR, "dash": "dot", "width": 1}})
+            anchor = "right" if boundary > n * 0.8 else "left"
+            notes.append(_note(f"{label} · #{boundary:,}", x=boundary - 0.5, y=1.0, xref="x", yref="y domain",
+                               xanchor=anchor, yanchor="bottom", yshift=2 + 16 * row))
     layout = {
         "barmode": "stack",
         "bargap": 0.05,
-        "xaxis": {"domain": [0, 1], "anchor": "y", "showticklabels": False, "range": [-0.5, max(n, 1) - 0.5]},
-        "yaxis": {"domain": [0.47, 0.93], "title": {"text": exact_label}},
+        "xaxis": {"domain": [0, 1], "anchor": "y", "showticklabels": False, "range": x_range},
+        "yaxis": {"domain": [0.5, 0.94], "title": {"text": f"{exact_label}<br>per message"}},
         "xaxis2": {"domain": [0, 1], "anchor": "y2", "matches": "x", "title": {"text": "message index"}},
-        "yaxis2": {"domain": [0, 0.36], "title": {"text": unit}, "range": [0, top_y * 1.05]},
+        "yaxis2": {"domain": [0, 0.4], "title": {"text": f"prompt and tail walk<br>({unit})"},
+                   "range": [0, top_y]},
         "shapes": shapes,
         "annotations": notes,
+        "clickmode": "event+select",
     }
     fig = go.Figure(data=traces, layout=layout)
-    _layout(fig, height=580)
-    fig.update_layout(legend={"y": 1.0, "yanchor": "bottom"})
+    style(fig, height=640)
+    fig.update_layout(margin={"t": 40, "b": 110})
     return fig
 
 
 def waterfall_figure(savings: SavingsAnalysis, *, estimate: bool = False) -> go.Figure:
-    """Original total, each step's change as a floating bar in its own colour, and the final total."""
+    """Original total, each step's change as a floating bar in its own colour, and the final total.
+
+    Labels are wrapped so the axis holds at 800 px; each bar's customdata is its step key (a click
+    selects the step).
+    """
     xs: list[str] = []
     bases: list[float] = []
     heights: list[float] = []
     colors: list[str] = []
     texts: list[str] = []
+    keys: list[str] = []
     previous = 0
     for step in savings.steps:
         total = step.hermes_tokens if estimate else step.exact_tokens
-        xs.append(step.label)
+        xs.append(wrap_label(step.label, 13))
+        keys.append(step.key)
         colors.append(color_for(STEP_COLORS, step.key))
         if step.key in ("original", "final"):
             bases.append(0)
@@ -305,29 +330,46 @@ def waterfall_figure(savings: SavingsAnalysis, *, estimate: bool = False) -> go.
     fig = go.Figure(
         go.Bar(
             x=xs, y=heights, base=bases, marker_color=colors, text=texts, textposition="outside",
-            cliponaxis=False, hovertemplate="%{x}: %{text}<extra></extra>",
+            cliponaxis=False, customdata=keys, hovertemplate="%{x}: %{text}<br>click to list the messages"
+            "<extra></extra>",
         )
     )
-    _layout(fig, height=420)
-    fig.update_yaxes(title_text="estimated tokens (hermes)" if estimate else "tokens (tiktoken)", rangemode="tozero")
-    fig.update_xaxes(tickangle=-20, automargin=True)
+    style(fig, height=440, legend=None)
+    top = max([b + h for b, h in zip(bases, heights, strict=True)] or [1])
+    fig.update_yaxes(title_text="estimated tokens (hermes)" if estimate else "tokens (tiktoken)",
+                     range=[0, top * 1.12])
+    fig.update_xaxes(tickangle=0, tickfont={"size": 11})
+    fig.update_layout(clickmode="event+select")
     return fig
 
 
 def before_after_figure(table: pd.DataFrame, key: str, *, colors: dict[str, str] | None = None,
                         title: str | None = None) -> go.Figure:
-    """Grouped before/after bars per ``key`` (role, tool or category)."""
-    labels = table[key].astype(str)
+    """Two stacked bars, before and after, split by ``key`` (role, tool or category).
+
+    Each segment has its key's colour, and the legend names the keys (so a colour always means one
+    key); a ``summary`` row is drawn as its own segment in the summary colour. The totals are
+    written above the bars.
+    """
     fig = go.Figure()
-    fig.add_trace(go.Bar(x=labels, y=table["before"], name="before", marker_color=BEFORE_COLOR,
-                         hovertemplate="%{x}: %{y:,} before<extra></extra>"))
-    after_colors: Sequence[str] | str = (
-        [color_for(colors, str(k)) for k in table[key]] if colors else AFTER_COLOR
-    )
-    fig.add_trace(go.Bar(x=labels, y=table["after"], name="after", marker_color=after_colors,
-                         hovertemplate="%{x}: %{y:,} after<extra></extra>"))
-    _layout(fig, height=340, title=title)
-    fig.update_layout(barmode="group")
-    fig.update_yaxes(title_text="tokens (tiktoken)")
-    fig.update_xaxes(automargin=True)
+    palette = dict(colors or {})
+    palette.setdefault("summary", SUMMARY_COLOR)
+    sides = ["before", "after"]
+    for position, row in enumerate(table.itertuples(index=False)):
+        name = str(getattr(row, key))
+        values = [int(row.before), int(row.after)]
+        if not any(values):
+            continue
+        color = palette.get(name) or PALETTE[position % len(PALETTE)]
+        fig.add_trace(go.Bar(
+            x=sides, y=values, name=name, marker_color=color,
+            customdata=[[name, values[0]], [name, values[1]]],
+            hovertemplate="%{customdata[0]}: %{y:,} tokens %{x}<extra></extra>",
+        ))
+    totals = [int(table["before"].sum()), int(table["after"].sum())]
+    fig.add_trace(go.Scatter(x=sides, y=totals, mode="text", text=[f"{t:,}" for t in totals],
+                             textposition="top center", showlegend=False, hoverinfo="skip", cliponaxis=False))
+    style(fig, height=380, title=title)
+    fig.update_layout(barmode="stack", bargap=0.35, legend={"traceorder": "normal"})
+    fig.update_yaxes(title_text="tokens (tiktoken)", range=[0, max(totals or [1]) * 1.12 or 1])
     return fig

@@ -16,6 +16,7 @@ from typing import Any
 
 import pandas as pd
 
+from core.analysis.usage import context_usage  # noqa: F401  (its home is light: no pandas)
 from core.message_view import content_text, strip_ansi
 from core.tokens import TokenCounter
 
@@ -280,16 +281,3 @@ def filter_messages(frame: pd.DataFrame, query: str, roles: Sequence[str] | None
         haystack = (result["text"] + "\n" + result["tool"] + "\n" + result["role"]).str.lower()
         result = result[haystack.str.contains(needle, regex=False)]
     return result
-
-
-def context_usage(total_tokens: int, context_length: int, threshold_tokens: int) -> dict[str, float | int | bool]:
-    """How full the model's window is, and how far the conversation is from the compression threshold."""
-    return {
-        "tokens": int(total_tokens),
-        "context_length": int(context_length),
-        "threshold_tokens": int(threshold_tokens),
-        "usage_share": total_tokens / context_length if context_length > 0 else 0.0,
-        "threshold_share": threshold_tokens / context_length if context_length > 0 else 0.0,
-        "over_threshold": total_tokens >= threshold_tokens,
-        "over_window": total_tokens > context_length,
-    }

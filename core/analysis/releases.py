@@ -291,10 +291,10 @@ def release_zone_figure(comparison: ReleaseComparison) -> go.Figure:
             ))
             shown.add(zone)
             start = end
-    fig.update_layout(
-        barmode="overlay", height=90 + 48 * len(comparison.runs), margin={"l": 10, "r": 10, "t": 30, "b": 40},
-        legend={"orientation": "h", "y": 1.12, "x": 0}, xaxis_title="message", yaxis={"autorange": "reversed"},
-    )
+    from core.analysis.charts import style
+
+    style(fig, height=150 + 48 * len(comparison.runs))
+    fig.update_layout(barmode="overlay", xaxis_title="message", yaxis={"autorange": "reversed", "showgrid": False})
     fig.update_xaxes(range=[0, max(comparison.n_messages, 1)])
     return fig
 

@@ -555,15 +555,12 @@ def replay_figure(
             customdata=real_events[["kind"]].to_numpy(),
             hovertemplate="log compaction (%{customdata[0]}) before message %{x:.0f}<extra></extra>",
         ))
+    from core.analysis.charts import style
+
     fig = go.Figure(data=traces)
-    fig.update_layout(
-        height=460, margin={"l": 10, "r": 10, "t": 40, "b": 10}, plot_bgcolor="white", paper_bgcolor="white",
-        font={"family": "Inter, Segoe UI, Helvetica, Arial, sans-serif", "size": 13},
-        legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "xanchor": "left", "x": 0},
-        shapes=shapes, annotations=notes,
-    )
-    fig.update_xaxes(title_text="message index (uploaded conversation)", showgrid=False, zeroline=False,
+    style(fig, height=480)  # no background of its own: the dashboard's theme shows through
+    fig.update_layout(shapes=shapes, annotations=notes)
+    fig.update_xaxes(title_text="message index (uploaded conversation)",
                      range=[-0.5, max(result.n_messages, 1) - 0.5])
-    fig.update_yaxes(title_text=unit, gridcolor="#eceff1", zeroline=False, separatethousands=True,
-                     range=[0, top * 1.08 if top else 1])
+    fig.update_yaxes(title_text=unit, range=[0, top * 1.08 if top else 1])
     return fig

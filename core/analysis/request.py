@@ -35,15 +35,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-import pandas as pd
-
 from core import profiles as P
 from core.config import CompressorConfig
 from core.message_view import content_text, role_of
 from core.tokens import encoding_name_for_model, get_counter, message_rough_chars
 
-if TYPE_CHECKING:  # plotly only for the figure: the command line never draws it
-    import plotly.graph_objects as go
+if TYPE_CHECKING:  # pandas only for the tables: the dashboard's first chart is drawn before it loads
+    import pandas as pd
 
 __all__ = [
     "PARTS",
@@ -55,7 +53,6 @@ __all__ = [
     "recorded_prompt",
     "recorded_prompts",
     "request_breakdown",
-    "request_figure",
     "request_report",
     "weigher_for",
 ]
@@ -76,8 +73,6 @@ PART_COLORS: dict[str, str] = {
     "unrecorded_overhead": "#c8ccd1",
 }
 RECORDED_COLOR = "#00798c"
-THRESHOLD_COLOR = "#c0392b"
-WINDOW_COLOR = "#333333"
 
 SYSTEM_ROLES = ("system", "developer")
 # Compactions after which the agent sends none of the earlier messages again.
@@ -353,6 +348,8 @@ class RequestBreakdown:
 
     def table(self) -> pd.DataFrame:
         """``part, tokens, share, source``: one row per part, in ``PARTS`` order."""
+        import pandas as pd
+
         total = self.total
         sources = self.sources()
         rows = [{"part": PART_LABELS[name], "tokens": tokens, "share": tokens / total if total else 0.0,
@@ -363,6 +360,8 @@ class RequestBreakdown:
         """One row per assistant turn: ``message_index``, ``recorded`` (or NA), ``messages_only`` (the
         message list alone), ``estimate`` (the whole request: counted parts plus the unrecorded
         overhead) and both errors against the recorded size, in percent."""
+        import pandas as pd
+
         rows = []
         for turn in self.turns:
             recorded = turn.recorded.prompt_tokens if turn.recorded else None
@@ -524,49 +523,3 @@ def request_report(conversation: Any, config: CompressorConfig) -> dict[str, Any
     report["trigger"] = {"tokens": tokens, "source": source, "threshold_tokens": config.threshold_tokens,
                          "would_compress": tokens >= config.threshold_tokens}
     return report
-
-
-# --- the figure ----------------------------------------------------------------------------------
-
-
-def request_figure(breakdown: RequestBreakdown, context_length: int, threshold_tokens: int) -> go.Figure:
-    """One stacked bar of the whole request by part, against the window and the threshold, with the
-    last recorded prompt size as a marker when the log has one."""
-    import plotly.graph_objects as go
-
-    fig = go.Figure()
-    for name, tokens in breakdown.parts.items():
-        if tokens <= 0:
-            continue
-        fig.add_trace(go.Bar(
-            x=[tokens], y=["request"], name=PART_LABELS[name], orientation="h",
-            marker={"color": PART_COLORS[name],
-                    "pattern": {"shape": "/" if name == "unrecorded_overhead" else ""}},
-            hovertemplate=f"{PART_LABELS[name]}: %{{x:,}} tokens<extra></extra>",
-        ))
-    if breakdown.recorded_last_prompt is not None:
-        fig.add_trace(go.Scatter(
-            x=[breakdown.recorded_last_prompt], y=["request"], mode="markers", name="recorded last prompt",
-            marker={"symbol": "diamond", "size": 14, "color": RECORDED_COLOR, "line": {"color": "white", "width": 1}},
-            hovertemplate=f"recorded at message {breakdown.recorded_at}: %{{x:,}} tokens<extra></extra>",
-        ))
-    # Room right of the window line for its label.
-    span = max(context_length * 1.12, max(breakdown.total, breakdown.recorded_last_prompt or 0) * 1.04)
-    threshold_first = threshold_tokens <= context_length
-    fig.add_vline(x=threshold_tokens, line_color=THRESHOLD_COLOR, line_dash="dash", line_width=2)
-    fig.add_annotation(x=threshold_tokens, y=1.0, yref="paper", yanchor="bottom", showarrow=False,
-                       xanchor="right" if threshold_first else "left",
-                       text=f"compression threshold {threshold_tokens:,}", font={"color": THRESHOLD_COLOR})
-    fig.add_vline(x=context_length, line_color=WINDOW_COLOR, line_width=2)
-    fig.add_annotation(x=context_length, y=1.0, yref="paper", yanchor="bottom", showarrow=False,
-                       text=f"window {context_length:,}", xanchor="left" if threshold_first else "right")
-    unit = "estimated tokens (hermes)" if breakdown.unit == "hermes" else f"tokens ({breakdown.unit})"
-    fig.update_layout(
-        barmode="stack", height=250, margin={"l": 10, "r": 10, "t": 40, "b": 90}, plot_bgcolor="white",
-        paper_bgcolor="white", font={"family": "Inter, Segoe UI, Helvetica, Arial, sans-serif", "size": 13},
-        # Below the axis: the threshold and window labels take the space above the bar.
-        legend={"orientation": "h", "yanchor": "top", "y": -0.75, "x": 0, "traceorder": "normal"},
-    )
-    fig.update_xaxes(range=[0, span], title_text=unit, showgrid=True, gridcolor="#eceff1", separatethousands=True)
-    fig.update_yaxes(showticklabels=False)
-    return fig

@@ -94,16 +94,15 @@ def retention_figure(runs: Mapping[str, pd.DataFrame]) -> go.Figure:
     for position, (name, scored) in enumerate(runs.items()):
         by_kind = retention_by_kind(scored)
         fig.add_trace(go.Bar(
-            x=by_kind["kind"], y=(by_kind["score"] * 100).round(1), name=name,
+            x=by_kind["kind"].str.replace("_", " "), y=(by_kind["score"] * 100).round(1), name=name,
             marker_color=palette[position % len(palette)],
             customdata=by_kind[["kept", "total"]].to_numpy(),
             hovertemplate="%{x}: %{customdata[0]}/%{customdata[1]} kept (%{y:.1f}%)<extra>" + name + "</extra>",
         ))
-    fig.update_layout(
-        barmode="group", height=360, margin={"l": 10, "r": 10, "t": 30, "b": 10}, plot_bgcolor="white",
-        paper_bgcolor="white", legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "x": 0},
-        font={"family": "Inter, Segoe UI, Helvetica, Arial, sans-serif", "size": 13},
-    )
-    fig.update_yaxes(title_text="facts kept verbatim (%)", range=[0, 105], gridcolor="#eceff1")
+    from core.analysis.charts import style
+
+    style(fig, height=400)
+    fig.update_layout(barmode="group")
+    fig.update_yaxes(title_text="facts kept verbatim (%)", range=[0, 105])
     fig.update_xaxes(title_text="fact kind")
     return fig

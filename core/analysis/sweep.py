@@ -269,11 +269,12 @@ def sweep_heatmap(table: pd.DataFrame, metric: str = "final_tokens", protect_fir
         colorbar={"title": {"text": label}},
         hovertemplate="threshold %{y}, ratio %{x}<br>%{text}<extra></extra>",
     ))
-    fig.update_layout(height=120 + 48 * len(thresholds), margin={"l": 10, "r": 10, "t": 30, "b": 10},
-                      font={"family": "Inter, Segoe UI, Helvetica, Arial, sans-serif", "size": 12},
-                      paper_bgcolor="white", plot_bgcolor="white")
-    fig.update_xaxes(title_text="summary_target_ratio", type="category")
-    fig.update_yaxes(title_text="threshold_percent", type="category")
+    from core.analysis.charts import style
+
+    # No background of its own: the dashboard's light or dark theme shows through.
+    style(fig, height=120 + 48 * len(thresholds), legend=None)
+    fig.update_xaxes(title_text="summary target ratio", type="category")
+    fig.update_yaxes(title_text="threshold (share of the window)", type="category", showgrid=False)
     return fig
 
 

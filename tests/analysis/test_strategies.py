@@ -164,8 +164,9 @@ def test_the_comparison_table() -> None:
     assert row["retention_compacted"] == pytest.approx(1 / 9)
 
     fig = strategy_figure(comparison)
-    assert list(fig.data[0].y) == table["tokens_after"].tolist()
-    assert [s.y0 for s in fig.layout.shapes][:2] == [budget, comparison.tokens_before]
+    assert list(fig.data[0].x) == table["tokens_after"].tolist()
+    assert list(fig.data[0].y) == table["strategy"].tolist()
+    assert [s.x0 for s in fig.layout.shapes][:2] == [budget, comparison.tokens_before]
 
 
 def test_a_broken_promise_is_reported(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -202,5 +203,5 @@ def test_fact_index_parts_and_the_retention_view() -> None:
     assert index.facts_in([]).empty
     assert retention_summary(index.retention_of([], "x")) == {"total": 0, "kept": 0, "lost": 0, "score": 1.0}
     fig = retention_figure({"a": scored})
-    assert list(fig.data[0].x) == ["user_request", "path", "command", "error", "quantity", "identifier"]
+    assert list(fig.data[0].x) == ["user request", "path", "command", "error", "quantity", "identifier"]
     assert list(fig.data[0].y) == [0.0, 100.0, 0.0, 0.0, 25.0, 0.0]

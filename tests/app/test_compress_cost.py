@@ -28,7 +28,12 @@ GPT_4O_MINI = (1.5e-07, 6e-07)
 
 
 def usd(value: float) -> str:
-    return f"${value:,.6f}" if abs(value) < 0.01 else f"${value:,.4f}"
+    """The page's one money rule: cents from a dollar up, three significant figures below."""
+    if value >= 1:
+        return f"${value:,.2f}"
+    if value == 0:
+        return "$0.00"
+    return f"${value:.{max(2, 2 - math.floor(math.log10(value)))}f}"
 
 
 def compress_offline(at):
@@ -52,7 +57,7 @@ def test_offline_run_with_a_priced_model(app):
     shown = metrics(app)
     assert shown["Request before"] == usd(before * input_price)
     assert shown["Request after"] == usd(after * input_price)
-    assert shown["Summary call"] == "$0.000000"  # written on this machine
+    assert shown["Summary call"] == "$0.00"  # written on this machine
     assert shown["Pays for itself after"] == "0 turns"
 
     # What the same summary call would cost had gpt-4o written it.

@@ -59,17 +59,19 @@ def test_offline_run_shows_outcome_preview_summary_and_downloads(media_files, ap
 
     # The summary, as text, exactly.
     assert any(code.value == result.summary_text for code in app.code)
-    # The preview opens on the page holding the summary, with its badge.
+    # The preview opens on the summary, in full, with its zone.
     summary_position = next(i for i, o in enumerate(result.origins) if o.kind == "summary")
-    headers = [m.value for m in app.markdown if m.value.startswith("**#")]
-    summary_header = next(h for h in headers if h.startswith(f"**#{summary_position}**"))
-    assert "SUMMARY" in summary_header
-    shown = [t.value for t in app.text] + [c.value for c in app.code]
-    assert any(text.startswith(result.messages[summary_position]["content"][:2000]) for text in shown)
+    assert app.number_input(key="preview_number").value == summary_position
+    headers = [plain(m.value) for m in app.markdown if m.value.startswith("**output")]
+    assert any(h.startswith(f"**output #{summary_position} · user · SUMMARY**") for h in headers)
+    assert any(code.value == result.messages[summary_position]["content"] for code in app.code)
+    preview = table_with(app, "#", "zone", "badges", "tokens", "text")
+    assert preview["#"].tolist() == list(range(len(result.messages)))
+    assert preview["tokens"].tolist() == [counter.count_message(m) for m in result.messages]
 
     # Side by side: every original message is accounted for.
-    table = table_with(app, "before #", "change", "after #")
-    assert {int(i) for i in table["before #"] if i != ""} == set(range(len(messages)))
+    table = table_with(app, "before #", "change", "after #", "before tokens", "after tokens")
+    assert {int(i) for i in table["before #"].dropna()} == set(range(len(messages)))
     assert (table["change"] == "summarised").sum() == result.compress_end - result.compress_start
     assert (table["change"] == "added (summary)").sum() == (0 if result.summary_merged else 1)
 

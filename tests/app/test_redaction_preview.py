@@ -133,7 +133,7 @@ def test_markup_in_the_turns_is_escaped_in_the_highlighted_view(app):
     assert app.checkbox(key="redaction_only_masked").disabled  # no mask: every message is shown
     text = _whole_text(app)
     assert "<script>window.__xss = 'script'</script>" in text  # the summarizer gets the text as it is
-    bodies = [h.value for h in app.html]
+    bodies = [h.value for h in app.main.get("html")]  # the page's own (the sidebar holds the dashboard's style)
     joined = "".join(bodies)
     assert "&lt;script&gt;window.__xss = &#x27;script&#x27;&lt;/script&gt;" in joined
     assert "&lt;img src=x onerror=" in joined

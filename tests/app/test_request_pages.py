@@ -69,7 +69,11 @@ def test_overview_shows_the_whole_request_part_by_part():
                "it, 900 uncached)" in c for c in captions(at))
     turns = table_with(at, "recorded", "estimate")
     assert turns["recorded"].tolist() == [15_203, 15_285, 14_900]
-    assert any(c.proto.spec for c in at.get("plotly_chart"))
+    # The bar (plain HTML): one segment per part with its count, and the recorded prompt marked.
+    bar = next(h.value for h in at.main.get("html") if 'data-chart="whole-request"' in h.value)
+    for label, tokens in zip(PART_LABELS.values(), request.parts.values(), strict=True):
+        assert (f"{label}: {tokens:,} tokens" in bar) == (tokens > 0)
+    assert "recorded last prompt 14,900" in bar
 
 
 def test_timeline_replay_draws_recorded_and_estimated_sizes_and_can_trigger_on_either():

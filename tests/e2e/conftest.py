@@ -6,6 +6,7 @@ Skipped when Chromium or Playwright is missing, unless CONTEXT_LENS_REQUIRE_BROW
 
 from __future__ import annotations
 
+import ast
 import os
 import shutil
 import socket
@@ -130,6 +131,11 @@ def wait_until_idle(page: Any) -> None:
         "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')",
         timeout=UI_TIMEOUT_MS,
     )
+    # Widgets whose code the browser loads on first use show a grey placeholder until it is there.
+    page.wait_for_function(
+        "() => !document.querySelector('[data-testid=\"stSkeleton\"], [data-testid=\"stSkeletonElement\"]')",
+        timeout=UI_TIMEOUT_MS,
+    )
 
 
 def screenshot(page: Any, name: str) -> Path:
@@ -148,8 +154,28 @@ def screenshot(page: Any, name: str) -> Path:
     return path
 
 
+def page_sections() -> dict[str, list[tuple[str, str]]]:
+    """``section -> [(file stem, title), ...]`` read from app.py's ``SECTIONS`` table."""
+    tree = ast.parse((ROOT / "app.py").read_text(encoding="utf-8"))
+    for node in tree.body:
+        if isinstance(node, ast.AnnAssign) and getattr(node.target, "id", None) == "SECTIONS":
+            sections = ast.literal_eval(node.value)
+            return {section: [(name, title) for name, title, _icon in entries] for section, entries in sections.items()}
+    raise AssertionError("app.py has no SECTIONS table")
+
+
+def nav_link(page: Any, title: str) -> Any:
+    """The navigation link to ``title``: the navigation is across the top, one menu per section."""
+    section = next(name for name, entries in page_sections().items() if any(t == title for _s, t in entries))
+    link = page.locator("[data-testid='stTopNavDropdownLink']").filter(has_text=title).first
+    if not link.is_visible():
+        page.locator("[data-testid='stTopNavSection']").filter(has_text=section).first.click()
+        link.wait_for()
+    return link
+
+
 def open_page(page: Any, title: str) -> None:
-    page.get_by_role("link", name=title).first.click()
+    nav_link(page, title).click()
     page.get_by_role("heading", name=title).first.wait_for()
     wait_until_idle(page)
 

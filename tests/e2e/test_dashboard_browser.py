@@ -112,8 +112,14 @@ def test_markup_in_a_transcript_is_shown_as_text_and_never_runs(page):
     page.get_by_role("button", name="Run the compressor").click()
     page.get_by_text("Run the compressor").first.wait_for()
     wait_until_idle(page)
-    page.get_by_text("<script>window.__xss = 'script'</script>", exact=False).first.wait_for()
-    assert page.get_by_text("<img src=x onerror=", exact=False).count() >= 1
+    # The system message and the user's message, opened in the preview's panel, are shown as text.
+    panel = page.locator(".st-key-drilldown-preview")
+    for number, markup in ((0, "<script>window.__xss = 'script'</script>"), (1, "<img src=x onerror=")):
+        box = page.get_by_role("spinbutton", name="Output message #")
+        box.fill(str(number))
+        box.press("Enter")
+        panel.get_by_text(markup, exact=False).first.wait_for()
+        wait_until_idle(page)
     assert page.evaluate("() => window.__xss") is None
     # No element the transcript described was created.
     assert page.locator("img[src='x']").count() == 0
@@ -149,8 +155,6 @@ def test_a_binary_upload_is_a_readable_error(page, tmp_path):
 )
 def test_every_analysis_view_renders_without_an_exception(page, title, name):
     page.get_by_text("Headline figures").wait_for()
-    if page.get_by_role("link", name=title).count() == 0:
-        pytest.fail(f"{title} is not in the navigation")
     open_page(page, title)
     assert page.locator("[data-testid='stException']").count() == 0
     screenshot(page, name)

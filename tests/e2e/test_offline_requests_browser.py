@@ -7,25 +7,19 @@ fails the test.
 
 from __future__ import annotations
 
-import ast
 from typing import Any
 from urllib.parse import urlparse
 
 import pytest
 
-from tests.e2e.conftest import ROOT, UI_TIMEOUT_MS, wait_until_idle
+from tests.e2e.conftest import UI_TIMEOUT_MS, nav_link, page_sections, wait_until_idle
 
 pytestmark = pytest.mark.browser
 
 
 def page_titles() -> list[str]:
     """The title of every navigation entry, read from app.py's ``SECTIONS`` table."""
-    tree = ast.parse((ROOT / "app.py").read_text(encoding="utf-8"))
-    for node in tree.body:
-        if isinstance(node, ast.AnnAssign) and getattr(node.target, "id", None) == "SECTIONS":
-            sections = ast.literal_eval(node.value)
-            return [title for entries in sections.values() for _name, title, _icon in entries]
-    raise AssertionError("app.py has no SECTIONS table")
+    return [title for entries in page_sections().values() for _name, title in entries]
 
 
 def _is_local(url: str) -> bool:
@@ -59,7 +53,7 @@ def test_every_request_of_every_page_stays_on_127_0_0_1(chromium: Any, server_ur
         tab.get_by_text("Headline figures").wait_for()
         wait_until_idle(tab)
         for title in page_titles():
-            tab.get_by_role("link", name=title).first.click()
+            nav_link(tab, title).click()
             tab.get_by_role("heading", name=title).first.wait_for()
             wait_until_idle(tab)
         # The favicon is set after the first script run: give the browser time to ask for it.

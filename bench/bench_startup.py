@@ -1,0 +1,73 @@
+"""Time to a usable first page: the dashboard against a bare Streamlit page, in headless Chromium.
+
+    python -m bench.bench_startup [runs]
+
+Both are started with ``streamlit run`` and timed from before the process starts. The bare page
+(``st.title("Hello")``) is done when its title shows; the dashboard when its uploader takes a
+file and the first chart is drawn with its data (the bundled long sample's context usage). The
+two are run alternately (so a busy machine slows both alike), ``runs`` times each (5 by
+default), and the medians are compared: the target is at most 1.5 times the bare page.
+
+Results go to ``bench/results/startup.json``.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from bench.common import ROOT, print_table, save
+
+TARGET_RATIO = 1.5
+APP = ROOT / "app.py"
+
+
+def main(runs: int = 5) -> dict[str, Any]:
+    from bench.dashboard_start import FIRST_CHART_DRAWN, UPLOADER_USABLE, text_shown, time_to
+
+    if not Path("/usr/bin/chromium").exists():
+        print("startup: not measured (no /usr/bin/chromium)")
+        return {"skipped": "no /usr/bin/chromium"}
+    results: dict[str, Any] = {"when": time.strftime("%Y-%m-%d %H:%M"), "runs": runs,
+                               "load_average_before": os.getloadavg()[0]}
+    bare_times: list[float] = []
+    app_marks: list[dict[str, float]] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        bare = Path(tmp) / "bare.py"
+        bare.write_text('import streamlit as st\nst.title("Hello")\n', encoding="utf-8")
+        title = text_shown("Hello")
+        for _ in range(runs):
+            bare_times.append(time_to(bare, [title])[title[0]])
+            app_marks.append(time_to(APP, [UPLOADER_USABLE, FIRST_CHART_DRAWN]))
+    usable = [max(marks.values()) for marks in app_marks]
+    bare_median = statistics.median(bare_times)
+    app_median = statistics.median(usable)
+    rows = [
+        {"page": "bare Streamlit page (title shown)", "median s": bare_median, "best s": min(bare_times),
+         "worst s": max(bare_times)},
+        {"page": "dashboard: uploader usable", "median s": statistics.median(m[UPLOADER_USABLE[0]] for m in app_marks),
+         "best s": min(m[UPLOADER_USABLE[0]] for m in app_marks),
+         "worst s": max(m[UPLOADER_USABLE[0]] for m in app_marks)},
+        {"page": "dashboard: uploader usable and first chart drawn", "median s": app_median, "best s": min(usable),
+         "worst s": max(usable)},
+    ]
+    results["rows"] = rows
+    results["ratio"] = round(app_median / bare_median, 2)
+    results["target_ratio"] = TARGET_RATIO
+    results["met"] = results["ratio"] <= TARGET_RATIO
+    results["load_average_after"] = os.getloadavg()[0]
+    print_table(f"time to a usable first page (seconds, {runs} alternating runs each)", rows)
+    print(f"ratio {results['ratio']:.2f} (target ≤ {TARGET_RATIO}): {'met' if results['met'] else 'NOT met'}; "
+          f"load average {results['load_average_before']:.1f} → {results['load_average_after']:.1f}")
+    path = save("startup", results)
+    print(f"saved {path.relative_to(ROOT)}")
+    return results
+
+
+if __name__ == "__main__":
+    main(int(sys.argv[1]) if len(sys.argv) > 1 else 5)

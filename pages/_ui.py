@@ -1,0 +1,144 @@
+"""Layout pieces every page uses: metric rows that wrap, charts, tables with human headers.
+
+The page style (one ``<style>`` block) makes metrics wrap instead of truncating; metric rows are
+grids that put as many metrics on a line as fit (so "64,000" never shrinks to "6…"); tables get
+words for column names and thousands separators; charts get the dashboard's Plotly settings.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import streamlit as st
+
+from core.analysis.formatting import human_column
+
+# Metric rows are containers keyed "metrics-<name>": the style turns them into wrapping grids.
+METRIC_ROW_PREFIX = "metrics-"
+# The smallest width a metric gets before the row wraps: room for "160,457" at Streamlit's size.
+METRIC_MIN_WIDTH = "8.5rem"
+NARROW_SCREEN_PX = 1000
+
+_STYLE = f"""
+<style>
+[class*="st-key-{METRIC_ROW_PREFIX}"] {{
+  display: grid !important;
+  grid-template-columns: repeat(auto-fill, minmax({METRIC_MIN_WIDTH}, 1fr));
+  gap: 0.6rem 1rem;
+}}
+[class*="st-key-{METRIC_ROW_PREFIX}"] > div {{ width: auto !important; min-width: 0; }}
+/* A metric never cuts its value or its label: long ones wrap. */
+[data-testid="stMetricValue"], [data-testid="stMetricValue"] * {{
+  white-space: normal !important; overflow: visible !important; text-overflow: clip !important;
+  overflow-wrap: anywhere;
+}}
+[data-testid="stMetricValue"] {{ font-size: clamp(1.35rem, 2.1vw, 2rem); line-height: 1.2; }}
+[data-testid="stMetricLabel"], [data-testid="stMetricLabel"] * {{
+  white-space: normal !important; overflow: visible !important; text-overflow: clip !important;
+}}
+/* The navigation is across the top: the title needs less room above it. */
+[data-testid="stMainBlockContainer"] {{ padding-top: 3.5rem; }}
+/* The sidebar holds only the parameters: tighter, so every slider is above the fold at 900 px. */
+[data-testid="stSidebarUserContent"] {{ padding-top: 0.5rem; }}
+[data-testid="stSidebarUserContent"] [data-testid="stVerticalBlock"] {{ gap: 0.45rem; }}
+[data-testid="stSidebarHeader"] {{ height: 2.6rem; margin-bottom: 0; }}
+</style>
+"""
+
+# Runs once per browser tab: on a narrow screen the sidebar starts collapsed (Streamlit only does
+# that below 768 px), so the page gets the width; the user's own choice afterwards is kept.
+_COLLAPSE_SCRIPT = f"""
+<script>
+(function () {{
+  if (window.innerWidth >= {NARROW_SCREEN_PX} || sessionStorage.getItem("context-lens-sidebar-auto")) return;
+  const collapse = (tries) => {{
+    const bar = document.querySelector('[data-testid="stSidebar"]');
+    const button = document.querySelector('[data-testid="stSidebarCollapseButton"] button');
+    if (bar && button && bar.dataset.collapsed === "false") {{
+      button.click();
+      sessionStorage.setItem("context-lens-sidebar-auto", "1");
+      return;
+    }}
+    if (tries > 0) setTimeout(() => collapse(tries - 1), 100);
+  }};
+  collapse(60);
+}})();
+</script>
+"""
+
+
+def page_style() -> None:
+    """The dashboard's style and the narrow-screen sidebar rule (call once per run, from the sidebar)."""
+    st.html(_STYLE)
+    st.html(_COLLAPSE_SCRIPT, unsafe_allow_javascript=True)
+
+
+def metric_row(key: str, metrics: Sequence[tuple[str, str] | tuple[str, str, Mapping[str, Any]]]) -> None:
+    """Metrics side by side, wrapping onto more lines when the page is narrow.
+
+    Each item is ``(label, value)`` or ``(label, value, {st.metric keyword arguments})``.
+    """
+    with st.container(key=METRIC_ROW_PREFIX + key):
+        for item in metrics:
+            label, value = item[0], item[1]
+            options = dict(item[2]) if len(item) > 2 else {}  # type: ignore[misc]
+            st.metric(label, value, **options)
+
+
+def delta_or_none(change: int | float, text: str) -> str | None:
+    """A metric delta only when something changed: no red "+0" on a run that changed nothing."""
+    return text if change else None
+
+
+def chart(figure: Any, key: str, *, on_select: Callable[[], None] | None = None) -> Any:
+    """A Plotly figure at full width with the dashboard's settings; ``on_select`` makes its points clickable."""
+    from core.analysis.charts import PLOTLY_CONFIG
+
+    if on_select is None:
+        return st.plotly_chart(figure, width="stretch", key=key, config=PLOTLY_CONFIG)
+    return st.plotly_chart(figure, width="stretch", key=key, config=PLOTLY_CONFIG, on_select=on_select,
+                           selection_mode="points")
+
+
+def column_config_for(frame: Any, overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """Human headers for every column, thousands separators for integers, unless ``overrides`` says otherwise."""
+    import pandas as pd
+
+    config: dict[str, Any] = {}
+    frame = getattr(frame, "data", frame)  # a Styler's frame
+    for name in frame.columns:
+        label = human_column(str(name))
+        dtype = frame[name].dtype
+        if pd.api.types.is_bool_dtype(dtype):
+            config[name] = st.column_config.CheckboxColumn(label)
+        elif pd.api.types.is_integer_dtype(dtype):
+            config[name] = st.column_config.NumberColumn(label, format="localized")
+        elif pd.api.types.is_float_dtype(dtype):
+            config[name] = st.column_config.NumberColumn(label, format="localized")
+        elif label != name:
+            config[name] = st.column_config.Column(label)
+    for name, override in (overrides or {}).items():
+        config[name] = _localized(override)
+    return config
+
+
+def _localized(column: Any) -> Any:
+    """A number column without a format of its own gets thousands separators (one format everywhere)."""
+    if isinstance(column, dict):
+        type_config = column.get("type_config") or {}
+        if type_config.get("type") == "number" and not type_config.get("format"):
+            return {**column, "type_config": {**type_config, "format": "localized"}}
+    return column
+
+
+def table(frame: Any, key: str | None = None, *, column_config: Mapping[str, Any] | None = None,
+          **options: Any) -> Any:
+    """``st.dataframe`` with human headers and one number format; the index hidden."""
+    import pandas as pd
+
+    if not isinstance(frame, pd.DataFrame) and not hasattr(frame, "data"):  # a list of rows (a Styler has .data)
+        frame = pd.DataFrame(frame)
+    options.setdefault("hide_index", True)
+    options.setdefault("width", "stretch")
+    return st.dataframe(frame, key=key, column_config=column_config_for(frame, column_config), **options)
