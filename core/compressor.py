@@ -32,7 +32,6 @@ from core.phases.prune import PrunePlan
 from core.plan import NOTHING_TO_COMPRESS, TOO_SMALL, CompressionPlan, CompressorState, plan
 from core.profiles import Profile
 from core.redaction import profile_redaction
-from core.summarizers.base import SummaryRequest
 
 __all__ = [
     "CompressionResult",
@@ -58,13 +57,18 @@ class SummarizerCall:
     max_tokens: int
     summary_budget: int
     serialized_turns: str
-    content_tokens: int
+    plan: CompressionPlan = field(repr=False, compare=False)
     iterative: bool
     model: str | None = None
     error: str | None = None
     response: str | None = None
     focus_topic: str | None = None
     anchoring_date: str | None = None
+
+    @property
+    def content_tokens(self) -> int:
+        """The estimate of the turns (measured when first read if the budget did not need it)."""
+        return self.plan.content_tokens
 
 
 @dataclass
@@ -537,13 +541,15 @@ class ContextCompressor:
         except Exception:  # the reference omits the date when its clock fails
             return ""
 
-    def _call(self, request: SummaryRequest) -> Any:
+    def _call(self, decided: CompressionPlan, prompt: str, date: str | None) -> Any:
         if self.summarizer is None:
             raise RuntimeError(NO_SUMMARIZER_ERROR)
         request_hook = getattr(self.summarizer, "summarize_request", None)
         if request_hook is not None:
-            return request_hook(request)
-        return self.summarizer(request.prompt, request.max_tokens)
+            return request_hook(decided.summary_request(date))
+        # A plain callable reads only the prompt: the redacted copies of the turns that a request
+        # carries are not made for it.
+        return self.summarizer(prompt, decided.max_tokens)
 
     def _generate_summary(self, decided: CompressionPlan, calls: list[SummarizerCall]) -> str | None:
         """The prefixed summary text, or None on failure or during a cooldown (state updated as the release does)."""
@@ -551,21 +557,21 @@ class ContextCompressor:
             return None
         rule = FAILURE_RULES[self.profile.failure_rule]
         date = self._anchoring_date()
-        request = decided.summary_request(date)
+        prompt = decided.prompt(date)
         call = SummarizerCall(
-            prompt=request.prompt,
-            max_tokens=request.max_tokens,
-            summary_budget=request.summary_budget,
-            serialized_turns=request.serialized_turns,
-            content_tokens=decided.content_tokens,
-            iterative=bool(request.previous_summary),
+            prompt=prompt,
+            max_tokens=decided.max_tokens,
+            summary_budget=decided.summary_budget,
+            serialized_turns=decided.serialized_turns,
+            plan=decided,
+            iterative=bool(decided.prompt_previous_summary),
             model=self._summary_model_name() or None,
             focus_topic=decided.focus_topic,
             anchoring_date=date or None,
         )
         calls.append(call)
         try:
-            response = self._call(request)
+            response = self._call(decided, prompt, date)
             if not isinstance(response, str):
                 response = str(response) if response else ""
             if rule.empty_is_failure and not response.strip():

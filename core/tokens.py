@@ -159,6 +159,32 @@ def estimate_messages_tokens_rough(messages: Iterable[Any]) -> int:
     return (chars + 3) // 4 + P.ROUGH_IMAGE_TOKENS * images
 
 
+def rough_chars_at_least(messages: Iterable[Any]) -> int:
+    """A lower bound of the characters ``estimate_messages_tokens_rough`` counts, in one light pass.
+
+    The repr of a plain dict holds the repr of each of its values, and the repr of a plain string
+    is at least as long as the string: the plain-string contents, and the plain-string arguments
+    of plain tool-call dicts, are all in the measured text. Anything else counts nothing here.
+    """
+    total = 0
+    for message in messages:
+        if type(message) is not dict:
+            continue
+        content = message.get("content")
+        if type(content) is str:
+            total += len(content)
+        calls = message.get("tool_calls")
+        if type(calls) is list:
+            for call in calls:
+                if type(call) is dict and call is not message:
+                    function = call.get("function")
+                    if type(function) is dict and function is not call and function is not message:
+                        arguments = function.get("arguments")
+                        if type(arguments) is str:
+                            total += len(arguments)
+    return total
+
+
 # --- exact counting -----------------------------------------------------------------------------
 
 
@@ -307,6 +333,10 @@ class RoughEstimator:
     def messages_tokens(self, messages: Sequence[Any]) -> int:
         return estimate_messages_tokens_rough(messages)
 
+    def messages_tokens_at_least(self, messages: Sequence[Any]) -> int:
+        """A lower bound of ``messages_tokens(messages)``, much cheaper to take."""
+        return (rough_chars_at_least(messages) + 3) // 4
+
 
 class ExactEstimator:
     """Decide with exact tiktoken counts instead of the heuristics."""
@@ -321,6 +351,10 @@ class ExactEstimator:
 
     def messages_tokens(self, messages: Sequence[Any]) -> int:
         return self.counter.count_messages(messages)
+
+    def messages_tokens_at_least(self, messages: Sequence[Any]) -> int:
+        """A lower bound of ``messages_tokens(messages)``: none cheaper than counting."""
+        return 0
 
 
 def make_estimator(

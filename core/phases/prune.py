@@ -107,6 +107,8 @@ def dedup_tool_results(result: list[Any], actions: dict[int, list[str]] | None =
     unique lengths would miss a prefix collision between outputs of different lengths.
     """
     seen: set[str] = set()
+    # Equal texts have equal keys: each distinct text is hashed once (re-read files repeat a lot).
+    keys: dict[str, str] = {}
     pruned = 0
     for i in range(len(result) - 1, -1, -1):
         message = result[i]
@@ -115,7 +117,11 @@ def dedup_tool_results(result: list[Any], actions: dict[int, list[str]] | None =
         content = message.get("content")
         if not isinstance(content, str) or len(content) < P.DEDUP_MIN_CHARS:
             continue
-        key = _dedup_key(content)
+        key = keys.get(content) if type(content) is str else None  # a subclass may compare its own way
+        if key is None:
+            key = _dedup_key(content)
+            if type(content) is str:
+                keys[content] = key
         if key in seen:
             result[i] = {**message, "content": P.DEDUP_PLACEHOLDER}
             pruned += 1
