@@ -16,6 +16,7 @@ parameter change cheap.
 
 from __future__ import annotations
 
+import math
 import threading
 import weakref
 from collections.abc import Callable, Hashable, Sequence
@@ -273,7 +274,8 @@ def _turns_budget(turns: list[Any], config: CompressorConfig) -> tuple[int | Non
     """
     estimator = make_estimator(config.token_estimator, config.model, config.release.budget_weight)
     cap = config.max_summary_tokens
-    least = estimator.messages_tokens_at_least(turns)
+    # Counting may stop a little past the least estimate whose share reaches the cap.
+    least = estimator.messages_tokens_at_least(turns, enough=math.ceil(cap / P.SUMMARY_RATIO) + 1)
     if int(least * P.SUMMARY_RATIO) >= cap:
         return None, summary.summary_budget(least, cap)
     content_tokens = estimator.messages_tokens(turns)

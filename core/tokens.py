@@ -159,15 +159,19 @@ def estimate_messages_tokens_rough(messages: Iterable[Any]) -> int:
     return (chars + 3) // 4 + P.ROUGH_IMAGE_TOKENS * images
 
 
-def rough_chars_at_least(messages: Iterable[Any]) -> int:
+def rough_chars_at_least(messages: Iterable[Any], enough: int | None = None) -> int:
     """A lower bound of the characters ``estimate_messages_tokens_rough`` counts, in one light pass.
 
     The repr of a plain dict holds the repr of each of its values, and the repr of a plain string
     is at least as long as the string: the plain-string contents, and the plain-string arguments
     of plain tool-call dicts, are all in the measured text. Anything else counts nothing here.
+    With ``enough``, counting stops once the bound reaches it.
     """
     total = 0
+    limit = enough if enough is not None else float("inf")
     for message in messages:
+        if total >= limit:
+            break
         if type(message) is not dict:
             continue
         content = message.get("content")
@@ -333,9 +337,9 @@ class RoughEstimator:
     def messages_tokens(self, messages: Sequence[Any]) -> int:
         return estimate_messages_tokens_rough(messages)
 
-    def messages_tokens_at_least(self, messages: Sequence[Any]) -> int:
-        """A lower bound of ``messages_tokens(messages)``, much cheaper to take."""
-        return (rough_chars_at_least(messages) + 3) // 4
+    def messages_tokens_at_least(self, messages: Sequence[Any], enough: int | None = None) -> int:
+        """A lower bound of ``messages_tokens(messages)``, much cheaper to take (it may stop at ``enough``)."""
+        return (rough_chars_at_least(messages, None if enough is None else 4 * enough) + 3) // 4
 
 
 class ExactEstimator:
@@ -352,7 +356,7 @@ class ExactEstimator:
     def messages_tokens(self, messages: Sequence[Any]) -> int:
         return self.counter.count_messages(messages)
 
-    def messages_tokens_at_least(self, messages: Sequence[Any]) -> int:
+    def messages_tokens_at_least(self, messages: Sequence[Any], enough: int | None = None) -> int:
         """A lower bound of ``messages_tokens(messages)``: none cheaper than counting."""
         return 0
 

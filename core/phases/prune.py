@@ -198,6 +198,10 @@ def _shrink_leaves(value: Any, head_chars: int) -> Any:
     return value
 
 
+# What ``json.dumps(value, ensure_ascii=False)`` builds on every call, made once.
+_ARGS_ENCODER = json.JSONEncoder(ensure_ascii=False)
+
+
 def truncate_tool_call_args_json(args: Any, head_chars: int = P.ARGS_LEAF_HEAD) -> Any:
     """Shorten every long string leaf of JSON arguments and re-serialise; non-JSON passes unchanged."""
     try:
@@ -205,7 +209,7 @@ def truncate_tool_call_args_json(args: Any, head_chars: int = P.ARGS_LEAF_HEAD) 
     except (json.JSONDecodeError, TypeError, ValueError, RecursionError):
         return args
     try:
-        return json.dumps(_shrink_leaves(parsed, head_chars), ensure_ascii=False)
+        return _ARGS_ENCODER.encode(_shrink_leaves(parsed, head_chars))
     except (RecursionError, ValueError, TypeError):
         return args
 
