@@ -114,19 +114,25 @@ _ERROR_LINE_RE = re.compile(
     r"|Segmentation fault|command not found|No such file or directory|Permission denied"
 )
 
-# Lower-cased substrings of which every _ERROR_LINE_RE match contains at least one.
+# Substrings (case as written) of which every _ERROR_LINE_RE match contains at least one.
 _ERROR_MARKERS = (
-    "traceback",
-    "error",
-    "exception",
-    "fail",
+    "Traceback (most recent call last)",
+    "Error",
+    "Exception",
+    "FAIL",
+    "ERROR",
+    "FATAL",
     "fatal",
     "panic",
-    "err!",
-    "segmentation fault",
+    "Panic",
+    "ERR!",
+    "error:",
+    "error[",
+    "failed to",
+    "Segmentation fault",
     "command not found",
-    "no such file or directory",
-    "permission denied",
+    "No such file or directory",
+    "Permission denied",
 )
 
 # A line of source code, optionally behind a line-number gutter ("  45|", "45:", "45→") and
@@ -149,6 +155,7 @@ _QUANTITY_RE = re.compile(
 )
 
 _ISSUE_RE = re.compile(r"(?<![\w&#/])#\d{1,6}\b")
+_DIGIT_RE = re.compile(r"\d")  # the digit every _QUANTITY_RE alternative needs
 
 _DEFINITION_RE = re.compile(
     r"\b(?:async\s+)?def\s+([A-Za-z_]\w*)\s*\("
@@ -301,7 +308,14 @@ def cap_value(value: str, limit: int = MAX_FACT_CHARS) -> str:
     return value if len(value) <= limit else value[:limit].rstrip()
 
 
+def _may_hold_path(text: str) -> bool:
+    """Every alternative of ``_PATH_RE`` needs a "/", a "\\", a "." or one of its two bare names."""
+    return "/" in text or "." in text or "\\" in text or "Dockerfile" in text or "Makefile" in text
+
+
 def find_paths(text: str) -> Iterator[str]:
+    if not _may_hold_path(text):
+        return
     for match in _PATH_RE.finditer(text):
         value = match.group(0).rstrip(".,;:")
         if len(value) > 1:
@@ -321,9 +335,8 @@ def _backticked_commands(text: str) -> Iterator[str]:
 def error_lines(text: str) -> Iterator[str]:
     """Lines reporting an error (trimmed, capped). Source-code lines that merely name an
     exception (``raise ValueError(...)``, ``except OSError:``) are not errors that happened."""
-    # Most text names no error at all; a plain substring test rules it out much faster.
-    lowered = text.lower()
-    if not any(marker in lowered for marker in _ERROR_MARKERS) or not _ERROR_LINE_RE.search(text):
+    # Most text names no error at all; plain substring tests rule it out much faster.
+    if not any(marker in text for marker in _ERROR_MARKERS) or not _ERROR_LINE_RE.search(text):
         return
     for line in text.splitlines():
         if _ERROR_LINE_RE.search(line) and not _CODE_LINE_RE.match(line):
@@ -340,12 +353,17 @@ def _is_progress_marker(text: str, match: re.Match[str]) -> bool:
     return before.endswith("[") and text[match.end() : match.end() + 1] == "]"
 
 
+# Every _DEFINITION_RE match holds one of its keywords; every _CALL_RE match an opening parenthesis.
+_DEFINITION_WORDS = ("def", "class", "function", "fn", "struct", "enum", "trait", "interface")
+
+
 def _identifiers(text: str) -> Iterator[str]:
-    for match in _DEFINITION_RE.finditer(text):
-        name = next(group for group in match.groups() if group)
-        if name not in _NOT_IDENTIFIERS:
-            yield name
-    for match in _CALL_RE.finditer(text):
+    if any(word in text for word in _DEFINITION_WORDS):
+        for match in _DEFINITION_RE.finditer(text):
+            name = next(group for group in match.groups() if group)
+            if name not in _NOT_IDENTIFIERS:
+                yield name
+    for match in _CALL_RE.finditer(text) if "(" in text else ():
         name = match.group(1)
         for prefix in _RECEIVER_PREFIXES:
             if name.startswith(prefix):
@@ -363,26 +381,31 @@ def _identifiers(text: str) -> Iterator[str]:
 
 def _facts_in_piece(piece: str, role: str) -> Iterator[tuple[str, str]]:
     """(kind, value) pairs found in one piece of text, in extraction order."""
-    urls = [match.group(0).rstrip(".,;:!?") for match in _URL_RE.finditer(piece)]
+    # Each pattern is only run on text holding a literal every match of it contains (a URL its
+    # "http", a command its backquote, a quantity a digit, an issue its "#").
+    urls = [match.group(0).rstrip(".,;:!?") for match in _URL_RE.finditer(piece)] if "http" in piece else []
     # URLs are blanked so their parts are not read again as paths, ports or identifiers.
     rest = _URL_RE.sub(" ", piece) if urls else piece
     for value in find_paths(rest):
         yield "path", value
-    for value in _backticked_commands(rest):
-        yield "command", cap_value(value.splitlines()[0])
+    if "`" in rest:
+        for value in _backticked_commands(rest):
+            yield "command", cap_value(value.splitlines()[0])
     if role in ("tool", "user"):
         for value in error_lines(rest):
             yield "error", value
     for value in urls:
         yield "url", value
-    for match in _QUANTITY_RE.finditer(rest):
-        if _is_progress_marker(rest, match):
-            continue
-        yield "quantity", match.group(0)
+    if _DIGIT_RE.search(rest) is not None:
+        for match in _QUANTITY_RE.finditer(rest):
+            if _is_progress_marker(rest, match):
+                continue
+            yield "quantity", match.group(0)
     for value in _identifiers(rest):
         yield "identifier", value
-    for match in _ISSUE_RE.finditer(rest):
-        yield "issue", match.group(0)
+    if "#" in rest:
+        for match in _ISSUE_RE.finditer(rest):
+            yield "issue", match.group(0)
 
 
 _PATH_ARG_KEYS = frozenset(
