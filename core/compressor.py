@@ -28,7 +28,7 @@ from core.config import CompressorConfig
 from core.phases import summary
 from core.phases.boundaries import TailCut
 from core.phases.failures import FAILURE_RULES, empty_summary_error, is_connection_error, short_error
-from core.phases.prune import PrunePlan
+from core.phases.prune import PrunePlan, fresh_copies
 from core.plan import NOTHING_TO_COMPRESS, TOO_SMALL, CompressionPlan, CompressorState, plan
 from core.profiles import Profile
 from core.redaction import profile_redaction
@@ -483,7 +483,7 @@ class ContextCompressor:
                 if self.profile.early_return_is_ineffective:
                     self._ineffective_compression_count += 1
                     self._last_compression_savings_pct = 0.0
-                result.messages = decided.work
+                result.messages = fresh_copies(decided.work, decided.messages)
                 return result
 
             self._previous_summary = decided.previous_summary  # rehydration or the guard, before the call
@@ -502,7 +502,7 @@ class ContextCompressor:
                 )
                 if abort is not None:
                     self._last_compress_aborted = True
-                    result.messages = decided.work
+                    result.messages = fresh_copies(decided.work, decided.messages)
                     result.outcome = "aborted"
                     result.abort_reason = abort
                     result.failure_reason = self._last_summary_error

@@ -256,14 +256,18 @@ class PrunePlan:
 
     Built from ``messages`` (never mutated) and the ``message_tokens`` used by the boundary walk
     (``key`` optionally names the latter).
-    At construction: shallow copies, the call map and the deduplication (they do not depend on the
-    parameters). Lazily, and kept for later calls: each message's pass-2 and pass-3 forms (only as
-    far as a boundary has reached) and the running token sums of the boundary walk from the end
-    (only as far as a walk has gone, so ``message_tokens`` sees the messages the reference's walk
-    sees). :meth:`apply` then returns exactly what the three passes return for that boundary.
+    At construction: the call map and the deduplication (they do not depend on the parameters).
+    Lazily, and kept for later calls: each message's pass-2 and pass-3 forms (only as far as a
+    boundary has reached) and the running token sums of the boundary walk from the end (only as
+    far as a walk has gone, so ``message_tokens`` sees the messages the reference's walk sees).
+    :meth:`apply` then returns exactly what the three passes return for that boundary.
 
-    The message dicts of a result are dicts this plan made (never the caller's); they are shared by
-    every result of the plan, so treat them as read-only. Safe to use from several threads.
+    The reference works on shallow copies; a plan copies only what it changes and hands out the
+    caller's own plain dicts for the rest (an equal copy of each would double the memory of a long
+    transcript), and copies of anything else (a dict subclass reads as its plain copy, as in the
+    reference). Every message of a result is shared with the input or with every other result of
+    the plan: treat them as read-only, and copy before handing them on to be changed
+    (:func:`prune_old_tool_results` does). Safe to use from several threads.
     """
 
     def __init__(
@@ -277,7 +281,8 @@ class PrunePlan:
         self._source = list(messages)
         self._n = len(self._source)
         self._message_tokens = message_tokens
-        self._copies = [m.copy() if isinstance(m, dict) else m for m in self._source]
+        # The messages as the passes read them: plain dicts themselves, anything else as its copy.
+        self._copies = [m if type(m) is dict else m.copy() if isinstance(m, dict) else m for m in self._source]
         self._call_map = build_call_map(self._copies)
         deduplicated = list(self._copies)
         self._dedup_actions: dict[int, list[str]] = {}
@@ -492,6 +497,13 @@ def prune_old_tool_results(
     """Run the three Phase-1 passes on shallow copies; the input is never mutated."""
     if not messages:
         return PruneResult(messages, 0, 0, {})
-    return PrunePlan(messages, message_tokens).apply(
+    result = PrunePlan(messages, message_tokens).apply(
         protect_tail_count, protect_tail_tokens, record_actions=record_actions
     )
+    result.messages = fresh_copies(result.messages, messages)
+    return result
+
+
+def fresh_copies(pruned: list[Any], messages: Sequence[Any]) -> list[Any]:
+    """``pruned`` (a plan's result for ``messages``) with a copy in place of each of the caller's own dicts."""
+    return [m.copy() if m is source and isinstance(m, dict) else m for m, source in zip(pruned, messages, strict=True)]

@@ -16,6 +16,8 @@ from core.analysis import facts as F
 
 
 def _plain_error_lines(text: str) -> Iterator[str]:
+    if not F._ERROR_LINE_RE.search(text):
+        return
     for line in text.splitlines():
         if F._ERROR_LINE_RE.search(line) and not F._CODE_LINE_RE.match(line):
             value = F.cap_value(line)

@@ -9,6 +9,7 @@ reads only the prompt against one that reads the whole request.
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import re
 from typing import Any
@@ -19,7 +20,7 @@ from hypothesis import strategies as st
 from core import CompressorConfig, ContextCompressor
 from core import profiles as P
 from core.phases import summary
-from core.phases.prune import DEDUPLICATED, dedup_tool_results
+from core.phases.prune import DEDUPLICATED, dedup_tool_results, prune_old_tool_results
 from core.plan import plan
 from core.redaction import hermes as H
 from core.redaction.hermes import redact_many, redact_sensitive_text
@@ -209,3 +210,31 @@ def test_a_prompt_reader_and_a_request_reader_get_the_same_call(messages, profil
             other.iterative,
         )
         assert one.iterative == bool(request.previous_summary)
+
+
+# --- Phase 1 copies only what it changes -----------------------------------------------------------------
+
+
+@settings(max_examples=200, deadline=None)
+@given(conversations(), st.sampled_from(sorted(P.PROFILES)), st.booleans())
+def test_no_output_message_is_one_of_the_callers_dicts(messages, profile, abort):
+    config = CompressorConfig(context_length=8_000, protect_last_n=3, profile=profile, abort_on_summary_failure=abort)
+    before = copy.deepcopy(messages)
+    summarizer = Recorder() if not abort else None
+    result = ContextCompressor(config, summarizer=summarizer).compress(messages, current_tokens=10**6)
+    if result.outcome == "too_small":  # the reference returns the input itself there
+        assert result.messages is messages
+        return
+    inputs = {id(m) for m in messages}
+    assert not any(id(m) in inputs for m in result.messages if isinstance(m, dict))
+    for message in result.messages:
+        if isinstance(message, dict):
+            message["content"] = "scribbled"
+    assert messages == before
+
+
+def test_prune_old_tool_results_hands_out_copies():
+    messages = [user("a"), asst("b"), tool("c", "x" * 300), user("d")]
+    result = prune_old_tool_results(messages, 1)
+    assert result.messages == [m if i != 2 else result.messages[2] for i, m in enumerate(messages)]
+    assert all(out is not m for out, m in zip(result.messages, messages, strict=True))
