@@ -12,7 +12,7 @@ import importlib.util
 import os
 import re
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -315,6 +315,54 @@ class TokenCounter:
                 counted[text] = len(tokens)
                 self._remember(text, len(tokens))
         return [(counted.get(t) or cache.get(t) or self.count_text(t)) if t else 0 for t in texts]
+
+    def uncounted_chars(self, texts: Iterable[str]) -> int:
+        """Characters of the distinct ``texts`` not counted yet (what :meth:`warm` would encode)."""
+        cache = self._cache
+        return sum(len(t) for t in {t for t in texts if t and t not in cache})
+
+    def warm(
+        self, texts: Sequence[str], on_progress: Callable[[int, int], None] | None = None,
+        batch_chars: int = 4 * CHUNK_CHARS,
+    ) -> None:
+        """Count every distinct text not counted yet, in batches of about ``batch_chars`` characters.
+
+        ``on_progress(done, total)`` (characters) is called after each batch, so a caller can show
+        how far a long count has got; later counts of these texts hit the cache.
+        """
+        cache = self._cache
+        missing = sorted({t for t in texts if t and t not in cache}, key=len)
+        total = sum(map(len, missing))
+        done = 0
+        batch: list[str] = []
+        size = 0
+
+        def flush() -> None:
+            nonlocal done, batch, size
+            if batch:
+                self.count_texts(batch)
+                done += size
+                batch, size = [], 0
+                if on_progress is not None:
+                    on_progress(done, total)
+
+        for text in missing:
+            if len(text) > batch_chars:  # one long text: counted a chunk at a time, each reported
+                flush()
+                tokens = start = 0
+                for cut in [*safe_cuts(text), len(text)]:
+                    tokens += len(self._encoding.encode_ordinary(text[start:cut]))
+                    done += cut - start
+                    start = cut
+                    if on_progress is not None:
+                        on_progress(done, total)
+                self._remember(text, tokens)
+                continue
+            if size + len(text) > batch_chars:
+                flush()
+            batch.append(text)
+            size += len(text)
+        flush()
 
     def message_parts(self, message: Any) -> dict[str, int]:
         """Tokens of one message split into categories (text, tool calls, images, overhead)."""

@@ -425,6 +425,27 @@ def empty_state() -> None:
         st.caption("No bundled samples were found in sample_conversations/.")
 
 
+# Exact counting encodes roughly 10-30 MB of text a second here: a count of more text than this
+# shows a progress bar while it runs.
+COUNT_PROGRESS_CHARS = 8_000_000
+
+
+def message_table(transcript: Transcript, settings: Settings) -> Any:
+    """The per-message table (exact tokens), with a progress bar while a long exact count runs."""
+    encoding = settings.encoding
+    if transcript.has_message_table(encoding) or transcript.uncounted_chars(encoding) < COUNT_PROGRESS_CHARS:
+        return transcript.message_table(encoding)
+    label = f"Counting tokens exactly ({encoding})"
+    bar = st.progress(0.0, text=f"{label}…")
+
+    def report(done: int, total: int) -> None:
+        bar.progress(min(1.0, done / max(total, 1)), text=f"{label}: {done / 1e6:,.0f} of {total / 1e6:,.0f} MB of text")
+
+    table = transcript.message_table(encoding, report)
+    bar.empty()
+    return table
+
+
 def source_caption(transcript: Transcript) -> None:
     """One line naming the conversation being analysed (file name as plain text)."""
     st.caption(

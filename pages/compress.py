@@ -23,6 +23,7 @@ from pages._shared import (
     escape_markdown,
     keep,
     kept,
+    message_table,
     page_setup,
     require_transcript,
     source_caption,
@@ -452,7 +453,7 @@ if run["settings"] != current_settings() or run.get("strict_redaction") != stric
     st.warning("The parameters changed since this run; press **Run the compressor** again to update it.")
 
 result = run["result"]
-frame = transcript.message_table(settings.encoding)
+frame = message_table(transcript, settings)
 _outcome(result, run, counter, int(frame["tokens"].sum()))
 
 preview_tab, diff_tab, summary_tab, call_tab, cost_tab, download_tab = st.tabs(

@@ -21,6 +21,7 @@ from pages._shared import (
     escape_markdown,
     keep,
     kept,
+    message_table,
     page_setup,
     selected_source,
     set_kept,
@@ -130,7 +131,7 @@ def show_figures(transcript: Transcript) -> None:
     from core.tokens import estimate_messages_tokens_rough
 
     settings = current_settings()
-    frame = transcript.message_table(settings.encoding)
+    frame = message_table(transcript, settings)
     counter = transcript.counter(settings.encoding)
     config = settings.config()
     total = int(frame["tokens"].sum())

@@ -6,13 +6,13 @@ import streamlit as st
 
 from core.analysis import charts
 from core.analysis.zones import analyze_zones
-from pages._shared import page_setup, require_transcript, source_caption
+from pages._shared import message_table, page_setup, require_transcript, source_caption
 
 st.title("Zones")
 settings = page_setup()
 transcript = require_transcript()
 source_caption(transcript)
-frame = transcript.message_table(settings.encoding)
+frame = message_table(transcript, settings)
 config = settings.config()
 zones = transcript.memo(
     ("zones", settings),

@@ -177,62 +177,119 @@ def _note(text: str, *, x: float, y: float, xref: str, yref: str, color: str = "
             "font": {"size": 11, "color": color}, **extra}
 
 
+# Beyond this many messages the zone map draws bins of consecutive messages: a bar per message
+# would be tens of thousands of SVG shapes, slow to draw and narrower than a pixel anyway.
+ZONE_MAP_MAX_BARS = 1_500
+
+
+def _hex_rgba(color: str, alpha: float) -> str:
+    red, green, blue = (int(color[i : i + 2], 16) for i in (1, 3, 5))
+    return f"rgba({red}, {green}, {blue}, {alpha})"
+
+
+def zone_map_bins(zones: ZoneAnalysis, max_bars: int = ZONE_MAP_MAX_BARS) -> np.ndarray:
+    """Start index of each bar of the zone map (one per message up to ``max_bars`` messages).
+
+    Longer conversations get bins of ``ceil(n / max_bars)`` consecutive messages; a bin never
+    straddles the middle's start, the tail's start or the prune boundary, so each bar has one zone.
+    """
+    n = zones.n_messages
+    if n <= max_bars:
+        return np.arange(n, dtype=np.int64)
+    width = -(-n // max_bars)
+    cuts = {0, n}
+    for boundary in (zones.compress_start, zones.compress_end, zones.prune_boundary):
+        if boundary is not None and 0 < boundary < n:
+            cuts.add(boundary)
+    edges = sorted(cuts)
+    starts = [np.arange(a, b, width, dtype=np.int64) for a, b in zip(edges, edges[1:], strict=False)]
+    return np.concatenate(starts)
+
+
 def zone_map_figure(zones: ZoneAnalysis, *, exact_label: str = "tokens (tiktoken)") -> go.Figure:
     """Bars per message coloured by zone, the Phase-1 protected region, and the trigger and tail walks.
 
-    Top: one bar per message (exact tokens), coloured HEAD / MIDDLE / TAIL, hatched where Phase 1
-    shortens the message, with the region Phase 1 protects shaded. Bottom: the prompt size after
-    each message against the threshold, and the running total from the end against the tail budget
-    and its 1.5x soft ceiling (both with the estimator that makes the decisions).
+    Top: one bar per message (exact tokens), coloured HEAD / MIDDLE / TAIL, with the part Phase 1
+    cuts from it stacked on top in a fainter shade, and the region Phase 1 protects shaded. Bottom:
+    the prompt size after each message against the threshold, and the running total from the end
+    against the tail budget and its 1.5x soft ceiling (both with the estimator that makes the
+    decisions). Past ``ZONE_MAP_MAX_BARS`` messages each bar is a bin of consecutive messages (its
+    tokens summed) and the lines are drawn at the bins' edges.
     """
-    # Built as one layout dict: plotly's add_hline/add_vline per subplot cost ~0.1 s each.
+    # Plain dicts, and a figure built without validation: validating thousands of values on every
+    # slider move costs more than drawing them.
     table = zones.table
     n = zones.n_messages
     unit = "estimated tokens" if zones.estimator == "hermes" else "tokens (tiktoken)"
-    traces: list[go.Bar | go.Scatter] = []
+    starts = zone_map_bins(zones)
+    binned = len(starts) < n
+    ends = np.append(starts[1:], n).astype(np.int64) if len(starts) else starts
+    tokens = table["tokens"].to_numpy()
+    after = table["after_phase1"].to_numpy()
+    zone_of = table["zone"].to_numpy()
+    if binned:
+        kept = np.add.reduceat(after, starts) if len(starts) else after[:0]
+        whole = np.add.reduceat(tokens, starts) if len(starts) else tokens[:0]
+        centres = (starts + ends - 1) / 2
+        widths = (ends - starts) * 0.95
+        bar_zone = zone_of[starts]
+        labels = [f"#{a}–{b - 1} ({b - a:,} messages)" for a, b in zip(starts.tolist(), ends.tolist(), strict=True)]
+        line_at = ends - 1
+    else:
+        kept, whole, centres, widths, bar_zone = after, tokens, np.arange(n), None, zone_of
+        roles = table["role"].to_numpy()
+        labels = [f"#{i} {role}" for i, role in enumerate(roles.tolist())]
+        line_at = np.arange(n)
+    phase1 = table["phase1"].to_numpy()
+    notes_of = phase1[starts] if binned else phase1
+    traces: list[dict] = []
+    cut = whole - kept
     for zone in ("HEAD", "MIDDLE", "TAIL", "UNCHANGED"):
-        rows = table[table["zone"] == zone]
-        if rows.empty:
+        picked = np.flatnonzero(bar_zone == zone)
+        if not picked.size:
             continue
-        traces.append(
-            go.Bar(
-                x=rows["index"].to_numpy(), y=rows["after_phase1"].to_numpy(), name=zone, xaxis="x", yaxis="y",
-                marker={"color": ZONE_COLORS[zone], "line": {"width": 0}}, legendgroup=zone,
-                customdata=np.column_stack([rows["role"].to_numpy(), rows["tokens"].to_numpy(),
-                                            rows["phase1"].replace("", "—").to_numpy()]),
-                hovertemplate="#%{x} %{customdata[0]}<br>%{customdata[1]:,} tokens"
-                "<br>Phase 1: %{customdata[2]}" f"<extra>{zone}</extra>",
-            )
-        )
-    removed = table[table["tokens"] > table["after_phase1"]]
-    if not removed.empty:
-        colors = [ZONE_COLORS[z] for z in removed["zone"]]
-        traces.append(
-            go.Bar(
-                x=removed["index"].to_numpy(), y=(removed["tokens"] - removed["after_phase1"]).to_numpy(),
-                name="cut by Phase 1", xaxis="x", yaxis="y",
-                marker={"color": "rgba(255, 255, 255, 0)", "line": {"width": 1, "color": colors},
-                        "pattern": {"shape": "/", "fgcolor": colors, "size": 5, "solidity": 0.35}},
-                customdata=np.column_stack([removed["after_phase1"].to_numpy(), removed["tokens"].to_numpy(),
-                                            removed["phase1"].to_numpy()]),
-                hovertemplate="#%{x}: %{customdata[1]:,} → %{customdata[0]:,} tokens<br>%{customdata[2]}"
-                "<extra>Phase 1</extra>",
-            )
-        )
-    traces.append(
-        go.Scatter(x=table["index"].to_numpy(), y=table["prompt_so_far"].to_numpy(), name="prompt so far", mode="lines",
-                   xaxis="x2", yaxis="y2", line={"color": AFTER_COLOR, "width": 2},
-                   hovertemplate="after #%{x}: %{y:,}<extra>prompt so far</extra>")
-    )
-    traces.append(
-        go.Scatter(x=table["index"].to_numpy(), y=table["tail_walk"].to_numpy(), name="tail walk (from the end)", mode="lines",
-                   xaxis="x2", yaxis="y2", line={"color": BUDGET_COLOR, "width": 2},
-                   hovertemplate="#%{x} to the end: %{y:,}<extra>tail walk</extra>")
-    )
+        bar = {
+            "type": "bar", "x": centres[picked], "y": kept[picked], "name": zone, "xaxis": "x", "yaxis": "y",
+            "marker": {"color": ZONE_COLORS[zone], "line": {"width": 0}}, "legendgroup": zone,
+            "customdata": np.column_stack([np.array(labels, dtype=object)[picked], whole[picked],
+                                           np.where(notes_of[picked] == "", "—", notes_of[picked])]),
+            "hovertemplate": "%{customdata[0]}<br>%{customdata[1]:,} tokens<br>Phase 1: %{customdata[2]}"
+                             f"<extra>{zone}</extra>",
+        }
+        if widths is not None:
+            bar["width"] = widths[picked]
+        traces.append(bar)
+        shortened = picked[cut[picked] > 0]
+        if shortened.size:
+            faded = {
+                "type": "bar", "x": centres[shortened], "y": cut[shortened], "name": "cut by Phase 1",
+                "xaxis": "x", "yaxis": "y", "legendgroup": "cut", "showlegend": not any(
+                    t.get("legendgroup") == "cut" for t in traces),
+                "marker": {"color": _hex_rgba(ZONE_COLORS[zone], 0.28), "line": {"width": 0}},
+                "customdata": np.column_stack([kept[shortened], whole[shortened]]),
+                "hovertemplate": "%{customdata[1]:,} → %{customdata[0]:,} tokens<extra>Phase 1</extra>",
+            }
+            if widths is not None:
+                faded["width"] = widths[shortened]
+            traces.append(faded)
+    x_lines = line_at.astype(np.float64)
+    traces.append({
+        "type": "scatter", "x": x_lines, "y": table["prompt_so_far"].to_numpy()[line_at], "name": "prompt so far",
+        "mode": "lines", "xaxis": "x2", "yaxis": "y2", "line": {"color": AFTER_COLOR, "width": 2},
+        "hovertemplate": "after #%{x}: %{y:,}<extra>prompt so far</extra>",
+    })
+    tail_walk = table["tail_walk"].to_numpy()
+    traces.append({
+        "type": "scatter", "x": starts.astype(np.float64), "y": tail_walk[starts] if len(starts) else tail_walk,
+        "name": "tail walk (from the end)", "mode": "lines", "xaxis": "x2", "yaxis": "y2",
+        "line": {"color": BUDGET_COLOR, "width": 2},
+        "hovertemplate": "#%{x} to the end: %{y:,}<extra>tail walk</extra>",
+    })
     shapes: list[dict] = []
+    top_note = "<b>Tokens per message</b>" if not binned else (
+        f"<b>Tokens per bin of {int(ends[0] - starts[0]):,} messages</b> ({n:,} messages)")
     notes: list[dict] = [
-        _note("<b>Tokens per message</b>", x=0, y=1.0, xref="x domain", yref="y domain", xanchor="left",
-              yanchor="bottom", color="#222"),
+        _note(top_note, x=0, y=1.0, xref="x domain", yref="y domain", xanchor="left", yanchor="bottom", color="#222"),
         _note(f"<b>Prompt size and tail walk</b> ({unit})", x=0, y=1.0, xref="x2 domain", yref="y2 domain",
               xanchor="left", yanchor="bottom", color="#222"),
     ]
@@ -261,23 +318,30 @@ def zone_map_figure(zones: ZoneAnalysis, *, exact_label: str = "tokens (tiktoken
                        xref="x2 domain", yref="y2", xanchor="right", yanchor="bottom", color=BUDGET_COLOR))
     notes.append(_note(f"tail budget {zones.tail_token_budget:,}", x=0.99, y=zones.tail_token_budget,
                        xref="x2 domain", yref="y2", xanchor="right", yanchor="top", color=BUDGET_COLOR))
-    top_y = max(
-        [zones.threshold_tokens * 1.08, *(table["prompt_so_far"].tail(1).tolist() or [0])]
-    )
+    last_prompt = int(table["prompt_so_far"].iloc[-1]) if n else 0
+    top_y = max(zones.threshold_tokens * 1.08, last_prompt)
     layout = {
         "barmode": "stack",
         "bargap": 0.05,
-        "xaxis": {"domain": [0, 1], "anchor": "y", "showticklabels": False, "range": [-0.5, max(n, 1) - 0.5]},
-        "yaxis": {"domain": [0.47, 0.93], "title": {"text": exact_label}},
-        "xaxis2": {"domain": [0, 1], "anchor": "y2", "matches": "x", "title": {"text": "message index"}},
-        "yaxis2": {"domain": [0, 0.36], "title": {"text": unit}, "range": [0, top_y * 1.05]},
+        "xaxis": {"domain": [0, 1], "anchor": "y", "showticklabels": False, "range": [-0.5, max(n, 1) - 0.5],
+                  "showgrid": False, "zeroline": False},
+        "yaxis": {"domain": [0.47, 0.93], "title": {"text": exact_label if not binned else f"{exact_label} per bin"},
+                  "gridcolor": "#eceff1", "zeroline": False, "separatethousands": True},
+        "xaxis2": {"domain": [0, 1], "anchor": "y2", "matches": "x", "title": {"text": "message index"},
+                   "showgrid": False, "zeroline": False},
+        "yaxis2": {"domain": [0, 0.36], "title": {"text": unit}, "range": [0, top_y * 1.05],
+                   "gridcolor": "#eceff1", "zeroline": False, "separatethousands": True},
         "shapes": shapes,
         "annotations": notes,
+        "height": 580,
+        "margin": {"l": 10, "r": 10, "t": 20, "b": 10},
+        "font": _FONT,
+        "plot_bgcolor": "white",
+        "paper_bgcolor": "white",
+        "legend": {"orientation": "h", "yanchor": "bottom", "y": 1.0, "xanchor": "left", "x": 0},
+        "hoverlabel": {"font": {"size": 12}},
     }
-    fig = go.Figure(data=traces, layout=layout)
-    _layout(fig, height=580)
-    fig.update_layout(legend={"y": 1.0, "yanchor": "bottom"})
-    return fig
+    return go.Figure({"data": traces, "layout": layout}, _validate=False)
 
 
 def waterfall_figure(savings: SavingsAnalysis, *, estimate: bool = False) -> go.Figure:

@@ -151,6 +151,11 @@ def _text_category(role: str) -> str:
 
 def _warm_counter(messages: Sequence[Any], counter: TokenCounter) -> None:
     """Encode every distinct text once, in one batch (later per-message counts hit the cache)."""
+    counter.count_texts(counted_texts(messages))
+
+
+def counted_texts(messages: Sequence[Any]) -> list[str]:
+    """Every text ``message_frame`` counts: contents, text parts, tool-call arguments and names."""
     texts: list[str] = []
     for message in messages:
         if not isinstance(message, dict):
@@ -173,7 +178,7 @@ def _warm_counter(messages: Sequence[Any], counter: TokenCounter) -> None:
                 name = function.get("name")
                 if isinstance(name, str):
                     texts.append(name)
-    counter.count_texts(texts)
+    return texts
 
 
 def message_frame(

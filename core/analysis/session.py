@@ -92,15 +92,33 @@ class Transcript:
     def counter(self, encoding: str) -> TokenCounter:
         return get_counter(encoding)
 
-    def message_table(self, encoding: str) -> pd.DataFrame:
-        """Per-message roles, tools, exact token counts by category and previews (once per encoding)."""
-        from core.analysis.overview import message_frame
+    def has_message_table(self, encoding: str) -> bool:
+        return encoding in self._tables
+
+    def uncounted_chars(self, encoding: str) -> int:
+        """Characters of text still to encode before :meth:`message_table` for ``encoding`` is ready."""
+        from core.analysis.overview import counted_texts
+
+        if encoding in self._tables:
+            return 0
+        return get_counter(encoding).uncounted_chars(counted_texts(self.messages))
+
+    def message_table(
+        self, encoding: str, on_progress: Callable[[int, int], None] | None = None
+    ) -> pd.DataFrame:
+        """Per-message roles, tools, exact token counts by category and previews (once per encoding).
+
+        ``on_progress(done, total)`` follows the exact count, in characters, when it has to be made.
+        """
+        from core.analysis.overview import counted_texts, message_frame
 
         with self._lock:
             table = self._tables.get(encoding)
             if table is None:
+                counter = get_counter(encoding)
+                counter.warm(counted_texts(self.messages), on_progress)
                 sources = getattr(self.conversation, "sources", None)
-                table = message_frame(self.messages, get_counter(encoding), sources=sources)
+                table = message_frame(self.messages, counter, sources=sources)
                 self._tables[encoding] = table
             return table
 

@@ -58,3 +58,36 @@ def test_a_long_output_is_counted_in_chunks_of_about_the_chunk_size():
 def test_text_without_a_safe_cut_is_counted_whole():
     assert T.safe_cuts("a" * 50, 10) == []
     assert T.safe_cuts("a" * 20 + " b", 10) == [20]
+
+
+def test_warming_counts_every_text_once_and_reports_progress_to_the_end():
+    counter = T.TokenCounter("o200k_base")
+    long_text = "status: all green for module alpha\n" * 120_000  # 4.2 MB: counted in chunks
+    texts = ["short one", "short two", "short one", long_text, "x" * 3_000, ""]
+    assert counter.uncounted_chars(texts) == len("short one") + len("short two") + len(long_text) + 3_000
+    seen: list[tuple[int, int]] = []
+    counter.warm(texts, lambda done, total: seen.append((done, total)), batch_chars=1_000_000)
+    total = len("short one") + len("short two") + len(long_text) + 3_000
+    assert seen and seen[-1] == (total, total)
+    assert [done for done, _ in seen] == sorted(done for done, _ in seen)
+    assert len(seen) >= 5  # the long text reported chunk by chunk
+    assert counter.uncounted_chars(texts) == 0
+    fresh = T.TokenCounter("o200k_base")
+    encoding = fresh._encoding
+    assert [counter.count_text(t) for t in texts] == [len(encoding.encode_ordinary(t)) for t in texts]
+
+
+def test_the_transcript_table_is_the_message_frame_and_its_count_is_followed():
+    from core.analysis.overview import message_frame
+    from core.analysis.session import Transcript
+
+    messages = [{"role": "user", "content": "word " * 50_000}, {"role": "assistant", "content": "ok"}]
+    transcript = Transcript(key="k", filename="f.json", conversation=None, messages=messages)
+    encoding = "cl100k_base"
+    T.get_counter(encoding)._cache.clear()
+    assert transcript.uncounted_chars(encoding) == len(messages[0]["content"]) + 2
+    progress: list[tuple[int, int]] = []
+    table = transcript.message_table(encoding, lambda done, total: progress.append((done, total)))
+    assert progress[-1][0] == progress[-1][1] == len(messages[0]["content"]) + 2
+    assert transcript.has_message_table(encoding) and transcript.uncounted_chars(encoding) == 0
+    assert table.equals(message_frame(messages, T.get_counter(encoding)))
