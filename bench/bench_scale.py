@@ -61,8 +61,11 @@ print(json.dumps({'code': code, 'seconds': seconds, 'before': before, 'peak': st
 def run_command(args: list[str], timeout: float = 900) -> dict[str, Any]:
     """``python -m core <args>`` in a fresh process: exit code, seconds, peak and growth in bytes."""
     env = {**os.environ, "PYTHONHASHSEED": "0"}
-    done = subprocess.run([sys.executable, "-c", _RUNNER, *args], cwd=ROOT, capture_output=True, text=True,
-                          timeout=timeout, env=env)
+    try:
+        done = subprocess.run([sys.executable, "-c", _RUNNER, *args], cwd=ROOT, capture_output=True, text=True,
+                              timeout=timeout, env=env)
+    except subprocess.TimeoutExpired:
+        return {"code": "timed out", "seconds": float(timeout), "before": 0, "peak": 0, "growth": 0}
     lines = [line for line in done.stderr.splitlines() if line.startswith("{")]
     if not lines:
         raise RuntimeError(f"{' '.join(args)} reported nothing: {done.stderr[-800:]}")

@@ -49,7 +49,7 @@ else:
     cols[5].metric("Prune boundary", f"{zones.prune_boundary:,}",
                    help="Phase 1 may shorten tool results and arguments before this message.")
 
-st.plotly_chart(transcript.memo(("zone-map", settings), lambda: charts.zone_map_figure(zones)), width="stretch",
+st.plotly_chart(transcript.memo(("zone-map", settings), lambda: charts.zone_map_figure(zones)), width="stretch", theme=None,
                 key="zone_map")
 st.caption(
     "Bars: exact tokens per message, coloured by zone; the faded part of a bar is what Phase 1 cuts from it; the "

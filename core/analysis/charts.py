@@ -209,8 +209,9 @@ def zone_map_bins(zones: ZoneAnalysis, max_bars: int = ZONE_MAP_MAX_BARS) -> np.
 def zone_map_figure(zones: ZoneAnalysis, *, exact_label: str = "tokens (tiktoken)") -> go.Figure:
     """Bars per message coloured by zone, the Phase-1 protected region, and the trigger and tail walks.
 
-    Top: one bar per message (exact tokens), coloured HEAD / MIDDLE / TAIL, with the part Phase 1
-    cuts from it stacked on top in a fainter shade, and the region Phase 1 protects shaded. Bottom:
+    Top: one bar per message (exact tokens), coloured HEAD / MIDDLE / TAIL, with the tokens before
+    Phase 1 behind it in a fainter shade (the part Phase 1 cuts), and the region Phase 1 protects
+    shaded; each zone's bars are drawn as one filled step outline. Bottom:
     the prompt size after each message against the threshold, and the running total from the end
     against the tail budget and its 1.5x soft ceiling (both with the estimator that makes the
     decisions). Past ``ZONE_MAP_MAX_BARS`` messages each bar is a bin of consecutive messages (its
@@ -230,48 +231,48 @@ def zone_map_figure(zones: ZoneAnalysis, *, exact_label: str = "tokens (tiktoken
     if binned:
         kept = np.add.reduceat(after, starts) if len(starts) else after[:0]
         whole = np.add.reduceat(tokens, starts) if len(starts) else tokens[:0]
-        centres = (starts + ends - 1) / 2
-        widths = (ends - starts) * 0.95
         bar_zone = zone_of[starts]
         labels = [f"#{a}–{b - 1} ({b - a:,} messages)" for a, b in zip(starts.tolist(), ends.tolist(), strict=True)]
         line_at = ends - 1
     else:
-        kept, whole, centres, widths, bar_zone = after, tokens, np.arange(n), None, zone_of
+        kept, whole, bar_zone = after, tokens, zone_of
         roles = table["role"].to_numpy()
         labels = [f"#{i} {role}" for i, role in enumerate(roles.tolist())]
         line_at = np.arange(n)
     phase1 = table["phase1"].to_numpy()
     notes_of = phase1[starts] if binned else phase1
+    details = np.column_stack([np.array(labels, dtype=object), whole, np.where(notes_of == "", "—", notes_of)])
     traces: list[dict] = []
-    cut = whole - kept
+    cut_shown = False
+    # Each zone is one filled step outline (a bar per message or bin, drawn as one SVG path), with the
+    # tokens before Phase 1 behind it in a fainter shade: far cheaper to draw than a bar per message.
     for zone in ("HEAD", "MIDDLE", "TAIL", "UNCHANGED"):
-        picked = np.flatnonzero(bar_zone == zone)
+        picked = np.flatnonzero(bar_zone == zone)  # one contiguous run of bars
         if not picked.size:
             continue
-        bar = {
-            "type": "bar", "x": centres[picked], "y": kept[picked], "name": zone, "xaxis": "x", "yaxis": "y",
-            "marker": {"color": ZONE_COLORS[zone], "line": {"width": 0}}, "legendgroup": zone,
-            "customdata": np.column_stack([np.array(labels, dtype=object)[picked], whole[picked],
-                                           np.where(notes_of[picked] == "", "—", notes_of[picked])]),
-            "hovertemplate": "%{customdata[0]}<br>%{customdata[1]:,} tokens<br>Phase 1: %{customdata[2]}"
-                             f"<extra>{zone}</extra>",
-        }
-        if widths is not None:
-            bar["width"] = widths[picked]
-        traces.append(bar)
-        shortened = picked[cut[picked] > 0]
-        if shortened.size:
-            faded = {
-                "type": "bar", "x": centres[shortened], "y": cut[shortened], "name": "cut by Phase 1",
-                "xaxis": "x", "yaxis": "y", "legendgroup": "cut", "showlegend": not any(
-                    t.get("legendgroup") == "cut" for t in traces),
-                "marker": {"color": _hex_rgba(ZONE_COLORS[zone], 0.28), "line": {"width": 0}},
-                "customdata": np.column_stack([kept[shortened], whole[shortened]]),
-                "hovertemplate": "%{customdata[1]:,} → %{customdata[0]:,} tokens<extra>Phase 1</extra>",
-            }
-            if widths is not None:
-                faded["width"] = widths[shortened]
-            traces.append(faded)
+        first, last = int(picked[0]), int(picked[-1])
+        if binned:  # steps from each bin's left edge, closed at the right edge of the last one
+            x = np.append(starts[first : last + 1] - 0.5, ends[last] - 0.5)
+            shape = "hv"
+        else:  # steps centred on each message, padded half a message on each side
+            x = np.concatenate([[first - 0.5], np.arange(first, last + 1, dtype=np.float64), [last + 0.5]])
+            shape = "hvh"
+        rows = np.concatenate([picked, [last]]) if binned else np.concatenate([[first], picked, [last]])
+        if (whole[picked] > kept[picked]).any():
+            traces.append({
+                "type": "scatter", "x": x, "y": whole[rows], "name": "cut by Phase 1", "legendgroup": "cut",
+                "showlegend": not cut_shown, "mode": "lines", "line": {"shape": shape, "width": 0},
+                "fill": "tozeroy", "fillcolor": _hex_rgba(ZONE_COLORS[zone], 0.28), "hoverinfo": "skip",
+                "xaxis": "x", "yaxis": "y",
+            })
+            cut_shown = True
+        traces.append({
+            "type": "scatter", "x": x, "y": kept[rows], "name": zone, "legendgroup": zone, "mode": "lines",
+            "line": {"shape": shape, "width": 0, "color": ZONE_COLORS[zone]}, "fill": "tozeroy",
+            "fillcolor": ZONE_COLORS[zone], "xaxis": "x", "yaxis": "y", "customdata": details[rows],
+            "hovertemplate": "%{customdata[0]}<br>%{customdata[1]:,} tokens, %{y:,} after Phase 1"
+                             f"<br>Phase 1: %{{customdata[2]}}<extra>{zone}</extra>",
+        })
     x_lines = line_at.astype(np.float64)
     traces.append({
         "type": "scatter", "x": x_lines, "y": table["prompt_so_far"].to_numpy()[line_at], "name": "prompt so far",
@@ -325,16 +326,19 @@ def zone_map_figure(zones: ZoneAnalysis, *, exact_label: str = "tokens (tiktoken
         "bargap": 0.05,
         "xaxis": {"domain": [0, 1], "anchor": "y", "showticklabels": False, "range": [-0.5, max(n, 1) - 0.5],
                   "showgrid": False, "zeroline": False},
-        "yaxis": {"domain": [0.47, 0.93], "title": {"text": exact_label if not binned else f"{exact_label} per bin"},
+        "yaxis": {"domain": [0.47, 0.93], "title": {"text": exact_label if not binned else f"{exact_label} per bin",
+                                                    "font": {"size": 13}},
                   "gridcolor": "#eceff1", "zeroline": False, "separatethousands": True},
-        "xaxis2": {"domain": [0, 1], "anchor": "y2", "matches": "x", "title": {"text": "message index"},
+        "xaxis2": {"domain": [0, 1], "anchor": "y2", "matches": "x", "title": {"text": "message index", "font": {"size": 13}},
                    "showgrid": False, "zeroline": False},
-        "yaxis2": {"domain": [0, 0.36], "title": {"text": unit}, "range": [0, top_y * 1.05],
+        "yaxis2": {"domain": [0, 0.36], "title": {"text": unit, "font": {"size": 13}}, "range": [0, top_y * 1.05],
                    "gridcolor": "#eceff1", "zeroline": False, "separatethousands": True},
         "shapes": shapes,
         "annotations": notes,
         "height": 580,
-        "margin": {"l": 10, "r": 10, "t": 20, "b": 10},
+        # Fixed margins wide enough for the tick labels and titles: automatic margins cost the
+        # browser a second layout pass on every redraw.
+        "margin": {"l": 78, "r": 12, "t": 36, "b": 50},
         "font": _FONT,
         "plot_bgcolor": "white",
         "paper_bgcolor": "white",

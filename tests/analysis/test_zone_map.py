@@ -1,5 +1,5 @@
-"""The zone map: a valid figure whose bars and lines carry the zones table, one bar per message or
-per bin of consecutive messages of one zone on long conversations."""
+"""The zone map: a valid figure whose zone outlines and lines carry the zones table, one step per
+message or per bin of consecutive messages of one zone on long conversations."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 
 from core import CompressorConfig
 from core.analysis import charts
-from core.analysis.zones import analyze_zones
+from core.analysis.zones import ZONE_NAMES, analyze_zones
 from core.plan import prepare
 from tests.core.helpers import long_agent_run
 
@@ -20,8 +20,18 @@ def _zones(rounds: int, **config):
     return analyze_zones(messages, settings, plan=prepare(messages, settings))
 
 
-def _bars(figure: go.Figure) -> list:
-    return [trace for trace in figure.data if trace.type == "bar"]
+def _outlines(figure: go.Figure, name: str | None = None) -> list:
+    return [t for t in figure.data if t.fill == "tozeroy" and (name is None or t.name == name)]
+
+
+def _steps(trace) -> dict[float, float]:
+    """The height of each step: per-message outlines are padded by half a message on each side."""
+    xs, ys = list(trace.x), list(trace.y)
+    if trace.line.shape == "hvh":
+        xs, ys = xs[1:-1], ys[1:-1]
+    else:  # "hv": left edges, closed by the right edge of the last step
+        xs, ys = xs[:-1], ys[:-1]
+    return dict(zip(xs, ys, strict=True))
 
 
 @pytest.mark.parametrize("rounds", [3, 40, 1_200])
@@ -30,19 +40,23 @@ def test_the_figure_is_valid_plotly(rounds):
     go.Figure(figure.to_dict())  # validates every property the unvalidated build wrote
 
 
-def test_one_bar_per_message_carries_the_table():
+def test_one_step_per_message_carries_the_table():
     zones = _zones(40)
     figure = charts.zone_map_figure(zones)
     table = zones.table
-    kept = [t for t in _bars(figure) if t.name != "cut by Phase 1"]
-    assert sorted(int(x) for t in kept for x in t.x) == list(range(zones.n_messages))
-    by_index = {int(x): int(y) for t in kept for x, y in zip(t.x, t.y, strict=True)}
-    assert [by_index[i] for i in range(zones.n_messages)] == table["after_phase1"].tolist()
+    kept = [t for t in _outlines(figure) if t.name in ZONE_NAMES]
+    heights: dict[float, float] = {}
     for trace in kept:
-        assert {table["zone"].iloc[int(x)] for x in trace.x} == {trace.name}
-    cut = {int(x): int(y) for t in _bars(figure) if t.name == "cut by Phase 1" for x, y in zip(t.x, t.y, strict=True)}
-    assert cut == {i: int(a - b) for i, (a, b) in enumerate(zip(table["tokens"], table["after_phase1"], strict=True))
-                   if a > b}
+        steps = _steps(trace)
+        assert {table["zone"].iloc[int(x)] for x in steps} == {trace.name}
+        heights.update(steps)
+    assert sorted(heights) == list(range(zones.n_messages))
+    assert [heights[i] for i in range(zones.n_messages)] == table["after_phase1"].tolist()
+    before: dict[float, float] = {}
+    for trace in _outlines(figure, "cut by Phase 1"):
+        before.update(_steps(trace))
+    cut = {i for i, (a, b) in enumerate(zip(table["tokens"], table["after_phase1"], strict=True)) if a > b}
+    assert cut and all(before[i] == table["tokens"].iloc[i] for i in cut)
     prompt = next(t for t in figure.data if t.name == "prompt so far")
     assert list(prompt.y) == table["prompt_so_far"].tolist()
 
@@ -60,10 +74,17 @@ def test_a_long_conversation_is_drawn_in_bins_of_one_zone():
     assert all(len(set(zone_of[a:b])) == 1 for a, b in zip(starts, ends, strict=True))
 
     figure = charts.zone_map_figure(zones)
-    kept = [t for t in _bars(figure) if t.name != "cut by Phase 1"]
-    assert sum(len(t.x) for t in kept) == len(charts.zone_map_bins(zones)) < n
-    assert sum(sum(t.y) for t in kept) == zones.table["after_phase1"].sum()
-    cut = sum(sum(t.y) for t in _bars(figure) if t.name == "cut by Phase 1")
-    assert cut == (zones.table["tokens"] - zones.table["after_phase1"]).sum()
+    bins = charts.zone_map_bins(zones)
+    kept = [t for t in _outlines(figure) if t.name in ZONE_NAMES]
+    heights: dict[float, float] = {}
+    for trace in kept:
+        heights.update(_steps(trace))
+    assert sorted(heights) == [start - 0.5 for start in bins.tolist()] and len(bins) < n
+    assert sum(heights.values()) == zones.table["after_phase1"].sum()
+    before: dict[float, float] = {}
+    for trace in _outlines(figure, "cut by Phase 1"):
+        before.update(_steps(trace))
+    whole = np.add.reduceat(zones.table["tokens"].to_numpy(), bins)
+    assert all(before[start - 0.5] == whole[k] for k, start in enumerate(bins.tolist()) if start - 0.5 in before)
     prompt = next(t for t in figure.data if t.name == "prompt so far")
     assert prompt.y[-1] == zones.table["prompt_so_far"].iloc[-1] and len(prompt.y) < n
