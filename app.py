@@ -32,6 +32,7 @@ SECTIONS: dict[str, list[tuple[str, str, str]]] = {
         ("fact_retention", "Fact retention", ":material/fact_check:"),
         ("parameter_sweep", "Parameter sweep", ":material/grid_on:"),
         ("api_validity", "API validity", ":material/rule:"),
+        ("release_comparison", "Release comparison", ":material/difference:"),
     ],
 }
 

@@ -15,6 +15,7 @@ SCRIPTS = (
     "bench_browser",
     "bench_formats",
     "bench_summarizer_retention",
+    "bench_summarizer_speed",
     "bench_strict_redaction",
     "bench_dashboard",
     "bench_sweep",

@@ -1,286 +1,47 @@
-"""Fact retention and size of the extractive summary against the v0.16.0 deterministic fallback.
+"""Key-fact retention of the offline summary against Hermes v0.16.0's deterministic fallback.
 
-For each long conversation (the bundled samples when present, plus a generated coding-agent
-session), a default compression (context 128,000, profile v0.16.0) is run twice on the same
-messages: once with the extractive summarizer, capturing the ``SummaryRequest`` it receives, and
-once with no summarizer, which makes the compressor write the deterministic fallback. Both
-summaries cover the same turns; their bodies (handoff prefix removed) are scored with
-``core.analysis.facts``:
+The corpus is :mod:`bench.retention_corpus` (24 sessions of different shapes written for this
+benchmark); the bundled samples follow in a second table. Each session is measured two ways, with
+the default configuration (context 128,000, profile v0.16.0):
 
-* retention of the facts in the turns the summarizer received (pruned by Phase 1, redacted), and
-* retention of the facts in the original, unpruned messages of the same span (what was dropped).
+* **compaction**: a forced compression, summarised by the extractive summarizer (its
+  ``SummaryRequest`` is captured) and again with no summarizer, which writes the fallback. Both see
+  the same turns: pruned by Phase 1 and redacted.
+* **full span**: the same span of messages as they were (no Phase 1), redacted, with the budget the
+  compressor would give it: what a summary must hold to stand for the original turns.
 
-Sizes are reported in characters and ``cl100k_base`` tokens, with the request's budget. The
-extractive summary is also written a second time with a budget of the fallback's own token count,
-so the two are compared at equal size.
+The score is the share of *key facts* kept verbatim (``core.facts``: paths, commands, error lines,
+URLs, numbers with units, issue numbers and the latest request; names of functions and classes are
+reported apart) among those that only the summarised turns held: a fact also found in the messages
+the compression keeps (head and tail) is not counted, nor is any value a redaction would mask.
+Noise lines (passing-test listings, progress bars, directory listings, repeated log lines) are not
+facts. The extractive summary is also written within the fallback's own token count, so the two are
+compared at equal size.
 
-Run: ``.venv/bin/python bench/bench_summarizer_retention.py`` (writes
-``bench/results/summarizer_retention.json``).
+Run: ``python -m bench.bench_summarizer_retention`` (writes ``bench/results/summarizer_retention.json``).
 """
 
 from __future__ import annotations
 
 import dataclasses
-import json
-import random
+import statistics
 import sys
 import time
-from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+from bench.common import ROOT, print_table, save
+from core import CompressorConfig, ContextCompressor
+from core import profiles as P
+from core.facts import KEY_FACT_KINDS, fact_rows, searchable_text
+from core.phases import fallback, summary
+from core.phases.summary import strip_summary_prefix
+from core.summarizers.base import SummaryRequest
+from core.summarizers.extractive import ExtractiveSummarizer, count_tokens
+from core.tokens import estimate_messages_tokens_rough
 
-from core import CompressorConfig, ContextCompressor  # noqa: E402
-from core.analysis.facts import extract_facts, retention, retention_by_kind, retention_score  # noqa: E402
-from core.summarizers.base import SummaryRequest  # noqa: E402
-from core.summarizers.extractive import ExtractiveSummarizer, count_tokens  # noqa: E402
-
-RESULTS = ROOT / "bench" / "results" / "summarizer_retention.json"
 SAMPLES = ROOT / "sample_conversations"
-MIN_SAMPLE_MESSAGES = 60
-
-
-# ---------------------------------------------------------------------------------------------
-# A generated long coding-agent session (deterministic for a seed)
-
-_MODULES = [
-    ("src/server/app.py", "create_app", "RateLimiter"),
-    ("src/server/limits.py", "check_quota", "QuotaStore"),
-    ("src/server/auth.py", "verify_token", "TokenVerifier"),
-    ("src/db/models.py", "get_session", "UserRecord"),
-    ("src/db/migrations.py", "apply_migrations", "MigrationPlan"),
-    ("src/cli/main.py", "parse_args", "CommandRunner"),
-    ("src/cache/redis_store.py", "connect_redis", "RedisBackend"),
-    ("src/api/routes.py", "register_routes", "RouteTable"),
-]
-_ERRORS = [
-    "AssertionError: assert 429 == 200",
-    "KeyError: 'X-Forwarded-For'",
-    "ConnectionRefusedError: [Errno 111] Connection refused",
-    "TypeError: check_quota() missing 1 required positional argument: 'window'",
-    "sqlalchemy.exc.OperationalError: no such table: users",
-    "ModuleNotFoundError: No module named 'redis'",
-]
-
-
-def _call(call_id: str, name: str, **arguments: Any) -> dict[str, Any]:
-    return {"id": call_id, "type": "function", "function": {"name": name, "arguments": json.dumps(arguments)}}
-
-
-def _code_listing(function: str, klass: str, rng: random.Random) -> str:
-    lines = [f"import logging\n\nlogger = logging.getLogger(__name__)\n\n\nclass {klass}:"]
-    lines.append(f'    """Keeps per-client state for {function}."""\n')
-    lines.append("    def __init__(self, window_s: int = 60, limit: int = 100) -> None:")
-    lines.append("        self.window_s = window_s\n        self.limit = limit\n        self._hits = {}\n")
-    for number in range(rng.randint(4, 9)):
-        lines.append(f"    def step_{number}(self, key: str) -> bool:")
-        lines.append(f"        count = self._hits.get(key, 0) + {number}")
-        lines.append("        self._hits[key] = count")
-        lines.append("        return count <= self.limit\n")
-    lines.append(f"\ndef {function}(config: dict) -> {klass}:")
-    lines.append(f"    return {klass}(config.get('window_s', 60), config.get('limit', 100))")
-    return "\n".join(lines)
-
-
-def generate_session(seed: int = 7, rounds: int = 90) -> list[dict[str, Any]]:
-    """A long coding session: reads, searches, patches, failing and passing test runs,
-    tracebacks, user questions, constraints and links."""
-    rng = random.Random(seed)
-    messages: list[dict[str, Any]] = [
-        {"role": "system", "content": "You are a coding agent working in /srv/acme-api. Use the tools."},
-        {
-            "role": "user",
-            "content": "Add per-client rate limiting to the API server (src/server/app.py) and get the test "
-            "suite green. Don't change the public API. Use redis instead of in-memory counters.",
-        },
-        {"role": "assistant", "content": "Understood. I'll start by looking at the server and the tests."},
-    ]
-    call_number = 0
-
-    def next_id() -> str:
-        nonlocal call_number
-        call_number += 1
-        return f"call_{call_number:03d}"
-
-    for round_number in range(rounds):
-        path, function, klass = _MODULES[round_number % len(_MODULES)]
-        test_path = "tests/test_" + Path(path).stem + ".py"
-        error = _ERRORS[round_number % len(_ERRORS)]
-        test_name = f"test_{function}_{round_number}"
-        if round_number % 6 == 2:
-            messages.append(
-                {
-                    "role": "user",
-                    "content": f"Why does {test_name} keep failing? Please never push to main directly; "
-                    f"see https://github.com/acme/api/issues/{400 + round_number} (#{400 + round_number}).",
-                }
-            )
-            messages.append(
-                {
-                    "role": "assistant",
-                    "content": f"It fails because {function} reads the window before the store is ready. "
-                    f"I'll use a lazy {klass} instead of a module-level instance.",
-                }
-            )
-        if round_number % 6 == 4:
-            messages.append(
-                {
-                    "role": "user",
-                    "content": f"Keep requests under {rng.choice([50, 80, 120])} ms p95 and the image under "
-                    f"{rng.choice([120, 150])} MB. Also check `make lint` passes.",
-                }
-            )
-        read_id = next_id()
-        messages.append(
-            {
-                "role": "assistant",
-                "content": f"Reading {path} to see how {function} is wired.",
-                "tool_calls": [_call(read_id, "read_file", path=path, offset=rng.randint(1, 40))],
-            }
-        )
-        messages.append(
-            {"role": "tool", "tool_call_id": read_id, "content": _code_listing(function, klass, rng)}
-        )
-        search_id = next_id()
-        total = rng.randint(2, 30)
-        matches = [
-            {"path": f"src/{rng.choice(['server', 'db', 'api'])}/m{n}.py", "line": rng.randint(1, 300)}
-            for n in range(min(total, 8))
-        ]
-        messages.append(
-            {
-                "role": "assistant",
-                "content": None,
-                "tool_calls": [_call(search_id, "search_files", pattern=function, path="src/")],
-            }
-        )
-        messages.append(
-            {
-                "role": "tool",
-                "tool_call_id": search_id,
-                "content": json.dumps({"total_count": total, "matches": matches}),
-            }
-        )
-        test_id = next_id()
-        command = f"python -m pytest -q {test_path}"
-        failing = f"FAILED {test_path}::{test_name} - {error}"
-        passed = rng.randint(5, 40)
-        output = (
-            "\n".join(f"{test_path}::test_case_{n} PASSED" for n in range(6))
-            + f"\n{failing}\n=== 1 failed, {passed} passed in {rng.randint(2, 90)}.{rng.randint(10, 99)}s ==="
-        )
-        messages.append(
-            {
-                "role": "assistant",
-                "content": "Running the tests for this module.",
-                "tool_calls": [_call(test_id, "terminal", command=command, workdir="/srv/acme-api")],
-            }
-        )
-        messages.append(
-            {
-                "role": "tool",
-                "tool_call_id": test_id,
-                "content": json.dumps({"output": output, "exit_code": 1}),
-            }
-        )
-        if round_number % 5 == 3:
-            run_id = next_id()
-            traceback = (
-                "Traceback (most recent call last):\n"
-                f'  File "/srv/acme-api/{path}", line {rng.randint(20, 200)}, in {function}\n'
-                f"    return {klass}(config)\n{error}"
-            )
-            messages.append(
-                {
-                    "role": "assistant",
-                    "content": "Starting the dev server to reproduce.",
-                    "tool_calls": [
-                        _call(run_id, "terminal", command="uvicorn src.server.app:app --port 8080")
-                    ],
-                }
-            )
-            messages.append(
-                {
-                    "role": "tool",
-                    "tool_call_id": run_id,
-                    "content": json.dumps({"output": traceback, "exit_code": 1}),
-                }
-            )
-        patch_id = next_id()
-        messages.append(
-            {
-                "role": "assistant",
-                "content": f"The bug is in {function}; patching it.",
-                "tool_calls": [
-                    _call(
-                        patch_id,
-                        "patch",
-                        path=path,
-                        mode="replace",
-                        old_string=f"return {klass}(config)",
-                        new_string=f"return {klass}(config.get('window_s', 60))",
-                    )
-                ],
-            }
-        )
-        messages.append(
-            {
-                "role": "tool",
-                "tool_call_id": patch_id,
-                "content": json.dumps({"success": True, "replacements": 1}),
-            }
-        )
-        rerun_id = next_id()
-        messages.append(
-            {
-                "role": "assistant",
-                "content": None,
-                "tool_calls": [_call(rerun_id, "terminal", command=command)],
-            }
-        )
-        messages.append(
-            {
-                "role": "tool",
-                "tool_call_id": rerun_id,
-                "content": json.dumps(
-                    {
-                        "output": f"=== {passed + 1} passed in {rng.randint(2, 60)}.{rng.randint(10, 99)}s ===",
-                        "exit_code": 0,
-                    }
-                ),
-            }
-        )
-        messages.append(
-            {"role": "assistant", "content": f"{test_path} passes now ({passed + 1} tests). Moving on."}
-        )
-    messages.append(
-        {"role": "user", "content": "Now run the whole suite and summarise what is still failing."}
-    )
-    final_id = next_id()
-    messages.append(
-        {
-            "role": "assistant",
-            "content": "Running the full suite.",
-            "tool_calls": [_call(final_id, "terminal", command="python -m pytest -q")],
-        }
-    )
-    messages.append(
-        {
-            "role": "tool",
-            "tool_call_id": final_id,
-            "content": json.dumps({"output": "=== 2 failed, 311 passed in 74.20s ===", "exit_code": 1}),
-        }
-    )
-    messages.append(
-        {"role": "assistant", "content": "Two failures remain; both are in tests/test_routes.py."}
-    )
-    return messages
-
-
-# ---------------------------------------------------------------------------------------------
-# Measuring
+# Profile v0.16.0: the fallback compared against is that release's deterministic fallback.
+CONFIG = CompressorConfig(context_length=128_000, profile="v0.16.0")
 
 
 class _Capturing(ExtractiveSummarizer):
@@ -294,25 +55,86 @@ class _Capturing(ExtractiveSummarizer):
         return super().summarize_request(request)
 
 
-def _body(summary_text: str) -> str:
-    """The summary without the handoff prefix (everything from ``## Active Task``)."""
-    # The v0.16.0 prefix itself quotes '## Active Task', so look for the heading line.
-    position = summary_text.find("## Active Task\n")
-    return summary_text[position:] if position >= 0 else summary_text
+def key_facts(turns: list[dict[str, Any]], kept: list[dict[str, Any]]) -> tuple[list[str], list[str]]:
+    """(key fact values, name values) of ``turns`` that the ``kept`` messages do not already hold."""
+    kept_text = searchable_text([m for m in kept if isinstance(m, dict)])
+    key: list[str] = []
+    names: list[str] = []
+    for kind, value, _index in fact_rows([m for m in turns if isinstance(m, dict)]):
+        if value in kept_text:
+            continue
+        (key if kind in KEY_FACT_KINDS else names).append(value)
+    return key, names
 
 
-def _load_samples() -> list[tuple[str, list[dict[str, Any]]]]:
-    found: list[tuple[str, list[dict[str, Any]]]] = []
-    if not SAMPLES.is_dir():
-        return found
+def share(values: list[str], body: str) -> float:
+    return sum(1 for value in values if value in body) / len(values) if values else 1.0
+
+
+def _scores(request: SummaryRequest, kept: list[dict[str, Any]], fallback_body: str) -> dict[str, Any]:
+    key, names = key_facts(request.turns, kept)
+    started = time.perf_counter()
+    extractive = ExtractiveSummarizer().summarize_request(request)
+    seconds = time.perf_counter() - started
+    fallback_tokens = count_tokens(fallback_body)
+    try:
+        same_size = ExtractiveSummarizer().summarize_request(
+            dataclasses.replace(request, summary_budget=fallback_tokens, max_tokens=fallback_tokens)
+        )
+    except ValueError:  # a fallback smaller than the 13 headings
+        same_size = ""
+    return {
+        "turns": len(request.turns),
+        "budget": request.summary_budget,
+        "key facts": len(key),
+        "ext": share(key, extractive),
+        "ext tok": count_tokens(extractive),
+        "same size": share(key, same_size),
+        "fallback": share(key, fallback_body),
+        "fb tok": fallback_tokens,
+        "ext names": share(names, extractive),
+        "within budget": count_tokens(extractive) <= min(request.max_tokens, request.summary_budget or request.max_tokens),
+        "seconds": round(seconds, 3),
+    }
+
+
+def measure(name: str, messages: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """Both modes for one conversation (None when a forced compression summarises nothing)."""
+    capturing = _Capturing()
+    result = ContextCompressor(CONFIG, summarizer=capturing).compress(messages, force=True)
+    if not capturing.requests or result.outcome != "summarized":
+        print(f"{name}: nothing to summarise (outcome {result.outcome})", file=sys.stderr)
+        return None
+    request = capturing.requests[-1]
+    kept = messages[: result.compress_start] + messages[result.compress_end :]
+    no_summarizer = ContextCompressor(CONFIG, summarizer=None)
+    fell_back = no_summarizer.compress(messages, force=True)
+    profile = no_summarizer.profile
+    compaction = _scores(request, kept, strip_summary_prefix(fell_back.summary_text or "", profile))
+
+    span = messages[result.turns_start : result.compress_end]
+    budget = summary.summary_budget(estimate_messages_tokens_rough(span), no_summarizer.max_summary_tokens)
+    span_request = SummaryRequest(
+        prompt="",
+        max_tokens=summary.max_tokens_for_budget(budget),
+        turns=summary.redacted_turns(span, no_summarizer.redact),
+        serialized_turns="",
+        previous_summary=request.previous_summary,
+        summary_budget=budget,
+    )
+    span_fallback = fallback.deterministic_fallback_summary(
+        span, P.NO_PROVIDER_ERROR, request.previous_summary, profile, no_summarizer.redact
+    )
+    full_span = _scores(span_request, kept, strip_summary_prefix(span_fallback, profile))
+    return {"session": name, "messages": len(messages), "compaction": compaction, "full span": full_span}
+
+
+def _samples() -> list[tuple[str, list[dict[str, Any]]]]:
     from core.formats import load
 
-    for path in sorted(SAMPLES.iterdir()):
-        if (
-            path.suffix in (".py", ".md")
-            or path.name.endswith(("-shm", "-wal", "-journal"))
-            or not path.is_file()
-        ):
+    found = []
+    for path in sorted(SAMPLES.iterdir()) if SAMPLES.is_dir() else []:
+        if path.suffix not in (".json", ".jsonl", ".db", ".traj") or not path.is_file():
             continue
         try:
             messages = load(str(path)).messages
@@ -323,155 +145,58 @@ def _load_samples() -> list[tuple[str, list[dict[str, Any]]]]:
     return found
 
 
-def _score(facts: Any, body: str) -> dict[str, Any]:
-    scored = retention(facts, body)
-    by_kind = retention_by_kind(scored)
+def _table(rows: list[dict[str, Any]], mode: str) -> list[dict[str, Any]]:
+    return [
+        {
+            "session": row["session"][:30],
+            "turns": row[mode]["turns"],
+            "budget": row[mode]["budget"],
+            "key facts": row[mode]["key facts"],
+            "offline": f"{row[mode]['ext']:.0%}",
+            "tokens": row[mode]["ext tok"],
+            "at fb size": f"{row[mode]['same size']:.0%}",
+            "fallback": f"{row[mode]['fallback']:.0%}",
+            "fb tokens": row[mode]["fb tok"],
+            "names": f"{row[mode]['ext names']:.0%}",
+        }
+        for row in rows
+    ]
+
+
+def aggregate(rows: list[dict[str, Any]], mode: str) -> dict[str, Any]:
+    def values(key: str) -> list[float]:
+        return [row[mode][key] for row in rows]
+
     return {
-        "retention": round(retention_score(scored), 4),
-        "by_kind": {row.kind: f"{row.kept}/{row.total}" for row in by_kind.itertuples()},
+        "sessions": len(rows),
+        "offline median": statistics.median(values("ext")),
+        "offline worst": min(values("ext")),
+        "at fallback size median": statistics.median(values("same size")),
+        "at fallback size worst": min(values("same size")),
+        "fallback median": statistics.median(values("fallback")),
+        "fallback worst": min(values("fallback")),
+        "all within budget": all(values("within budget")),
     }
-
-
-def _size(body: str) -> dict[str, int]:
-    return {"chars": len(body), "tokens": count_tokens(body)}
-
-
-def _row(
-    name: str,
-    mode: str,
-    messages: list[dict[str, Any]],
-    request: SummaryRequest,
-    span: list[dict[str, Any]],
-    extractive_body: str,
-    fallback_body: str,
-    seconds: float,
-) -> dict[str, Any]:
-    turn_facts = extract_facts(request.turns)
-    span_facts = extract_facts(span)
-    # The same turns summarised into no more tokens than the fallback used: retention at equal size.
-    fallback_tokens = count_tokens(fallback_body)
-    size_matched = ExtractiveSummarizer().summarize_request(
-        dataclasses.replace(request, summary_budget=fallback_tokens, max_tokens=fallback_tokens)
-    )
-    return {
-        "conversation": name,
-        "mode": mode,
-        "messages": len(messages),
-        "summarized_turns": len(request.turns),
-        "summary_budget": request.summary_budget,
-        "max_tokens": request.max_tokens,
-        "facts_in_turns": len(turn_facts),
-        "facts_in_original_span": len(span_facts),
-        "extractive": {
-            **_size(extractive_body),
-            "turns": _score(turn_facts, extractive_body),
-            "original_span": _score(span_facts, extractive_body),
-            "seconds": round(seconds, 3),
-        },
-        "extractive_at_fallback_size": {
-            **_size(size_matched),
-            "turns": _score(turn_facts, size_matched),
-            "original_span": _score(span_facts, size_matched),
-        },
-        "fallback": {
-            **_size(fallback_body),
-            "turns": _score(turn_facts, fallback_body),
-            "original_span": _score(span_facts, fallback_body),
-        },
-    }
-
-
-def measure_compression(name: str, messages: list[dict[str, Any]]) -> dict[str, Any] | None:
-    """A default compression, summarised by the extractive summarizer and by the fallback."""
-    config = CompressorConfig(context_length=128_000)
-    capturing = _Capturing()
-    started = time.perf_counter()
-    extractive_result = ContextCompressor(config, summarizer=capturing).compress(messages, force=True)
-    elapsed = time.perf_counter() - started
-    if not capturing.requests or extractive_result.outcome != "summarized":
-        print(f"{name}: nothing to summarise (outcome {extractive_result.outcome})", file=sys.stderr)
-        return None
-    fallback_result = ContextCompressor(config, summarizer=None).compress(messages, force=True)
-    span = messages[extractive_result.turns_start : extractive_result.compress_end]
-    return _row(
-        name,
-        "compression",
-        messages,
-        capturing.requests[-1],
-        span,
-        _body(extractive_result.summary_text or ""),
-        _body(fallback_result.summary_text or ""),
-        elapsed,
-    )
-
-
-def measure_span(name: str, messages: list[dict[str, Any]]) -> dict[str, Any] | None:
-    """``messages[4:-20]`` unpruned (full tool outputs), with the budget the compressor would give."""
-    from core.phases import fallback, summary
-    from core.tokens import estimate_messages_tokens_rough
-
-    span = messages[4:-20]
-    if len(span) < 2:
-        return None
-    config = CompressorConfig(context_length=128_000)
-    compressor = ContextCompressor(config, summarizer=None)
-    budget = summary.summary_budget(estimate_messages_tokens_rough(span), config.max_summary_tokens)
-    request = SummaryRequest(
-        prompt="",
-        max_tokens=summary.max_tokens_for_budget(budget),
-        turns=summary.redacted_turns(span, compressor.redact),
-        serialized_turns="",
-        summary_budget=budget,
-    )
-    started = time.perf_counter()
-    extractive_body = ExtractiveSummarizer().summarize_request(request)
-    elapsed = time.perf_counter() - started
-    fallback_text = fallback.deterministic_fallback_summary(
-        span, "no auxiliary LLM provider configured", None, compressor.profile, compressor.redact
-    )
-    return _row(name, "span[4:-20]", messages, request, span, extractive_body, _body(fallback_text), elapsed)
 
 
 def main() -> int:
-    conversations = _load_samples()
-    conversations.append(("generated_coding_session", generate_session()))
-    rows: list[dict[str, Any]] = []
-    for name, messages in conversations:
-        row = measure_compression(name, messages)
-        if row:
-            rows.append(row)
-        if len(messages) >= MIN_SAMPLE_MESSAGES:
-            row = measure_span(name, messages)
-            if row:
-                rows.append(row)
+    from bench.retention_corpus import sessions
 
-    header = (
-        f"{'conversation':30} {'mode':12} {'turns':>5} {'budget':>6} | {'extr. ret':>9} {'span':>6} {'tok':>5} "
-        f"| {'same size':>9} {'tok':>5} | {'fallb. ret':>10} {'span':>6} {'tok':>5}"
-    )
-    print(header)
-    print("-" * len(header))
-    for row in rows:
-        ext, same, fb = row["extractive"], row["extractive_at_fallback_size"], row["fallback"]
-        print(
-            f"{row['conversation'][:30]:30} {row['mode']:12} {row['summarized_turns']:>5} {row['summary_budget']:>6} | "
-            f"{ext['turns']['retention']:>9.1%} {ext['original_span']['retention']:>6.1%} {ext['tokens']:>5} "
-            f"| {same['turns']['retention']:>9.1%} {same['tokens']:>5} "
-            f"| {fb['turns']['retention']:>10.1%} {fb['original_span']['retention']:>6.1%} {fb['tokens']:>5}"
-        )
-    print(
-        "\nret = facts of the summarised turns kept verbatim; span = facts of the original (unpruned) span kept;"
-        "\nsame size = the extractive summary with a budget of the fallback's own token count"
-    )
-    for row in rows:
-        print(f"\n{row['conversation']} ({row['mode']}): facts kept by kind (summarised turns)")
-        print(f"  extractive: {row['extractive']['turns']['by_kind']}")
-        print(f"  same size:  {row['extractive_at_fallback_size']['turns']['by_kind']}")
-        print(f"  fallback:   {row['fallback']['turns']['by_kind']}")
-
-    RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    RESULTS.write_text(json.dumps({"results": rows}, indent=2) + "\n", encoding="utf-8")
-    print(f"\nwrote {RESULTS.relative_to(ROOT)}")
+    corpus = [row for name, _harness, messages in sessions() if (row := measure(name, messages))]
+    samples = [row for name, messages in _samples() if (row := measure(name, messages))]
+    report: dict[str, Any] = {"corpus": corpus, "samples": samples, "summary": {}}
+    for mode in ("compaction", "full span"):
+        print_table(f"Corpus, {mode}: key facts kept verbatim", _table(corpus, mode))
+        report["summary"][f"corpus {mode}"] = aggregate(corpus, mode)
+    for mode in ("compaction", "full span"):
+        print_table(f"Bundled samples, {mode}", _table(samples, mode))
+        report["summary"][f"samples {mode}"] = aggregate(samples, mode)
+    print_table("Medians and worst", [{"set": key, **{k: (f"{v:.1%}" if isinstance(v, float) else v) for k, v in value.items()}}
+                                      for key, value in report["summary"].items()])
+    print("\noffline = the extractive summary at the request's budget; at fb size = the same within the fallback's own "
+          "token count;\nnames = function and class names kept (not key facts); key facts only the summarised turns held.")
+    path = save("summarizer_retention", report)
+    print(f"\nwrote {path.relative_to(ROOT)}")
     return 0
 
 

@@ -65,6 +65,11 @@ REPORT_COLUMNS: dict[str, str] = {
     "messages": "Int64",
     "exact_tokens": "Int64",
     "hermes_tokens": "Int64",
+    # The whole request (core.analysis.request), exact tokens: its total, the part the log's recorded
+    # usage implies beyond what was counted, and the last recorded prompt size (NA when none).
+    "request_tokens": "Int64",
+    "unrecorded_overhead": "Int64",
+    "recorded_last_prompt": "Int64",
     "output_reserve": "Int64",
     "threshold_tokens": "Int64",
     "would_compress": "boolean",
@@ -135,6 +140,7 @@ class AnalysisSettings:
     focus_topic: str | None = None
     strict_redaction: bool = DEFAULTS.strict_redaction
     abort_on_summary_failure: bool = DEFAULTS.abort_on_summary_failure
+    what_if_no_floor: bool = DEFAULTS.what_if_no_floor
     format: str | None = None
     all_sessions: bool = True
     server_model: str | None = None
@@ -158,38 +164,24 @@ class AnalysisSettings:
 
 
 def make_summarizer(settings: AnalysisSettings) -> Callable[[str, int], Any] | None:
-    """The summarizer ``settings`` asks for (``None`` for ``"none"``: the no-provider fallback)."""
-    kind = settings.summarizer
-    if kind == "none":
-        return None
-    if kind == "extractive":
-        from core.summarizers.extractive import ExtractiveSummarizer
+    """The summarizer ``settings`` asks for (``None`` for ``"none"``: the no-provider fallback).
 
-        return ExtractiveSummarizer()
-    if kind in ("litellm", "server"):
-        from core.summarizers.llm import LiteLLMSummarizer
+    The API key of a model is read here, from ``$CONTEXT_LENS_API_KEY``, in the process that calls it.
+    """
+    from core.summarizers.factory import make_summarizer as build
 
-        key = os.environ.get(API_KEY_ENV) or None
-        if kind == "server":
-            # The local server checks no key, but litellm's OpenAI client insists on one.
-            # A local server that timed out is not faster the second time: no client retries.
-            # The bundled CPU model takes minutes to fill the compressor's max_tokens: capped.
-            from core.summarizers.local import LOCAL_MAX_TOKENS_CAP
-
-            return LiteLLMSummarizer(
-                settings.server_model, api_base=settings.api_base, api_key=key or "local-no-key",
-                timeout=settings.llm_timeout_s, max_retries=settings.llm_retries or 0,
-                max_tokens_cap=LOCAL_MAX_TOKENS_CAP,
-            )
-        return LiteLLMSummarizer(
-            settings.model or None,
-            summary_model=settings.summary_model or None,
-            api_base=settings.api_base or None,
-            api_key=key,
-            timeout=settings.llm_timeout_s,
-            max_retries=settings.llm_retries,
-        )
-    raise BatchError(f"unknown summarizer {kind!r}; expected one of {', '.join(SUMMARIZERS)}")
+    if settings.summarizer not in SUMMARIZERS and settings.summarizer != "server":
+        raise BatchError(f"unknown summarizer {settings.summarizer!r}; expected one of {', '.join(SUMMARIZERS)}")
+    server = settings.summarizer == "server"
+    return build(
+        settings.summarizer,
+        model=settings.server_model if server else settings.model,
+        summary_model=None if server else settings.summary_model,
+        api_base=settings.api_base,
+        api_key=os.environ.get(API_KEY_ENV) or None,
+        timeout=settings.llm_timeout_s,
+        max_retries=settings.llm_retries,
+    )
 
 
 # --- the analysis of one conversation ------------------------------------------------------------
@@ -233,10 +225,10 @@ def analyze_messages(
     compressing this conversation now would do; ``would_compress`` says whether Hermes would.
     ``summarizer`` defaults to the one ``settings`` names.
     """
-    from core.analysis.facts import extract_facts, retention, retention_score
     from core.analysis.savings import phase_savings
     from core.analysis.summary_check import summary_problem
     from core.analysis.zones import HEAD, MIDDLE, TAIL, analyze_zones
+    from core.facts import extract_facts, retention, retention_score
     from core.plan import prepare
     from core.tokens import encoding_name_for_model, get_counter
 
@@ -449,10 +441,15 @@ def _file_rows(path: str, options: AnalysisSettings, data: bytes | None) -> list
             else load(source, filename=name, format=options.format, session=info.id)
             for info in conversation.sessions
         ]
+    from core.analysis.request import request_report
+
     rows = []
     for conv in conversations:
         began = time.perf_counter()
         analysis = analyze_messages(conv.messages, options)
+        request = request_report(conv, options.config())
+        analysis.update(request_tokens=request["total"], unrecorded_overhead=request["unrecorded_overhead"],
+                        recorded_last_prompt=request["recorded_last_prompt"])
         rows.append(_row(path, conv, analysis, time.perf_counter() - began))
     return rows
 

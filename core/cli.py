@@ -37,7 +37,7 @@ from core.batch import (
     write_report,
 )
 from core.bulk_work import collector_paused
-from core.config import DEFAULTS
+from core.config import DEFAULTS, CompressorConfig
 from core.formats import DUMP_FORMATS, FORMAT_NAMES, Conversation, FormatError
 from core.summarizers.llm import DEFAULT_TIMEOUT_S
 
@@ -392,8 +392,13 @@ def _summary_verdict(args: argparse.Namespace, file: str | None, warning: str | 
 # --- analyze -------------------------------------------------------------------------------------
 
 
-def analysis_report(conversation: Conversation, analysis: dict[str, Any], file: str) -> dict[str, Any]:
-    """The ``analyze --json`` document."""
+def analysis_report(
+    conversation: Conversation, analysis: dict[str, Any], file: str, config: CompressorConfig | None = None
+) -> dict[str, Any]:
+    """The ``analyze --json`` document; ``request`` is the whole request (``core.analysis.request``)
+    counted with ``config``'s model (the defaults when None)."""
+    from core.analysis.request import request_report
+
     report = {key: value for key, value in analysis.items() if key != "result"}
     report.update(
         {
@@ -404,6 +409,7 @@ def analysis_report(conversation: Conversation, analysis: dict[str, Any], file: 
             "model": conversation.model,
             "warnings": list(conversation.warnings),
             "load_report": conversation.report.to_dict(),
+            "request": request_report(conversation, config or CompressorConfig()),
         }
     )
     return report
@@ -422,6 +428,14 @@ def _validity_text(report: dict[str, Any]) -> str:
     if report["problems"]:
         text += f" · {len(report['problems'])} error(s), first: {report['problems'][0]}"
     return text
+
+
+def _request_text(request: dict[str, Any]) -> str:
+    parts = " + ".join(f"{_fmt(request[name])} {name.replace('_', ' ')}"
+                       for name in ("system", "tools", "injected", "messages", "unrecorded_overhead") if request[name])
+    text = f"{_fmt(request['total'])} whole request ({request['unit']}" + (f": {parts})" if parts else ")")
+    recorded = request["recorded_last_prompt"]
+    return text + (f" · last recorded prompt {_fmt(recorded)}" if recorded is not None else " · no recorded prompt sizes")
 
 
 _SHOWN_WARNINGS = 5
@@ -443,6 +457,7 @@ def print_analysis(report: dict[str, Any]) -> None:
         ("messages", _fmt(report["messages"])),
         ("tokens", f"{_fmt(report['exact_tokens'])} exact ({report['encoding']}) · "
                    f"{_fmt(report['hermes_tokens'])} Hermes estimate"),
+        ("request", _request_text(report["request"])),
         ("threshold", f"{_fmt(report['threshold_tokens'])} of a {_fmt(report['context_length'])} window{floored}"),
         ("compress?", "yes: Hermes would compress now" if report["would_compress"]
          else "no: below the threshold (savings below are what compressing anyway would do)"),
@@ -488,7 +503,7 @@ def cmd_analyze(args: argparse.Namespace) -> int:
         analysis = analyze_messages(conversation.messages, settings)
     finally:
         local.close()
-    report = analysis_report(conversation, analysis, args.file)
+    report = analysis_report(conversation, analysis, args.file, settings.config())
     if args.json:
         _print_json(report)
     else:

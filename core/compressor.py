@@ -411,7 +411,10 @@ class ContextCompressor:
             SESSION_END_RULES[self.profile.session_end_rule](self)
 
     def on_session_start(self, session_id: str = "", **_kwargs: Any) -> None:
-        """v0.18.0 host hook: a session (re)binds; without a session store this clears the cooldown."""
+        """v0.18.0 host hook: a session (re)binds; without a session store this clears the cooldown
+        (earlier releases' engines do nothing here)."""
+        if not self.profile.session_start_clears_cooldown:
+            return
         with self._lock:
             self._summary_failure_cooldown_until = 0.0
             self._last_summary_error = None
@@ -545,10 +548,8 @@ class ContextCompressor:
         if self.summarizer is None:
             raise RuntimeError(NO_SUMMARIZER_ERROR)
         request_hook = getattr(self.summarizer, "summarize_request", None)
-        if request_hook is not None:
-            return request_hook(decided.summary_request(date))
-        # A plain callable reads only the prompt: the redacted copies of the turns that a request
-        # carries are not made for it.
+        if request_hook is not None:  # only then are the redacted turns worth building
+            return request_hook(decided.summary_request(date, prompt=prompt))
         return self.summarizer(prompt, decided.max_tokens)
 
     def _generate_summary(self, decided: CompressionPlan, calls: list[SummarizerCall]) -> str | None:

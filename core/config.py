@@ -11,7 +11,7 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 from core import profiles as P
-from core.phases.trigger import THRESHOLD_RULES, coerce_max_tokens
+from core.phases.trigger import THRESHOLD_RULES, coerce_max_tokens, threshold_breakdown
 from core.profiles import Profile, get_profile
 
 TOKEN_ESTIMATORS = ("hermes", "tiktoken")
@@ -54,6 +54,10 @@ class CompressorConfig:
         strict_redaction: Run the strict redaction layer over everything that goes into the
             summariser, after the profile's own redaction (off by default, so the profiles stay
             identical to the reference).
+        what_if_no_floor: An analysis what-if, **not what Hermes does**: the threshold is the
+            release's percentage alone (of the window, after the output reserve from v0.18.0),
+            without the 64K floor or v0.18.0's small-window rule, so a short session can be seen
+            compressing. Off by default; no profile reads it.
     """
 
     context_length: int = 128_000
@@ -67,12 +71,14 @@ class CompressorConfig:
     model: str = ""
     max_tokens: Any = None
     strict_redaction: bool = False
+    what_if_no_floor: bool = False
 
     def __post_init__(self) -> None:
         get_profile(self.profile)  # fail early on an unknown profile name
         if self.token_estimator not in TOKEN_ESTIMATORS:
             raise ValueError(f"token_estimator must be 'hermes' or 'tiktoken', got {self.token_estimator!r}")
         self.abort_on_summary_failure = _coerce_bool(self.abort_on_summary_failure)
+        self.what_if_no_floor = _coerce_bool(self.what_if_no_floor)
         try:
             coerce_max_tokens(self.max_tokens)
         except OverflowError:
@@ -99,8 +105,16 @@ class CompressorConfig:
 
     @property
     def threshold_tokens(self) -> int:
+        if self.what_if_no_floor:
+            return self.unfloored_threshold
         rule = THRESHOLD_RULES[self.release.threshold_rule]
         return rule(self.context_length, self.threshold_percent, self.output_reserve)
+
+    @property
+    def unfloored_threshold(self) -> int:
+        """The what-if threshold (``what_if_no_floor``): the release's percentage of its window alone."""
+        reserve = self.output_reserve if self.release.threshold_rule == "window-reserve" else None
+        return max(1, threshold_breakdown(self.context_length, self.threshold_percent, reserve).percent_tokens)
 
     @property
     def tail_token_budget(self) -> int:

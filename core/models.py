@@ -123,9 +123,10 @@ def _same_provider(prefix: str, entry_provider: Any) -> bool:
     return entry_provider == prefix or entry_provider.startswith(prefix + "-")
 
 
-def list_chat_models(*, table: ModelTable | None = None) -> list[str]:
-    """Every chat model in the table, sorted by name."""
-    return sorted(name for name, entry in _table(table).items() if entry.get("mode") == "chat")
+def list_chat_models(*, table: ModelTable | None = None, modes: tuple[str, ...] = ("chat",)) -> list[str]:
+    """Every chat model in the table (entries of one of ``modes``: ``"responses"`` adds the models
+    served only through the Responses API, such as the Codex ones), sorted by name."""
+    return sorted(name for name, entry in _table(table).items() if entry.get("mode") in modes)
 
 
 def context_window(model: str, *, table: ModelTable | None = None) -> int | None:

@@ -249,12 +249,13 @@ class CompressionPlan:
             date=date,
         )
 
-    def summary_request(self, date: str | None = None) -> SummaryRequest:
-        """The request a summarizer receives for this plan (``date`` as in :meth:`prompt`)."""
+    def summary_request(self, date: str | None = None, *, prompt: str | None = None) -> SummaryRequest:
+        """The request a summarizer receives for this plan (``date`` as in :meth:`prompt`; ``prompt``
+        when it is built already)."""
         if not self.calls_summarizer:
             raise ValueError(f"this compression makes no summary call ({self.outcome})")
         return SummaryRequest(
-            prompt=self.prompt(date),
+            prompt=self.prompt(date) if prompt is None else prompt,
             max_tokens=self.max_tokens,
             turns=self.redacted_turns,
             serialized_turns=self.serialized_turns,

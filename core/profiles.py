@@ -21,8 +21,7 @@ MAX_SUMMARY_SHARE_OF_CONTEXT = 0.05
 MAX_TOKENS_FACTOR = 1.3
 CHARS_PER_TOKEN = 4
 MESSAGE_OVERHEAD_TOKENS = 10
-IMAGE_TOKEN_ESTIMATE = 1_600  # the compressor's own budget walk
-IMAGE_CHAR_EQUIVALENT = 6_400
+IMAGE_CHAR_EQUIVALENT = 6_400  # 1,600 tokens per image part in the budget walks
 ROUGH_IMAGE_TOKENS = 1_500  # estimate_messages_tokens_rough
 TAIL_SOFT_CEILING_FACTOR = 1.5
 MIN_TAIL_MESSAGES = 3
@@ -40,7 +39,6 @@ COOLDOWN_TRANSIENT_S = 30  # JSON-decode or stream closed
 COOLDOWN_OTHER_S = 60
 ERROR_TEXT_MAX = 220
 DEFAULT_SUMMARY_TIMEOUT_S = 120
-CONTEXT_PROBE_TIERS = (256_000, 128_000, 64_000, 32_000, 16_000, 8_000)
 FALLBACK_SUMMARY_MAX_CHARS = 8_000
 FALLBACK_TURN_MAX_CHARS = 700
 PREFLIGHT_DEFER_MIN_GROWTH = 4_096
@@ -109,9 +107,6 @@ TOOL_CALL_REMOVED = "(tool call removed)"  # v0.18.0: an assistant whose every c
 NO_PROVIDER_MARKER = "no llm provider configured"
 EMPTY_SUMMARY_ERROR = "Context compression LLM returned empty content (provider={provider} model={model})"
 DEFAULT_PROVIDER_NAME = "auto"
-MODEL_NOT_FOUND_STATUSES = frozenset({404, 503})
-MODEL_NOT_FOUND_TEXTS = ("model_not_found", "does not exist", "no available channel")
-TIMEOUT_STATUSES = frozenset({408, 429, 502, 504})
 AUTH_STATUSES = frozenset({401, 403})
 AUTH_TEXTS = ("invalid api key", "invalid x-api-key", "unauthorized", "authentication")
 CONNECTION_ERROR_NAMES = ("Connection", "Timeout", "DNS", "SSL")
@@ -256,6 +251,7 @@ class Profile:
     reset_clears_aborted: bool  # v0.18.0: on_session_reset also clears the aborted flag
     update_model_resets: bool  # v0.18.0: update_model resets usage calibration and anti-thrashing
     defers_while_awaiting_usage: bool  # v0.18.0: preflight deferral while real usage is awaited
+    session_start_clears_cooldown: bool  # v0.18.0: binding a session (on_session_start) clears the cooldown
 
     @property
     def fallback_headings(self) -> tuple[str, ...]:
@@ -301,6 +297,7 @@ _V0_15_1 = Profile(
     reset_clears_aborted=False,
     update_model_resets=False,
     defers_while_awaiting_usage=False,
+    session_start_clears_cooldown=False,
 )
 _V0_16_0 = dataclasses.replace(
     _V0_15_1,
@@ -369,6 +366,7 @@ _V0_18_0 = dataclasses.replace(
     reset_clears_aborted=True,
     update_model_resets=True,
     defers_while_awaiting_usage=True,
+    session_start_clears_cooldown=True,
 )
 
 PROFILES: dict[str, Profile] = {p.name: p for p in (_V0_15_1, _V0_16_0, _V0_17_0, _V0_18_0)}  # oldest first

@@ -23,6 +23,7 @@ from core.analysis.session import (
     load_transcript,
     transcript_key,
 )
+from core.analysis.what_if import NOT_HERMES, WINDOW_SCALES, TriggerOption, scale_label, what_if_words
 from core.config import DEFAULTS as CONFIG_DEFAULTS
 from core.profiles import DEFAULT_PROFILE, PROFILES
 
@@ -39,6 +40,8 @@ DEFAULTS: dict[str, Any] = {
     for name in ("threshold_percent", "protect_first_n", "protect_last_n", "summary_target_ratio", "profile",
                  "token_estimator")
 }
+# The what-ifs for short sessions (not Hermes parameters; the reset button turns them off too).
+WHAT_IF_DEFAULTS: dict[str, Any] = {"window_scale": 1.0, "what_if_no_floor": False}
 # Releases newest first, as the picker lists them.
 RELEASES = list(reversed(PROFILES))
 
@@ -94,7 +97,8 @@ def model_options() -> list[str]:
     try:
         from core.models import list_chat_models
 
-        return [CUSTOM_MODEL, *list_chat_models()]
+        # Agents' models (Codex's gpt-5.x-codex) are often Responses-only: they are listed too.
+        return [CUSTOM_MODEL, *list_chat_models(modes=("chat", "responses"))]
     except Exception:  # the table ships with litellm; without it only a custom window is possible
         return [CUSTOM_MODEL]
 
@@ -138,23 +142,52 @@ def use_model(model: str) -> None:
         _on_model_change()
 
 
-def conversation_model(transcript: Transcript) -> str | None:
-    """The model the log names, as the sidebar lists it, when it differs from the sidebar's choice."""
-    named = str(getattr(transcript.conversation, "model", None) or "").strip()
-    if not named or named == kept("model"):
+def table_model_name(named: str) -> str | None:
+    """The name litellm's table lists a logged model under (None when it does not list it)."""
+    named = named.strip()
+    if not named:
         return None
     options = model_options()
     bare = named.rsplit("/", 1)[-1]
-    # Logs write "claude-sonnet-4.6" where litellm's table says "claude-sonnet-4-6".
-    for candidate in (named, bare, bare.replace(".", "-")):
-        if candidate in options and candidate != kept("model"):
+    # Logs write "claude-sonnet-4.6" where litellm's table says "claude-sonnet-4-6"; Claude models the
+    # table keeps only under their Bedrock name ("anthropic.claude-sonnet-4-20250514-v1:0") have the
+    # same window and output limit there.
+    dashed = bare.replace(".", "-")
+    for candidate in (named, bare, dashed, f"anthropic.{dashed}-v1:0", f"anthropic.{dashed}"):
+        if candidate in options and candidate != CUSTOM_MODEL:
             return candidate
     return None
 
 
+def conversation_model(transcript: Transcript) -> str | None:
+    """The model the log names, as the sidebar lists it, when it differs from the sidebar's choice."""
+    listed = table_model_name(str(getattr(transcript.conversation, "model", None) or ""))
+    return listed if listed is not None and listed != kept("model") else None
+
+
 def _reset_parameters() -> None:
-    for key, value in DEFAULTS.items():
+    for key, value in {**DEFAULTS, **WHAT_IF_DEFAULTS}.items():
         set_kept(key, value)
+
+
+def apply_option(option: TriggerOption) -> None:
+    """Set the controls an advice names (a callback for its button)."""
+    for key, value in option.changes.items():
+        set_kept(key, value)
+
+
+def trigger_advice(peak: int, settings: Settings, key: str) -> bool:
+    """The changes that make a prompt of ``peak`` tokens reach the threshold, each with a button that
+    makes it; False when the controls offer none (the caller then says so)."""
+    from core.analysis.what_if import trigger_options
+
+    options = trigger_options(peak, settings.config(), settings.context_length, settings.window_scale)
+    for number, option in enumerate(options):
+        text_col, button_col = st.columns([4, 1], vertical_alignment="center")
+        text_col.markdown(escape_markdown(option.text))
+        button_col.button("Apply", key=f"{key}_{number}", on_click=apply_option, args=(option,),
+                          help="Sets these controls in the sidebar.")
+    return bool(options)
 
 
 def init_state() -> None:
@@ -167,7 +200,7 @@ def init_state() -> None:
         set_kept("context_length", model_window(kept("model")) or DEFAULT_CONTEXT)
     if kept("max_tokens") is None:
         set_kept("max_tokens", model_output_limit(kept("model")) or 0)
-    for key, value in DEFAULTS.items():
+    for key, value in {**DEFAULTS, **WHAT_IF_DEFAULTS}.items():
         if kept(key) is None:
             set_kept(key, value)
     state.setdefault("uploaded_files", [])
@@ -263,6 +296,7 @@ def sidebar_controls() -> Settings:
             ),
         )
         _threshold_caption(current_settings())
+        _what_if_controls()
         st.radio(
             "Token estimator",
             ["hermes", "tiktoken"],
@@ -272,6 +306,33 @@ def sidebar_controls() -> Settings:
         )
         st.button("Reset to Hermes defaults", on_click=_reset_parameters, width="stretch")
     return current_settings()
+
+
+def _what_if_controls() -> None:
+    """The what-ifs for sessions too short to ever reach Hermes' threshold."""
+    active = kept("window_scale", 1.0) != 1.0 or bool(kept("what_if_no_floor", False))
+    with st.expander("What-if for short sessions" + (" (on)" if active else ""), expanded=active):
+        st.select_slider(
+            "Window the analyses use",
+            options=list(WINDOW_SCALES),
+            format_func=lambda scale: "100 % (the context length)" if scale == 1 else scale_label(scale),
+            **keep("window_scale"),
+            help=(
+                "Run every analysis as if the model's window were this share of the context length: the "
+                "threshold, the tail budget and the summary budget follow, exactly as Hermes computes them for "
+                "that window. Up to v0.17.0 the threshold never goes below 64,000 tokens; from v0.18.0 a window "
+                "the floor cannot serve triggers at 85 % of itself."
+            ),
+        )
+        st.checkbox(
+            f"Drop the 64K floor ({NOT_HERMES})",
+            **keep("what_if_no_floor"),
+            help=(
+                "The threshold becomes the release's percentage alone (of the window left after the output "
+                "reserve from v0.18.0), without the 64,000-token floor and the small-window rule. Hermes never "
+                "does this; it lets a short session be seen compressing."
+            ),
+        )
 
 
 def _threshold_caption(settings: Settings) -> None:
@@ -302,7 +363,61 @@ def current_settings() -> Settings:
         token_estimator=str(kept("token_estimator", "hermes")),
         model="" if model == CUSTOM_MODEL else str(model),
         abort_on_summary_failure=bool(kept("abort_on_summary_failure", False)),
+        window_scale=float(kept("window_scale", 1.0) or 1.0),
+        what_if_no_floor=bool(kept("what_if_no_floor", False)),
     )
+
+
+def window_source(settings: Settings, transcript: Transcript | None = None) -> str:
+    """Which window the analyses use and where it came from, in one line of Markdown."""
+    model = settings.model
+    table_window = model_window(model) if model else None
+    if model and table_window == settings.context_length:
+        where = f"{escape_markdown(model)}'s input window in litellm's model table"
+    elif model and table_window:
+        where = f"entered by hand (litellm's table gives {escape_markdown(model)} {table_window:,})"
+    elif model:
+        where = f"entered by hand ({escape_markdown(model)} is not in litellm's model table)"
+    else:
+        where = "entered by hand"
+    config = settings.config()
+    line = f"Window **{settings.context_length:,}** tokens, {where}."
+    reserve = settings.max_tokens or 0
+    table_reserve = model_output_limit(model) if model else None
+    if reserve:
+        source = "its output limit in litellm's table" if table_reserve == reserve else "entered by hand"
+        line += f" Output reserve {reserve:,} ({source})."
+    else:
+        line += " No output reserve."
+    recorded = (getattr(transcript.conversation, "metadata", None) or {}).get("model_context_window") if transcript else None
+    if isinstance(recorded, int) and recorded != settings.context_length:
+        line += f" The log records a window of {recorded:,}."
+    words = what_if_words(settings.window_scale, settings.what_if_no_floor, settings.context_length,
+                          config.context_length)
+    line += f" Threshold {config.threshold_tokens:,} ({escape_markdown(config.profile)})."
+    if words:
+        line += f" **{escape_markdown(words)}**"
+    return line
+
+
+def model_offer(transcript: Transcript, key: str = "use_log_model") -> None:
+    """Offer the model the log names (its window and output reserve from litellm's table)."""
+    named = str(getattr(transcript.conversation, "model", None) or "").strip()
+    if not named:
+        return
+    suggested = conversation_model(transcript)
+    if suggested:
+        window, reserve = model_window(suggested), model_output_limit(suggested)
+        note, action = st.columns([3, 1], vertical_alignment="center")
+        note.caption(
+            f"The log was written with {escape_markdown(named)}; the sidebar uses {escape_markdown(kept('model'))}. "
+            f"litellm's table gives {escape_markdown(suggested)} a window of {window or 0:,} tokens"
+            + (f" and an output limit of {reserve:,}." if reserve else ".")
+        )
+        action.button("Use this transcript's model", on_click=use_model, args=(suggested,), key=key)
+    elif table_model_name(named) is None:
+        st.caption(f"The log was written with {escape_markdown(named)}, which litellm's model table does not list: "
+                   "enter its window in the sidebar by hand.")
 
 
 # --- the conversation --------------------------------------------------------------------------
@@ -447,12 +562,15 @@ def message_table(transcript: Transcript, settings: Settings) -> Any:
 
 
 def source_caption(transcript: Transcript) -> None:
-    """One line naming the conversation being analysed (file name as plain text)."""
+    """The conversation being analysed (file name as plain text), the window in use and where it
+    came from, and the log's own model when it differs from the sidebar's."""
     st.caption(
         f"Analysing {escape_markdown(transcript.filename)} · format {escape_markdown(transcript.format)} · "
         f"{len(transcript.messages):,} messages",
         help="Change the conversation on the Upload & overview page.",
     )
+    st.caption(window_source(current_settings(), transcript))
+    model_offer(transcript)
 
 
 # --- the summarizer and strict redaction ---------------------------------------------------------
@@ -522,14 +640,35 @@ def offline_compression(transcript: Transcript, settings: Settings) -> Any:
         from core import ContextCompressor
 
         try:
-            from core.summarizers.extractive import ExtractiveSummarizer
+            from core.summarizers.factory import make_summarizer
 
-            summarizer: Any = ExtractiveSummarizer()
+            summarizer: Any = make_summarizer("extractive")
         except ImportError:
             summarizer = None
         return ContextCompressor(settings.config(), summarizer=summarizer).compress(transcript.messages)
 
     return transcript.memo(("offline-compression", settings), run)
+
+
+def whole_request(transcript: Transcript, settings: Settings) -> Any:
+    """The log's whole request (``core.analysis.request``) in the unit the compressor decides in."""
+    from core.analysis.request import request_breakdown, weigher_for
+
+    weigher = weigher_for(settings.config())
+    return transcript.memo(("request", weigher.unit), lambda: request_breakdown(transcript.conversation, weigher))
+
+
+def replay_run(transcript: Transcript, settings: Settings, summarizer: str, make_summarizer: Callable[[], Any],
+               seconds: int = 30, use_recorded: bool = True) -> Any:
+    """The timeline replay with the whole request as the trigger's size, memoised per parameters
+    (the Timeline replay and Fact retention pages share it)."""
+    from core.analysis.replay import replay
+
+    return transcript.memo(
+        ("replay", settings, summarizer, int(seconds), use_recorded),
+        lambda: replay(transcript.messages, settings.config(), make_summarizer(), seconds_per_turn=float(seconds),
+                       request=whole_request(transcript, settings), use_recorded=use_recorded),
+    )
 
 
 def last_run_for(transcript: Transcript, settings: Settings) -> dict[str, Any] | None:

@@ -8,7 +8,6 @@ import pandas as pd
 import streamlit as st
 
 from core.analysis.lint import RULES, lint, lint_summary
-from core.analysis.replay import replay
 from core.analysis.strategies import CODEX_USER_TOKENS, DEFAULT_KEEP_LAST, compare_strategies
 from pages._shared import (
     escape_markdown,
@@ -16,6 +15,7 @@ from pages._shared import (
     last_run_for,
     offline_compression,
     page_setup,
+    replay_run,
     require_transcript,
     source_caption,
 )
@@ -25,9 +25,9 @@ OFFLINE = "Offline extractive summary (default)"
 
 
 def _offline() -> Any:
-    from core.summarizers.extractive import ExtractiveSummarizer
+    from core.summarizers.factory import make_summarizer
 
-    return ExtractiveSummarizer()
+    return make_summarizer("extractive")
 
 
 st.title("API validity")
@@ -65,10 +65,7 @@ try:
             for run in comparison.runs:
                 outputs[f"Strategy: {run.name}"] = run.messages
         if with_replay:
-            result = transcript.memo(
-                ("replay", settings, OFFLINE, 30),
-                lambda: replay(transcript.messages, settings.config(), _offline(), seconds_per_turn=30.0),
-            )
+            result = replay_run(transcript, settings, OFFLINE, _offline)
             outputs["Timeline replay: the final context"] = result.final_messages
         found = {name: lint(messages) for name, messages in outputs.items()}
 except Exception as exc:  # any failure ends as a readable message

@@ -72,16 +72,15 @@ def _local_available() -> bool:
 
 def _build_summarizer(choice: str, settings: Settings) -> tuple[Any, str]:
     """The summarizer for the chosen option and a label for it (never containing a key)."""
+    from core.summarizers.factory import make_summarizer
+
     if choice == OFFLINE:
-        from core.summarizers.extractive import ExtractiveSummarizer
-
-        return ExtractiveSummarizer(), "offline extractive summary"
+        return make_summarizer("extractive"), "offline extractive summary"
     if choice == LITELLM:
-        from core.summarizers.llm import LiteLLMSummarizer
-
         model = (kept("llm_model") or "").strip()
-        summarizer = LiteLLMSummarizer(
-            model or None,
+        summarizer = make_summarizer(
+            "litellm",
+            model=model or None,
             summary_model=(kept("llm_summary_model") or "").strip() or None,
             api_base=(kept("llm_api_base") or "").strip() or None,
             # The key lives only in this widget's state: never kept, stored or logged.
@@ -96,7 +95,7 @@ def _build_summarizer(choice: str, settings: Settings) -> tuple[Any, str]:
         summarizer = local_summarizer(_local_server(), timeout=float(kept("local_timeout", DEFAULT_TIMEOUT_S)),
                                       max_retries=int(kept("local_retries", 0)))
         return summarizer, "local model"
-    return None, "no summarizer"
+    return make_summarizer("none"), "no summarizer"
 
 
 def _deadline_inputs(prefix: str, default_retries: int) -> None:

@@ -7,18 +7,19 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from core.analysis.facts import retention_by_kind
-from core.analysis.replay import replay
 from core.analysis.retention_view import FactIndex, lost_facts, retention_figure, retention_summary
 from core.analysis.strategies import CODEX_USER_TOKENS, DEFAULT_KEEP_LAST, compare_strategies
+from core.facts import retention_by_kind
 from pages._shared import (
     escape_markdown,
     keep,
     last_run_for,
     offline_compression,
     page_setup,
+    replay_run,
     require_transcript,
     source_caption,
+    trigger_advice,
 )
 from pages._summary_compare import summary_comparison_section
 
@@ -29,9 +30,9 @@ SOURCES = [HERMES, STRATEGIES, REPLAY]
 
 
 def _offline() -> Any:
-    from core.summarizers.extractive import ExtractiveSummarizer
+    from core.summarizers.factory import make_summarizer
 
-    return ExtractiveSummarizer()
+    return make_summarizer("extractive")
 
 
 def _compacted(result: Any) -> list[int]:
@@ -48,7 +49,9 @@ source_caption(transcript)
 st.caption(
     "Facts are the identifiers a continuing agent needs: file paths, commands, error lines, URLs, numbers with "
     "units, function and class names, issue numbers and the latest user request. A fact of the compacted part "
-    "is kept when it appears verbatim anywhere in the compressed conversation."
+    "is kept when it appears verbatim anywhere in the compressed conversation. Lines of passing tests, progress "
+    "bars, directory listings and repeated log lines hold no facts, and a value a redaction would mask (a "
+    "credential) is not a fact: masking it loses nothing, and it is never shown here."
 )
 
 source = st.radio("Runs to inspect", SOURCES, horizontal=True, **keep("retention_source", HERMES))
@@ -73,10 +76,7 @@ try:
             for run in comparison.runs:
                 runs[run.name] = (run.compacted(len(transcript.messages)), run.messages)
         else:
-            result = transcript.memo(
-                ("replay", settings, "Offline extractive summary (default)", 30),
-                lambda: replay(transcript.messages, settings.config(), _offline(), seconds_per_turn=30.0),
-            )
+            result = replay_run(transcript, settings, "Offline extractive summary (default)", _offline)
             for record in result.compressed:
                 runs[f"Replay compaction #{record.number} (message {record.message_index})"] = (
                     record.compacted_indices, record.messages)
@@ -91,8 +91,13 @@ summary = pd.DataFrame(
     columns=["run", "messages compacted", "total", "kept", "lost", "score"],
 )
 if summary.empty:
-    st.info("Nothing was compacted in these runs, so there is no fact to keep or lose. "
-            "Lower the threshold in the sidebar, or pick another source.")
+    if source == REPLAY:
+        st.info("Nothing was compacted in these runs, so there is no fact to keep or lose: the replay's prompt "
+                f"never reached the threshold (its peak was {result.peak_prompt:,}). Pick another source, or:")
+        if not trigger_advice(result.peak_prompt, settings, "retention_option"):
+            st.caption("Nothing the sidebar offers brings the threshold down to that peak.")
+    else:
+        st.info("Nothing was compacted in these runs, so there is no fact to keep or lose. Pick another source.")
     summary_comparison_section(transcript, settings)
     st.stop()
 

@@ -9,10 +9,10 @@ from typing import Any
 import streamlit as st
 
 from core.analysis.session import Transcript, content_digest
+from core.profiles import DEFAULT_PROFILE
 from pages._shared import (
     AUTO_FORMAT,
     UPLOAD_PREFIX,
-    conversation_model,
     conversation_options,
     current_settings,
     current_transcript,
@@ -22,10 +22,11 @@ from pages._shared import (
     keep,
     kept,
     message_table,
+    model_offer,
     page_setup,
     selected_source,
     set_kept,
-    use_model,
+    window_source,
 )
 
 
@@ -95,6 +96,24 @@ def show_load_report(transcript: Transcript) -> None:
                 st.code("\n".join(warnings), language=None, wrap_lines=True)
 
 
+def show_release(transcript: Transcript) -> None:
+    """Which Hermes release wrote the handoff summaries here, and the offer to preview with that release."""
+    from core.analysis.release_detect import detect_release
+
+    guess = transcript.memo(("release-detect",), lambda: detect_release(transcript.messages))
+    if guess is None:
+        return
+    current = kept("profile", DEFAULT_PROFILE)
+    text = f"**{escape_markdown(guess.sentence)}** " + escape_markdown("; ".join(guess.evidence)) + "."
+    if guess.profile and guess.profile != current:
+        text += f"\n\nThe sidebar previews Hermes {escape_markdown(current)}."
+    st.info(text, icon=":material/history:")
+    if guess.profile and guess.profile != current:
+        st.button(f"Use profile {guess.profile}", key="use_detected_profile",
+                  on_click=set_kept, args=("profile", guess.profile),
+                  help="Preview this transcript with the release that wrote its summaries.")
+
+
 def show_message_detail(transcript: Transcript) -> None:
     """One message in full: its display text, and the message as loaded (raw, escape codes kept)."""
     if not transcript.messages:
@@ -114,6 +133,42 @@ def show_message_detail(transcript: Transcript) -> None:
             st.code(message_text(message) or "(no text)", language=None, wrap_lines=True)
 
 
+def show_request(request: Any, context_length: int, threshold_tokens: int, figure: Any) -> None:
+    """The whole request part by part (a stacked bar and a table), and recorded against estimated sizes."""
+    st.subheader("Whole request")
+    st.caption(
+        "What the model read, like Claude Code's /context: the system prompt, the tool schemas, the context the "
+        "agent injected itself, the messages, and what the log's recorded prompt size holds beyond them "
+        "(unrecorded overhead: e.g. an agent's own system prompt and tool schemas, which no log writes down)."
+    )
+    st.plotly_chart(figure(request, context_length, threshold_tokens), width="stretch", key="request_chart")
+    st.dataframe(request.table(), hide_index=True, width="stretch",
+                 column_config={"share": st.column_config.ProgressColumn("share", format="percent"),
+                                "source": st.column_config.TextColumn("where it comes from", width="large")})
+    last = request.last_recorded
+    if last is None:
+        st.caption("The log records no prompt sizes, so nothing the log leaves out (an agent's own system prompt, "
+                   "its tool schemas) can be estimated: the total is what the log holds.")
+        return
+    cache = []
+    if last.cache_read is not None:
+        cache.append(f"{last.cache_read:,} read from the cache")
+    if last.cache_write is not None:
+        cache.append(f"{last.cache_write:,} written to it")
+    cache.append(f"{last.uncached:,} uncached")
+    difference = (request.total - last.prompt_tokens) / last.prompt_tokens * 100
+    st.caption(
+        f"Last recorded prompt: **{last.prompt_tokens:,}** tokens, for message {last.message_index} "
+        f"({', '.join(cache)}). The whole request counted now is {request.total:,} ({difference:+.1f} %): it also "
+        "holds what came after that request."
+    )
+    errors = request.estimate_errors()
+    with st.expander(f"Recorded and estimated prompt sizes, turn by turn ({errors['turns']} recorded)"):
+        st.caption(f"Mean error: the messages alone {errors['messages_only']:.1f} %, the whole-request estimate "
+                   f"{errors['estimate']:.1f} % (the overhead is taken at the last recorded turn).")
+        st.dataframe(request.turn_table(), hide_index=True, width="stretch", key="request_turns")
+
+
 def show_figures(transcript: Transcript) -> None:
     """Headline figures, breakdowns and the message table.
 
@@ -128,6 +183,7 @@ def show_figures(transcript: Transcript) -> None:
         tokens_by_role,
         tokens_by_tool,
     )
+    from core.analysis.request import ExactWeigher, request_breakdown, request_figure
     from core.tokens import estimate_messages_tokens_rough
 
     settings = current_settings()
@@ -136,38 +192,34 @@ def show_figures(transcript: Transcript) -> None:
     config = settings.config()
     total = int(frame["tokens"].sum())
     rough = transcript.memo("rough-total", lambda: estimate_messages_tokens_rough(transcript.messages))
-    usage = context_usage(total, settings.context_length, config.threshold_tokens)
+    request = transcript.memo(("request", settings.encoding),
+                              lambda: request_breakdown(transcript.conversation, ExactWeigher(settings.encoding)))
+    usage = context_usage(request.total, config.context_length, config.threshold_tokens)
 
-    suggested = conversation_model(transcript)
-    if suggested:
-        note, action = st.columns([3, 1], vertical_alignment="center")
-        note.caption(f"The log was written with {escape_markdown(suggested)}; the sidebar uses "
-                     f"{escape_markdown(kept('model'))}.")
-        action.button("Use the log's model", on_click=use_model, args=(suggested,), key="use_log_model")
+    st.caption(window_source(settings, transcript))
+    model_offer(transcript)
 
     st.subheader("Headline figures")
-    m1, m2, m3, m4, m5 = st.columns(5)
+    m1, m2, m3, m4, m5, m6 = st.columns(6)
     m1.metric("Messages", f"{len(frame):,}")
     m2.metric(f"Tokens ({settings.encoding})", f"{total:,}", help="Exact tiktoken count of every message.")
     m3.metric("Hermes estimate", f"{rough:,}", help="The reference's rough estimate (characters / 4, images 1,500).")
-    m4.metric("Context used", f"{usage['usage_share']:.0%}", help=f"Of a {settings.context_length:,}-token window.")
-    m5.metric(
+    m4.metric("Whole request", f"{request.total:,}",
+              help="What the model read with the next request: system prompt, tool schemas, injected context, "
+                   "the messages of the agent's current context and the overhead the log's recorded usage implies "
+                   "(see below).")
+    m5.metric("Context used", f"{usage['usage_share']:.0%}", help=f"The whole request, of a {config.context_length:,}-token window.")
+    m6.metric(
         "Compression threshold",
         f"{config.threshold_tokens:,}",
-        delta="reached" if usage["over_threshold"] else f"{total / max(config.threshold_tokens, 1):.0%} of it",
+        delta="reached" if usage["over_threshold"] else f"{request.total / max(config.threshold_tokens, 1):.0%} of it",
         delta_color="orange" if usage["over_threshold"] else "gray",
         delta_arrow="off",
-        help="Exact tokens against the threshold; the Zones page decides with the configured estimator.",
+        help="The whole request (exact tokens) against the threshold, as Hermes' host sizes a request; the Zones "
+             "page decides on the messages with the configured estimator.",
     )
+    show_request(request, config.context_length, config.threshold_tokens, request_figure)
     by_category = tokens_by_category(frame)
-    st.plotly_chart(
-        transcript.memo(
-            ("usage-figure", settings.encoding, settings.context_length, config.threshold_tokens),
-            lambda: charts.context_usage_figure(by_category, settings.context_length, config.threshold_tokens),
-        ),
-        width="stretch",
-        key="usage_chart",
-    )
 
     role_tab, tool_tab, category_tab = st.tabs(["By role", "By tool", "By category"])
     with role_tab:
@@ -306,5 +358,6 @@ if transcript is None:
     st.stop()
 
 show_load_report(transcript)
+show_release(transcript)
 show_figures(transcript)
 show_message_detail(transcript)

@@ -13,8 +13,16 @@ from core.analysis.sweep import (
     prepare_sweep,
     sweep,
     sweep_heatmap,
+    uniform_cells,
 )
-from pages._shared import escape_markdown, keep, page_setup, require_transcript, source_caption
+from pages._shared import (
+    escape_markdown,
+    keep,
+    page_setup,
+    require_transcript,
+    source_caption,
+    trigger_advice,
+)
 
 FINAL = "Final tokens"
 SAVINGS = "Savings %"
@@ -65,16 +73,25 @@ except Exception as exc:  # any failure ends as a readable message
 elapsed = time.perf_counter() - started
 
 shown = table[table["protect_first_n"] == first]
-fig = sweep_heatmap(table, "final_tokens" if metric == FINAL else "savings_pct", protect_first_n=first)
-column, row = ratios.index(current_ratio), thresholds.index(current_threshold)
-fig.add_shape(type="rect", xref="x", yref="y", x0=column - 0.5, x1=column + 0.5, y0=row - 0.5, y1=row + 0.5,
-              line={"color": "#c0392b", "width": 3})
-st.plotly_chart(fig, width="stretch", key="sweep_heatmap")
+metric_column = "final_tokens" if metric == FINAL else "savings_pct"
+same = uniform_cells(table, metric_column, protect_first_n=first)
+if same:
+    # One value everywhere: a colour scale would only suggest differences that are not there.
+    st.info(escape_markdown(same))
+    if set(shown["outcome"]) == {"not triggered"}:
+        trigger_advice(int(table["tokens_before"].iloc[0]), settings, "sweep_option")
+else:
+    fig = sweep_heatmap(table, metric_column, protect_first_n=first)
+    column, row = ratios.index(current_ratio), thresholds.index(current_threshold)
+    fig.add_shape(type="rect", xref="x", yref="y", x0=column - 0.5, x1=column + 0.5, y0=row - 0.5, y1=row + 0.5,
+                  line={"color": "#c0392b", "width": 3})
+    st.plotly_chart(fig, width="stretch", key="sweep_heatmap")
 st.caption(
     f"{len(table):,} cells ({len(thresholds)} thresholds × {len(ratios)} ratios × {len(firsts)} head sizes) in "
-    f"{elapsed:.2f} s. The red frame is the sidebar's setting (threshold {current_threshold:.2f}, ratio "
-    f"{current_ratio:.2f}). "
-    f"Before compression: {int(table['tokens_before'].iloc[0]):,} tokens ({settings.token_estimator})."
+    f"{elapsed:.2f} s."
+    + ("" if same else f" The red frame is the sidebar's setting (threshold {current_threshold:.2f}, ratio "
+                       f"{current_ratio:.2f}).")
+    + f" Before compression: {int(table['tokens_before'].iloc[0]):,} tokens ({settings.token_estimator})."
 )
 
 forced = shown[shown["tail_forced_small"]]
@@ -88,8 +105,8 @@ if len(forced):
 
 untriggered = shown[shown["outcome"] == "not triggered"]
 if len(untriggered) == len(shown):
-    st.info("The conversation never reaches any of these thresholds, so nothing compresses. Untick "
-            "**Only where compression triggers** to see what a forced /compress would do.")
+    st.info("Untick **Only where compression triggers** to see what a forced /compress would do, or use one of "
+            "the changes above to make the conversation reach a threshold.")
 
 st.subheader("Smallest results")
 st.dataframe(

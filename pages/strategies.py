@@ -28,9 +28,9 @@ PREVIEW_CHARS = 300
 def _summarizer(choice: str) -> Any:
     if choice == NONE:
         return None
-    from core.summarizers.extractive import ExtractiveSummarizer
+    from core.summarizers.factory import make_summarizer
 
-    return ExtractiveSummarizer()
+    return make_summarizer("extractive")
 
 
 def _text(message: Any) -> str:

@@ -10,38 +10,61 @@ from core.analysis.replay import (
     compactions_table,
     logged_prompt_tokens,
     real_compactions,
-    replay,
     replay_figure,
     summary_evolution,
 )
-from pages._shared import escape_markdown, keep, page_setup, require_transcript, source_caption
+from pages._shared import (
+    escape_markdown,
+    keep,
+    page_setup,
+    replay_run,
+    require_transcript,
+    source_caption,
+    trigger_advice,
+    whole_request,
+)
 
 OFFLINE = "Offline extractive summary (default)"
 NONE = "No summarizer (the profile's fallback)"
+BY_RECORDED = "Recorded prompt sizes where the log has them"
+BY_ESTIMATE = "The whole-request estimate"
 
 
 def _summarizer(choice: str) -> Any:
     if choice == NONE:
         return None
-    from core.summarizers.extractive import ExtractiveSummarizer
+    from core.summarizers.factory import make_summarizer
 
-    return ExtractiveSummarizer()
+    return make_summarizer("extractive")
 
 
 st.title("Timeline replay")
 settings = page_setup()
 transcript = require_transcript()
 source_caption(transcript)
+request = whole_request(transcript, settings)
 st.caption(
-    "The conversation is replayed message by message. Before every assistant message the prompt is estimated "
-    f"({settings.token_estimator} estimator, messages only); when it reaches the threshold, one compressor "
-    "(kept for the whole replay, so summaries are updated iteratively and anti-thrashing and cooldowns apply) "
-    "compresses the context, and the replay continues from the compressed context."
+    "The conversation is replayed message by message. Before every assistant message the request is sized as "
+    f"the agent's host sizes it: the whole request ({settings.token_estimator} estimator: the messages, plus the "
+    "system prompt, tool schemas, injected context and unrecorded overhead the log implies), or the prompt size "
+    "the log recorded for it. When it reaches the threshold, one compressor (kept for the whole replay, so "
+    "summaries are updated iteratively and anti-thrashing and cooldowns apply) compresses the context, and the "
+    "replay continues from the compressed context."
 )
 
-left, right = st.columns([3, 1])
+left, middle, right = st.columns([2, 2, 1])
 with left:
     choice = st.radio("Summarizer", [OFFLINE, NONE], horizontal=True, **keep("replay_summarizer", OFFLINE))
+with middle:
+    if request.has_recorded_sizes:
+        sizing = st.radio(
+            "Size each request by", [BY_RECORDED, BY_ESTIMATE], **keep("replay_sizing", BY_RECORDED),
+            help="Hermes' loop compresses on the prompt size the provider reported (last_prompt_tokens) and falls "
+                 "back to its own estimate; the log's recorded sizes stand in for the first.",
+        )
+    else:
+        sizing = BY_ESTIMATE
+        st.caption("The log records no prompt sizes: every request is sized by the whole-request estimate.")
 with right:
     seconds = st.number_input(
         "Seconds between turns", min_value=0, max_value=3_600, step=10, **keep("replay_seconds", 30),
@@ -50,32 +73,37 @@ with right:
 
 try:
     with st.spinner("Replaying the conversation…"):
-        result = transcript.memo(
-            ("replay", settings, choice, int(seconds)),
-            lambda: replay(transcript.messages, settings.config(), _summarizer(choice),
-                           seconds_per_turn=float(seconds)),
-        )
+        result = replay_run(transcript, settings, choice, lambda: _summarizer(choice), int(seconds),
+                            use_recorded=sizing == BY_RECORDED)
 except Exception as exc:  # any failure ends as a readable message
     st.error("The replay could not run: " + escape_markdown(f"{type(exc).__name__}: {exc}"))
     st.stop()
 
 compressed = result.compressed
 final = int(result.points["prompt_after"].iloc[-1]) if len(result.points) else 0
-c1, c2, c3, c4 = st.columns(4)
+errors = request.estimate_errors()
+c1, c2, c3, c4, c5 = st.columns(5)
 c1.metric("Assistant turns", f"{len(result.points):,}")
 c2.metric("Compactions", f"{len(compressed):,}",
           help=f"{len(result.compactions)} compress() call(s) in all, including ones that changed nothing.")
 c3.metric("Peak prompt", f"{result.peak_prompt:,}", help=f"threshold {result.threshold_tokens:,}")
 c4.metric("Last prompt", f"{final:,}")
+if errors["turns"]:
+    c5.metric("Estimate error", f"{errors['estimate']:.1f} %",
+              help=f"Mean error of the whole-request estimate against the {errors['turns']} prompt sizes the log "
+                   f"recorded (the messages alone: {errors['messages_only']:.1f} %).")
+else:
+    c5.metric("Estimate error", "n/a", help="The log records no prompt sizes to compare the estimate with.")
 
 for warning in result.warnings:
     st.warning(escape_markdown(warning))
 if not result.compactions:
     st.info(
         f"The prompt never reached the threshold ({result.threshold_tokens:,} tokens; the peak was "
-        f"{result.peak_prompt:,}), so nothing was compressed. Lower the threshold or the context length in the "
-        "sidebar to see compression fire."
+        f"{result.peak_prompt:,}), so nothing was compressed."
     )
+    if not trigger_advice(result.peak_prompt, settings, "replay_option"):
+        st.caption("Nothing the sidebar offers brings the threshold down to that peak.")
 
 conversation = transcript.conversation
 events = real_compactions(conversation)
@@ -86,15 +114,20 @@ if len(events) or len(logged):
         "Show what the log itself recorded (its own compactions and prompt sizes)",
         **keep("replay_show_log", True),
     )
+estimated = request.turn_table() if show_log and len(logged) else None
 st.plotly_chart(
-    replay_figure(result, events if show_log else None, logged if show_log else None),
+    replay_figure(result, events if show_log else None, logged if show_log else None, estimated),
     width="stretch",
     key="replay_chart",
 )
 st.caption(
-    "The line is the prompt before each assistant message; it drops where a compaction fired (triangles). "
-    "The dashed red line is the threshold. Purple marks are compactions the agent that wrote the log performed."
+    "The line is the request before each assistant message; it drops where a compaction fired (triangles). "
+    "The dashed red line is the threshold. Purple marks are compactions the agent that wrote the log performed; "
+    "the dotted teal line is the prompt size the log recorded and the dashed one the estimate of that same request."
 )
+if estimated is not None:
+    with st.expander("Recorded and estimated prompt sizes, turn by turn"):
+        st.dataframe(estimated, hide_index=True, width="stretch", key="replay_sizes")
 
 if result.compactions:
     st.subheader("Compactions")

@@ -6,7 +6,7 @@ import streamlit as st
 
 from core.analysis import charts
 from core.analysis.zones import analyze_zones
-from pages._shared import message_table, page_setup, require_transcript, source_caption
+from pages._shared import message_table, page_setup, require_transcript, source_caption, whole_request
 
 st.title("Zones")
 settings = page_setup()
@@ -20,22 +20,30 @@ zones = transcript.memo(
                           transcript.counter(settings.encoding).count_message, plan=transcript.prune_plan(config)),
 )
 
-if zones.would_compress:
+# Hermes' host decides on the whole request (the last recorded prompt size when the log has one).
+request = whole_request(transcript, settings)
+if request.recorded_last_prompt is not None:
+    sized, how = request.recorded_last_prompt, "the last prompt size the log recorded"
+else:
+    sized, how = request.total, "the whole-request estimate"
+extra = "" if sized == zones.prompt_tokens else f" (the messages alone: {zones.prompt_tokens:,})"
+if sized >= zones.threshold_tokens:
+    first = (f"; the messages alone first reach it at message {zones.first_trigger_index}"
+             if zones.first_trigger_index is not None else "")
     st.success(
-        f"**Compression would trigger.** The prompt estimate ({zones.prompt_tokens:,}) reaches the threshold "
-        f"({zones.threshold_tokens:,}); it first did at message {zones.first_trigger_index}."
+        f"**Compression would trigger.** {how.capitalize()} is {sized:,}{extra}, at or above the threshold "
+        f"of {zones.threshold_tokens:,}{first}."
     )
 else:
     st.info(
-        f"**Compression would not trigger on its own.** The prompt estimate is {zones.prompt_tokens:,}, "
+        f"**Compression would not trigger on its own.** {how.capitalize()} is {sized:,}{extra}, "
         f"below the threshold of {zones.threshold_tokens:,} "
-        f"({zones.prompt_tokens / max(zones.threshold_tokens, 1):.0%} of it). The preview below shows what a "
+        f"({sized / max(zones.threshold_tokens, 1):.0%} of it). The preview below shows what a "
         "manual /compress would do."
     )
 
 cols = st.columns(6)
-cols[0].metric("Threshold", f"{zones.threshold_tokens:,}",
-               help="max(context length × threshold share, 64,000)" + (" — the 64K floor applies" if zones.threshold_floored else ""))
+cols[0].metric("Threshold", f"{zones.threshold_tokens:,}", help=zones.explanations[0] if zones.explanations else None)
 cols[1].metric("Tail budget", f"{zones.tail_token_budget:,}", help=f"Walk limit 1.5× = {zones.soft_ceiling:,}")
 if zones.small_conversation:
     cols[2].metric("Head", "—")

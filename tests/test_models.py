@@ -200,3 +200,12 @@ def test_router_and_alias_names_resolve_to_the_vendor_entry(raw_table, routed, v
 def test_router_with_an_unknown_vendor_model_is_unknown():
     assert model_prices("openrouter/nobody/nothing-1") is None
     assert context_window("openrouter/anthropic/gpt-4o") is None  # wrong vendor for that model
+
+
+def test_responses_only_models_are_listed_when_asked(tmp_path):
+    table = _write_table(
+        tmp_path,
+        {"chat-model": {"mode": "chat"}, "codex-model": {"mode": "responses"}, "embedder": {"mode": "embedding"}},
+    )
+    assert list_chat_models(table=table) == ["chat-model"]
+    assert list_chat_models(table=table, modes=("chat", "responses")) == ["chat-model", "codex-model"]

@@ -1,17 +1,25 @@
 """Timeline replay: the conversation as the agent lived it, with compression firing on the way.
 
 Messages are appended in order. Before every assistant message (the moment the agent sends a
-request to its model) the prompt is estimated from the current context (messages only, with the
-configured estimator: the Hermes rough estimate by default). When ``should_compress`` fires, one
-``ContextCompressor``, carried through the whole replay, compresses the context with
-``current_tokens`` set to that estimate, and the replay continues from the compressed context. So
-iterative summaries (``previous_summary``), the anti-thrashing counter and the failure cooldown all
-behave as they would in a live session.
+request to its model) the prompt is sized from the current context, with the configured estimator
+(the Hermes rough estimate by default). When ``should_compress`` fires, one ``ContextCompressor``,
+carried through the whole replay, compresses the context with ``current_tokens`` set to that size,
+and the replay continues from the compressed context. So iterative summaries
+(``previous_summary``), the anti-thrashing counter and the failure cooldown all behave as they
+would in a live session.
+
+Given the whole request (``request``: a :class:`~core.analysis.request.RequestBreakdown` of the
+log, in the estimator's unit), the size is the whole request, as the agent's host computes it: the
+messages plus the system prompt, tool schemas, injected context and unrecorded overhead the log
+implies. Where the log recorded the prompt size of that request (``use_recorded``), the trigger
+reads the recorded size instead, as Hermes' loop reads ``last_prompt_tokens``, moved by how much
+the replay's context differs from the log's (after a compaction either side made); Hermes itself
+reads it after the response, so the replay can fire one call earlier than Hermes would.
 
 Assumptions, stated so the figures can be read correctly:
 
-* the prompt is the messages only (no separate tool schemas; a system prompt counts when the log
-  has one as its first message);
+* without ``request`` the prompt is the messages only (a system prompt counts when the log has
+  one as its first message);
 * one check per assistant turn (the host's preflight may run up to three passes; after a pass
   that leaves the prompt over the threshold the next turn compresses again, which shows up as
   thrashing in the replay);
@@ -32,6 +40,7 @@ import plotly.graph_objects as go
 
 from core import profiles as P
 from core.analysis.charts import AFTER_COLOR, FALLBACK_COLOR, THRESHOLD_COLOR, ZONE_COLORS
+from core.analysis.request import RequestBreakdown, recorded_prompts, weigher_for
 from core.compressor import CompressionResult, ContextCompressor
 from core.config import CompressorConfig
 from core.phases.summary import strip_summary_prefix
@@ -53,7 +62,8 @@ __all__ = [
 DEFAULT_SUMMARIZER: Any = object()
 
 POINT_COLUMNS = ["turn", "message_index", "prompt_before", "prompt_after", "compacted", "outcome",
-                 "context_messages"]
+                 "context_messages", "estimate", "recorded", "sized_by"]
+RECORDED, ESTIMATED = "recorded", "estimate"
 COMPRESSED_OUTCOMES = ("summarized", "fallback")
 
 CURVE_COLOR = AFTER_COLOR
@@ -106,6 +116,12 @@ class Replay:
     final_origins: list[int | None]  # per final message: its index in the upload, None if generated
     n_messages: int
     profile: str = P.DEFAULT_PROFILE  # the release that compressed (it reads its own summaries)
+    request: RequestBreakdown | None = None  # the log's whole request, when the replay sized it
+
+    @property
+    def sized_by_recorded(self) -> int:
+        """Turns whose trigger read a recorded prompt size."""
+        return int((self.points["sized_by"] == RECORDED).sum()) if len(self.points) else 0
 
     @property
     def compressed(self) -> list[CompactionRecord]:
@@ -171,9 +187,9 @@ def _estimate(messages: Sequence[Any], estimator: str, model: str) -> int:
 
 
 def _default_summarizer() -> Any:
-    from core.summarizers.extractive import ExtractiveSummarizer
+    from core.summarizers.factory import make_summarizer
 
-    return ExtractiveSummarizer()
+    return make_summarizer("extractive")
 
 
 def _role(message: Any) -> Any:
@@ -194,6 +210,8 @@ def replay(
     *,
     seconds_per_turn: float = 30.0,
     focus_topic: str | None = None,
+    request: RequestBreakdown | None = None,
+    use_recorded: bool = True,
 ) -> Replay:
     """Replay ``messages`` turn by turn with one compressor (see the module docstring).
 
@@ -204,8 +222,18 @@ def replay(
             (the profile's fallback path), or any ``fn(prompt, max_tokens) -> str``.
         seconds_per_turn: Simulated time between assistant turns (drives the failure cooldowns).
         focus_topic: Passed to every compression.
+        request: The log's whole request (``request_breakdown(conversation, weigher_for(config))``):
+            the prompt is sized as the whole request, not the messages alone.
+        use_recorded: With ``request``, let the trigger read the recorded prompt sizes where the log
+            has them.
     """
     config = config or CompressorConfig()
+    if request is not None:
+        if request.unit != weigher_for(config).unit:
+            raise ValueError(f"the request is counted in {request.unit!r}, the estimator decides in "
+                             f"{weigher_for(config).unit!r}")
+        if request.n_messages != len(messages):
+            raise ValueError(f"the request describes {request.n_messages} messages, the replay got {len(messages)}")
     if summarizer is DEFAULT_SUMMARIZER:
         summarizer = _default_summarizer()
     clock = _SimulatedClock()
@@ -216,7 +244,7 @@ def replay(
     context: list[Any] = []
     origins: list[int | None] = []
     running = _Running(estimator, model)
-    points: list[tuple[int, int, int, int, bool, str, int]] = []
+    points: list[tuple[Any, ...]] = []
     records: list[CompactionRecord] = []
     warnings: list[str] = []
     turn = 0
@@ -224,11 +252,28 @@ def replay(
     anti_thrash_warned = False
     tail_warned = False
     skipped_turns: list[int] = []
+    cooling_turns: list[int] = []  # v0.18.0: over the threshold, but the summarizer is cooling down
+
+    # Reasoning the agent resends with its assistant messages (Codex), for those in the context.
+    resent = request.reasoning_by_message if request is not None else []
+    context_reasoning = 0
+
+    def sized(index: int) -> tuple[int, int, int | None]:
+        """``(trigger size, whole-request estimate, recorded size)`` of the request before ``index``."""
+        turn = request.turn(index) if request is not None else None
+        if turn is None:
+            return running.value(), running.value(), None
+        replay_context = running.value() + context_reasoning
+        estimate = replay_context + turn.outside_messages + request.unrecorded_overhead
+        recorded = turn.recorded.prompt_tokens if turn.recorded is not None and use_recorded else None
+        if recorded is None:
+            return estimate, estimate, None
+        return max(0, recorded + replay_context - turn.in_messages), estimate, recorded
 
     for index, message in enumerate(messages):
         if _role(message) == "assistant":
             clock.now += seconds_per_turn
-            before = running.value()
+            before, estimate, recorded = sized(index)
             after = before
             outcome = ""
             if before > compressor.context_length and not over_window_warned:
@@ -250,7 +295,8 @@ def replay(
                     origins = _map_origins(result, origins)
                     context = list(result.messages)
                     running.reset(context)
-                after = running.value()
+                    context_reasoning = sum(resent[o] for o in origins if o is not None) if resent else 0
+                after = sized(index)[0]
                 records.append(
                     CompactionRecord(
                         number=len(records) + 1,
@@ -288,9 +334,14 @@ def replay(
                         f"Compaction #{len(records)} at message {index}: {why}; the fallback summary was inserted."
                     )
                 if result.outcome == "aborted":
+                    why = {
+                        "authentication": "an authentication failure, on which this release always aborts",
+                        "network": "a network or connection failure, on which this release always aborts",
+                    }.get(result.abort_reason or "", "the summary failed and abort_on_summary_failure is on")
+                    skipped = " (no call: still cooling down)" if result.cooldown_skipped else ""
                     warnings.append(
-                        f"Compaction #{len(records)} at message {index} was aborted (summary failed, "
-                        "abort_on_summary_failure): the context was kept unchanged."
+                        f"Compaction #{len(records)} at message {index} was aborted: {why}{skipped}. The context was "
+                        "kept unchanged."
                     )
                 if (compressor._ineffective_compression_count >= P.INEFFECTIVE_STRIKES
                         and not anti_thrash_warned):
@@ -302,20 +353,33 @@ def replay(
                     )
             elif before >= threshold:
                 skipped_turns.append(index)
-            points.append((turn, index, before, after, outcome in COMPRESSED_OUTCOMES, outcome, len(context)))
+                if compressor.profile.cooldown_blocks_trigger and compressor._summary_failure_cooldown_until > clock.now:
+                    cooling_turns.append(index)
+            points.append((turn, index, before, after, outcome in COMPRESSED_OUTCOMES, outcome, len(context),
+                           estimate, recorded, RECORDED if recorded is not None else ESTIMATED))
             turn += 1
         context.append(message)
         origins.append(index)
         running.add(message)
+        if resent:
+            context_reasoning += resent[index]
 
-    if skipped_turns:
+    blocked = [index for index in skipped_turns if index not in set(cooling_turns)]
+    if cooling_turns:
         warnings.append(
-            f"{len(skipped_turns)} assistant turn(s) ran over the threshold without compressing "
-            f"(anti-thrashing), the first at message {skipped_turns[0]}."
+            f"{len(cooling_turns)} assistant turn(s) ran over the threshold without compressing because the "
+            f"summarizer was cooling down after a failure ({compressor.profile.name} does not compress then), the "
+            f"first at message {cooling_turns[0]}."
+        )
+    if blocked:
+        warnings.append(
+            f"{len(blocked)} assistant turn(s) ran over the threshold without compressing "
+            f"(anti-thrashing), the first at message {blocked[0]}."
         )
     frame = pd.DataFrame(points, columns=POINT_COLUMNS).astype(
         {"turn": "int64", "message_index": "int64", "prompt_before": "int64", "prompt_after": "int64",
-         "compacted": "bool", "outcome": "object", "context_messages": "int64"}
+         "compacted": "bool", "outcome": "object", "context_messages": "int64", "estimate": "int64",
+         "recorded": "Int64", "sized_by": "object"}
     )
     return Replay(
         points=frame,
@@ -328,6 +392,7 @@ def replay(
         final_origins=origins,
         n_messages=len(messages),
         profile=compressor.profile.name,
+        request=request,
     )
 
 
@@ -379,29 +444,10 @@ def real_compactions(conversation: Any) -> pd.DataFrame:
     return frame.astype({"pre_tokens": "Int64"}) if len(frame) else frame
 
 
-def _usage_prompt_tokens(usage: Mapping[str, Any]) -> int | None:
-    if isinstance(usage.get("prompt_tokens"), int):
-        return usage["prompt_tokens"]
-    if isinstance(usage.get("input_tokens"), int):
-        total = usage["input_tokens"]
-        # Anthropic reports cached input separately; Codex's input_tokens already includes it.
-        for key in ("cache_read_input_tokens", "cache_creation_input_tokens"):
-            if isinstance(usage.get(key), int):
-                total += usage[key]
-        return total
-    return None
-
-
 def logged_prompt_tokens(conversation: Any) -> pd.DataFrame:
-    """The prompt sizes the log recorded (``message_index``, ``prompt_tokens``), where it has them:
-    ``prompt_tokens`` (OpenAI) or ``input_tokens`` plus Anthropic's cache read/creation tokens."""
-    rows = []
-    usage = getattr(conversation, "usage", None) or []
-    for index, entry in enumerate(usage):
-        if isinstance(entry, Mapping):
-            tokens = _usage_prompt_tokens(entry)
-            if tokens is not None and tokens > 0:
-                rows.append({"message_index": index, "prompt_tokens": int(tokens)})
+    """The prompt sizes the log recorded (``message_index``, ``prompt_tokens``), where it has them
+    (``core.analysis.request.recorded_prompts``: prompt or input tokens, Anthropic's cache included)."""
+    rows = [{"message_index": p.message_index, "prompt_tokens": p.prompt_tokens} for p in recorded_prompts(conversation)]
     return pd.DataFrame(rows, columns=["message_index", "prompt_tokens"])
 
 
@@ -426,10 +472,15 @@ def replay_figure(
     result: Replay,
     real_events: pd.DataFrame | None = None,
     logged: pd.DataFrame | None = None,
+    estimated: pd.DataFrame | None = None,
 ) -> go.Figure:
     """The sawtooth prompt-size curve, the threshold, the replay's compactions and, when given,
-    the log's own compactions and recorded prompt sizes on the same axes (message index)."""
+    the log's own compactions, its recorded prompt sizes and the estimate of those same requests
+    (``estimated``: ``message_index``, ``estimate``, e.g. ``RequestBreakdown.turn_table()``) on the
+    same axes (message index)."""
     unit = "estimated tokens (hermes)" if result.estimator == "hermes" else "tokens (tiktoken)"
+    if result.sized_by_recorded:
+        unit = "tokens (recorded where the log has them)"
     xs, ys = _sawtooth(result.points)
     traces: list[go.Scatter] = [
         go.Scatter(x=xs, y=ys, mode="lines", name="prompt size (replay)", line={"color": CURVE_COLOR, "width": 2},
@@ -454,6 +505,12 @@ def replay_figure(
             customdata=[[r.outcome] for r in other],
             hovertemplate="message %{x}: %{customdata[0]}<extra></extra>",
         ))
+    if estimated is not None and len(estimated):
+        traces.append(go.Scatter(
+            x=estimated["message_index"], y=estimated["estimate"], mode="lines", name="log's prompt (estimate)",
+            line={"color": LOGGED_COLOR, "width": 1, "dash": "dash"},
+            hovertemplate="message %{x}: %{y:,} tokens<extra>estimate of the log's request</extra>",
+        ))
     if logged is not None and len(logged):
         traces.append(go.Scatter(
             x=logged["message_index"], y=logged["prompt_tokens"], mode="lines+markers", name="prompt size (log usage)",
@@ -472,7 +529,8 @@ def replay_figure(
     event_tokens = ([int(v) for v in real_events["pre_tokens"] if pd.notna(v)]
                     if real_events is not None and "pre_tokens" in real_events else [])
     top = max([result.threshold_tokens, *ys, *event_tokens,
-               *(logged["prompt_tokens"].tolist() if logged is not None else [])])
+               *(logged["prompt_tokens"].tolist() if logged is not None else []),
+               *(estimated["estimate"].tolist() if estimated is not None else [])])
     if top >= 0.7 * result.context_length:
         shapes.append({"type": "line", "xref": "paper", "x0": 0, "x1": 1, "yref": "y", "y0": result.context_length,
                        "y1": result.context_length, "line": {"color": WINDOW_COLOR, "width": 1.5}})

@@ -1,11 +1,13 @@
 """Fact retention of one compaction: which identifiers of the compacted part survive verbatim.
 
-``core.analysis.facts`` extracts facts (paths, commands, errors, URLs, quantities, identifiers,
-issue numbers, the latest user request) and scores verbatim retention. This module applies it to
-*part* of a conversation without re-extracting per run: the facts of the whole conversation are
-extracted once (:class:`FactIndex`), each fact is located in every message that contains it, and
-the facts of a part are the facts found in that part's messages, plus the part's own latest user
-request (as ``extract_facts`` of the part alone would report it).
+``core.facts`` extracts facts (paths, commands, errors, URLs, quantities, identifiers, issue
+numbers, the latest user request) and scores verbatim retention. This module applies it to *part*
+of a conversation without re-extracting per run: the facts of the whole conversation are extracted
+once (:class:`FactIndex`), each fact is located in every message that contains it, and the facts of
+a part are the facts found in that part's messages, plus the part's own latest user request (as
+``extract_facts`` of the part alone would report it). Values that are
+credentials are never facts here (``core.facts.credentials``): a summary that masks a secret has
+not lost anything, and no table shows the secret.
 """
 
 from __future__ import annotations
@@ -16,12 +18,11 @@ from typing import Any
 import pandas as pd
 import plotly.graph_objects as go
 
-from core.analysis.facts import (
+from core.facts import (
     FACT_KINDS,
-    MAX_REQUEST_CHARS,
-    cap_value,
     extract_facts,
-    latest_user_request,
+    facts_frame,
+    latest_request,
     message_text,
     retention,
     retention_by_kind,
@@ -58,14 +59,11 @@ class FactIndex:
             inside = [index for index in where if index in wanted]
             if inside:
                 rows.append((inside[0], rank.get(kind, len(rank)), serial, kind, value))
-        part = [self.messages[index] for index in chosen]
-        request = latest_user_request(part)
+        request = latest_request([self.messages[index] for index in chosen])
         if request is not None:
-            rows.append((chosen[request[0]], rank["user_request"], -1, "user_request",
-                         cap_value(request[1], MAX_REQUEST_CHARS)))
+            rows.append((chosen[request[0]], rank["user_request"], -1, "user_request", request[1]))
         rows.sort()
-        return pd.DataFrame([(kind, value, index) for index, _r, _s, kind, value in rows],
-                            columns=FACT_TABLE_COLUMNS).astype({"message_index": "int64"})
+        return facts_frame((kind, value, index) for index, _rank, _serial, kind, value in rows)
 
     def retention_of(self, indices: Iterable[int], output: Sequence[Mapping[str, Any]] | str) -> pd.DataFrame:
         """The facts of the part with ``kept``: does each appear verbatim in ``output``?"""

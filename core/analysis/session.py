@@ -10,6 +10,7 @@ Nothing here imports Streamlit; the dashboard wraps :func:`load_transcript` in i
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import threading
 from collections import OrderedDict
@@ -42,7 +43,12 @@ def content_digest(data: bytes) -> str:
 
 @dataclass(frozen=True)
 class Settings:
-    """The tunable compressor parameters shared by every page (hashable, so it can key caches)."""
+    """The tunable compressor parameters shared by every page (hashable, so it can key caches).
+
+    ``window_scale`` and ``what_if_no_floor`` are the what-if controls for short sessions: the
+    analyses run with the window ``context_length * window_scale`` (:attr:`window`) and, when asked,
+    without the 64K floor (``CompressorConfig.what_if_no_floor``, not what Hermes does).
+    """
 
     context_length: int = DEFAULTS.context_length
     threshold_percent: float = DEFAULTS.threshold_percent
@@ -54,9 +60,21 @@ class Settings:
     model: str = DEFAULTS.model
     max_tokens: int | None = DEFAULTS.max_tokens
     abort_on_summary_failure: bool = DEFAULTS.abort_on_summary_failure
+    window_scale: float = 1.0
+    what_if_no_floor: bool = DEFAULTS.what_if_no_floor
 
     def config(self) -> CompressorConfig:
-        return CompressorConfig.from_settings(self)
+        config = CompressorConfig.from_settings(self)
+        return config if self.window == self.context_length else dataclasses.replace(config, context_length=self.window)
+
+    @property
+    def window(self) -> int:
+        """The window the analyses use: the context length, scaled by the what-if."""
+        return max(1, round(self.context_length * self.window_scale))
+
+    @property
+    def what_if(self) -> bool:
+        return self.window_scale != 1.0 or self.what_if_no_floor
 
     @property
     def encoding(self) -> str:

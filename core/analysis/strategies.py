@@ -107,9 +107,9 @@ def _counter(config: CompressorConfig) -> TokenCounter:
 
 def _resolve(summarizer: Any) -> Any:
     if summarizer is DEFAULT_SUMMARIZER:
-        from core.summarizers.extractive import ExtractiveSummarizer
+        from core.summarizers.factory import make_summarizer
 
-        return ExtractiveSummarizer()
+        return make_summarizer("extractive")
     return summarizer
 
 

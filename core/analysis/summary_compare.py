@@ -8,7 +8,7 @@ redaction (``core.phases.fallback.deterministic_fallback_summary``, with the rea
 when no summarizer is configured). Both are compared without their handoff prefix:
 
 * size: characters and exact tokens;
-* fact retention (``core.analysis.facts``): of the turns as the summarizer received them (after
+* fact retention (``core.facts``): of the turns as the summarizer received them (after
   Phase 1 and redaction: what a summary *could* keep), and of the original messages of the same
   span (what the agent loses);
 * the facts each one lost.
@@ -30,8 +30,8 @@ from typing import Any
 import pandas as pd
 
 from core import profiles as P
-from core.analysis.facts import extract_facts, retention, retention_score
 from core.config import CompressorConfig
+from core.facts import extract_facts, retention, retention_score
 from core.phases.fallback import deterministic_fallback_summary
 from core.phases.summary import strip_summary_prefix
 from core.plan import CompressionPlan, plan

@@ -47,6 +47,7 @@ __all__ = [
     "sweep",
     "sweep_cell",
     "sweep_heatmap",
+    "uniform_cells",
 ]
 
 DEFAULT_THRESHOLDS: tuple[float, ...] = (0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
@@ -263,6 +264,26 @@ def sweep_heatmap(table: pd.DataFrame, metric: str = "final_tokens", protect_fir
     fig.update_xaxes(title_text="summary_target_ratio", type="category")
     fig.update_yaxes(title_text="threshold_percent", type="category")
     return fig
+
+
+def uniform_cells(table: pd.DataFrame, metric: str = "final_tokens", protect_first_n: int | None = None) -> str | None:
+    """Why every cell of the grid (for one ``protect_first_n``) has the same ``metric``, in words; None
+    when the cells differ. A heat map of a single value has no scale worth reading."""
+    data = table if protect_first_n is None else table[table["protect_first_n"] == protect_first_n]
+    if not len(data) or data[metric].nunique() > 1:
+        return None
+    first = data.iloc[0]
+    outcomes = set(data["outcome"])
+    result = f"{int(first['final_tokens']):,} tokens, {float(first['savings_pct']):.0f} % saved"
+    head = f"All {len(data):,} cells give the same result ({result})"
+    if outcomes == {"not triggered"}:
+        return (f"{head}: the conversation's {int(first['tokens_before']):,} tokens never reach a threshold of "
+                f"the grid (the lowest is {int(data['threshold_tokens'].min()):,}), so nothing compresses.")
+    if outcomes == {TOO_SMALL}:
+        return f"{head}: the conversation has too few messages for the compressor to run."
+    if outcomes == {NOTHING_TO_COMPRESS}:
+        return f"{head}: with these protected messages there is nothing between the head and the tail to summarise."
+    return f"{head}; outcome: {', '.join(sorted(outcomes))}."
 
 
 def best_cells(table: pd.DataFrame, top: int = 5) -> pd.DataFrame:

@@ -8,7 +8,7 @@
 from core.formats.dump import dump
 from core.formats.loader import detect, load
 from core.formats.messages import tool_pair_problems
-from core.formats.model import CompactionEvent, Conversation, FormatError, SessionInfo
+from core.formats.model import CompactionEvent, Conversation, FormatError, InjectedContext, SessionInfo
 from core.formats.registry import DUMP_FORMATS, FORMAT_NAMES, FORMATS
 from core.formats.report import LoadReport
 from core.formats.source import DEFAULT_MAX_BYTES
@@ -21,6 +21,7 @@ __all__ = [
     "CompactionEvent",
     "Conversation",
     "FormatError",
+    "InjectedContext",
     "LoadReport",
     "SessionInfo",
     "detect",

@@ -21,11 +21,13 @@ Messages, as Claude Code sends them to the model:
 * ``compact_boundary`` plus the ``isCompactSummary`` message is a :class:`CompactionEvent`;
 * ``attachment`` rows (hook output, reminders, file context Claude Code adds itself), other system
   notices, progress rows and synthetic API-error messages are not messages: the load report
-  counts them (attachments as skipped, with a warning; the others as metadata).
+  counts them (attachments as skipped, with a warning; the others as metadata). The text of an
+  attachment is kept in ``Conversation.injected``: the model read it with the next request.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -33,7 +35,7 @@ from typing import Any
 from core.formats.anthropic import AnthropicConverter
 from core.formats.claude_code_tree import EventTree, Row, is_result_row
 from core.formats.messages import Builder, FieldProblem, kind_of, make_message, simplify_parts, text_part
-from core.formats.model import CompactionEvent, Conversation, SessionInfo
+from core.formats.model import CompactionEvent, Conversation, InjectedContext, SessionInfo
 from core.formats.report import RowTally
 from core.formats.session_pick import pick_session
 from core.formats.source import InputSource, JsonLines
@@ -280,8 +282,11 @@ class _Conversion:
                 self.outcome.meta[uuid] = NOTICE_META
             self.previous_message_id = None
             return
+        if kind == "attachment":
+            _note_attachment(builder, event, where)
+            return  # not a message: classified by its type in the load report
         if kind not in MESSAGE_TYPES:
-            return  # attachments, progress ...: classified by their type
+            return  # progress ...: classified by their type
         if kind == "assistant" and event.get("isApiErrorMessage"):
             self.outcome.meta[uuid] = API_ERROR_META
             return
@@ -350,6 +355,27 @@ def _boundary(event: Row, position: int, where: str) -> CompactionEvent:
         source=where,
         details={"trigger": meta.get("trigger")} if meta.get("trigger") else {},
     )
+
+
+def _note_attachment(builder: Builder, event: Row, where: str) -> None:
+    """An attachment's text (what Claude Code adds to the next request) as injected context."""
+    attachment = event.get("attachment")
+    if not isinstance(attachment, dict):
+        return
+    text = _attachment_text(attachment.get("content"))
+    if text:
+        kind = attachment.get("type") if isinstance(attachment.get("type"), str) else "attachment"
+        builder.injected.append(InjectedContext(len(builder), kind, text, where))
+
+
+def _attachment_text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(piece for piece in (_attachment_text(item) for item in content) if piece)
+    if isinstance(content, dict):
+        return json.dumps(content, ensure_ascii=False)
+    return ""
 
 
 def _fold_user_turn(builder: Builder) -> None:

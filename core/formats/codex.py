@@ -8,11 +8,13 @@ markers and bare Responses items; both are read the same way.
 
 Response items go through the Responses assembler. ``event_msg`` lines mostly repeat them (they
 are metadata in the load report) except ``token_count``, whose ``last_token_usage`` becomes the
-usage of the latest assistant message. A ``compacted`` line is a compaction point: its summary
+usage of the latest assistant message (without it, the growth of ``total_token_usage`` since the
+previous count; ``model_context_window`` goes to ``metadata``). A ``compacted`` line is a compaction point: its summary
 text is what Codex hands the model afterwards, so it is kept as a user message there and recorded
 as a :class:`CompactionEvent`. The context messages Codex injects on its own
 (``<environment_context>``, ``<user_instructions>``, ``# AGENTS.md`` ...) are left out of
-``messages`` and listed in ``metadata["excluded_messages"]`` (with their text) and in a warning.
+``messages`` and listed in ``metadata["excluded_messages"]`` (with their text), in
+``Conversation.injected`` (the whole-request accounting counts them) and in a warning.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from __future__ import annotations
 from typing import Any
 
 from core.formats.messages import Builder, kind_of, make_message, text_of
-from core.formats.model import CompactionEvent, Conversation, SessionInfo
+from core.formats.model import CompactionEvent, Conversation, InjectedContext, SessionInfo
 from core.formats.openai_responses import ResponsesAssembler
 from core.formats.source import InputSource, JsonLines
 from core.formats.spec import FormatSpec
@@ -90,6 +92,7 @@ class _Rollout:
         self.model: str | None = None
         self.meta: dict[str, Any] = {}
         self.excluded: list[dict[str, Any]] = []
+        self.previous_total: dict[str, Any] | None = None
 
     def header(self, payload: dict[str, Any], line: int, where: str) -> None:
         self.meta = payload
@@ -102,7 +105,9 @@ class _Rollout:
     def item(self, item: dict[str, Any], line: int, where: str) -> None:
         context = _context_kind(item)
         if context:
-            self.excluded.append({"source": where, "kind": context, "role": item.get("role"), "text": _item_text(item)})
+            text = _item_text(item)
+            self.excluded.append({"source": where, "kind": context, "role": item.get("role"), "text": text})
+            self.builder.injected.append(InjectedContext(len(self.builder), context, text, where))
             self.tally.skip(line, "context messages Codex injects itself", where, announced=True)
             return
         if self.assembler.add(item, where):
@@ -114,11 +119,20 @@ class _Rollout:
         info = payload.get("info")
         target = _last_assistant(self.builder)
         if isinstance(info, dict):
-            usage = info.get("last_token_usage") or info.get("total_token_usage")
-            if isinstance(usage, dict) and target is not None:
+            total = info.get("total_token_usage") if isinstance(info.get("total_token_usage"), dict) else None
+            usage = info.get("last_token_usage")
+            if not isinstance(usage, dict) and total is not None:
+                # Without last_token_usage, the calls since the previous event are the difference of the
+                # running totals (a repeated event differs by nothing and changes nothing).
+                usage = _usage_difference(total, self.previous_total)
+            if isinstance(usage, dict) and usage and target is not None:
                 self.builder.usage[target] = dict(usage)
-                if isinstance(info.get("total_token_usage"), dict):
-                    self.builder.metadata["total_token_usage"] = dict(info["total_token_usage"])
+            if total is not None:
+                self.previous_total = total
+                self.builder.metadata["total_token_usage"] = dict(total)
+            window = info.get("model_context_window")
+            if isinstance(window, int) and not isinstance(window, bool) and window > 0:
+                self.builder.metadata["model_context_window"] = window
         self.tally.meta(line, "token counts (the usage of the assistant messages)", where)
 
     def compacted(self, payload: dict[str, Any], line: int, where: str) -> None:
@@ -194,6 +208,17 @@ def _item_text(item: dict[str, Any]) -> str:
     if isinstance(content, list):
         return "\n".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
     return text_of(content)
+
+
+def _usage_difference(total: dict[str, Any], previous: dict[str, Any] | None) -> dict[str, int]:
+    """The usage between two running totals (the whole total when there is no earlier one); {} when
+    nothing changed."""
+    difference = {}
+    for key, value in total.items():
+        if isinstance(value, int) and not isinstance(value, bool):
+            before = (previous or {}).get(key, 0)
+            difference[key] = value - (before if isinstance(before, int) else 0)
+    return difference if any(difference.values()) else {}
 
 
 def _last_assistant(builder: Builder) -> int | None:

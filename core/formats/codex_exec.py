@@ -2,7 +2,7 @@
 
 Events: ``thread.started`` / ``thread.resumed`` (the thread id becomes the session id),
 ``turn.started``, ``turn.completed`` (its ``usage`` becomes the usage of the latest assistant
-message), ``turn.failed`` and top-level ``error`` (warnings, listed in ``metadata["errors"]``),
+message; it totals the turn's model calls, so ``metadata["usage_scope"]`` is ``"turn"``), ``turn.failed`` and top-level ``error`` (warnings, listed in ``metadata["errors"]``),
 and ``item.started`` / ``item.updated`` / ``item.completed`` carrying an ``item`` whose ``type``
 (``item_type`` in older versions) says what it is. Each item is taken once, from its
 ``item.completed`` event, at that position; an item only seen started or updated (a stream cut
@@ -318,6 +318,8 @@ def parse_records(lines: JsonLines, src: InputSource, session: str | None) -> Co
         lines.warnings.append(f"events of unknown types were left out: {kinds}")
     builder.warnings[:0] = [PROMPT_WARNING, *lines.warnings]
     builder.metadata["turns"] = turns
+    # turn.completed totals every model call of the turn: no entry is the size of one prompt.
+    builder.metadata["usage_scope"] = "turn"
     if totals:
         builder.metadata["total_token_usage"] = totals
     if thread_id:

@@ -7,15 +7,16 @@ from collections import OrderedDict, deque
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from core.formats.model import CompactionEvent, Conversation, SessionInfo
+from core import profiles as P
+from core.formats.model import CompactionEvent, Conversation, InjectedContext, SessionInfo
 from core.formats.report import LoadReport, RowTally
 
 ROLES = ("system", "developer", "user", "assistant", "tool")
 IMAGE_PART_TYPES = ("image_url", "input_image", "image")
 
 # Summary prefixes written by Hermes' compressor (the stable detection key and the legacy one).
-HERMES_SUMMARY_KEY = "[CONTEXT COMPACTION — REFERENCE ONLY]"
-HERMES_LEGACY_SUMMARY_PREFIX = "[CONTEXT SUMMARY]:"
+HERMES_SUMMARY_KEY = P.SUMMARY_TAG
+HERMES_LEGACY_SUMMARY_PREFIX = P.LEGACY_SUMMARY_PREFIX
 
 
 #: Keys under which a JSON document usually wraps its list of messages or items.
@@ -233,6 +234,7 @@ class Builder:
         self.reasoning: list[str | None] = []
         self.warnings: list[str] = []
         self.events: list[CompactionEvent] = []
+        self.injected: list[InjectedContext] = []
         self.metadata: dict[str, Any] = {}
         self.tally = RowTally(unit)
 
@@ -290,6 +292,7 @@ class Builder:
             system_prompt=system_prompt,
             tools=tools or None,
             compaction_events=self.events,
+            injected=self.injected,
             sessions=sessions or [],
             session_id=session_id,
             warnings=self.warnings,

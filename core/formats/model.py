@@ -44,6 +44,22 @@ class CompactionEvent:
 
 
 @dataclass
+class InjectedContext:
+    """Context the agent that wrote the log put into its requests on its own, kept out of ``messages``.
+
+    Codex's ``<environment_context>`` / AGENTS.md messages and Claude Code's attachment rows (hook
+    output, reminders, skill listings) are what the model read besides the conversation; the
+    whole-request accounting (``core.analysis.request``) counts them. ``position`` is the index in
+    ``Conversation.messages`` of the first message sent after it.
+    """
+
+    position: int
+    kind: str
+    text: str
+    source: str = ""
+
+
+@dataclass
 class SessionInfo:
     """One session of a multi-session source (a Hermes store, a Claude Code log with sidechains, ...).
 
@@ -77,7 +93,10 @@ class Conversation:
     ``"row 813"``, ...), ``usage[i]`` is the real token usage the log recorded for it (or
     None) and ``reasoning[i]`` the reasoning/thinking text attached to it (or None).
     ``session_id`` names the session that was loaded when the source holds several
-    (see ``sessions``). ``report`` says where every row of the input went (placed here, in
+    (see ``sessions``). ``tools`` are the tool schemas the log records (request bodies, Responses
+    ``tools``, Hermes' ``session_meta``) and ``injected`` the context the agent added to its
+    requests outside the messages. ``metadata["usage_scope"]`` is ``"turn"`` when a usage entry
+    totals every model call of a turn rather than describing one request. ``report`` says where every row of the input went (placed here, in
     other sessions or branches, metadata, skipped); its warnings are part of ``warnings``.
     """
 
@@ -90,6 +109,7 @@ class Conversation:
     system_prompt: str | None = None
     tools: list[dict[str, Any]] | None = None
     compaction_events: list[CompactionEvent] = field(default_factory=list)
+    injected: list[InjectedContext] = field(default_factory=list)
     sessions: list[SessionInfo] = field(default_factory=list)
     session_id: str | None = None
     warnings: list[str] = field(default_factory=list)

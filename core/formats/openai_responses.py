@@ -3,6 +3,8 @@
 Function calls that follow an assistant message (or each other) join that assistant message,
 so parallel calls become one assistant turn with several ``tool_calls`` as in Chat Completions.
 Reasoning summaries attach to the next assistant message; their encrypted content is dropped.
+A response object's ``usage`` (the request that produced its ``output``) becomes the usage of the
+last assistant message of the output.
 """
 
 from __future__ import annotations
@@ -239,7 +241,10 @@ def parse_document(doc: Any, src: InputSource, session: str | None) -> Conversat
     else:
         raise FieldProblem(None, f"expected a list of Responses items or an object with 'input', got {kind_of(doc)}")
     builder.tally.unit = "item"
+    output_start: int | None = None
     for key, items in sections:
+        if key == "output":
+            output_start = len(builder)
         for index, item in enumerate(items):
             where = f"{key}[{index}]" if key else f"[{index}]"
             if assembler.add(item, f"{key}[{index}]"):
@@ -247,6 +252,12 @@ def parse_document(doc: Any, src: InputSource, session: str | None) -> Conversat
             else:
                 builder.tally.skip((key, index), "Responses items without a chat equivalent", where, announced=True)
     assembler.finish()
+    usage = doc.get("usage") if isinstance(doc, dict) else None
+    if isinstance(usage, dict) and output_start is not None:
+        # A response object: its usage is the one request that produced the output.
+        answers = [i for i in range(output_start, len(builder)) if builder.messages[i]["role"] == "assistant"]
+        if answers:
+            builder.usage[answers[-1]] = dict(usage)
     return builder.build(model=model, tools=tools)
 
 

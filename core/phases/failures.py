@@ -68,6 +68,10 @@ def is_auth_error(exc: BaseException) -> bool:
     return "api key" in text and ("invalid" in text or "blocked" in text)
 
 
+# The reference also names model-not-found and timeout classes, but every failure that is not "no
+# provider" gets the one retry on the main model, so they decide nothing a re-implementation sees.
+
+
 @dataclass(frozen=True)
 class FailureClass:
     """What one failed attempt means."""

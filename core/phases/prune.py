@@ -170,24 +170,6 @@ def summarize_tool_message(message: Any, call_map: dict[Any, tuple[Any, Any]]) -
     return message, None
 
 
-def summarize_old_tool_results(
-    result: list[Any],
-    prune_boundary: int,
-    call_map: dict[Any, tuple[Any, Any]],
-    actions: dict[int, list[str]] | None = None,
-) -> int:
-    """Pass 2 (in place): strip images from old tool results and turn long ones into one-liners."""
-    pruned = 0
-    for i in range(min(prune_boundary, len(result))):
-        message, action = summarize_tool_message(result[i], call_map)
-        if action is not None:
-            result[i] = message
-            pruned += 1
-            if actions is not None:
-                actions.setdefault(i, []).append(action)
-    return pruned
-
-
 def _shrink_leaves(value: Any, head_chars: int) -> Any:
     if isinstance(value, str):
         return value[:head_chars] + P.ARGS_TRUNCATION_MARK if len(value) > head_chars else value
@@ -237,18 +219,6 @@ def shrink_tool_call_message(message: Any) -> Any | None:
                     changed = True
         new_calls.append(call)
     return {**message, "tool_calls": new_calls} if changed else None
-
-
-def shrink_old_tool_call_args(
-    result: list[Any], prune_boundary: int, actions: dict[int, list[str]] | None = None
-) -> None:
-    """Pass 3 (in place): long tool-call arguments before the boundary keep valid, shorter JSON."""
-    for i in range(min(prune_boundary, len(result))):
-        shrunk = shrink_tool_call_message(result[i])
-        if shrunk is not None:
-            result[i] = shrunk
-            if actions is not None:
-                actions.setdefault(i, []).append(ARGS_SHRUNK)
 
 
 class PrunePlan:

@@ -27,11 +27,12 @@ import threading
 import time
 from typing import Any
 
+from core import profiles as P
 from core.unicode_text import replace_lone_surrogates
 
 NO_PROVIDER_MESSAGE = "no LLM provider configured"
 #: The deadline of one summary call in seconds (Hermes' per-request timeout).
-DEFAULT_TIMEOUT_S = 120.0
+DEFAULT_TIMEOUT_S = float(P.DEFAULT_SUMMARY_TIMEOUT_S)  # Hermes' auxiliary.compression.timeout
 #: The retries the OpenAI and Anthropic clients make by default (litellm keeps them) after a
 #: connection error, a timeout, a 408, 409, 429 or 5xx answer.
 CLIENT_DEFAULT_RETRIES = 2

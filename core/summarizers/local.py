@@ -258,15 +258,12 @@ def local_summarizer(
     is not faster the second time. Like every ``LiteLLMSummarizer`` it sends lone surrogates of
     the prompt as U+FFFD (the model server only reads UTF-8).
     """
-    from core.summarizers.llm import LiteLLMSummarizer
+    from core.summarizers.factory import make_summarizer
 
     if not server.running:
         raise LocalModelStartError("start the local model server before asking it for summaries")
-    # The server checks no key, but litellm's OpenAI client insists on having one.
-    return LiteLLMSummarizer(
-        f"openai/{server.alias}", api_base=server.base_url, api_key="local-no-key", timeout=timeout,
-        max_retries=max_retries, max_tokens_cap=max_tokens_cap,
-    )
+    return make_summarizer("server", model=f"openai/{server.alias}", api_base=server.base_url, timeout=timeout,
+                           max_retries=max_retries, max_tokens_cap=max_tokens_cap)
 
 
 # -- the child process ------------------------------------------------------------------------

@@ -8,14 +8,17 @@ import json
 import pandas as pd
 import pytest
 
-from core.analysis.facts import (
+from core.facts import (
     FACT_KINDS,
     MAX_FACT_CHARS,
+    error_lines,
     extract_facts,
+    find_paths,
     retention,
     retention_by_kind,
     retention_score,
     searchable_text,
+    sift,
 )
 
 
@@ -372,3 +375,133 @@ def test_retention_rejects_bad_tables() -> None:
         retention_score(extract_facts(LOGIN_FIX))
     with pytest.raises(TypeError, match="'kept' column"):
         retention_by_kind("nope")  # type: ignore[arg-type]
+
+
+# --- noise: counted, not read ------------------------------------------------------------------
+
+PYTEST_VERBOSE = "\n".join(
+    ["============================= test session starts =============================="]
+    + [f"tests/test_x.py::test_x_{n} PASSED                                   [{n:3d}%]" for n in range(80)]
+    + [
+        "tests/test_x.py::test_y FAILED                                      [ 99%]",
+        "FAILED tests/test_x.py::test_y - AssertionError: assert 3 == 4",
+        "========================= 1 failed, 80 passed in 2.31s =========================",
+    ]
+)
+
+
+def test_a_listing_of_passing_tests_is_counted_not_read() -> None:
+    sifted = sift(PYTEST_VERBOSE)
+    assert sifted.counts["passing tests"] == 80
+    paths = _values([{"role": "tool", "tool_call_id": "c", "content": PYTEST_VERBOSE}], "path")
+    assert "tests/test_x.py::test_x_17" not in paths
+    assert "tests/test_x.py::test_y" in paths
+    errors = _values([{"role": "tool", "tool_call_id": "c", "content": PYTEST_VERBOSE}], "error")
+    assert "FAILED tests/test_x.py::test_y - AssertionError: assert 3 == 4" in errors
+    quantities = _values([{"role": "tool", "tool_call_id": "c", "content": PYTEST_VERBOSE}], "quantity")
+    assert quantities == ["1 failed", "80 passed", "2.31s"]
+
+
+@pytest.mark.parametrize(
+    ("lines", "kind"),
+    [
+        ([f"   {'━' * n}{' ' * (40 - n)} {n}.0/40.0 MB 12.1 MB/s eta 0:00:0{n % 10}" for n in range(1, 40, 4)], "progress"),
+        ([f"Receiving objects: {n}% ({n}/100), 1.{n} MiB | 3.2 MiB/s" for n in range(0, 100, 9)], "progress"),
+        (["total 48"] + [f"-rw-r--r--  1 dev dev  {n * 100:>5} May  1 12:00 file_{n}.py" for n in range(6)], "listing"),
+        ([f"src/pkg/module_{n}.py" for n in range(30)], "listing"),
+        ([f" M src/app/view_{n}.py" for n in range(20)], "listing"),
+        ([f"M\tsrc/app/view_{n}.py" for n in range(20)], "listing"),
+        (["├── core", "│   ├── app.py", "│   └── util.py", "└── tests"], "listing"),
+        ([f"2025-03-11T09:00:{n:02d}.123Z INFO served GET /api/items 200 in {n + 3}ms" for n in range(30)], "repeated"),
+        ([f"2025-04-02T08:00:{n:02d}.1234567Z tests/test_a.py::test_{n} PASSED [{n:3d}%]" for n in range(12)], "passing tests"),
+        ([f"test cache::tests::evict_{n} ... ok" for n in range(10)], "passing tests"),
+        ([f"  ✓ renders item {n} ({n + 3} ms)" for n in range(10)], "passing tests"),
+    ],
+)
+def test_noise_shapes(lines: list[str], kind: str) -> None:
+    sifted = sift("\n".join(lines))
+    assert sifted.counts.get(kind, 0) >= len(lines) - 1, sifted.counts
+    # what is left holds no fact from the noise
+    if kind != "repeated":
+        assert _values([{"role": "tool", "tool_call_id": "c", "content": "\n".join(lines)}], "path") == []
+
+
+def test_a_short_list_of_files_and_every_failure_stay_facts() -> None:
+    short = "src/app.py\nsrc/util.py\nREADME.md"
+    assert not sift(short).counts
+    failures = "\n".join(f"FAILED tests/test_a.py::test_{n} - AssertionError: assert {n} == {n + 1}" for n in range(15))
+    assert not sift(failures).counts  # distinct failing tests are not repeats, even when shaped alike
+    timeouts = "\n".join(f"ERROR smtp: timed out after {n}s (attempt {n})" for n in range(1, 30))
+    sifted = sift(timeouts)
+    assert sifted.counts == {"repeated": 28}
+    assert sifted.text == "ERROR smtp: timed out after 1s (attempt 1)"
+    assert sifted.repeats == {"ERROR smtp: timed out after 1s (attempt 1)": 28}
+
+
+# --- credentials: never facts -------------------------------------------------------------------
+
+SECRETS = [
+    {"role": "user", "content": "Use the key sk-proj-ABCDEFGHIJ0123456789abcd for staging, see src/api/client.py."},
+    {"role": "assistant", "content": None, "tool_calls": [
+        _call("s1", "terminal", command="psql postgres://app:S3cr3tPassw0rd@db.internal:5432/app -c 'select 1'")]},
+    {"role": "tool", "tool_call_id": "s1", "content": "ERROR: password authentication failed for user \"app\""},
+    {"role": "assistant", "content": None, "tool_calls": [_call("s2", "read_file", path=".env")]},
+    {"role": "tool", "tool_call_id": "s2", "content": "API_TOKEN=Zq8xK2pLm9Vt4Rw7Yb3NcD5f\n"
+     "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\nTIMEOUT_S=30 s"},
+]
+RAW_SECRETS = ("sk-proj-ABCDEFGHIJ0123456789abcd", "S3cr3tPassw0rd", "Zq8xK2pLm9Vt4Rw7Yb3NcD5f",
+               "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY")
+
+
+def test_values_a_redaction_would_mask_are_not_facts() -> None:
+    facts = extract_facts(SECRETS)
+    shown = "\n".join(facts["value"])
+    for secret in RAW_SECRETS:
+        assert secret not in shown
+    values = set(facts["value"])
+    assert "src/api/client.py" in values and ".env" in values and "30 s" in values
+    # the request is a fact, with its secret masked the way the profile masks it
+    assert "Use the key sk-pro...abcd for staging, see src/api/client.py." in values
+    # without the exclusion the same values are read (the summarizer reads turns already redacted)
+    raw = "\n".join(extract_facts(SECRETS, exclude_credentials=False)["value"])
+    assert "S3cr3tPassw0rd" in raw
+
+
+def test_the_fact_index_never_holds_a_secret() -> None:
+    from core.analysis.retention_view import FactIndex, lost_facts
+
+    index = FactIndex(SECRETS)
+    scored = index.retention_of(range(len(SECRETS)), "nothing kept")
+    lost = "\n".join(lost_facts(scored)["value"])
+    for secret in RAW_SECRETS:
+        assert secret not in lost
+    assert "src/api/client.py" in lost
+
+
+# --- the fast paths find what the plain patterns find --------------------------------------------
+
+
+def _plain_paths(text: str) -> list[str]:
+    from core.facts.extract import _PATH_RE
+
+    return [v.rstrip(".,;:") for v in _PATH_RE.findall(text) if len(v.rstrip(".,;:")) > 1]
+
+
+def _plain_errors(text: str) -> list[str]:
+    from core.facts.extract import _CODE_LINE_RE, _ERROR_LINE_RE
+
+    return [line.strip()[:200].rstrip() for line in text.splitlines()
+            if _ERROR_LINE_RE.search(line) and not _CODE_LINE_RE.match(line) and line.strip()]
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_whole_text_scans_equal_line_by_line_reading(seed: int) -> None:
+    import random
+
+    rng = random.Random(seed)
+    words = ["src/a.py", "./run.sh", "C:\\x\\y.txt", "Error:", "error: bad", "FAILED", "ok", "x.py::t[1]", "docs/",
+             "(src/b.js)", "'tests/c.py',", "raise ValueError", "  12|    except OSError:", "Traceback (most recent call last):",
+             "KeyError", "npm ERR!", "Makefile", "v1.2", "e.g.", "\t", "\r", "•", "~/.cfg", "../up/z.toml"]
+    text = "\n".join(" ".join(rng.choice(words) for _ in range(rng.randint(0, 12))) for _ in range(rng.randint(1, 60)))
+    assert find_paths(text) == _plain_paths(text)
+    assert list(error_lines(text)) == _plain_errors(text)

@@ -162,6 +162,26 @@ def test_failures_and_the_cooldown_carry_across_turns() -> None:
             "the fallback summary was inserted.") in result.warnings
 
 
+def test_v0_18_0_waits_out_the_cooldown_and_aborts_on_network_failures() -> None:
+    calls: list[int] = []
+
+    def offline(prompt: str, max_tokens: int) -> str:
+        calls.append(max_tokens)
+        raise ConnectionError("Connection refused")
+
+    config = CompressorConfig(profile="v0.18.0", context_length=64_000)
+    result = replay(stuck_on_a_dump(), config, offline, seconds_per_turn=20)
+    # Every attempt aborts (network); for 30 s should_compress is False, then it tries and aborts again.
+    attempts = [r for r in result.compactions if r.outcome != "too_small"]
+    assert attempts and {r.outcome for r in attempts} == {"aborted"}
+    assert len(calls) == len(attempts)
+    assert any("a network or connection failure, on which this release always aborts" in w for w in result.warnings)
+    assert any("cooling down after a failure (v0.18.0 does not compress then)" in w for w in result.warnings)
+    # The same run on v0.16.0 inserts fallback summaries instead.
+    older = replay(stuck_on_a_dump(), CompressorConfig(profile=V16, context_length=64_000), offline, seconds_per_turn=20)
+    assert {r.outcome for r in older.compactions} - {"too_small"} == {"fallback"}
+
+
 def test_without_a_summarizer_the_profile_fallback_runs() -> None:
     result = replay(tool_loop(), CompressorConfig(profile=V16), None)
     first = result.compactions[0]

@@ -30,7 +30,7 @@ from tests.core.helpers import sys as system
 
 ROOT = Path(__file__).resolve().parents[2]
 TIMEOUT = 30
-PAGES = ("timeline_replay", "strategies", "fact_retention", "parameter_sweep", "api_validity")
+PAGES = ("timeline_replay", "strategies", "fact_retention", "parameter_sweep", "api_validity", "release_comparison")
 # The sidebar's defaults: gpt-4o (128,000 tokens), Hermes' parameters.
 DEFAULT = CompressorConfig(context_length=128_000, model="gpt-4o", max_tokens=16_384)  # the sidebar: gpt-4o, its output limit
 

@@ -235,3 +235,24 @@ def test_message_detail_shows_display_text_and_the_raw_message(app):
     run(app)
     raw = json.loads(next(c.value for c in app.code if c.value.lstrip().startswith("{")))
     assert raw == conversation.messages[index]
+
+
+def test_the_release_that_wrote_the_summaries_is_named_and_offered(app):
+    """An upload holding a v0.16.0 handoff: the overview says so and offers that release's profile."""
+    import json as _json
+
+    from core.profiles import SUMMARY_PREFIX_V0_16_0
+
+    messages = [
+        {"role": "system", "content": "You are a coding agent."},
+        {"role": "user", "content": "Fix the login test."},
+        {"role": "user", "content": SUMMARY_PREFIX_V0_16_0 + "\n## Active Task\nUser asked: 'Fix the login test.'"},
+        {"role": "assistant", "content": "Continuing from the summary."},
+    ]
+    upload(app, "resumed.json", _json.dumps(messages).encode())
+    infos = [plain(i.value) for i in app.info]
+    assert any("written by Hermes v0.16.x" in text for text in infos), infos
+    app.button(key="use_detected_profile").click()
+    run(app)
+    assert app.selectbox(key="profile").value == "v0.16.0"
+    assert not any(b.key == "use_detected_profile" for b in app.button)

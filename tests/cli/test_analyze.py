@@ -7,7 +7,7 @@ import copy
 import pytest
 
 from core import CompressorConfig, ContextCompressor
-from core.analysis.facts import extract_facts, retention, retention_score
+from core.facts import extract_facts, retention, retention_score
 from core.formats import load
 from core.models import context_window
 from core.phases import prune

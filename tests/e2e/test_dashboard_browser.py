@@ -10,6 +10,7 @@ import pytest
 
 from core import CompressorConfig, ContextCompressor
 from core.formats import dump, load
+from core.profiles import DEFAULT_PROFILE, PROFILES
 from core.summarizers.extractive import ExtractiveSummarizer
 from tests.e2e.conftest import ROOT, open_page, screenshot, upload, wait_until_idle
 
@@ -18,8 +19,8 @@ pytestmark = pytest.mark.browser
 SAMPLES = ROOT / "sample_conversations"
 LONG_SAMPLE = SAMPLES / "long_coding_session.json"
 XSS = ROOT / "tests" / "app" / "data" / "xss_transcript.json"
-# The sidebar's defaults (gpt-4o, 128,000 tokens, Hermes' parameters).
-DEFAULTS = {"context_length": 128_000, "model": "gpt-4o"}
+# The sidebar's defaults (gpt-4o, 128,000 tokens and its 16,384-token output reserve, Hermes' parameters).
+DEFAULTS = {"context_length": 128_000, "model": "gpt-4o", "max_tokens": 16_384}
 
 
 def metric_value(page, label: str) -> str:
@@ -92,7 +93,8 @@ def test_upload_tune_compress_and_download(page):
     screenshot(page, "05_compress_preview")
 
     page.get_by_role("tab", name="Summary").click()
-    page.locator("[role=tabpanel]:visible").get_by_text("## Active Task").first.wait_for()
+    first_heading = PROFILES[DEFAULT_PROFILE].template_headings[0]
+    page.locator("[role=tabpanel]:visible").get_by_text(first_heading).first.wait_for()
     page.get_by_role("tab", name="Download").click()
     with page.expect_download() as download_info:
         page.get_by_role("button", name="Download as OpenAI chat JSON").click()
@@ -142,6 +144,7 @@ def test_a_binary_upload_is_a_readable_error(page, tmp_path):
         ("Fact retention", "11_fact_retention"),
         ("Parameter sweep", "12_parameter_sweep"),
         ("API validity", "13_api_validity"),
+        ("Release comparison", "16_release_comparison"),
     ],
 )
 def test_every_analysis_view_renders_without_an_exception(page, title, name):

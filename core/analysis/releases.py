@@ -1,0 +1,305 @@
+"""Release comparison: the same transcript and settings compressed by every Hermes release.
+
+What upgrading Hermes changes for one session: each release's threshold and zones (from its own
+compression plan), which messages move between zones from one release to the next, the tokens
+after, the summary message's layout and the tool-pair repairs, and the differences in words. Every
+figure comes from a real ``compress()`` of each profile (the same summarizer and clocks for all), so
+the table is what each release would do, not a model of it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from typing import Any
+
+import pandas as pd
+import plotly.graph_objects as go
+
+from core.analysis.charts import ZONE_COLORS
+from core.compressor import CompressionResult, ContextCompressor
+from core.config import CompressorConfig
+from core.plan import NOTHING_TO_COMPRESS, TOO_SMALL
+from core.profiles import PROFILES
+
+__all__ = ["ReleaseComparison", "ReleaseRun", "compare_releases", "release_zone_figure"]
+
+HEAD, MIDDLE, TAIL, UNCHANGED = "HEAD", "MIDDLE", "TAIL", "UNCHANGED"
+TABLE_COLUMNS = [
+    "release", "threshold_tokens", "triggers", "outcome", "head", "middle", "tail", "compress_start", "compress_end",
+    "messages_after", "tokens_before", "tokens_after", "savings_pct", "summary_layout", "repairs", "focus",
+]
+
+
+@dataclass
+class ReleaseRun:
+    """One release's compression of the transcript."""
+
+    release: str
+    result: CompressionResult
+    threshold_tokens: int
+    triggers: bool  # the estimate of the whole transcript reaches the threshold
+    zones: list[str]  # per input message
+
+    @property
+    def outcome(self) -> str:
+        return self.result.outcome
+
+    def count(self, zone: str) -> int:
+        return self.zones.count(zone)
+
+    @property
+    def summary_layout(self) -> str:
+        """The summary message in words: role, merged or standalone, END marker, flag."""
+        result = self.result
+        if not result.compressed or result.assembly is None:
+            return "—"
+        profile = PROFILES[self.release]
+        if result.summary_merged:
+            where = ("after the first tail message's text, END marker last" if profile.merge_rule == "prior-context"
+                     else "before the first tail message's text")
+            layout = f"merged into the first tail message ({where})"
+        else:
+            marker = result.summary_role == "user" or profile.end_marker_on_every_summary
+            layout = f"standalone {result.summary_role} message" + (", END marker" if marker else ", no END marker")
+        if profile.summary_flag:
+            layout += ", _compressed_summary flag"
+        return layout + (" — fallback text" if result.fallback_used else "")
+
+    @property
+    def repairs(self) -> str:
+        result = self.result
+        parts = []
+        if result.orphans_removed:
+            parts.append(f"{result.orphans_removed} orphan result(s) removed")
+        if result.stubs_added:
+            parts.append(f"{result.stubs_added} stub result(s) added")
+        if result.calls_stripped:
+            parts.append(f"{result.calls_stripped} unanswered call(s) stripped")
+        return ", ".join(parts) or "none"
+
+
+@dataclass
+class ReleaseComparison:
+    runs: list[ReleaseRun]
+    n_messages: int
+    explanations: list[str] = field(default_factory=list)
+
+    def run(self, release: str) -> ReleaseRun:
+        return next(run for run in self.runs if run.release == release)
+
+    @property
+    def table(self) -> pd.DataFrame:
+        rows = []
+        for run in self.runs:
+            result = run.result
+            rows.append({
+                "release": run.release,
+                "threshold_tokens": run.threshold_tokens,
+                "triggers": run.triggers,
+                "outcome": result.outcome,
+                "head": run.count(HEAD),
+                "middle": run.count(MIDDLE),
+                "tail": run.count(TAIL),
+                "compress_start": result.compress_start,
+                "compress_end": result.compress_end,
+                "messages_after": len(result.messages),
+                "tokens_before": result.display_tokens,
+                "tokens_after": result.tokens_after if result.compressed else result.display_tokens,
+                "savings_pct": round(result.savings_pct, 1) if result.compressed else 0.0,
+                "summary_layout": run.summary_layout,
+                "repairs": run.repairs,
+                "focus": "automatic (recent user turns)" if result.plan.focus_is_automatic
+                else ("given" if result.focus_topic else "none"),
+            })
+        return pd.DataFrame(rows, columns=TABLE_COLUMNS)
+
+    def moves(self, older: str, newer: str) -> pd.DataFrame:
+        """The runs of messages whose zone differs between two releases: ``messages`` (a range),
+        ``count``, then the zone in each release."""
+        a, b = self.run(older).zones, self.run(newer).zones
+        rows: list[dict[str, Any]] = []
+        i = 0
+        while i < len(a):
+            if a[i] == b[i]:
+                i += 1
+                continue
+            j = i
+            while j + 1 < len(a) and (a[j + 1], b[j + 1]) == (a[i], b[i]):
+                j += 1
+            rows.append({"messages": f"{i}–{j}" if j > i else str(i), "count": j - i + 1, older: a[i], newer: b[i]})
+            i = j + 1
+        return pd.DataFrame(rows, columns=["messages", "count", older, newer])
+
+
+def _zones(result: CompressionResult, n: int) -> list[str]:
+    if result.outcome == TOO_SMALL or result.compress_start is None or result.compress_end is None:
+        return [UNCHANGED] * n
+    start, end = min(result.compress_start, n), min(result.compress_end, n)
+    if result.outcome == NOTHING_TO_COMPRESS:
+        end = start
+    return [HEAD] * start + [MIDDLE] * max(0, end - start) + [TAIL] * (n - max(start, end))
+
+
+def _span(indices: Sequence[int]) -> str:
+    if not indices:
+        return "no messages"
+    if len(indices) == 1:
+        return f"message {indices[0]}"
+    if list(indices) == list(range(indices[0], indices[-1] + 1)):
+        return f"messages {indices[0]}–{indices[-1]}"
+    return f"{len(indices)} messages ({', '.join(str(i) for i in indices[:6])}{', …' if len(indices) > 6 else ''})"
+
+
+_STEP_WORDS = {
+    "raw_rewalk": "re-walks the tail against the plain budget when everything fits 1.5x of it",
+    "min_tail": "keeps a larger minimum tail (up to 8 messages, from protect_last_n)",
+    "last_user": "keeps the newest user message in the tail",
+    "turn_pair": "keeps a user message at the head boundary together with its reply",
+    "last_assistant": "keeps the last reply the user saw in the tail",
+    "aligned_backward": "keeps a tool call with its results",
+    "forced_small": "forces a small tail because everything fits the budget",
+}
+
+
+# The rules that move the tail, in words (a release that changed one of them says so).
+_RULE_WORDS = (
+    ("budget_weight", "counts each tool call's whole envelope (id, type, name and arguments) in the tail budget, "
+                      "so the same budget holds fewer messages"),
+    ("tail_rule", "keeps at least min(protect_last_n, 8) tail messages (3 before), re-walks against the plain "
+                  "budget and keeps the last reply the user saw"),
+    ("last_user_rule", "skips handoff summaries when it looks for the last user message and keeps a user message at "
+                       "the head boundary with its reply"),
+)
+
+
+def _explain(older: ReleaseRun, newer: ReleaseRun) -> list[str]:
+    """Sentences saying what changes from ``older`` to ``newer`` for this transcript."""
+    a, b = older.result, newer.result
+    name = f"{older.release} → {newer.release}"
+    lines: list[str] = []
+    if older.threshold_tokens != newer.threshold_tokens:
+        rule = PROFILES[newer.release].threshold_rule
+        why = (" (the output reserve comes off the window, and a window the 64K floor cannot serve triggers at 85 %)"
+               if rule == "window-reserve" else "")
+        lines.append(f"{name}: the threshold moves from {older.threshold_tokens:,} to {newer.threshold_tokens:,} "
+                     f"tokens{why}.")
+    if older.triggers != newer.triggers:
+        lines.append(f"{name}: this transcript {'now reaches' if newer.triggers else 'no longer reaches'} "
+                     "the threshold on its own.")
+    if a.outcome != b.outcome:
+        lines.append(f"{name}: the outcome changes from {a.outcome.replace('_', ' ')} to {b.outcome.replace('_', ' ')}"
+                     + (f" ({b.failure_reason})" if b.failure_reason and b.outcome in ("fallback", "aborted") else "")
+                     + ".")
+    to_tail = [i for i, (x, y) in enumerate(zip(older.zones, newer.zones, strict=True)) if x == MIDDLE and y == TAIL]
+    to_middle = [i for i, (x, y) in enumerate(zip(older.zones, newer.zones, strict=True)) if x == TAIL and y == MIDDLE]
+    head_to_middle = [i for i, (x, y) in enumerate(zip(older.zones, newer.zones, strict=True)) if x == HEAD and y == MIDDLE]
+    if to_tail or to_middle or head_to_middle:
+        new_steps = [s for s in (b.tail_cut.steps if b.tail_cut else []) if s not in (a.tail_cut.steps if a.tail_cut else [])]
+        reasons = [_STEP_WORDS[s] for s in new_steps if s in _STEP_WORDS]
+        old_rules, new_rules = PROFILES[older.release], PROFILES[newer.release]
+        ta, tb = a.tail_cut, b.tail_cut
+        applies = {
+            "budget_weight": bool(ta and tb and ta.budget_walk_cut != tb.budget_walk_cut),
+            "tail_rule": bool(ta and tb and (ta.min_tail != tb.min_tail
+                                             or {"raw_rewalk", "last_assistant"} & set(new_steps))),
+            "last_user_rule": bool(ta and tb and (ta.last_user_index != tb.last_user_index or "turn_pair" in new_steps)),
+        }
+        reasons += [words for attribute, words in _RULE_WORDS
+                    if getattr(old_rules, attribute) != getattr(new_rules, attribute) and applies[attribute]]
+        because = "; ".join(dict.fromkeys(reasons))
+        if to_tail:
+            lines.append(f"{name}: {_span(to_tail)} move from the summary into the kept tail"
+                         + (f" — {newer.release} {because}." if because else "."))
+        if to_middle:
+            lines.append(f"{name}: {_span(to_middle)} move from the tail into the summary"
+                         + (f" — {newer.release} {because}." if because else "."))
+        if head_to_middle:
+            lines.append(f"{name}: {_span(head_to_middle)} leave the protected head and are summarised "
+                         f"(protect_first_n no longer applies after a compaction).")
+    if older.summary_layout != newer.summary_layout and a.compressed and b.compressed:
+        lines.append(f"{name}: the summary is written as {newer.summary_layout} (was {older.summary_layout}).")
+    if older.repairs != newer.repairs and (a.compressed and b.compressed):
+        lines.append(f"{name}: tool-pair repair: {newer.repairs} (was {older.repairs}).")
+    if a.compressed and b.compressed and a.tokens_after != b.tokens_after:
+        delta = b.tokens_after - a.tokens_after
+        lines.append(f"{name}: {abs(delta):,} estimated tokens {'more' if delta > 0 else 'fewer'} after compression "
+                     f"({a.tokens_after:,} → {b.tokens_after:,}).")
+    if bool(b.plan.focus_is_automatic) and not a.plan.focus_is_automatic:
+        lines.append(f"{name}: the summary prompt now prioritises the last user turns (automatic focus) and "
+                     "carries the date.")
+    return lines
+
+
+def compare_releases(
+    messages: Sequence[Any],
+    config: CompressorConfig,
+    summarizer_factory: Callable[[], Any] | None = None,
+    *,
+    releases: Sequence[str] | None = None,
+    current_tokens: int | None = None,
+    force: bool = True,
+    now: datetime | None = None,
+) -> ReleaseComparison:
+    """Compress ``messages`` with ``config`` once per release (oldest first).
+
+    Args:
+        summarizer_factory: Builds a fresh summarizer per release (the same for all); None means no
+            summarizer (each release's fallback path).
+        releases: Which profiles (default: all four).
+        current_tokens: The prompt size the compressions report savings against.
+        force: Compress even below the threshold, like ``/compress`` (the table still says whether
+            each release's threshold is reached).
+        now: The wall clock of the v0.17.0+ anchoring date (fixed, so every release sees the same).
+    """
+    messages = list(messages)
+    n = len(messages)
+    moment = now or datetime.now().astimezone()
+    runs: list[ReleaseRun] = []
+    for release in releases or list(PROFILES):
+        release_config = replace(config, profile=release)
+        summarizer = summarizer_factory() if summarizer_factory is not None else None
+        compressor = ContextCompressor(release_config, summarizer=summarizer, clock=lambda: 0.0,
+                                       wall_clock=lambda moment=moment: moment)
+        result = compressor.compress(messages, current_tokens=current_tokens, force=force)
+        threshold = release_config.threshold_tokens
+        prompt = result.display_tokens or result.plan.estimator.messages_tokens(messages)
+        runs.append(ReleaseRun(release, result, threshold, prompt >= threshold, _zones(result, n)))
+    comparison = ReleaseComparison(runs, n)
+    for older, newer in zip(runs, runs[1:], strict=False):
+        comparison.explanations.extend(_explain(older, newer))
+    return comparison
+
+
+def release_zone_figure(comparison: ReleaseComparison) -> go.Figure:
+    """One horizontal band per release: HEAD, MIDDLE and TAIL over the message positions."""
+    fig = go.Figure()
+    shown: set[str] = set()
+    for run in comparison.runs:
+        start = 0
+        zones = run.zones
+        while start < len(zones):
+            zone = zones[start]
+            end = start
+            while end < len(zones) and zones[end] == zone:
+                end += 1
+            fig.add_trace(go.Bar(
+                x=[end - start], y=[run.release], base=[start], orientation="h", name=zone,
+                marker_color=ZONE_COLORS[zone], legendgroup=zone, showlegend=zone not in shown,
+                hovertemplate=f"{run.release}: {zone} messages {start}–{end - 1}<extra></extra>",
+            ))
+            shown.add(zone)
+            start = end
+    fig.update_layout(
+        barmode="overlay", height=90 + 48 * len(comparison.runs), margin={"l": 10, "r": 10, "t": 30, "b": 40},
+        legend={"orientation": "h", "y": 1.12, "x": 0}, xaxis_title="message", yaxis={"autorange": "reversed"},
+    )
+    fig.update_xaxes(range=[0, max(comparison.n_messages, 1)])
+    return fig
+
+
+def is_release_difference(table: pd.DataFrame, column: str) -> bool:
+    """Whether the releases disagree on ``column`` (the page highlights those columns)."""
+    return table[column].astype(str).nunique() > 1
+

@@ -1,0 +1,564 @@
+"""The whole request: what the model read at each turn, not only the messages.
+
+A request is the system prompt + the tool schemas + the context the agent injected on its own
+(memory files, environment blocks, hook output, reminders) + the messages. Each part is counted
+from what the log holds:
+
+* ``system``: the leading system/developer messages (and the log's system prompt when it is not
+  one of the messages);
+* ``tools``: the tool schemas the log records (request bodies, Responses ``tools``, an OpenHands
+  system action, Hermes' ``session_meta``), counted as their JSON text;
+* ``injected``: ``Conversation.injected`` (Codex's AGENTS.md and environment messages, Claude
+  Code's attachment rows); text a block repeats from the system prompt is counted once;
+* ``messages``: every other message of the agent's current context: after a compaction of the
+  agent's own (Claude Code's ``compact_boundary``, Codex's ``compacted``) the messages before it
+  are no longer sent. Codex also sends the (encrypted) reasoning of earlier responses back with
+  every request; the ``reasoning_output_tokens`` its usage records for them are part of this;
+* ``unrecorded_overhead``: where the log records the prompt size the model was billed for
+  (Claude Code's per-turn usage with its cache reads and writes, Codex's ``token_count``, a
+  Responses object's ``usage``, LangChain's ``usage_metadata``, litellm's usage in a mini-swe-agent
+  trajectory), what that size holds beyond the counted parts, taken at the last turn with a
+  recorded size: Claude Code's own system prompt and tool schemas, Codex's base instructions and
+  the like, which no log writes down. It is an estimate: it also absorbs the difference between
+  the model's tokenizer and the one counting here.
+
+Every part is counted in one unit, a :class:`Weigher`'s: exact tokens of a tiktoken encoding (the
+overview, ``analyze --json``) or the Hermes rough estimate the compressor decides with (the
+replay's trigger, as Hermes' host adds ``(len(system_prompt) + 3) // 4`` and
+``(len(str(tools)) + 3) // 4`` to its message estimate).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import pandas as pd
+
+from core import profiles as P
+from core.config import CompressorConfig
+from core.message_view import content_text, role_of
+from core.tokens import encoding_name_for_model, get_counter, message_rough_chars
+
+if TYPE_CHECKING:  # plotly only for the figure: the command line never draws it
+    import plotly.graph_objects as go
+
+__all__ = [
+    "PARTS",
+    "ExactWeigher",
+    "RecordedPrompt",
+    "RequestBreakdown",
+    "RequestTurn",
+    "RoughWeigher",
+    "recorded_prompt",
+    "recorded_prompts",
+    "request_breakdown",
+    "request_figure",
+    "request_report",
+    "weigher_for",
+]
+
+PARTS: tuple[str, ...] = ("system", "tools", "injected", "messages", "unrecorded_overhead")
+PART_LABELS: dict[str, str] = {
+    "system": "system prompt",
+    "tools": "tool schemas",
+    "injected": "injected context",
+    "messages": "messages",
+    "unrecorded_overhead": "unrecorded overhead",
+}
+PART_COLORS: dict[str, str] = {
+    "system": "#6c757d",
+    "tools": "#d9a126",
+    "injected": "#8e6cc4",
+    "messages": "#3b6fb6",
+    "unrecorded_overhead": "#c8ccd1",
+}
+RECORDED_COLOR = "#00798c"
+THRESHOLD_COLOR = "#c0392b"
+WINDOW_COLOR = "#333333"
+
+SYSTEM_ROLES = ("system", "developer")
+# Compactions after which the agent sends none of the earlier messages again.
+HISTORY_REPLACING_EVENTS = frozenset({"compact_boundary", "compact_summary", "compacted"})
+# Formats whose agent sends earlier responses' reasoning back as input (Codex: encrypted reasoning
+# items), with the key its usage records that reasoning's size under.
+RESENT_REASONING_KEYS: dict[str, str] = {"codex": "reasoning_output_tokens"}
+
+
+# --- units ---------------------------------------------------------------------------------------
+
+
+class ExactWeigher:
+    """Exact tiktoken counts with one encoding (messages as ``TokenCounter.count_message`` counts them)."""
+
+    def __init__(self, encoding: str = "cl100k_base") -> None:
+        self.unit = encoding
+        self.counter = get_counter(encoding)
+
+    def text(self, text: str) -> int:
+        return self.counter.count_text(text)
+
+    def tools(self, tools: Sequence[Any]) -> int:
+        return self.counter.count_text(json.dumps(list(tools), ensure_ascii=False)) if tools else 0
+
+    def running(self, messages: Sequence[Any]) -> _RangeSum:
+        return _RangeSum([self.counter.count_message(m) for m in messages])
+
+
+class RoughWeigher:
+    """Hermes' rough estimate: ``(characters + 3) // 4`` of ``str()`` forms, 1,500 tokens an image."""
+
+    unit = "hermes"
+
+    def text(self, text: str) -> int:
+        return (len(text) + 3) // 4 if text else 0
+
+    def tools(self, tools: Sequence[Any]) -> int:
+        return (len(str(list(tools))) + 3) // 4 if tools else 0
+
+    def running(self, messages: Sequence[Any]) -> _RangeSum:
+        chars, images = zip(*(message_rough_chars(m) for m in messages), strict=True) if messages else ((), ())
+        return _RangeSum(list(chars), list(images))
+
+
+Weigher = ExactWeigher | RoughWeigher
+
+
+def weigher_for(config: CompressorConfig) -> Weigher:
+    """The unit ``config``'s token estimator decides in."""
+    if config.token_estimator == "hermes":
+        return RoughWeigher()
+    return ExactWeigher(encoding_name_for_model(config.model))
+
+
+class _RangeSum:
+    """Sums of per-message weights over index ranges (rough weights round once, over the range)."""
+
+    def __init__(self, weights: list[int], images: list[int] | None = None) -> None:
+        self.rough = images is not None
+        self.prefix = [0]
+        for weight in weights:
+            self.prefix.append(self.prefix[-1] + weight)
+        self.image_prefix = [0]
+        for count in images or ():
+            self.image_prefix.append(self.image_prefix[-1] + count)
+
+    def between(self, start: int, end: int) -> int:
+        if end <= start:
+            return 0
+        total = self.prefix[end] - self.prefix[start]
+        if not self.rough:
+            return total
+        return (total + 3) // 4 + P.ROUGH_IMAGE_TOKENS * (self.image_prefix[end] - self.image_prefix[start])
+
+
+# --- what the log recorded -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RecordedPrompt:
+    """The prompt size the log recorded for the request that produced one assistant message."""
+
+    message_index: int
+    prompt_tokens: int
+    cache_read: int | None = None  # prompt tokens read from the provider's cache
+    cache_write: int | None = None  # prompt tokens written to it
+
+    @property
+    def uncached(self) -> int:
+        return self.prompt_tokens - (self.cache_read or 0) - (self.cache_write or 0)
+
+
+def _int(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _nested(usage: Mapping[str, Any], outer: str, inner: str) -> int | None:
+    details = usage.get(outer)
+    return _int(details.get(inner)) if isinstance(details, Mapping) else None
+
+
+def recorded_prompt(usage: Any, message_index: int = 0) -> RecordedPrompt | None:
+    """The prompt size in one usage entry, or None when it holds none.
+
+    ``prompt_tokens`` (OpenAI chat, litellm; cached tokens under ``prompt_tokens_details``) is the
+    whole prompt. ``input_tokens`` is the whole prompt for Codex (``cached_input_tokens`` is part of
+    it), Responses (``input_tokens_details.cached_tokens``) and LangChain
+    (``input_token_details.cache_read`` / ``cache_creation``); Anthropic and Claude Code count the
+    cache apart, so their ``cache_read_input_tokens`` and ``cache_creation_input_tokens`` are added.
+    """
+    if not isinstance(usage, Mapping):
+        return None
+    prompt = _int(usage.get("prompt_tokens"))
+    if prompt is not None:
+        return RecordedPrompt(message_index, prompt, _nested(usage, "prompt_tokens_details", "cached_tokens"))
+    fresh = _int(usage.get("input_tokens"))
+    if fresh is None:
+        return None
+    read = _int(usage.get("cache_read_input_tokens"))
+    write = _int(usage.get("cache_creation_input_tokens"))
+    if read is not None or write is not None:
+        return RecordedPrompt(message_index, fresh + (read or 0) + (write or 0), read, write)
+    read = (_int(usage.get("cached_input_tokens")) if "cached_input_tokens" in usage
+            else _nested(usage, "input_tokens_details", "cached_tokens"))
+    if read is None:
+        read = _nested(usage, "input_token_details", "cache_read")
+        write = _nested(usage, "input_token_details", "cache_creation")
+    return RecordedPrompt(message_index, fresh, read, write)
+
+
+def recorded_prompts(conversation: Any) -> list[RecordedPrompt]:
+    """Every prompt size the log recorded, in message order (none when its usage totals whole turns)."""
+    metadata = getattr(conversation, "metadata", None) or {}
+    if metadata.get("usage_scope") == "turn":
+        return []
+    found = []
+    for index, usage in enumerate(getattr(conversation, "usage", None) or []):
+        prompt = recorded_prompt(usage, index)
+        if prompt is not None and prompt.prompt_tokens > 0:
+            found.append(prompt)
+    return found
+
+
+# --- the breakdown -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RequestTurn:
+    """The counted request that produced the assistant message at ``message_index``."""
+
+    message_index: int
+    context_start: int  # the agent's context began here (after its own last compaction)
+    system_messages: int  # the leading system/developer messages
+    system_extra: int  # the log's system prompt when it is not one of the messages
+    tools: int
+    injected: int
+    messages: int  # the other messages of the context, before message_index
+    recorded: RecordedPrompt | None = None
+    reasoning: int = 0  # recorded reasoning of earlier responses the agent sends back (Codex)
+
+    @property
+    def message_list(self) -> int:
+        """The message list alone (system messages included): what a messages-only estimate counts."""
+        return self.system_messages + self.messages
+
+    @property
+    def in_messages(self) -> int:
+        """What goes with the messages of the context: the list, and the reasoning resent with its
+        assistant messages (a compaction that drops a message drops its reasoning too)."""
+        return self.message_list + self.reasoning
+
+    @property
+    def outside_messages(self) -> int:
+        """What the request holds besides its messages (unrecorded overhead not included)."""
+        return self.system_extra + self.tools + self.injected
+
+    @property
+    def counted(self) -> int:
+        return self.in_messages + self.outside_messages
+
+
+@dataclass
+class RequestBreakdown:
+    """The whole request after the last message, part by part, in one unit (see the module docstring)."""
+
+    unit: str
+    system: int
+    tools: int
+    injected: int
+    messages: int
+    unrecorded_overhead: int
+    recorded_last_prompt: int | None
+    recorded_at: int | None  # the message the last recorded prompt produced
+    counted_at_recorded: int | None  # what was counted of that same request
+    context_start: int
+    n_messages: int
+    system_message_count: int
+    tool_count: int
+    injected_kinds: list[str]
+    reasoning: int = 0  # the part of ``messages`` that is resent reasoning (recorded, not counted)
+    reasoning_by_message: list[int] = field(default_factory=list)  # per message: its reasoning, resent later
+    turns: list[RequestTurn] = field(default_factory=list)
+    last_recorded: RecordedPrompt | None = None
+    _by_index: dict[int, RequestTurn] = field(default_factory=dict, repr=False, compare=False)
+
+    @property
+    def total(self) -> int:
+        return self.system + self.tools + self.injected + self.messages + self.unrecorded_overhead
+
+    @property
+    def parts(self) -> dict[str, int]:
+        return {name: getattr(self, name) for name in PARTS}
+
+    @property
+    def has_recorded_sizes(self) -> bool:
+        return self.recorded_last_prompt is not None
+
+    @property
+    def gap(self) -> int | None:
+        """The last recorded prompt minus what was counted of it (negative: counted more than recorded)."""
+        if self.recorded_last_prompt is None or self.counted_at_recorded is None:
+            return None
+        return self.recorded_last_prompt - self.counted_at_recorded
+
+    @property
+    def compacted_messages(self) -> int:
+        """Messages before the agent's own last compaction, which its requests no longer carry."""
+        return max(0, self.context_start - self.system_message_count)
+
+    def turn(self, message_index: int) -> RequestTurn | None:
+        """The request that produced the assistant message at ``message_index`` (None for other messages)."""
+        if len(self._by_index) != len(self.turns):
+            self._by_index = {turn.message_index: turn for turn in self.turns}
+        return self._by_index.get(message_index)
+
+    def sources(self) -> dict[str, str]:
+        """Where each part's figure comes from, in words."""
+        n = self.system_message_count
+        system = f"{n} system message{'s' if n != 1 else ''} of the log" if n else "no system message in the log"
+        if self.system and self.system > 0 and not n:
+            system = "the log's system prompt"
+        tools = (f"{self.tool_count} tool schema{'s' if self.tool_count != 1 else ''} the log records, as JSON"
+                 if self.tool_count else "the log records no tool schemas")
+        kinds = sorted(set(self.injected_kinds))
+        injected = (f"{len(self.injected_kinds)} block(s) the agent added itself ({', '.join(kinds)})"
+                    if kinds else "the log records no injected context")
+        shown = self.n_messages - max(self.context_start, self.system_message_count)
+        messages = f"{shown:,} message{'s' if shown != 1 else ''}"
+        if self.compacted_messages:
+            messages += (f"; the {self.compacted_messages:,} before the agent's own compaction at message "
+                         f"{self.context_start} are no longer sent")
+        if self.reasoning:
+            messages += f", and {self.reasoning:,} tokens of earlier reasoning the agent sends back (as recorded)"
+        if self.recorded_last_prompt is None:
+            overhead = "the log records no prompt sizes, so what it does not hold cannot be estimated"
+        else:
+            overhead = (f"the prompt recorded for message {self.recorded_at} ({self.recorded_last_prompt:,}) "
+                        f"minus what was counted of it ({self.counted_at_recorded:,})")
+            if self.gap is not None and self.gap < 0:
+                overhead += f": {-self.gap:,} fewer than counted, so none"
+        return {"system": system, "tools": tools, "injected": injected, "messages": messages,
+                "unrecorded_overhead": overhead}
+
+    def table(self) -> pd.DataFrame:
+        """``part, tokens, share, source``: one row per part, in ``PARTS`` order."""
+        total = self.total
+        sources = self.sources()
+        rows = [{"part": PART_LABELS[name], "tokens": tokens, "share": tokens / total if total else 0.0,
+                 "source": sources[name]} for name, tokens in self.parts.items()]
+        return pd.DataFrame(rows, columns=["part", "tokens", "share", "source"])
+
+    def turn_table(self) -> pd.DataFrame:
+        """One row per assistant turn: ``message_index``, ``recorded`` (or NA), ``messages_only`` (the
+        message list alone), ``estimate`` (the whole request: counted parts plus the unrecorded
+        overhead) and both errors against the recorded size, in percent."""
+        rows = []
+        for turn in self.turns:
+            recorded = turn.recorded.prompt_tokens if turn.recorded else None
+            estimate = turn.counted + self.unrecorded_overhead
+            rows.append({
+                "message_index": turn.message_index,
+                "recorded": recorded,
+                "messages_only": turn.message_list,
+                "estimate": estimate,
+                "messages_only_error_pct": _error(turn.message_list, recorded),
+                "estimate_error_pct": _error(estimate, recorded),
+            })
+        columns = ["message_index", "recorded", "messages_only", "estimate", "messages_only_error_pct",
+                   "estimate_error_pct"]
+        return pd.DataFrame(rows, columns=columns).astype(
+            {"message_index": "int64", "recorded": "Int64", "messages_only": "int64", "estimate": "int64",
+             "messages_only_error_pct": "Float64", "estimate_error_pct": "Float64"})
+
+    def estimate_errors(self) -> dict[str, float | int | None]:
+        """How far the estimates are from the recorded sizes: the mean absolute error in percent of the
+        message list alone and of the whole-request estimate, over ``turns`` recorded turns."""
+        table = self.turn_table().dropna(subset=["recorded"])
+        if not len(table):
+            return {"turns": 0, "messages_only": None, "estimate": None}
+        return {"turns": len(table),
+                "messages_only": round(float(table["messages_only_error_pct"].abs().mean()), 2),
+                "estimate": round(float(table["estimate_error_pct"].abs().mean()), 2)}
+
+    def to_dict(self) -> dict[str, Any]:
+        """The ``request`` object of ``analyze --json``."""
+        last = self.last_recorded
+        return {
+            "total": self.total,
+            **self.parts,
+            "recorded_last_prompt": self.recorded_last_prompt,
+            "recorded_at_message": self.recorded_at,
+            "counted_at_recorded": self.counted_at_recorded,
+            "cache": None if last is None else {"read": last.cache_read, "write": last.cache_write,
+                                                "uncached": last.uncached},
+            "unit": self.unit,
+            "messages_compacted_by_agent": self.compacted_messages,
+            "messages_reasoning": self.reasoning,
+            "estimate_error_pct": self.estimate_errors(),
+        }
+
+
+def _error(value: int, recorded: int | None) -> float | None:
+    return round((value - recorded) / recorded * 100, 2) if recorded else None
+
+
+def _leading_system_count(messages: Sequence[Any]) -> int:
+    count = 0
+    for message in messages:
+        if role_of(message) not in SYSTEM_ROLES:
+            break
+        count += 1
+    return count
+
+
+def _context_starts(conversation: Any, n: int) -> list[int]:
+    """Positions after which the agent sent none of the earlier messages again, sorted."""
+    starts = {int(event.position) for event in getattr(conversation, "compaction_events", None) or []
+              if getattr(event, "kind", "") in HISTORY_REPLACING_EVENTS and 0 < int(event.position) <= n}
+    return sorted(starts)
+
+
+def request_breakdown(conversation: Any, weigher: Weigher | None = None) -> RequestBreakdown:
+    """The whole request of ``conversation`` (a ``core.formats.Conversation``) in ``weigher``'s unit
+    (exact ``cl100k_base`` counts by default), with the request of every assistant turn."""
+    weigher = weigher or ExactWeigher()
+    messages = list(getattr(conversation, "messages", None) or [])
+    n = len(messages)
+    n_sys = _leading_system_count(messages)
+    running = weigher.running(messages)
+    system_messages = running.between(0, n_sys)
+
+    system_text = str(getattr(conversation, "system_prompt", None) or "").strip()
+    leading_texts = {content_text(m.get("content")).strip() for m in messages[:n_sys] if isinstance(m, Mapping)}
+    system_extra = weigher.text(system_text) if system_text and system_text not in leading_texts else 0
+    tools = list(getattr(conversation, "tools", None) or [])
+    tool_tokens = weigher.tools(tools)
+
+    injected = []
+    for item in getattr(conversation, "injected", None) or []:
+        text = item.text
+        if system_text and system_text in text:  # Codex sends its AGENTS.md text once, in this block
+            text = text.replace(system_text, "", 1)
+        injected.append((int(item.position), item.kind, weigher.text(text)))
+
+    starts = _context_starts(conversation, n)
+    reasoning_key = RESENT_REASONING_KEYS.get(str(getattr(conversation, "format", "") or ""))
+    usage = list(getattr(conversation, "usage", None) or [])
+    reasoning_at = [0] * n
+    if reasoning_key:
+        for index, entry in enumerate(usage[:n]):
+            if isinstance(entry, Mapping) and role_of(messages[index]) == "assistant":
+                reasoning_at[index] = _int(entry.get(reasoning_key)) or 0
+    reasoning = _RangeSum(reasoning_at)
+
+    def context_start(index: int) -> int:
+        start = 0
+        for position in starts:
+            if position <= index:
+                start = position
+        return start
+
+    def request_at(index: int, recorded: RecordedPrompt | None = None) -> RequestTurn:
+        start = context_start(index)
+        # Blocks before the first message are the session's standing context; later ones go with
+        # the messages they came with.
+        extra = sum(tokens for position, _kind, tokens in injected
+                    if position <= index and (position <= n_sys or position >= start))
+        return RequestTurn(index, start, system_messages, system_extra, tool_tokens, extra,
+                           running.between(max(start, n_sys), index), recorded, reasoning.between(start, index))
+
+    recorded = {prompt.message_index: prompt for prompt in recorded_prompts(conversation)}
+    turns = [request_at(index, recorded.get(index)) for index, message in enumerate(messages)
+             if role_of(message) == "assistant"]
+    last = max(recorded.values(), key=lambda prompt: prompt.message_index) if recorded else None
+    counted_at_recorded = request_at(last.message_index).counted if last is not None else None
+    overhead = max(0, last.prompt_tokens - counted_at_recorded) if last is not None and counted_at_recorded is not None else 0
+    now = request_at(n)
+    kinds = [kind for position, kind, _tokens in injected
+             if position <= n_sys or position >= now.context_start]
+    return RequestBreakdown(
+        unit=weigher.unit,
+        system=system_messages + system_extra,
+        tools=tool_tokens,
+        injected=now.injected,
+        messages=now.messages + now.reasoning,
+        reasoning=now.reasoning,
+        reasoning_by_message=reasoning_at,
+        unrecorded_overhead=overhead,
+        recorded_last_prompt=last.prompt_tokens if last is not None else None,
+        recorded_at=last.message_index if last is not None else None,
+        counted_at_recorded=counted_at_recorded,
+        context_start=now.context_start,
+        n_messages=n,
+        system_message_count=n_sys,
+        tool_count=len(tools),
+        injected_kinds=kinds,
+        turns=turns,
+        last_recorded=last,
+    )
+
+
+def request_report(conversation: Any, config: CompressorConfig) -> dict[str, Any]:
+    """The ``request`` object of ``analyze --json`` and the batch report: the breakdown in exact tokens
+    of ``config.model``'s encoding, and the trigger decided on the whole request as Hermes' host
+    decides it (the last recorded prompt size when the log has one, else the request estimate in
+    the configured estimator's unit)."""
+    exact = request_breakdown(conversation, ExactWeigher(encoding_name_for_model(config.model)))
+    report = exact.to_dict()
+    if exact.recorded_last_prompt is not None:
+        tokens, source = exact.recorded_last_prompt, "recorded"
+    else:
+        weigher = weigher_for(config)
+        estimated = exact if weigher.unit == exact.unit else request_breakdown(conversation, weigher)
+        tokens, source = estimated.total, f"estimate ({config.token_estimator})"
+    report["trigger"] = {"tokens": tokens, "source": source, "threshold_tokens": config.threshold_tokens,
+                         "would_compress": tokens >= config.threshold_tokens}
+    return report
+
+
+# --- the figure ----------------------------------------------------------------------------------
+
+
+def request_figure(breakdown: RequestBreakdown, context_length: int, threshold_tokens: int) -> go.Figure:
+    """One stacked bar of the whole request by part, against the window and the threshold, with the
+    last recorded prompt size as a marker when the log has one."""
+    import plotly.graph_objects as go
+
+    fig = go.Figure()
+    for name, tokens in breakdown.parts.items():
+        if tokens <= 0:
+            continue
+        fig.add_trace(go.Bar(
+            x=[tokens], y=["request"], name=PART_LABELS[name], orientation="h",
+            marker={"color": PART_COLORS[name],
+                    "pattern": {"shape": "/" if name == "unrecorded_overhead" else ""}},
+            hovertemplate=f"{PART_LABELS[name]}: %{{x:,}} tokens<extra></extra>",
+        ))
+    if breakdown.recorded_last_prompt is not None:
+        fig.add_trace(go.Scatter(
+            x=[breakdown.recorded_last_prompt], y=["request"], mode="markers", name="recorded last prompt",
+            marker={"symbol": "diamond", "size": 14, "color": RECORDED_COLOR, "line": {"color": "white", "width": 1}},
+            hovertemplate=f"recorded at message {breakdown.recorded_at}: %{{x:,}} tokens<extra></extra>",
+        ))
+    # Room right of the window line for its label.
+    span = max(context_length * 1.12, max(breakdown.total, breakdown.recorded_last_prompt or 0) * 1.04)
+    threshold_first = threshold_tokens <= context_length
+    fig.add_vline(x=threshold_tokens, line_color=THRESHOLD_COLOR, line_dash="dash", line_width=2)
+    fig.add_annotation(x=threshold_tokens, y=1.0, yref="paper", yanchor="bottom", showarrow=False,
+                       xanchor="right" if threshold_first else "left",
+                       text=f"compression threshold {threshold_tokens:,}", font={"color": THRESHOLD_COLOR})
+    fig.add_vline(x=context_length, line_color=WINDOW_COLOR, line_width=2)
+    fig.add_annotation(x=context_length, y=1.0, yref="paper", yanchor="bottom", showarrow=False,
+                       text=f"window {context_length:,}", xanchor="left" if threshold_first else "right")
+    unit = "estimated tokens (hermes)" if breakdown.unit == "hermes" else f"tokens ({breakdown.unit})"
+    fig.update_layout(
+        barmode="stack", height=250, margin={"l": 10, "r": 10, "t": 40, "b": 90}, plot_bgcolor="white",
+        paper_bgcolor="white", font={"family": "Inter, Segoe UI, Helvetica, Arial, sans-serif", "size": 13},
+        # Below the axis: the threshold and window labels take the space above the bar.
+        legend={"orientation": "h", "yanchor": "top", "y": -0.75, "x": 0, "traceorder": "normal"},
+    )
+    fig.update_xaxes(range=[0, span], title_text=unit, showgrid=True, gridcolor="#eceff1", separatethousands=True)
+    fig.update_yaxes(showticklabels=False)
+    return fig

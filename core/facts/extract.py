@@ -1,0 +1,477 @@
+"""Fact extraction over OpenAI-chat messages.
+
+A *fact* is an identifier a continuing agent needs to pick up the work: a file path, a shell
+command, an exact error line, a URL, a number with a unit, a function or class name, an issue
+number, or the user's latest request. The *key* facts are all of them but the function and class
+names (``KEY_FACT_KINDS``): what a summary must keep; names are kept when there is room.
+
+Everything here is a pure function: messages are read, never modified. Values are capped at
+``MAX_FACT_CHARS`` characters (a long error line or a multi-line script keeps its first part), so
+a summary that quotes the beginning of a long value still counts as keeping it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from functools import lru_cache
+from typing import Any
+
+import pandas as pd
+
+from core.facts.credentials import redact_all, without_credentials
+from core.facts.noise import sift
+from core.facts.text import (
+    check_messages,
+    is_summary_text,
+    parse_json_container,
+    string_leaves,
+    text_pieces,
+    tool_call_arguments,
+)
+from core.message_view import content_text
+from core.unicode_text import replace_lone_surrogates
+
+# Fixed order of kinds: rows of a facts table are sorted by message, then by this order.
+FACT_KINDS: tuple[str, ...] = (
+    "user_request",
+    "path",
+    "command",
+    "error",
+    "url",
+    "quantity",
+    "identifier",
+    "issue",
+)
+_KIND_RANK = {kind: rank for rank, kind in enumerate(FACT_KINDS)}
+
+MAX_FACT_CHARS = 200
+# The latest request is the most important fact; it may be longer than other values.
+MAX_REQUEST_CHARS = 300
+
+FACT_COLUMNS = ["kind", "value", "message_index"]
+KEY_FACT_KINDS: tuple[str, ...] = tuple(kind for kind in FACT_KINDS if kind != "identifier")
+# Roles whose text is output or pasted logs: read without noise, and read for error lines.
+NOISY_ROLES = ("tool", "user")
+
+# ---------------------------------------------------------------------------------------------
+# Patterns (compiled once)
+
+_URL_RE = re.compile(r"\bhttps?://[^\s<>\"'`)\]}|]+")
+
+_FILE_EXTENSIONS = (
+    "py|pyi|ipynb|js|mjs|cjs|jsx|ts|tsx|json|jsonl|yaml|yml|toml|ini|cfg|conf|md|rst|txt|csv|tsv|"
+    "html|css|scss|sh|bash|zsh|go|rs|java|kt|c|h|cc|cpp|hpp|cs|rb|php|swift|sql|xml|lock|log|env|"
+    "proto|tf|vue|svelte|gradle|pem|db|sqlite|parquet"
+)
+_PATH_RE = re.compile(
+    r"(?<![\w./~:<\\-])"
+    r"(?:"
+    # absolute, home-relative (~/) or dot-relative (./ ../) paths
+    r"(?:~|\.{1,2})?/(?:[\w.@+-]+/)*[\w.@+-]*[\w@+-]"
+    # Windows drive paths
+    r"|[A-Za-z]:\\(?:[\w.@+-]+\\)*[\w.@+-]*[\w@+-]"
+    # relative paths with at least one directory and a file extension
+    r"|[\w@+-][\w.@+-]*(?:/[\w.@+-]+)*/[\w@+-][\w.@+-]*\.[A-Za-z][A-Za-z0-9]{0,7}"
+    # relative directories written with a trailing slash
+    r"|[\w@+-][\w.@+-]*(?:/[\w.@+-]+)*/(?=[\s,;:)'\"`]|$)"
+    # bare file names with a well-known extension
+    rf"|[\w-][\w.-]*\.(?:{_FILE_EXTENSIONS})(?![\w.])"
+    r"|Dockerfile|Makefile"
+    r")"
+    # pytest node ids: file.py::Class::test_name[param]
+    r"(?:::[\w.-]+(?:\[[^\]\s]*\])?)*"
+    r"(?![\w/])"
+)
+
+_PATH_WORD_CHARS = re.compile(r"[/\\.]|Dockerfile|Makefile")
+
+_KNOWN_COMMANDS = frozenset(
+    """
+    pytest python python3 pip pip3 uv uvx poetry pipx npm npx yarn pnpm node deno bun git make cmake
+    ninja cargo rustc go docker docker-compose kubectl helm terraform ls cd cat grep rg find sed awk
+    curl wget bash sh zsh chmod chown mkdir rm cp mv ln touch tox nox ruff mypy black isort flake8
+    pylint gcc g++ clang javac java mvn gradle psql sqlite3 mysql redis-cli systemctl journalctl ssh
+    scp rsync tar unzip zip echo export source sudo apt apt-get brew conda jest vitest tsc eslint
+    prettier ruby bundle rails rake php composer dotnet swift alembic uvicorn gunicorn flask
+    django-admin streamlit head tail wc diff patch ps kill pkill top env which gh hermes context-lens
+    """.split()
+)
+_BACKTICK_RE = re.compile(r"(?<!`)`([^`\n]{1,400})`(?!`)")
+_COMMAND_ARG_KEYS = ("command", "cmd")
+
+_ERROR_LINE_RE = re.compile(
+    r"Traceback \(most recent call last\)"
+    # An exception name reports an error when a message follows it or it ends the line
+    # ("KeyError: 'x'", "... - AssertionError"); "except KeyError as e" or an import list does not.
+    r"|(?:Error|Exception)(?=:|\s*$)"
+    r"|\b(?:FAILED|FAIL|ERROR|FATAL|fatal|panic|Panic)\b|\bERR!|\bpanicked at\b"
+    r"|\berror(?:\[\w+\])?:"
+    r"|\bfailed to\b"
+    r"|Segmentation fault|command not found|No such file or directory|Permission denied"
+)
+
+# The same pattern over a whole text: "$" then ends each line, as it does for a single line.
+_ERROR_SCAN_RE = re.compile(_ERROR_LINE_RE.pattern, re.MULTILINE)
+
+# Lower-cased substrings of which every _ERROR_LINE_RE match contains at least one.
+_ERROR_MARKERS = (
+    "traceback",
+    "error",
+    "exception",
+    "fail",
+    "fatal",
+    "panic",
+    "err!",
+    "segmentation fault",
+    "command not found",
+    "no such file or directory",
+    "permission denied",
+)
+# Searched in the lower-cased text: a case-sensitive pattern is several times faster.
+_ERROR_HINT_RE = re.compile("|".join(re.escape(marker) for marker in _ERROR_MARKERS))
+
+# A line of source code, optionally behind a line-number gutter ("  45|", "45:", "45→") and
+# a diff marker ("-", "+"): such lines show code that names an error, not an error that happened.
+_CODE_LINE_RE = re.compile(
+    r"\s*(?:\d+\s*[|:\t→]\s*)?(?:[-+](?![-+])\s*)?"
+    r"(?:raise|except|catch|throw|throws|import|from|class|def|if|elif|else|return|try|with|"
+    r"assert|for|while|case|const|let|var|public|private|protected|print|log|logger|logging|console|"
+    r"self|yield|await|pass|@|#|//|/\*|\*)(?![\w])"
+)
+
+_QUANTITY_RE = re.compile(
+    r"(?<![\w.,])\d+(?:[.,]\d+)*"
+    r"(?:%"
+    r"| ?(?:ns|µs|us|ms|s|sec|secs|seconds?|mins?|minutes?|hrs?|hours?|days?"
+    r"|B|KB|kB|MB|GB|TB|KiB|MiB|GiB|bytes|tokens|rps|req/s|qps|MHz|GHz"
+    r"|passed|failed|skipped|errors?|warnings?|xfailed|xpassed)(?![\w/]))"
+    r"|\bport \d{2,5}\b"
+    r"|\b(?:localhost|\d{1,3}(?:\.\d{1,3}){3}):\d{2,5}\b"
+)
+
+_ISSUE_RE = re.compile(r"(?<![\w&#/])#\d{1,6}\b")
+
+_DEFINITION_RE = re.compile(
+    r"\b(?:async\s+)?def\s+([A-Za-z_]\w*)\s*\("
+    r"|\bclass\s+([A-Z]\w*|[A-Za-z_]\w*(?=\s*[(:{]))"
+    r"|\bfunction\s+([A-Za-z_$][\w$]*)\s*\("
+    r"|\bfn\s+([A-Za-z_]\w*)\s*[(<]"
+    r"|\b(?:struct|enum|trait|interface)\s+([A-Z]\w*)"
+)
+# Possessive quantifiers: a dotted name is scanned once, never re-tried shorter.
+_CALL_RE = re.compile(r"(?<![\w.])((?:[A-Za-z_]\w*+\.)*+[A-Za-z_]\w*+)\((?!s\))")
+_CAMEL_RE = re.compile(r"\b[A-Z][A-Za-z0-9]{2,}\b")
+_DIGIT_RUN_RE = re.compile(r"\d{6}")
+_CAMEL_SHAPE_RE = re.compile(r"[a-z][A-Z]|[A-Z]{2,}[a-z]{2,}")
+_RECEIVER_PREFIXES = ("self.", "cls.", "this.")
+_NOT_IDENTIFIERS = frozenset(
+    """
+    print len str int float list dict set tuple range open isinstance issubclass super type any all
+    min max sum sorted reversed enumerate zip map filter repr getattr setattr hasattr delattr format
+    bool bytes object iter next abs round input vars callable hash help exec eval compile
+    if for while return and or not in is with assert lambda elif else except catch switch function
+    require import from yield await async def class new typeof sizeof define
+    """.split()
+)
+
+# ---------------------------------------------------------------------------------------------
+# Extraction
+
+
+def cap_value(value: str, limit: int = MAX_FACT_CHARS) -> str:
+    value = value.strip()
+    return value if len(value) <= limit else value[:limit].rstrip()
+
+
+def find_paths(text: str) -> list[str]:
+    """The file paths in ``text``, in order (trailing punctuation trimmed)."""
+    if len(text) > 200:
+        # A path never holds whitespace, so only words that could be one are searched; they are
+        # joined by spaces, which the pattern treats exactly as the whitespace around the words.
+        words = [word for word in text.split() if _PATH_WORD_CHARS.search(word)]
+        text = " ".join(words)
+    found = []
+    for value in _PATH_RE.findall(text):
+        value = value.rstrip(".,;:")
+        if len(value) > 1:
+            found.append(value)
+    return found
+
+
+def _backticked_commands(text: str) -> Iterator[str]:
+    for match in _BACKTICK_RE.finditer(text):
+        span = match.group(1).strip()
+        if span.startswith("$ "):
+            span = span[2:].strip()
+        first_word = span.split(maxsplit=1)[0] if span else ""
+        if first_word in _KNOWN_COMMANDS or first_word.startswith("./"):
+            yield span
+
+
+def error_lines(text: str) -> Iterator[str]:
+    """Lines reporting an error (trimmed, capped). Source-code lines that merely name an
+    exception (``raise ValueError(...)``, ``except OSError:``) are not errors that happened."""
+    # Most text names no error at all; a plain substring test rules it out much faster.
+    if not _ERROR_HINT_RE.search(text.lower()):
+        return
+    # Only the lines holding a match are looked at: a long log with three errors costs three lines.
+    last_line_start = -1
+    for match in _ERROR_SCAN_RE.finditer(text):
+        start = text.rfind("\n", 0, match.start()) + 1
+        if start == last_line_start:
+            continue  # a second match on the same line
+        last_line_start = start
+        end = text.find("\n", match.end())
+        line = text[start : end if end >= 0 else len(text)]
+        for part in line.splitlines() or [line]:
+            if _ERROR_LINE_RE.search(part) and not _CODE_LINE_RE.match(part):
+                value = cap_value(part)
+                if value:
+                    yield value
+
+
+def _is_progress_marker(text: str, match: re.Match[str]) -> bool:
+    """A test runner's progress column such as ``[ 42%]`` is not a value worth keeping."""
+    if not match.group(0).endswith("%"):
+        return False
+    before = text[max(0, match.start() - 4) : match.start()].rstrip(" ")
+    return before.endswith("[") and text[match.end() : match.end() + 1] == "]"
+
+
+_DEFINITION_HINT_RE = re.compile(r"(?:def|class|function|fn|struct|enum|trait|interface) ")
+_HAS_DIGIT_RE = re.compile(r"\d")
+
+
+def _identifiers(text: str) -> Iterator[str]:
+    if _DEFINITION_HINT_RE.search(text):
+        for match in _DEFINITION_RE.finditer(text):
+            name = next(group for group in match.groups() if group)
+            if name not in _NOT_IDENTIFIERS:
+                yield name
+    if "(" in text:
+        for name in _CALL_RE.findall(text):
+            for prefix in _RECEIVER_PREFIXES:
+                if name.startswith(prefix):
+                    name = name[len(prefix) :]
+                    break
+            last = name.rsplit(".", 1)[-1]
+            if len(last) >= 3 and last not in _NOT_IDENTIFIERS:
+                yield name
+    if text != text.lower():
+        for word in _CAMEL_RE.findall(text):
+            # Long digit runs mark tokens, hashes and signatures, not names.
+            if _CAMEL_SHAPE_RE.search(word) and not _DIGIT_RUN_RE.search(word):
+                yield word
+
+
+@lru_cache(maxsize=8192)
+def _piece_facts(piece: str, role: str) -> tuple[tuple[str, str], ...]:
+    """(kind, value) pairs found in one piece of text, in extraction order (cached: sessions repeat
+    their commands and outputs)."""
+    found: list[tuple[str, str]] = []
+    urls = [match.group(0).rstrip(".,;:!?") for match in _URL_RE.finditer(piece)] if "://" in piece else []
+    # URLs are blanked so their parts are not read again as paths, ports or identifiers.
+    rest = _URL_RE.sub(" ", piece) if urls else piece
+    found.extend(("path", value) for value in find_paths(rest))
+    if "`" in rest:
+        found.extend(("command", cap_value(value.splitlines()[0])) for value in _backticked_commands(rest))
+    if role in NOISY_ROLES:
+        found.extend(("error", value) for value in error_lines(rest))
+    found.extend(("url", value) for value in urls)
+    if _HAS_DIGIT_RE.search(rest):
+        if "%]" in rest:
+            found.extend(("quantity", match.group(0)) for match in _QUANTITY_RE.finditer(rest)
+                         if not _is_progress_marker(rest, match))
+        else:
+            found.extend(("quantity", value) for value in _QUANTITY_RE.findall(rest))
+    found.extend(("identifier", value) for value in _identifiers(rest))
+    if "#" in rest:
+        found.extend(("issue", match.group(0)) for match in _ISSUE_RE.finditer(rest))
+    return tuple(found)
+
+
+def _facts_in_piece(piece: str, role: str) -> tuple[tuple[str, str], ...]:
+    # Long pieces are rarely repeated: the cache keeps the short, frequent ones.
+    return _piece_facts(piece, role) if len(piece) < 2000 else _piece_facts.__wrapped__(piece, role)
+
+
+_PATH_ARG_KEYS = frozenset(
+    {"path", "file_path", "filepath", "filename", "file", "workdir", "cwd", "dir", "directory", "output_path"}
+)
+_SHELLS = frozenset({"bash", "sh", "zsh", "/bin/bash", "/bin/sh", "/usr/bin/bash", "pwsh", "powershell", "cmd"})
+
+
+def command_text(value: Any) -> str | None:
+    """The command line of a tool call's ``command`` argument: a string as it is, an argv list
+    (``["bash", "-lc", "git status"]``, as Codex sends it) as the script a shell runs, or joined."""
+    if isinstance(value, str):
+        return value.strip() or None
+    if isinstance(value, list) and value and all(isinstance(part, str) for part in value):
+        if len(value) >= 3 and value[0] in _SHELLS and value[1] in ("-c", "-lc", "-ic", "/c", "-Command"):
+            return value[2].strip() or None
+        return " ".join(value).strip() or None
+    return None
+
+
+def _facts_in_arguments(arguments: str) -> Iterator[tuple[str, str]]:
+    parsed = parse_json_container(arguments)
+    if parsed is None:
+        yield from _facts_in_piece(arguments, "assistant")
+        return
+    if isinstance(parsed, Mapping):
+        for key in _COMMAND_ARG_KEYS:
+            command = command_text(parsed.get(key))
+            if command is not None:
+                yield "command", cap_value(command.splitlines()[0])
+        for key, value in parsed.items():
+            if key in _PATH_ARG_KEYS and isinstance(value, str) and value.strip() not in ("", "."):
+                yield "path", cap_value(value)
+    for leaf in string_leaves(parsed):
+        yield from _facts_in_piece(leaf, "assistant")
+
+
+# Injected text that arrives as a user message but is not the user's words: harness wrappers
+# (``<environment_context>``, ``<command-name>``, ``<system-reminder>``), interruption notices and
+# the caveats some agents put before local command output.
+_INJECTED_RE = re.compile(
+    r"^\s*(?:<([A-Za-z][\w-]*)(?:\s[^>]*)?>[\s\S]*</\1>\s*$"
+    r"|\[Request interrupted by user"
+    r"|Caveat: The messages below were generated by the user while running local commands"
+    r"|This session is being continued from a previous conversation)"
+)
+
+
+def is_user_words(text: str) -> bool:
+    """Whether a user message's text is something the user wrote (not a handoff summary, not a
+    wrapper or notice the agent's harness injected)."""
+    stripped = text.strip()
+    return bool(stripped) and not is_summary_text(stripped) and not _INJECTED_RE.match(stripped)
+
+
+def message_facts(message: Mapping[str, Any], *, sift_noise: bool = True) -> list[tuple[str, str]]:
+    """(kind, value) pairs of one message, in extraction order, repeats included.
+
+    Tool results and user messages are read without their noise lines (``core.facts.noise``) when
+    ``sift_noise`` is on; tool-call arguments are read whole.
+    """
+    arguments = [arguments for _name, arguments in tool_call_arguments(message)]
+    return parts_facts(str(message.get("role") or ""), content_text(message.get("content")), arguments, sift_noise=sift_noise)
+
+
+def parts_facts(role: str, text: str, arguments: Sequence[str], *, sift_noise: bool = True) -> list[tuple[str, str]]:
+    """:func:`message_facts` of a message given as its role, content text and tool-call argument
+    strings (for a reader that has them already)."""
+    found = list(_content_facts(text, role, sift_noise))
+    for argument in arguments:
+        if argument:
+            found.extend(_cached(_arguments_facts, argument))
+    return found
+
+
+def _cached(function: Any, text: str, *rest: Any) -> Any:
+    # Long texts are rarely repeated: the caches keep the short, frequent ones (commands, "ok").
+    return function(text, *rest) if len(text) < 2000 else function.__wrapped__(text, *rest)
+
+
+def _content_facts(text: str, role: str, sift_noise: bool) -> tuple[tuple[str, str], ...]:
+    return _cached(_text_facts, text, role, sift_noise)
+
+
+@lru_cache(maxsize=8192)
+def _text_facts(text: str, role: str, sift_noise: bool) -> tuple[tuple[str, str], ...]:
+    found: list[tuple[str, str]] = []
+    for piece in text_pieces(text):
+        if sift_noise and role in NOISY_ROLES:
+            piece = sift(piece).text
+        found.extend(_piece_facts.__wrapped__(piece, role))
+    return tuple(found)
+
+
+@lru_cache(maxsize=8192)
+def _arguments_facts(arguments: str) -> tuple[tuple[str, str], ...]:
+    return tuple(_facts_in_arguments(arguments))
+
+
+def latest_user_request(messages: Sequence[Mapping[str, Any]]) -> tuple[int, str] | None:
+    """(index, text) of the last user message the user wrote (not a handoff summary or an
+    injected wrapper)."""
+    for index in range(len(messages) - 1, -1, -1):
+        message = messages[index]
+        if message.get("role") != "user":
+            continue
+        text = content_text(message.get("content")).strip()
+        if is_user_words(text):
+            return index, text
+    return None
+
+
+def fact_rows(
+    messages: Sequence[Mapping[str, Any]], *, exclude_credentials: bool = True
+) -> list[tuple[str, str, int]]:
+    """(kind, value, message_index) of every distinct fact, ordered like :func:`extract_facts`."""
+    check_messages(messages)
+    per_message = [message_facts(message) for message in messages]
+    if exclude_credentials:
+        per_message = [
+            without_credentials(found, message) for found, message in zip(per_message, messages, strict=True)
+        ]
+    return merge_fact_rows(per_message, latest_request(messages, exclude_credentials=exclude_credentials))
+
+
+def latest_request(
+    messages: Sequence[Mapping[str, Any]], *, exclude_credentials: bool = True
+) -> tuple[int, str] | None:
+    """The ``user_request`` fact: (index, the latest request capped at ``MAX_REQUEST_CHARS``);
+    with ``exclude_credentials`` any secret in it is masked first, so the fact never shows one."""
+    request = latest_user_request(messages)
+    if request is None:
+        return None
+    index, text = request
+    if exclude_credentials:
+        text = redact_all(text)
+    return index, cap_value(text, MAX_REQUEST_CHARS)
+
+
+def merge_fact_rows(
+    per_message: Sequence[Iterable[tuple[str, str]]], request: tuple[int, str] | None
+) -> list[tuple[str, str, int]]:
+    """One row per distinct (kind, value) at its first message, ordered by message, then kind in
+    ``FACT_KINDS`` order, then order of discovery."""
+    seen: set[tuple[str, str]] = set()
+    rows: list[tuple[int, int, int, str, str]] = []
+    if request is not None:
+        request = (request[0], replace_lone_surrogates(request[1]))
+        seen.add(("user_request", request[1]))
+        rows.append((request[0], _KIND_RANK["user_request"], -1, "user_request", request[1]))
+    serial = 0
+    for index, found in enumerate(per_message):
+        for kind, value in found:
+            # Values parsed out of tool arguments may hold lone surrogates that no table can store.
+            value = replace_lone_surrogates(value)
+            if not value or (kind, value) in seen:
+                continue
+            seen.add((kind, value))
+            rows.append((index, _KIND_RANK[kind], serial, kind, value))
+            serial += 1
+    rows.sort()
+    return [(kind, value, index) for index, _rank, _serial, kind, value in rows]
+
+
+def extract_facts(messages: Sequence[Mapping[str, Any]], *, exclude_credentials: bool = True) -> pd.DataFrame:
+    """The facts in ``messages`` as a DataFrame with columns ``kind``, ``value``, ``message_index``.
+
+    One row per distinct (kind, value), at the message where it first appears. Rows are ordered
+    by message index, then by kind in ``FACT_KINDS`` order, then by position of discovery. Noise
+    lines of tool output are not read (``core.facts.noise``); with ``exclude_credentials`` (the
+    default) a value that the profile's or the strict redaction would mask is not a fact
+    (``core.facts.credentials``).
+    """
+    return facts_frame(fact_rows(messages, exclude_credentials=exclude_credentials))
+
+
+def facts_frame(rows: Iterable[tuple[str, str, int]]) -> pd.DataFrame:
+    """A facts table from ``(kind, value, message_index)`` rows."""
+    return pd.DataFrame(list(rows), columns=FACT_COLUMNS).astype(
+        {"kind": "object", "value": "object", "message_index": "int64"}
+    )

@@ -1,0 +1,121 @@
+"""The offline summarizer: read the turns, draft every section, fit the budget."""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from core.summarizers.base import SummaryRequest
+from core.summarizers.extractive.draft import Draft, Focus, dedupe
+from core.summarizers.extractive.fit import fit, skeleton_tokens
+from core.summarizers.extractive.model import DEFAULT_HEADINGS, SECTION_KEYS, Fact, Item
+from core.summarizers.extractive.previous import previous_sections
+from core.summarizers.extractive.prompt import parse_prompt
+from core.summarizers.extractive.reading import read_turns
+from core.summarizers.extractive.sections import (
+    actions,
+    blocked,
+    constraints,
+    context,
+    decisions,
+    files,
+    goal,
+    in_progress,
+    pending,
+    remaining,
+    resolved,
+    state,
+    task,
+)
+from core.summarizers.extractive.tokens import count_tokens
+from core.unicode_text import replace_lone_surrogates
+
+
+def request_headings(request: SummaryRequest) -> tuple[str, ...]:
+    """The request's 13 template headings (the v0.16.0 ones when it names none or a wrong count)."""
+    headings = tuple(request.section_headings or ())
+    if len(headings) != len(SECTION_KEYS) or not all(isinstance(h, str) and h.startswith("## ") for h in headings):
+        return DEFAULT_HEADINGS
+    return headings
+
+
+def draft_items(
+    turns: Sequence[Mapping[str, Any]],
+    previous_summary: str | None,
+    focus: Focus,
+    limit: int,
+    headings: Sequence[str],
+) -> tuple[list[Item], list[Fact], dict[int, list[int]]]:
+    """The candidate lines of every section, and the exact values (facts) of the turns."""
+    reading = read_turns(turns)
+    draft = Draft(reading, previous_sections(reading.embedded_summaries, previous_summary, headings), focus, limit,
+                  dict(zip(SECTION_KEYS, headings, strict=True)))
+    active = task.build(draft, skeleton_tokens(headings))
+    goal.build(draft)
+    constraints.build(draft)
+    actions.build(draft)
+    state.build(draft)
+    in_progress.build(draft)
+    blockers = blocked.build(draft)
+    decisions.build(draft)
+    replies = resolved.answers(reading)
+    resolved.build(draft, replies)
+    pending.build(draft, active, replies)
+    files.build(draft)
+    remaining.build(draft, bool(blockers))
+    context.build(draft, turns)
+    return dedupe(draft.items), draft.facts, draft.facts_by_turn
+
+
+class ExtractiveSummarizer:
+    """Offline summarizer: ``fn(prompt, max_tokens) -> str`` and ``summarize_request(request)``.
+
+    The returned body carries the request's 13 template headings in order (``## Active Task`` first
+    for v0.15.1/v0.16.0, ``## Historical Task Snapshot`` from v0.17.0); the compressor adds the
+    handoff prefix.
+    """
+
+    def __call__(self, prompt: str, max_tokens: int) -> str:
+        return self.summarize_request(parse_prompt(prompt, max_tokens))
+
+    def summarize_request(self, request: SummaryRequest) -> str:
+        # The summary creates no reference cycles, but a long session's many small objects would
+        # make the cyclic collector rescan every live object again and again: pause it meanwhile.
+        paused = gc.isenabled()
+        gc.disable()
+        try:
+            return self._summarize(request)
+        finally:
+            if paused:
+                gc.enable()
+
+    def _summarize(self, request: SummaryRequest) -> str:
+        turns = request.turns
+        if isinstance(turns, (str, bytes)) or not isinstance(turns, Sequence):
+            raise TypeError(f"request.turns must be a list of message dicts, got {type(turns).__name__}")
+        # A turn that is not a dict (the compressor passes such a turn on as its text) is read as
+        # text of unknown role rather than rejected.
+        turns = [
+            message if isinstance(message, Mapping) else {"role": "unknown", "content": str(message)}
+            for message in turns
+        ]
+        if not isinstance(request.max_tokens, int) or request.max_tokens <= 0:
+            raise ValueError(f"request.max_tokens must be a positive integer, got {request.max_tokens!r}")
+        limit = request.max_tokens
+        if isinstance(request.summary_budget, int) and request.summary_budget > 0:
+            limit = min(limit, request.summary_budget)
+        headings = request_headings(request)
+        skeleton = skeleton_tokens(headings)
+        if limit < skeleton + task.MIN_ACTIVE_TASK_TOKENS:
+            raise ValueError(
+                f"a budget of {limit} tokens cannot hold the 13-section template "
+                f"(it needs at least {skeleton + task.MIN_ACTIVE_TASK_TOKENS} tokens)"
+            )
+        items, facts, by_turn = draft_items(turns, request.previous_summary, Focus.of(request.focus_topic), limit,
+                                            headings)
+        # Arguments parsed out of a tool call may hold lone surrogates: no page or request can carry them.
+        summary = replace_lone_surrogates(fit(items, limit, facts, headings, by_turn))
+        if count_tokens(summary) > limit:  # only the task line is never dropped; it was sized to fit
+            raise ValueError(f"a budget of {limit} tokens cannot hold this summary's task section")
+        return summary

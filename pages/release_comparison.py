@@ -1,0 +1,130 @@
+"""Release comparison: what upgrading (or pinning) Hermes changes for this session."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import streamlit as st
+
+from core.analysis.releases import compare_releases, is_release_difference, release_zone_figure
+from core.profiles import PROFILES
+from pages._shared import (
+    RELEASES,
+    escape_markdown,
+    keep,
+    kept,
+    page_setup,
+    require_transcript,
+    source_caption,
+)
+
+OFFLINE = "Offline extractive summary (default)"
+NONE = "No summarizer (each release's fallback)"
+COMPARED = ["threshold_tokens", "triggers", "outcome", "head", "middle", "tail", "messages_after", "tokens_after",
+            "summary_layout", "repairs", "focus"]
+
+
+def _summarizer_factory(choice: str) -> Any:
+    from functools import partial
+
+    from core.summarizers.factory import make_summarizer
+
+    return partial(make_summarizer, "none" if choice == NONE else "extractive")
+
+
+st.title("Release comparison")
+settings = page_setup()
+transcript = require_transcript()
+source_caption(transcript)
+st.caption(
+    "The same conversation and sidebar parameters compressed by every Hermes release: thresholds, zones, the messages "
+    "that move between zones, tokens after, the summary message and the tool-pair repairs. Each row is a real "
+    "compression by that release, with the same summarizer and the same date for all."
+)
+
+a, b = st.columns([2, 1])
+with a:
+    choice = st.radio("Summarizer", [OFFLINE, NONE], horizontal=True, **keep("releases_summarizer", OFFLINE))
+with b:
+    force = st.checkbox("Compress even below the threshold", **keep("releases_force", True),
+                        help="Like /compress. The table still says whether each release's threshold is reached.")
+
+config = settings.config()
+comparison = transcript.memo(
+    ("release-comparison", settings, choice, force),
+    lambda: compare_releases(transcript.messages, config, _summarizer_factory(choice), force=force),
+)
+table = comparison.table
+differs = [column for column in COMPARED if is_release_difference(table, column)]
+sidebar_release = kept("profile")
+
+
+def _mark(row: Any) -> list[str]:
+    """Highlight a cell that differs from the release before it, and the sidebar's release."""
+    styles = []
+    index = row.name
+    for column in row.index:
+        style = ""
+        if index > 0 and column in differs and str(table.at[index - 1, column]) != str(row[column]):
+            style = "background-color: rgba(232, 131, 58, 0.22)"
+        if column == "release" and row[column] == sidebar_release:
+            style = "font-weight: bold"
+        styles.append(style)
+    return styles
+
+
+if differs:
+    st.markdown("**What differs between the releases here:** " + ", ".join(f"`{c}`" for c in differs) + ".")
+else:
+    st.success("Every release treats this conversation the same way with these parameters.")
+st.dataframe(
+    table.style.apply(_mark, axis=1),
+    hide_index=True,
+    width="stretch",
+    key="releases_table",
+    column_config={
+        "release": st.column_config.TextColumn("release", help="Bold: the sidebar's release."),
+        "threshold_tokens": st.column_config.NumberColumn("threshold", format="localized"),
+        "triggers": st.column_config.CheckboxColumn("reaches it"),
+        "compress_start": st.column_config.NumberColumn("middle from"),
+        "compress_end": st.column_config.NumberColumn("tail from"),
+        "messages_after": st.column_config.NumberColumn("messages after"),
+        "tokens_before": st.column_config.NumberColumn("tokens before", format="localized"),
+        "tokens_after": st.column_config.NumberColumn("tokens after", format="localized"),
+        "savings_pct": st.column_config.NumberColumn("saved", format="%.1f %%"),
+        "summary_layout": st.column_config.TextColumn("summary message", width="large"),
+        "repairs": st.column_config.TextColumn("tool-pair repair"),
+        "focus": st.column_config.TextColumn("focus of the summary"),
+    },
+)
+
+st.subheader("What changes from one release to the next")
+if comparison.explanations:
+    st.markdown("\n".join(f"- {escape_markdown(line)}" for line in comparison.explanations))
+else:
+    st.caption("Nothing: each release gives the same zones, output size and summary layout here.")
+
+st.plotly_chart(transcript.memo(("release-zones", settings, choice, force), lambda: release_zone_figure(comparison)),
+                width="stretch", key="releases_zones")
+
+st.subheader("Messages that move between zones")
+left, right = st.columns(2)
+# By default: from the sidebar's release (or the one before the newest) to the newest.
+default_old = sidebar_release if sidebar_release in PROFILES and sidebar_release != RELEASES[0] else RELEASES[1]
+older = left.selectbox("From", list(PROFILES), index=list(PROFILES).index(default_old), key="releases_from")
+newer = right.selectbox("To", list(PROFILES), index=len(PROFILES) - 1, key="releases_to")
+moves = comparison.moves(older, newer)
+if moves.empty:
+    st.caption(f"No message changes zone between {older} and {newer}.")
+else:
+    st.dataframe(moves, hide_index=True, width="stretch", key="releases_moves")
+
+with st.expander("Each release's summary message"):
+    tabs = st.tabs(list(PROFILES))
+    for tab, run in zip(tabs, comparison.runs, strict=True):
+        with tab:
+            if run.result.summary_text:
+                st.caption(run.summary_layout)
+                st.code(run.result.summary_text, language=None, wrap_lines=True)
+            else:
+                st.caption(f"No summary: {run.outcome.replace('_', ' ')}.")

@@ -1,0 +1,79 @@
+"""Which release wrote a transcript's handoff summaries: each release's own output is recognised."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from core import CompressorConfig, ContextCompressor
+from core.analysis.release_detect import detect_release
+from core.profiles import (
+    END_MARKER,
+    LEGACY_SUMMARY_PREFIX,
+    PROFILES,
+    STUB_RESULT,
+    SUMMARY_PREFIX_V0_16_0,
+    SUMMARY_PREFIX_V0_17_0,
+)
+from tests.core.helpers import asst, call, long_agent_run, tool, user
+
+GOLDEN = Path(__file__).resolve().parents[1] / "data" / "golden"
+FAMILY = {"v0.15.1": "v0.15.x", "v0.16.0": "v0.16.x", "v0.17.0": "v0.17.x", "v0.18.0": "v0.18.x"}
+
+
+def _failing(prompt: str, max_tokens: int) -> str:
+    raise RuntimeError("provider down")
+
+
+def _output(profile: str, summarizer) -> list[dict]:
+    example = json.loads((GOLDEN / "delta_worked_example.json").read_text(encoding="utf-8"))
+    config = CompressorConfig(context_length=100_000, protect_first_n=1, protect_last_n=2, profile=profile)
+    return ContextCompressor(config, summarizer=summarizer).compress(example["input"]).messages
+
+
+@pytest.mark.parametrize("profile", list(PROFILES))
+def test_each_release_is_recognised_from_its_own_merged_fallback(profile):
+    guess = detect_release(_output(profile, _failing))
+    assert guess is not None and guess.summaries == 1 and guess.indices == [2]
+    if profile == "v0.17.0":
+        # v0.17.0's merged fallback carries nothing v0.18.0 could not also have written.
+        assert (guess.family, guess.profile) == ("v0.17.x or v0.18.x", "v0.18.0")
+    else:
+        assert (guess.family, guess.profile) == (FAMILY[profile], profile)
+    assert guess.sentence == f"The handoff summary here was written by Hermes {guess.family}."
+
+
+def test_v0_18_0_merges_after_the_tail_text_and_strips_orphaned_calls():
+    messages = long_agent_run(12)
+    messages.insert(3, asst(None, [call("lost", "terminal", {"command": "ls"})]))
+    messages.insert(4, user("and the docs?"))
+    out = ContextCompressor(CompressorConfig(profile="v0.18.0"), summarizer=_failing).compress(messages).messages
+    guess = detect_release(out)
+    assert guess is not None and guess.family == "v0.18.x"
+    assert any("orphaned calls were stripped" in line or "merged after" in line or "fallback" in line
+               for line in guess.evidence)
+
+
+def test_a_v0_17_0_stub_result_tells_it_from_v0_18_0():
+    summary = {"role": "user", "content": SUMMARY_PREFIX_V0_17_0 + "\n## Historical Task Snapshot\nNone.\n\n" + END_MARKER,
+               "_compressed_summary": True}
+    stub = {"role": "tool", "content": STUB_RESULT, "tool_call_id": "c1"}
+    common = [user("go"), asst("ok"), summary, asst(None, [call("c1", "terminal", {"command": "ls"})])]
+    with_stub = detect_release([*common, stub, user("next")])
+    assert (with_stub.family, with_stub.profile) == ("v0.17.x", "v0.17.0")
+    assert any("stub tool results" in line for line in with_stub.evidence)
+    assert any("historical headings" in line for line in with_stub.evidence)
+    without = detect_release([*common, tool("c1", "a.py"), user("next")])
+    assert without.family == "v0.17.x or v0.18.x"
+    # Two summaries, one from each family: the newest names the release.
+    older = {"role": "user", "content": SUMMARY_PREFIX_V0_16_0 + "\n## Active Task\nNone."}
+    both = detect_release([older, *common, stub])
+    assert both.summaries == 2 and both.family == "v0.17.x" and len(both.evidence) >= 2
+
+
+def test_no_summary_and_the_legacy_prefix():
+    assert detect_release(long_agent_run(3)) is None
+    guess = detect_release([user("hi"), {"role": "user", "content": LEGACY_SUMMARY_PREFIX + " old notes"}])
+    assert guess is not None and guess.profile is None and "early release" in guess.family

@@ -1,0 +1,67 @@
+"""core.analysis.releases: each row is that release's own compression; the differences are named."""
+
+from __future__ import annotations
+
+import datetime
+import json
+from pathlib import Path
+
+from core import CompressorConfig, ContextCompressor
+from core.analysis.releases import compare_releases, release_zone_figure
+from core.profiles import PROFILES
+from tests.core.helpers import Recorder
+
+GOLDEN = Path(__file__).resolve().parents[1] / "data" / "golden"
+NOW = datetime.datetime(2026, 7, 1, 12, 0, tzinfo=datetime.UTC)
+
+
+def _example() -> list[dict]:
+    return json.loads((GOLDEN / "delta_worked_example.json").read_text(encoding="utf-8"))["input"]
+
+
+def test_every_row_is_the_release_s_own_compression():
+    messages = _example()
+    config = CompressorConfig(context_length=100_000, protect_first_n=1, protect_last_n=2)
+    comparison = compare_releases(messages, config, lambda: Recorder("## Goal\nShip it."), now=NOW)
+    table = comparison.table
+    assert table["release"].tolist() == list(PROFILES)
+    for row, release in zip(table.itertuples(), PROFILES, strict=True):
+        own = ContextCompressor(
+            CompressorConfig(context_length=100_000, protect_first_n=1, protect_last_n=2, profile=release),
+            summarizer=Recorder("## Goal\nShip it."), wall_clock=lambda: NOW,
+        ).compress(messages, force=True)
+        assert (row.compress_start, row.compress_end, row.messages_after) == (
+            own.compress_start, own.compress_end, len(own.messages))
+        assert row.tokens_after == own.tokens_after
+        assert comparison.run(release).result.messages == own.messages
+    # The head ends with a user message and the tail starts with an assistant: merged in every release,
+    # but v0.18.0 puts the summary after the tail message's text.
+    layouts = table["summary_layout"].tolist()
+    assert layouts[0] == "merged into the first tail message (before the first tail message's text)"
+    assert layouts[3].startswith("merged into the first tail message (after the first tail message's text")
+    assert layouts[2].endswith("_compressed_summary flag") and "flag" not in layouts[1]
+    assert any("the summary is written as" in line and line.startswith("v0.17.0 → v0.18.0")
+               for line in comparison.explanations)
+
+
+def test_without_a_summarizer_v0_18_0_explains_its_new_failure_reason():
+    messages = _example()
+    config = CompressorConfig(context_length=100_000, protect_first_n=1, protect_last_n=2)
+    comparison = compare_releases(messages, config, None, now=NOW)
+    assert set(comparison.table["outcome"]) == {"fallback"}
+    assert all("fallback text" in layout for layout in comparison.table["summary_layout"])
+    figure = release_zone_figure(comparison)
+    assert {trace.name for trace in figure.data} == {"HEAD", "MIDDLE", "TAIL"}
+    assert [trace.y[0] for trace in figure.data if trace.name == "MIDDLE"] == list(PROFILES)
+    assert comparison.moves("v0.15.1", "v0.18.0").empty
+
+
+def test_moves_are_runs_of_messages_with_their_zones():
+    from tests.core.helpers import long_agent_run
+
+    messages = long_agent_run(40, size=3_000)
+    comparison = compare_releases(messages, CompressorConfig(), lambda: Recorder("## Goal\nx"), now=NOW)
+    moves = comparison.moves("v0.16.0", "v0.18.0")
+    runs = comparison.run("v0.16.0").zones, comparison.run("v0.18.0").zones
+    changed = [i for i, (a, b) in enumerate(zip(*runs, strict=True)) if a != b]
+    assert moves["count"].sum() == len(changed)

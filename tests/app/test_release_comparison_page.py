@@ -1,0 +1,79 @@
+"""The Release comparison page: every release's compression of the same transcript, side by side."""
+
+from __future__ import annotations
+
+import datetime
+
+from core import CompressorConfig
+from core.analysis.releases import compare_releases
+from core.formats import load
+from core.summarizers.extractive import ExtractiveSummarizer
+from tests.app.conftest import SAMPLES, choose_sample, go, new_app, plain, run
+
+LONG = SAMPLES / "long_coding_session.json"
+SIDEBAR = CompressorConfig(model="gpt-4o", max_tokens=16_384)  # the sidebar's defaults
+
+
+def _frame(at, key):
+    """A table of the page, found by its columns (the test harness does not expose widget keys of tables)."""
+    for element in at.dataframe:
+        columns = list(element.value.columns)
+        if key == "releases_table" and "summary_layout" in columns:
+            return element.value
+        if key == "releases_moves" and columns[:2] == ["messages", "count"]:
+            return element.value
+    raise AssertionError(f"no table {key!r} on the page")
+
+
+def test_every_release_is_a_row_with_the_library_figures():
+    at = new_app()
+    go(at, "release_comparison")
+    assert not at.exception, [e.value for e in at.exception]
+    table = _frame(at, "releases_table")
+    assert table["release"].tolist() == ["v0.15.1", "v0.16.0", "v0.17.0", "v0.18.0"]
+    expected = compare_releases(load(LONG).messages, SIDEBAR, ExtractiveSummarizer,
+                                now=datetime.datetime.now().astimezone()).table
+    for column in ("threshold_tokens", "head", "middle", "tail", "messages_after", "tokens_after", "summary_layout"):
+        assert table[column].tolist() == expected[column].tolist(), column
+    # On the long session v0.18.0 summarises more: its tail budget counts whole tool-call envelopes.
+    assert table["tail"].tolist()[3] < table["tail"].tolist()[2]
+    markdown = " ".join(plain(m.value) for m in at.markdown)
+    assert "v0.17.0 → v0.18.0" in markdown and "envelope" in markdown
+    assert "_compressed_summary flag" in " ".join(table["summary_layout"])
+    assert len(at.get("plotly_chart")) == 1
+    moves = _frame(at, "releases_moves")
+    assert list(moves.columns) == ["messages", "count", "v0.17.0", "v0.18.0"]
+    assert set(moves["v0.17.0"]) == {"TAIL"} and set(moves["v0.18.0"]) == {"MIDDLE"}
+    v17, v18 = expected.loc[2], expected.loc[3]
+    assert moves["count"].sum() == v17["tail"] - v18["tail"]
+    assert moves["messages"].tolist() == [f"{v17['compress_end']}–{v18['compress_end'] - 1}"]
+
+
+def test_without_a_summarizer_each_release_writes_its_fallback():
+    at = new_app()
+    choose_sample(at, "resumed_with_handoff_summary.json")
+    go(at, "release_comparison")
+    at.radio(key="releases_summarizer").set_value("No summarizer (each release's fallback)")
+    run(at)
+    table = _frame(at, "releases_table")
+    assert set(table["outcome"]) == {"fallback"}
+    assert all("fallback text" in layout for layout in table["summary_layout"])
+    codes = [c.value for c in at.code]
+    assert any("Summary generation was unavailable" in code for code in codes)  # v0.15.1's static note
+    assert any("## Historical Task Snapshot" in code for code in codes)  # v0.17.0+
+
+
+def test_a_tiny_conversation_is_too_small_for_every_release():
+    at = new_app()
+    tiny = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]
+    import json
+
+    from core.analysis.session import content_digest
+
+    data = json.dumps(tiny).encode()
+    at.session_state["uploaded_files"] = [{"name": "tiny.json", "data": data, "digest": content_digest(data)}]
+    at.session_state["_kept_conversation_choice"] = "Uploaded: tiny.json"
+    go(at, "release_comparison")
+    assert not at.exception
+    assert set(_frame(at, "releases_table")["outcome"]) == {"too_small"}
+    assert any("same way" in s.value for s in at.success)

@@ -1,0 +1,50 @@
+"""The whole request in ``analyze --json`` (the ``request`` object) and in the batch report."""
+
+from __future__ import annotations
+
+from core.analysis.request import PARTS, ExactWeigher, request_breakdown
+from core.batch import AnalysisSettings, process_file
+from core.formats import load
+from tests.analysis import request_fixtures as F
+
+
+def test_analyze_json_has_the_request_object(cli, tmp_path):
+    name, data = F.claude_code_session()
+    path = tmp_path / name
+    path.write_bytes(data)
+    run = cli("analyze", path, "--json", "--model", "gpt-4o")
+    assert run.code == 0, run.err
+    request = run.json()["request"]
+    expected = request_breakdown(load(path), ExactWeigher("o200k_base"))
+    assert {name: request[name] for name in PARTS} == expected.parts
+    assert request["total"] == expected.total == sum(request[name] for name in PARTS)
+    assert request["recorded_last_prompt"] == 14_900
+    assert request["recorded_at_message"] == 5
+    assert request["trigger"]["source"] == "recorded" and request["trigger"]["would_compress"] is False
+
+    readable = cli("analyze", path, "--model", "gpt-4o")
+    assert f"{expected.total:,} whole request (o200k_base" in readable.out
+    assert "last recorded prompt 14,900" in readable.out
+
+
+def test_analyze_json_request_without_recorded_usage(cli, corpus):
+    request = cli("analyze", corpus.mid, "--json").json()["request"]
+    assert request["recorded_last_prompt"] is None and request["unrecorded_overhead"] == 0
+    assert request["total"] == request["system"] + request["messages"]
+    assert request["trigger"]["source"] == "estimate (hermes)"
+
+
+def test_batch_rows_carry_the_request(tmp_path):
+    name, data = F.codex_rollout()
+    path = tmp_path / name
+    path.write_bytes(data)
+    (row,) = process_file(str(path), AnalysisSettings().as_dict())
+    expected = request_breakdown(load(path), ExactWeigher("cl100k_base"))
+    assert row["request_tokens"] == expected.total
+    assert row["unrecorded_overhead"] == expected.unrecorded_overhead
+    assert row["recorded_last_prompt"] == 4_300
+    name, data = F.hermes_gateway()
+    (tmp_path / name).write_bytes(data)
+    (row,) = process_file(str(tmp_path / name), {})
+    assert row["recorded_last_prompt"] is None
+    assert row["request_tokens"] == request_breakdown(load(tmp_path / name)).total > row["exact_tokens"]

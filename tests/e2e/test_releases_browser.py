@@ -1,0 +1,85 @@
+"""The releases in headless Chromium: the picker, the output reserve, the detected release, the comparison."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from core import CompressorConfig
+from core.profiles import PROFILES, SUMMARY_PREFIX_V0_16_0
+from tests.e2e.conftest import ROOT, open_page, screenshot, upload, wait_until_idle
+
+pytestmark = pytest.mark.browser
+
+SAMPLES = ROOT / "sample_conversations"
+
+
+def _sidebar(page):
+    return page.locator("[data-testid='stSidebar']")
+
+
+def test_the_picker_lists_the_releases_newest_first_and_the_reserve_moves_the_threshold(page):
+    page.get_by_text("Headline figures").wait_for()
+    sidebar = _sidebar(page)
+    picker = sidebar.get_by_role("combobox", name="Hermes release")
+    assert "v0.18.0" in picker.input_value()
+    picker.click()
+    options = [o.inner_text() for o in page.get_by_role("option").all()]
+    assert [o.split()[0] for o in options] == ["v0.18.0", "v0.17.0", "v0.16.0", "v0.15.1"]
+    assert options[0] == f"v0.18.0 ({PROFILES['v0.18.0'].released})"
+    page.keyboard.press("Escape")
+    # gpt-4o's output limit fills the reserve; on a 128K window it does not move the 64K threshold.
+    reserve = sidebar.get_by_role("spinbutton", name="Output reserve (max_tokens)")
+    assert reserve.input_value() == "16384"
+    sidebar.get_by_text("Threshold: 64,000 tokens").first.wait_for()
+    # A 100K window with a 65,536-token reserve: v0.18.0 takes 50 % of the 34,464 left, floored at 64K,
+    # which the window cannot serve, so 85 % of it.
+    window = sidebar.get_by_role("spinbutton", name="Context length (tokens)")
+    window.fill("100000")
+    window.press("Enter")
+    wait_until_idle(page)
+    reserve.fill("65536")
+    reserve.press("Enter")
+    wait_until_idle(page)
+    expected = CompressorConfig(context_length=100_000, max_tokens=65_536).threshold_tokens
+    assert expected == 29_294
+    sidebar.get_by_text(f"Threshold: {expected:,} tokens").first.wait_for()
+    sidebar.get_by_text("Without the 65,536-token reserve: 64,000.").first.wait_for()
+    screenshot(page, "17_release_picker_and_reserve")
+    assert not page.page_errors
+
+
+def test_the_overview_names_the_release_that_wrote_the_summaries(page, tmp_path):
+    messages = [
+        {"role": "system", "content": "You are a coding agent."},
+        {"role": "user", "content": "Fix the login test."},
+        {"role": "user", "content": SUMMARY_PREFIX_V0_16_0 + "\n## Active Task\nUser asked: 'Fix the login test.'"},
+        {"role": "assistant", "content": "Continuing from the summary."},
+    ]
+    path = tmp_path / "resumed.json"
+    path.write_text(json.dumps(messages), encoding="utf-8")
+    upload(page, path)
+    page.get_by_text("written by Hermes v0.16.x").first.wait_for()
+    screenshot(page, "18_detected_release")
+    page.get_by_role("button", name="Use profile v0.16.0").click()
+    wait_until_idle(page)
+    assert "v0.16.0" in _sidebar(page).get_by_role("combobox", name="Hermes release").input_value()
+    assert not page.page_errors
+
+
+def test_the_release_comparison_view(page):
+    page.get_by_text("Headline figures").wait_for()
+    open_page(page, "Release comparison")
+    page.get_by_text("What changes from one release to the next").wait_for()
+    wait_until_idle(page)
+    main = page.locator("[data-testid='stMain']")
+    text = main.inner_text()
+    assert "v0.17.0 → v0.18.0" in text and "envelope" in text
+    page.locator(".js-plotly-plot").first.wait_for()  # the chart draws after the text
+    assert page.locator("[data-testid='stException']").count() == 0
+    screenshot(page, "19_release_comparison")
+    page.set_viewport_size({"width": 800, "height": 900})
+    page.wait_for_timeout(500)
+    screenshot(page, "19_release_comparison_800")
+    assert not page.page_errors
