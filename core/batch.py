@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from core.bulk_work import collector_paused
 from core.compressor import CompressionResult, ContextCompressor
-from core.config import DEFAULTS, CompressorConfig
+from core.config import DEFAULTS, CompressorConfig, CompressorParameters
 from core.summarizers.llm import DEFAULT_TIMEOUT_S
 from core.unicode_text import replace_lone_surrogates
 
@@ -116,8 +116,8 @@ class BatchError(ValueError):
 # --- settings ------------------------------------------------------------------------------------
 
 
-@dataclass
-class AnalysisSettings:
+@dataclass(frozen=True)
+class AnalysisSettings(CompressorParameters):
     """Everything the analysis of one file depends on; ``as_dict()`` is what travels to workers.
 
     ``summarizer`` is one of ``SUMMARIZERS``, or ``"server"`` for an OpenAI-compatible server the
@@ -125,22 +125,11 @@ class AnalysisSettings:
     No API key is ever part of the settings: workers read it from their own environment.
     """
 
-    context_length: int = DEFAULTS.context_length
-    threshold_percent: float = DEFAULTS.threshold_percent
-    protect_first_n: int = DEFAULTS.protect_first_n
-    protect_last_n: int = DEFAULTS.protect_last_n
-    summary_target_ratio: float = DEFAULTS.summary_target_ratio
-    profile: str = DEFAULTS.profile
-    token_estimator: str = DEFAULTS.token_estimator
-    model: str = DEFAULTS.model
-    max_tokens: int | None = DEFAULTS.max_tokens
     summarizer: str = "extractive"
     summary_model: str | None = None
     api_base: str | None = None
     focus_topic: str | None = None
     strict_redaction: bool = DEFAULTS.strict_redaction
-    abort_on_summary_failure: bool = DEFAULTS.abort_on_summary_failure
-    what_if_no_floor: bool = DEFAULTS.what_if_no_floor
     format: str | None = None
     all_sessions: bool = True
     server_model: str | None = None
@@ -222,7 +211,8 @@ def analyze_messages(
     """Everything ``analyze`` and ``batch`` report about one conversation, as plain values.
 
     The compression is always run (whatever the trigger says), so the savings describe what
-    compressing this conversation now would do; ``would_compress`` says whether Hermes would.
+    compressing this conversation now would do; ``would_compress`` says whether Hermes would, on
+    the messages alone (callers that have the whole conversation decide on its whole request).
     ``summarizer`` defaults to the one ``settings`` names.
     """
     from core.analysis.savings import phase_savings
@@ -448,8 +438,10 @@ def _file_rows(path: str, options: AnalysisSettings, data: bytes | None) -> list
         began = time.perf_counter()
         analysis = analyze_messages(conv.messages, options)
         request = request_report(conv, options.config())
+        # Hermes' host decides on the whole request, not on the messages alone.
         analysis.update(request_tokens=request["total"], unrecorded_overhead=request["unrecorded_overhead"],
-                        recorded_last_prompt=request["recorded_last_prompt"])
+                        recorded_last_prompt=request["recorded_last_prompt"],
+                        would_compress=request["trigger"]["would_compress"])
         rows.append(_row(path, conv, analysis, time.perf_counter() - began))
     return rows
 

@@ -412,6 +412,8 @@ def analysis_report(
             "request": request_report(conversation, config or CompressorConfig()),
         }
     )
+    # Hermes' host decides on the whole request (the last recorded prompt when there is one).
+    report["would_compress"] = report["request"]["trigger"]["would_compress"]
     return report
 
 
@@ -438,6 +440,15 @@ def _request_text(request: dict[str, Any]) -> str:
     return text + (f" · last recorded prompt {_fmt(recorded)}" if recorded is not None else " · no recorded prompt sizes")
 
 
+def _trigger_text(report: dict[str, Any]) -> str:
+    trigger = report["request"]["trigger"]
+    sized = ("the last recorded prompt" if trigger["source"] == "recorded" else f"the whole-request {trigger['source']}") \
+        + f" is {_fmt(trigger['tokens'])}"
+    if report["would_compress"]:
+        return f"yes: Hermes would compress now ({sized})"
+    return f"no: {sized}, below the threshold (savings below are what compressing anyway would do)"
+
+
 _SHOWN_WARNINGS = 5
 
 
@@ -459,8 +470,7 @@ def print_analysis(report: dict[str, Any]) -> None:
                    f"{_fmt(report['hermes_tokens'])} Hermes estimate"),
         ("request", _request_text(report["request"])),
         ("threshold", f"{_fmt(report['threshold_tokens'])} of a {_fmt(report['context_length'])} window{floored}"),
-        ("compress?", "yes: Hermes would compress now" if report["would_compress"]
-         else "no: below the threshold (savings below are what compressing anyway would do)"),
+        ("compress?", _trigger_text(report)),
     ]
     if report["small_conversation"]:
         lines.append(("zones", "too few messages: the compressor leaves the conversation unchanged"))

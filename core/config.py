@@ -126,3 +126,24 @@ class CompressorConfig:
 
 
 DEFAULTS = CompressorConfig()
+
+
+@dataclass(frozen=True)
+class CompressorParameters:
+    """The compressor parameters a person sets, with :data:`DEFAULTS` as defaults.
+
+    The common part of the dashboard's ``Settings`` and the batch's ``AnalysisSettings``, so a
+    parameter is declared once; :meth:`CompressorConfig.from_settings` turns either into a config.
+    """
+
+    context_length: int = DEFAULTS.context_length
+    threshold_percent: float = DEFAULTS.threshold_percent
+    protect_first_n: int = DEFAULTS.protect_first_n
+    protect_last_n: int = DEFAULTS.protect_last_n
+    summary_target_ratio: float = DEFAULTS.summary_target_ratio
+    profile: str = DEFAULTS.profile
+    token_estimator: str = DEFAULTS.token_estimator
+    model: str = DEFAULTS.model
+    max_tokens: int | None = DEFAULTS.max_tokens
+    abort_on_summary_failure: bool = DEFAULTS.abort_on_summary_failure
+    what_if_no_floor: bool = DEFAULTS.what_if_no_floor

@@ -22,6 +22,7 @@ from pages._shared import (
     require_transcript,
     source_caption,
     trigger_advice,
+    whole_request,
 )
 
 FINAL = "Final tokens"
@@ -57,15 +58,17 @@ current_ratio = round(min(max(settings.summary_target_ratio, 0.10), 0.80), 4)
 thresholds = tuple(sorted({*DEFAULT_THRESHOLDS, current_threshold}))
 ratios = tuple(sorted({*DEFAULT_RATIOS, current_ratio}))
 config = settings.config()
+# Each cell's trigger sees what Hermes' host measures: the whole request (or the last recorded prompt).
+trigger_tokens, trigger_source = whole_request(transcript, settings).trigger_size
 started = time.perf_counter()
 try:
     base = transcript.memo(("sweep-base", settings.token_estimator, settings.model),
                            lambda: prepare_sweep(transcript.messages, settings.token_estimator, settings.model,
                                                  plan=transcript.prune_plan(config)))
     table = transcript.memo(
-        ("sweep", settings, thresholds, ratios, tuple(firsts), respect),
+        ("sweep", settings, thresholds, ratios, tuple(firsts), respect, trigger_tokens),
         lambda: sweep(base, config, thresholds=thresholds, ratios=ratios, protect_first_ns=firsts,
-                      respect_trigger=respect),
+                      respect_trigger=respect, trigger_tokens=trigger_tokens),
     )
 except Exception as exc:  # any failure ends as a readable message
     st.error("The sweep could not run: " + escape_markdown(f"{type(exc).__name__}: {exc}"))
@@ -79,7 +82,7 @@ if same:
     # One value everywhere: a colour scale would only suggest differences that are not there.
     st.info(escape_markdown(same))
     if set(shown["outcome"]) == {"not triggered"}:
-        trigger_advice(int(table["tokens_before"].iloc[0]), settings, "sweep_option")
+        trigger_advice(trigger_tokens, settings, "sweep_option")
 else:
     fig = sweep_heatmap(table, metric_column, protect_first_n=first)
     column, row = ratios.index(current_ratio), thresholds.index(current_threshold)
@@ -91,7 +94,9 @@ st.caption(
     f"{elapsed:.2f} s."
     + ("" if same else f" The red frame is the sidebar's setting (threshold {current_threshold:.2f}, ratio "
                        f"{current_ratio:.2f}).")
-    + f" Before compression: {int(table['tokens_before'].iloc[0]):,} tokens ({settings.token_estimator})."
+    + f" Before compression: {int(table['tokens_before'].iloc[0]):,} tokens of messages ({settings.token_estimator});"
+    + f" the trigger tests {trigger_tokens:,}, "
+    + ("the last prompt size the log recorded." if trigger_source == "recorded" else "the whole-request estimate.")
 )
 
 forced = shown[shown["tail_forced_small"]]

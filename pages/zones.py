@@ -14,20 +14,17 @@ transcript = require_transcript()
 source_caption(transcript)
 frame = message_table(transcript, settings)
 config = settings.config()
-zones = transcript.memo(
-    ("zones", settings),
-    lambda: analyze_zones(transcript.messages, config, frame["tokens"].tolist(),
-                          transcript.counter(settings.encoding).count_message, plan=transcript.prune_plan(config)),
-)
-
 # Hermes' host decides on the whole request (the last recorded prompt size when the log has one).
-request = whole_request(transcript, settings)
-if request.recorded_last_prompt is not None:
-    sized, how = request.recorded_last_prompt, "the last prompt size the log recorded"
-else:
-    sized, how = request.total, "the whole-request estimate"
+sized, source = whole_request(transcript, settings).trigger_size
+how = "the last prompt size the log recorded" if source == "recorded" else "the whole-request estimate"
+zones = transcript.memo(
+    ("zones", settings, sized),
+    lambda: analyze_zones(transcript.messages, config, frame["tokens"].tolist(),
+                          transcript.counter(settings.encoding).count_message, plan=transcript.prune_plan(config),
+                          trigger_tokens=sized),
+)
 extra = "" if sized == zones.prompt_tokens else f" (the messages alone: {zones.prompt_tokens:,})"
-if sized >= zones.threshold_tokens:
+if zones.would_compress:
     first = (f"; the messages alone first reach it at message {zones.first_trigger_index}"
              if zones.first_trigger_index is not None else "")
     st.success(

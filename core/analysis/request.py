@@ -293,6 +293,15 @@ class RequestBreakdown:
         return {name: getattr(self, name) for name in PARTS}
 
     @property
+    def trigger_size(self) -> tuple[int, str]:
+        """The prompt size Hermes' host hands the trigger test, and where it comes from: the last
+        recorded prompt when the log has one (the agent loop passes ``last_prompt_tokens``), else
+        this whole-request estimate."""
+        if self.recorded_last_prompt is not None:
+            return self.recorded_last_prompt, "recorded"
+        return self.total, "estimate"
+
+    @property
     def has_recorded_sizes(self) -> bool:
         return self.recorded_last_prompt is not None
 
@@ -507,9 +516,8 @@ def request_report(conversation: Any, config: CompressorConfig) -> dict[str, Any
     the configured estimator's unit)."""
     exact = request_breakdown(conversation, ExactWeigher(encoding_name_for_model(config.model)))
     report = exact.to_dict()
-    if exact.recorded_last_prompt is not None:
-        tokens, source = exact.recorded_last_prompt, "recorded"
-    else:
+    tokens, source = exact.trigger_size
+    if source != "recorded":
         weigher = weigher_for(config)
         estimated = exact if weigher.unit == exact.unit else request_breakdown(conversation, weigher)
         tokens, source = estimated.total, f"estimate ({config.token_estimator})"

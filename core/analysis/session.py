@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from core.config import DEFAULTS, CompressorConfig
+from core.config import CompressorConfig, CompressorParameters
 from core.phases.prune import PrunePlan
 from core.plan import estimator_key, prepare
 from core.tokens import TokenCounter, encoding_name_for_model, get_counter
@@ -42,7 +42,7 @@ def content_digest(data: bytes) -> str:
 
 
 @dataclass(frozen=True)
-class Settings:
+class Settings(CompressorParameters):
     """The tunable compressor parameters shared by every page (hashable, so it can key caches).
 
     ``window_scale`` and ``what_if_no_floor`` are the what-if controls for short sessions: the
@@ -50,18 +50,7 @@ class Settings:
     without the 64K floor (``CompressorConfig.what_if_no_floor``, not what Hermes does).
     """
 
-    context_length: int = DEFAULTS.context_length
-    threshold_percent: float = DEFAULTS.threshold_percent
-    protect_first_n: int = DEFAULTS.protect_first_n
-    protect_last_n: int = DEFAULTS.protect_last_n
-    summary_target_ratio: float = DEFAULTS.summary_target_ratio
-    profile: str = DEFAULTS.profile
-    token_estimator: str = DEFAULTS.token_estimator
-    model: str = DEFAULTS.model
-    max_tokens: int | None = DEFAULTS.max_tokens
-    abort_on_summary_failure: bool = DEFAULTS.abort_on_summary_failure
     window_scale: float = 1.0
-    what_if_no_floor: bool = DEFAULTS.what_if_no_floor
 
     def config(self) -> CompressorConfig:
         config = CompressorConfig.from_settings(self)

@@ -18,7 +18,9 @@ Not modelled: anything after the first compression (see the timeline replay).
 
 The trigger: by default a cell whose threshold the conversation does not reach is reported as
 ``not triggered`` (no compression, 0 % savings), as a live session would behave; pass
-``respect_trigger=False`` to see what a forced ``/compress`` would do.
+``respect_trigger=False`` to see what a forced ``/compress`` would do. The size tested is the
+messages' estimate unless ``trigger_tokens`` gives the whole request (or the last recorded prompt),
+which is what Hermes' host passes.
 """
 
 from __future__ import annotations
@@ -162,10 +164,16 @@ def _unchanged(base: SweepBase, config: CompressorConfig, outcome: str, triggere
     }
 
 
-def sweep_cell(base: SweepBase, config: CompressorConfig, *, respect_trigger: bool = True) -> dict[str, Any]:
-    """One grid cell: the compressor's plan for ``config`` and the estimated result."""
+def sweep_cell(
+    base: SweepBase, config: CompressorConfig, *, respect_trigger: bool = True, trigger_tokens: int | None = None
+) -> dict[str, Any]:
+    """One grid cell: the compressor's plan for ``config`` and the estimated result.
+
+    ``trigger_tokens``: the prompt size the trigger test sees (the messages' estimate when None).
+    """
     decided = plan(base.messages, config, prune_plan=base.prune_plan(config))
-    triggered = base.tokens_before >= config.threshold_tokens
+    sized = base.tokens_before if trigger_tokens is None else trigger_tokens
+    triggered = sized >= config.threshold_tokens
     if decided.outcome == TOO_SMALL:
         return _unchanged(base, config, "too_small", triggered)
     if respect_trigger and not triggered:
@@ -200,11 +208,14 @@ def sweep(
     ratios: Iterable[float] = DEFAULT_RATIOS,
     protect_first_ns: Iterable[int] | None = None,
     respect_trigger: bool = True,
+    trigger_tokens: int | None = None,
 ) -> pd.DataFrame:
     """One row per (protect_first_n, threshold_percent, summary_target_ratio) cell (``SWEEP_COLUMNS``).
 
     The other parameters (context length, protect_last_n, profile, estimator, model) come from
-    ``config``.
+    ``config``. ``trigger_tokens`` is the prompt size each cell's trigger test sees: the whole
+    request as Hermes' host measures it (``RequestBreakdown.trigger_size``); the messages'
+    estimate when None.
     """
     config = config or CompressorConfig()
     if isinstance(messages_or_base, SweepBase):
@@ -222,7 +233,7 @@ def sweep(
                     config, threshold_percent=float(threshold), protect_first_n=int(first),
                     summary_target_ratio=float(ratio), abort_on_summary_failure=False,
                 )
-                rows.append(sweep_cell(base, cell, respect_trigger=respect_trigger))
+                rows.append(sweep_cell(base, cell, respect_trigger=respect_trigger, trigger_tokens=trigger_tokens))
     return pd.DataFrame(rows, columns=SWEEP_COLUMNS)
 
 

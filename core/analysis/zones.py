@@ -40,7 +40,7 @@ class ZoneAnalysis:
     soft_ceiling: int
     estimator: str
     prompt_tokens: int  # the whole conversation, with the configured estimator
-    would_compress: bool
+    would_compress: bool  # trigger_tokens reaches the threshold
     first_trigger_index: int | None  # first message whose prompt estimate reaches the threshold
     small_conversation: bool  # early return: too few messages, nothing runs
     min_messages: int  # a conversation needs more than this many messages
@@ -55,6 +55,8 @@ class ZoneAnalysis:
     table: pd.DataFrame
     plan: CompressionPlan
     explanations: list[str] = field(default_factory=list)
+    # The size the trigger test saw: the whole request when the caller gave it, else prompt_tokens.
+    trigger_tokens: int | None = None
 
     @property
     def head_count(self) -> int:
@@ -108,6 +110,7 @@ def analyze_zones(
     *,
     plan: PrunePlan | None = None,
     state: CompressorState | None = None,
+    trigger_tokens: int | None = None,
 ) -> ZoneAnalysis:
     """The zones ``compress()`` would use for ``messages`` under ``config``.
 
@@ -122,6 +125,9 @@ def analyze_zones(
             make the next parameter change cheap.
         state: The compressor's state (a fresh compressor when None); from v0.18.0 a compressor
             that has compacted protects only the system prompt.
+        trigger_tokens: The prompt size Hermes' host would hand the trigger test: the whole
+            request or the last recorded prompt (``RequestBreakdown.trigger_size``). The
+            messages' own estimate when None.
     """
     messages = list(messages)
     n = len(messages)
@@ -142,7 +148,8 @@ def analyze_zones(
         prompt_tokens = derived(prune_plan, "prompt tokens", lambda: estimator.messages_tokens(messages))
     cumulative = derived(prune_plan, "prompt so far", lambda: cumulative_prompt_tokens(messages, config))
     first_trigger = first_crossing(cumulative, threshold)
-    would_compress = prompt_tokens >= threshold
+    trigger_tokens = prompt_tokens if trigger_tokens is None else int(trigger_tokens)
+    would_compress = trigger_tokens >= threshold
 
     compress_start = compress_end = prune_boundary = None
     tail_cut: TailCut | None = None
@@ -217,6 +224,7 @@ def analyze_zones(
         estimator=config.token_estimator,
         prompt_tokens=prompt_tokens,
         would_compress=would_compress,
+        trigger_tokens=trigger_tokens,
         first_trigger_index=first_trigger,
         small_conversation=small,
         min_messages=min_messages,
@@ -292,14 +300,16 @@ def explain(analysis: ZoneAnalysis, config: CompressorConfig) -> list[str]:
         )
     else:
         threshold_why = f"the threshold is {pct} of {window_words} = {a.threshold_tokens:,}"
+    sized = f"the conversation is {a.prompt_tokens:,} {unit}"
+    if a.trigger_tokens is not None and a.trigger_tokens != a.prompt_tokens:
+        sized = f"the whole request is {a.trigger_tokens:,} tokens (the messages alone {a.prompt_tokens:,} {unit})"
     if a.would_compress:
-        trigger = (
-            f"Compression triggers: the conversation is {a.prompt_tokens:,} {unit} and {threshold_why}. "
-            f"The prompt first reached the threshold at message {a.first_trigger_index}."
-        )
+        first = (f" The messages alone first reached the threshold at message {a.first_trigger_index}."
+                 if a.first_trigger_index is not None else "")
+        trigger = f"Compression triggers: {sized} and {threshold_why}.{first}"
     else:
         trigger = (
-            f"Compression would not trigger on its own: the conversation is {a.prompt_tokens:,} {unit} "
+            f"Compression would not trigger on its own: {sized} "
             f"and {threshold_why}. Running the compressor anyway behaves like Hermes' manual /compress."
         )
     lines.append(trigger)

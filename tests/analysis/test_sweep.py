@@ -186,6 +186,21 @@ def test_the_trigger_and_small_conversations() -> None:
     assert cell["outcome"] == "too_small" and cell["messages_after"] == 8
 
 
+def test_the_trigger_tests_the_size_the_host_passes() -> None:
+    small = coding_session(rounds=6, size=300)
+    config = CompressorConfig()
+    tokens = estimate_messages_tokens_rough(small)
+    assert tokens < config.threshold_tokens
+    # A system prompt and tool schemas outside the messages take the request over the threshold.
+    table = sweep(small, config, thresholds=(0.5,), ratios=(0.2,), trigger_tokens=config.threshold_tokens)
+    forced = sweep(small, config, thresholds=(0.5,), ratios=(0.2,), respect_trigger=False)
+    row = table.iloc[0]
+    assert bool(row["triggered"]) and row["outcome"] == "summarized"
+    assert row["final_tokens"] == forced.iloc[0]["final_tokens"] and row["tokens_before"] == tokens
+    below = sweep(small, config, thresholds=(0.5,), ratios=(0.2,), trigger_tokens=config.threshold_tokens - 1)
+    assert below.iloc[0]["outcome"] == "not triggered"
+
+
 def test_protect_first_n_choices_and_the_heatmap() -> None:
     messages = coding_session(size=8_000)
     table = sweep(messages, CompressorConfig(), thresholds=(0.3, 0.5, 0.9), ratios=(0.1, 0.2),

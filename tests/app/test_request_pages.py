@@ -170,3 +170,26 @@ def test_zones_decide_the_trigger_on_the_recorded_prompt_as_the_host_does():
     assert plain(at.success[0].value) == (
         "**Compression would trigger.** The last prompt size the log recorded is 14,900 (the messages alone: "
         f"{messages_alone:,}), at or above the threshold of 13,600.")
+    why = [plain(m.value) for m in at.markdown if "Compression triggers" in plain(m.value)]
+    assert why and f"the whole request is 14,900 tokens (the messages alone {messages_alone:,} estimated tokens)" \
+        in why[0]
+
+
+def test_the_sweep_triggers_on_the_whole_request():
+    # A request body whose tool schemas take it over a 20,000-token window's threshold (v0.18.0: 85 %
+    # of it, 17,000) although the messages alone stay below it.
+    tools = [{"type": "function", "function": {"name": f"tool_{n}", "description": "Reads a file. " * 120,
+                                               "parameters": {"type": "object", "properties": {}}}}
+             for n in range(20)]
+    body = {"model": "gpt-4o", "messages": small_session(), "tools": tools}
+    at = open_file("parameter_sweep", "request.json", json.dumps(body).encode())
+    at.number_input(key="context_length").set_value(20_000)
+    run(at)
+    request = request_breakdown(load(json.dumps(body).encode(), filename="request.json"), RoughWeigher())
+    assert request.messages < 17_000 <= request.total
+    assert any(f"the trigger tests {request.total:,}, the whole-request estimate." in c for c in captions(at))
+    best = table_with(at, "threshold_percent", "savings_pct")
+    assert len(best) and (best["savings_pct"] > 0).all()
+    at.number_input(key="context_length").set_value(128_000)
+    run(at)
+    assert any("never reach a threshold" in plain(i.value) for i in at.info)

@@ -103,7 +103,7 @@ def test_context_length_moves_the_threshold(cli, corpus):
     assert report["threshold_tokens"] == 500_000
     assert report["would_compress"] is False
     text = cli("analyze", corpus.big, "--context-length", "1_000_000").out
-    assert "no: below the threshold" in text
+    assert "no: the whole-request estimate (hermes) is " in text and ", below the threshold" in text
 
 
 def test_model_sets_window_and_encoding(cli, corpus):

@@ -27,6 +27,25 @@ def test_analyze_json_has_the_request_object(cli, tmp_path):
     assert "last recorded prompt 14,900" in readable.out
 
 
+def test_the_trigger_is_decided_on_the_recorded_prompt(cli, tmp_path):
+    name, data = F.claude_code_session()
+    path = tmp_path / name
+    path.write_bytes(data)
+    # v0.18.0 gives a 16,000-token window 85 % of itself: 13,600, below the recorded 14,900.
+    report = cli("analyze", path, "--json", "--context-length", "16000").json()
+    assert report["threshold_tokens"] == 13_600
+    assert report["estimator_tokens"] < 13_600 < report["request"]["recorded_last_prompt"]
+    assert report["request"]["trigger"] == {"tokens": 14_900, "source": "recorded", "threshold_tokens": 13_600,
+                                            "would_compress": True}
+    assert report["would_compress"] is True
+    text = cli("analyze", path, "--context-length", "16000").out
+    assert "yes: Hermes would compress now (the last recorded prompt is 14,900)" in text
+    (row,) = process_file(str(path), AnalysisSettings(context_length=16_000).as_dict())
+    assert row["would_compress"] is True
+    wide = cli("analyze", path, "--context-length", "200000").out
+    assert "no: the last recorded prompt is 14,900, below the threshold" in wide
+
+
 def test_analyze_json_request_without_recorded_usage(cli, corpus):
     request = cli("analyze", corpus.mid, "--json").json()["request"]
     assert request["recorded_last_prompt"] is None and request["unrecorded_overhead"] == 0
