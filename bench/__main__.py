@@ -11,6 +11,8 @@ from bench.common import ROOT
 # The core benchmark first, then each feature's own benchmark script.
 SCRIPTS = (
     "bench_core",
+    "bench_scale",
+    "bench_browser",
     "bench_formats",
     "bench_summarizer_retention",
     "bench_summarizer_speed",

@@ -12,6 +12,7 @@ import json
 import os
 import platform
 import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -25,6 +26,7 @@ from core import tokens as tok
 from core.analysis.zones import analyze_zones
 from core.phases.assemble import sanitize_tool_pairs, strip_historical_media
 from core.plan import prepare
+from core.profiles import PROFILES
 
 SIZES = (1_000, 4_000, 10_000)
 LONG_SAMPLE = ROOT / "sample_conversations" / "long_coding_session.json"
@@ -72,6 +74,91 @@ def bench_compress(inputs: dict[str, list[dict]]) -> list[dict]:
                 "re-run ms": warm * 1000,
             }
         )
+    return rows
+
+
+# Hermes' own compress() on the 4,000-message input (generate_transcript(4000, seed=4000)), hermes
+# estimator, an instant summarizer, current_tokens given, timed alternately with this project on a
+# quiet machine. Hermes cannot run here: these are the recorded anchors, in milliseconds.
+HERMES_ANCHORS_MS = {"v0.15.1": (76.0, 77.0), "v0.18.0": (102.0, 120.0)}
+TARGET_SHARE_OF_HERMES = 0.4
+
+
+def bench_against_hermes(runs: int = 31) -> list[dict]:
+    """``compress()`` on the anchors' input, per release, cold (no remembered repr lengths), medians.
+
+    The input is read back from its JSON file, as a host hands over messages it parsed; the
+    releases alternate, run after run, so a busy spell of the machine hits all of them.
+    """
+    path = write_corpus_file(generate_transcript(4_000, seed=4_000), RESULTS / "inputs" / "generated-4000.json")
+    messages = json.loads(path.read_text(encoding="utf-8"))["messages"]
+    times: dict[str, list[float]] = {profile: [] for profile in PROFILES}
+    for _ in range(runs):
+        for profile in PROFILES:
+            config = CompressorConfig(context_length=128_000, profile=profile)
+            _clear_caches()
+            start = time.perf_counter()
+            ContextCompressor(config, summarizer=instant_summarizer).compress(messages, current_tokens=200_000)
+            times[profile].append((time.perf_counter() - start) * 1000)
+    rows = []
+    for profile, measured in times.items():
+        median = statistics.median(measured)
+        row = {"release": profile, "median ms": median, "min ms": min(measured), "max ms": max(measured)}
+        anchor = HERMES_ANCHORS_MS.get(profile)
+        if anchor is not None:
+            low, high = anchor
+            row.update({
+                "Hermes ms": f"{low:g}-{high:g}",
+                "share of Hermes": f"{median / high:.2f}-{median / low:.2f}",
+                "target ms": round(TARGET_SHARE_OF_HERMES * low, 1),
+                "met": median <= TARGET_SHARE_OF_HERMES * low,
+            })
+        rows.append(row)
+    return rows
+
+
+def compress_breakdown(repeat: int = 21) -> list[dict]:
+    """Where the time of one such ``compress()`` goes, stage by stage (medians, v0.15.1 and v0.18.0)."""
+    from core.assembly import assemble
+    from core.phases import summary
+    from core.plan import plan
+
+    path = RESULTS / "inputs" / "generated-4000.json"
+    messages = json.loads(path.read_text(encoding="utf-8"))["messages"]
+    names = (
+        "Phase 1 prepared (call map, MD5 of each distinct tool output)",
+        "Phase 1 applied (one-liners, shrunk argument JSON)",
+        "the rest of the plan (boundaries, tail walk, summary search, budget)",
+        "turns serialised and redacted",
+        "prompt",
+        "assembly (repairs, media)",
+        "estimate of the output",
+    )
+    rows = []
+    for profile in ("v0.15.1", "v0.18.0"):
+        config = CompressorConfig(context_length=128_000, profile=profile)
+        stages: dict[str, list[float]] = {name: [] for name in names}
+        for _ in range(repeat):
+            _clear_caches()
+            marks = [time.perf_counter()]
+            prune_plan = prepare(messages, config)
+            marks.append(time.perf_counter())
+            prune_plan.apply(config.protect_last_n, config.tail_token_budget)
+            marks.append(time.perf_counter())
+            decided = plan(messages, config, prune_plan=prune_plan, current_tokens=200_000)
+            marks.append(time.perf_counter())
+            decided.serialized_turns  # noqa: B018  (a cached property: this builds it)
+            marks.append(time.perf_counter())
+            decided.prompt()
+            marks.append(time.perf_counter())
+            built = assemble(decided, summary.with_summary_prefix("## Active Task\nNone.", decided.profile))
+            marks.append(time.perf_counter())
+            built.tokens_after  # noqa: B018
+            marks.append(time.perf_counter())
+            for name, begin, finish in zip(names, marks[:-1], marks[1:], strict=True):
+                stages[name].append((finish - begin) * 1000)
+        for name, values in stages.items():
+            rows.append({"release": profile, "stage": name, "median ms": statistics.median(values)})
     return rows
 
 
@@ -227,7 +314,7 @@ def bench_cold_start() -> dict:
     return {"bare page s": round(bare_s, 2), "dashboard s": round(app_s, 2), "ratio": round(app_s / bare_s, 2)}
 
 
-SECTIONS = ("compress", "counting", "pipeline", "memory", "cold_start")
+SECTIONS = ("hermes", "compress", "counting", "pipeline", "memory", "cold_start")
 
 
 def main(sections: tuple[str, ...] = SECTIONS) -> dict:
@@ -239,6 +326,12 @@ def main(sections: tuple[str, ...] = SECTIONS) -> dict:
         "load average at start": os.getloadavg()[0],
     }
     results["when"] = time.strftime("%Y-%m-%d %H:%M")
+    if "hermes" in sections:
+        results["against_hermes"] = bench_against_hermes()
+        print_table("compress() on the 4,000-message input against the recorded Hermes times (cold, current_tokens "
+                    "given, medians of 31 alternating runs)", results["against_hermes"])
+        results["compress_breakdown"] = compress_breakdown()
+        print_table("where the time of that compress() goes (medians, ms)", results["compress_breakdown"])
     if "compress" in sections:
         results["compress"] = bench_compress(inputs)
         print_table("compress() with the hermes estimator and an instant summarizer", results["compress"])

@@ -83,3 +83,34 @@ def write_corpus_file(messages: list[dict[str, Any]], path: Path) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps({"messages": messages}, ensure_ascii=False), encoding="utf-8")
     return path
+
+
+def generate_tiny_transcript(n_messages: int, seed: int = 0, output_words: tuple[int, int] = (3, 30)) -> list[dict[str, Any]]:
+    """About ``n_messages`` short messages (a few words each): user turns, replies, small tool calls
+    whose outputs have ``output_words`` words."""
+    rng = random.Random(seed)
+    messages: list[dict[str, Any]] = [{"role": "system", "content": "You are a coding agent."}]
+    call_no = 0
+    while len(messages) < n_messages:
+        roll = rng.random()
+        if roll < 0.3:
+            messages.append({"role": "user", "content": _words(rng, rng.randint(2, 12))})
+        elif roll < 0.6:
+            messages.append({"role": "assistant", "content": _words(rng, rng.randint(2, 12))})
+        else:
+            call_no += 1
+            cid = f"call_{call_no}"
+            args = {"path": rng.choice(_FILES)}
+            messages.append({"role": "assistant", "content": None, "tool_calls": [
+                {"id": cid, "type": "function", "function": {"name": "read_file", "arguments": json.dumps(args)}}]})
+            messages.append({"role": "tool", "tool_call_id": cid, "content": _words(rng, rng.randint(*output_words))})
+    return messages
+
+
+def write_jsonl_file(messages: list[dict[str, Any]], path: Path) -> Path:
+    """One OpenAI chat message per line."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", encoding="utf-8") as out:
+        for message in messages:
+            out.write(json.dumps(message, ensure_ascii=False) + "\n")
+    return path

@@ -25,6 +25,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from core.bulk_work import collector_paused
 from core.compressor import CompressionResult, ContextCompressor
 from core.config import DEFAULTS, CompressorConfig, CompressorParameters
 from core.summarizers.llm import DEFAULT_TIMEOUT_S
@@ -230,7 +231,7 @@ def analyze_messages(
     if use_summarizer and summarizer is None:
         summarizer = make_summarizer(settings)
     compressor = ContextCompressor(config, summarizer=summarizer)
-    result: CompressionResult = compressor.compress(messages, focus_topic=settings.focus_topic or None)
+    result: CompressionResult = compressor.compress(messages, focus_topic=settings.focus_topic or None, prune_plan=plan)
     savings = phase_savings(messages, config, counter, result, plan=plan)
     steps = {step.key: step for step in savings.steps}
     original, final = steps["original"], steps["final"]
@@ -406,7 +407,7 @@ def process_file(path: str, settings: dict[str, Any], data: bytes | None = None)
     started = time.perf_counter()
     try:
         options = AnalysisSettings.from_dict(settings)
-        with time_limit(options.timeout_s):
+        with time_limit(options.timeout_s), collector_paused():
             return _file_rows(path, options, data)
     except (Exception, FileTimeout) as exc:  # a bad file is a row with its error, never a crash
         row = _empty_row(path)

@@ -36,6 +36,7 @@ from core.batch import (
     summary_stats,
     write_report,
 )
+from core.bulk_work import collector_paused
 from core.config import DEFAULTS, CompressorConfig
 from core.formats import DUMP_FORMATS, FORMAT_NAMES, Conversation, FormatError
 from core.summarizers.llm import DEFAULT_TIMEOUT_S
@@ -704,6 +705,9 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help(sys.stderr)
         return EXIT_BAD_INPUT
     try:
+        if args.command in ("analyze", "compress"):
+            with collector_paused():  # one transcript in, one job: see core.bulk_work
+                return _COMMANDS[args.command](args)
         return _COMMANDS[args.command](args)
     except (UsageError, FormatError, BatchError) as exc:
         print(f"{PROG}: error: {' '.join(str(exc).split())}", file=sys.stderr)

@@ -28,7 +28,7 @@ from core.config import CompressorConfig
 from core.phases import summary
 from core.phases.boundaries import TailCut
 from core.phases.failures import FAILURE_RULES, empty_summary_error, is_connection_error, short_error
-from core.phases.prune import PrunePlan
+from core.phases.prune import PrunePlan, fresh_copies
 from core.plan import NOTHING_TO_COMPRESS, TOO_SMALL, CompressionPlan, CompressorState, plan
 from core.profiles import Profile
 from core.redaction import profile_redaction
@@ -57,13 +57,18 @@ class SummarizerCall:
     max_tokens: int
     summary_budget: int
     serialized_turns: str
-    content_tokens: int
+    plan: CompressionPlan = field(repr=False, compare=False)
     iterative: bool
     model: str | None = None
     error: str | None = None
     response: str | None = None
     focus_topic: str | None = None
     anchoring_date: str | None = None
+
+    @property
+    def content_tokens(self) -> int:
+        """The estimate of the turns (measured when first read if the budget did not need it)."""
+        return self.plan.content_tokens
 
 
 @dataclass
@@ -481,7 +486,7 @@ class ContextCompressor:
                 if self.profile.early_return_is_ineffective:
                     self._ineffective_compression_count += 1
                     self._last_compression_savings_pct = 0.0
-                result.messages = decided.work
+                result.messages = fresh_copies(decided.work, decided.messages)
                 return result
 
             self._previous_summary = decided.previous_summary  # rehydration or the guard, before the call
@@ -500,7 +505,7 @@ class ContextCompressor:
                 )
                 if abort is not None:
                     self._last_compress_aborted = True
-                    result.messages = decided.work
+                    result.messages = fresh_copies(decided.work, decided.messages)
                     result.outcome = "aborted"
                     result.abort_reason = abort
                     result.failure_reason = self._last_summary_error
@@ -559,7 +564,7 @@ class ContextCompressor:
             max_tokens=decided.max_tokens,
             summary_budget=decided.summary_budget,
             serialized_turns=decided.serialized_turns,
-            content_tokens=decided.content_tokens,
+            plan=decided,
             iterative=bool(decided.prompt_previous_summary),
             model=self._summary_model_name() or None,
             focus_topic=decided.focus_topic,

@@ -16,6 +16,7 @@ parameter change cheap.
 
 from __future__ import annotations
 
+import math
 import threading
 import weakref
 from collections.abc import Callable, Hashable, Sequence
@@ -154,7 +155,9 @@ class CompressionPlan:
     turns: list[Any] = field(default_factory=list)
     focus_topic: str | None = None  # the effective focus (given, or v0.17.0+ derived)
     focus_is_automatic: bool = False
-    content_tokens: int = 0
+    # The estimate of the turns, None until first read when the budget did not need it (see
+    # ``_turns_budget``); read it as ``content_tokens``.
+    measured_content_tokens: int | None = field(default=None, compare=False, repr=False)
     summary_budget: int = 0
     max_tokens: int = 0
 
@@ -191,6 +194,13 @@ class CompressionPlan:
     @cached_property
     def estimator(self) -> Any:
         return make_estimator(self.config.token_estimator, self.config.model, self.profile.budget_weight)
+
+    @property
+    def content_tokens(self) -> int:
+        """The estimate of the turns the summary budget is taken from (0 when nothing is summarised)."""
+        if self.measured_content_tokens is None:
+            self.measured_content_tokens = self.estimator.messages_tokens(self.turns) if self.calls_summarizer else 0
+        return self.measured_content_tokens
 
     @cached_property
     def display_tokens(self) -> int:
@@ -254,6 +264,23 @@ class CompressionPlan:
             summary_budget=self.summary_budget,
             section_headings=self.profile.template_headings,
         )
+
+
+def _turns_budget(turns: list[Any], config: CompressorConfig) -> tuple[int | None, int]:
+    """``(estimate of the turns, summary budget)``; the estimate is None when it was not needed.
+
+    The budget is ``max(2000, min(estimate // 5, cap))``: once a cheap lower bound of the estimate
+    reaches five times the cap, the budget is the cap whatever the exact estimate, which is then
+    left to be measured if anyone reads it.
+    """
+    estimator = make_estimator(config.token_estimator, config.model, config.release.budget_weight)
+    cap = config.max_summary_tokens
+    # Counting may stop a little past the least estimate whose share reaches the cap.
+    least = estimator.messages_tokens_at_least(turns, enough=math.ceil(cap / P.SUMMARY_RATIO) + 1)
+    if int(least * P.SUMMARY_RATIO) >= cap:
+        return None, summary.summary_budget(least, cap)
+    content_tokens = estimator.messages_tokens(turns)
+    return content_tokens, summary.summary_budget(content_tokens, cap)
 
 
 def plan(
@@ -352,9 +379,7 @@ def plan(
         effective_focus = focus_topic
 
     turns = work[turns_start:compress_end]
-    estimator = make_estimator(config.token_estimator, config.model, profile.budget_weight)
-    content_tokens = estimator.messages_tokens(turns)
-    budget_tokens = summary.summary_budget(content_tokens, config.max_summary_tokens)
+    content_tokens, budget_tokens = _turns_budget(turns, config)
     return CompressionPlan(
         outcome=SUMMARIZE,
         **common,
@@ -366,7 +391,7 @@ def plan(
         turns=turns,
         focus_topic=effective_focus,
         focus_is_automatic=automatic,
-        content_tokens=content_tokens,
+        measured_content_tokens=content_tokens,
         summary_budget=budget_tokens,
         max_tokens=summary.max_tokens_for_budget(budget_tokens),
     )
@@ -379,9 +404,7 @@ def plan_for_turns(turns: Sequence[Any], config: CompressorConfig) -> Compressio
     builds it for those turns; nothing else of the plan describes a real compression.
     """
     turns = list(turns)
-    estimator = make_estimator(config.token_estimator, config.model, config.release.budget_weight)
-    content_tokens = estimator.messages_tokens(turns)
-    budget_tokens = summary.summary_budget(content_tokens, config.max_summary_tokens)
+    content_tokens, budget_tokens = _turns_budget(turns, config)
     threshold = config.threshold_tokens
     return CompressionPlan(
         config=config,
@@ -397,7 +420,7 @@ def plan_for_turns(turns: Sequence[Any], config: CompressorConfig) -> Compressio
         compress_end=len(turns),
         turns_start=0,
         turns=turns,
-        content_tokens=content_tokens,
+        measured_content_tokens=content_tokens,
         summary_budget=budget_tokens,
         max_tokens=summary.max_tokens_for_budget(budget_tokens),
     )

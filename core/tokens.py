@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import re
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -159,6 +160,36 @@ def estimate_messages_tokens_rough(messages: Iterable[Any]) -> int:
     return (chars + 3) // 4 + P.ROUGH_IMAGE_TOKENS * images
 
 
+def rough_chars_at_least(messages: Iterable[Any], enough: int | None = None) -> int:
+    """A lower bound of the characters ``estimate_messages_tokens_rough`` counts, in one light pass.
+
+    The repr of a plain dict holds the repr of each of its values, and the repr of a plain string
+    is at least as long as the string: the plain-string contents, and the plain-string arguments
+    of plain tool-call dicts, are all in the measured text. Anything else counts nothing here.
+    With ``enough``, counting stops once the bound reaches it.
+    """
+    total = 0
+    limit = enough if enough is not None else float("inf")
+    for message in messages:
+        if total >= limit:
+            break
+        if type(message) is not dict:
+            continue
+        content = message.get("content")
+        if type(content) is str:
+            total += len(content)
+        calls = message.get("tool_calls")
+        if type(calls) is list:
+            for call in calls:
+                if type(call) is dict and call is not message:
+                    function = call.get("function")
+                    if type(function) is dict and function is not call and function is not message:
+                        arguments = function.get("arguments")
+                        if type(arguments) is str:
+                            total += len(arguments)
+    return total
+
+
 # --- exact counting -----------------------------------------------------------------------------
 
 
@@ -202,6 +233,43 @@ MESSAGE_FRAME_TOKENS = 3
 IMAGE_TOKENS_LOW = 85
 
 
+# Texts longer than this are counted a chunk at a time (see ``encoded_length``).
+CHUNK_CHARS = 1 << 20
+# Where both encodings' pre-tokenizers always end a piece and start the next one: after a letter
+# or digit, before a space (every letter or digit piece stops at a space, and the next piece
+# starts with it); after a newline, before a letter (newline pieces stop there, and letter pieces
+# never take a newline in front). Cutting there gives the pieces the whole text gives.
+_SAFE_CUT_RE = re.compile(r" (?<=[A-Za-z0-9] )|(?<=\n)[A-Za-z]")
+
+
+def safe_cuts(text: str, chunk_chars: int = CHUNK_CHARS) -> list[int]:
+    """Cut positions about ``chunk_chars`` apart at which the pre-tokenizer splits ``text`` anyway."""
+    cuts: list[int] = []
+    position = chunk_chars
+    while position < len(text):
+        found = _SAFE_CUT_RE.search(text, position)
+        if found is None:
+            break
+        cuts.append(found.start())
+        position = found.start() + chunk_chars
+    return cuts
+
+
+def encoded_length(encoding: Any, text: str, chunk_chars: int = CHUNK_CHARS) -> int:
+    """``len(encoding.encode_ordinary(text))``, a chunk at a time for long texts.
+
+    Encoding a whole long text builds one Python list of all its tokens (hundreds of megabytes for
+    a 50 MB output); chunks cut where the pre-tokenizer splits anyway give the same tokens.
+    """
+    if len(text) <= chunk_chars:
+        return len(encoding.encode_ordinary(text))
+    total = start = 0
+    for cut in [*safe_cuts(text, chunk_chars), len(text)]:
+        total += len(encoding.encode_ordinary(text[start:cut]))
+        start = cut
+    return total
+
+
 class TokenCounter:
     """Exact counts with one encoding, cached per distinct text."""
 
@@ -230,14 +298,15 @@ class TokenCounter:
             return 0
         cached = self._cache.get(text)
         if cached is None:
-            cached = len(self._encoding.encode_ordinary(text))
+            cached = encoded_length(self._encoding, text)
             self._remember(text, cached)
         return cached
 
     def count_texts(self, texts: Sequence[str]) -> list[int]:
         """Count many texts at once; only the ones never seen before are encoded (in a batch)."""
         cache = self._cache
-        missing = list({t for t in texts if t and t not in cache})
+        # Long texts are counted alone, a chunk at a time (see ``encoded_length``).
+        missing = list({t for t in texts if t and t not in cache and len(t) <= CHUNK_CHARS})
         counted: dict[str, int] = {}
         if missing:
             for text, tokens in zip(
@@ -246,6 +315,54 @@ class TokenCounter:
                 counted[text] = len(tokens)
                 self._remember(text, len(tokens))
         return [(counted.get(t) or cache.get(t) or self.count_text(t)) if t else 0 for t in texts]
+
+    def uncounted_chars(self, texts: Iterable[str]) -> int:
+        """Characters of the distinct ``texts`` not counted yet (what :meth:`warm` would encode)."""
+        cache = self._cache
+        return sum(len(t) for t in {t for t in texts if t and t not in cache})
+
+    def warm(
+        self, texts: Sequence[str], on_progress: Callable[[int, int], None] | None = None,
+        batch_chars: int = 4 * CHUNK_CHARS,
+    ) -> None:
+        """Count every distinct text not counted yet, in batches of about ``batch_chars`` characters.
+
+        ``on_progress(done, total)`` (characters) is called after each batch, so a caller can show
+        how far a long count has got; later counts of these texts hit the cache.
+        """
+        cache = self._cache
+        missing = sorted({t for t in texts if t and t not in cache}, key=len)
+        total = sum(map(len, missing))
+        done = 0
+        batch: list[str] = []
+        size = 0
+
+        def flush() -> None:
+            nonlocal done, batch, size
+            if batch:
+                self.count_texts(batch)
+                done += size
+                batch, size = [], 0
+                if on_progress is not None:
+                    on_progress(done, total)
+
+        for text in missing:
+            if len(text) > batch_chars:  # one long text: counted a chunk at a time, each reported
+                flush()
+                tokens = start = 0
+                for cut in [*safe_cuts(text), len(text)]:
+                    tokens += len(self._encoding.encode_ordinary(text[start:cut]))
+                    done += cut - start
+                    start = cut
+                    if on_progress is not None:
+                        on_progress(done, total)
+                self._remember(text, tokens)
+                continue
+            if size + len(text) > batch_chars:
+                flush()
+            batch.append(text)
+            size += len(text)
+        flush()
 
     def message_parts(self, message: Any) -> dict[str, int]:
         """Tokens of one message split into categories (text, tool calls, images, overhead)."""
@@ -284,6 +401,36 @@ class TokenCounter:
         return sum(self.count_message(m) for m in messages)
 
 
+def counted_texts(messages: Sequence[Any]) -> list[str]:
+    """Every text ``message_frame`` counts: contents, text parts, tool-call arguments and names."""
+    texts: list[str] = []
+    for message in messages:
+        if not isinstance(message, dict):
+            continue
+        content = message.get("content")
+        if isinstance(content, str):
+            texts.append(content)
+        elif isinstance(content, list):
+            for part in content:
+                if isinstance(part, str):
+                    texts.append(part)
+                elif isinstance(part, dict) and isinstance(part.get("text"), str):
+                    texts.append(part["text"])
+        calls = message.get("tool_calls")
+        for call in calls if isinstance(calls, list) else ():
+            if not isinstance(call, dict):
+                continue
+            function = call.get("function")
+            if isinstance(function, dict):
+                arguments = function.get("arguments")
+                if isinstance(arguments, str):
+                    texts.append(arguments)
+                name = function.get("name")
+                if isinstance(name, str):
+                    texts.append(name)
+    return texts
+
+
 @lru_cache(maxsize=8)
 def get_counter(encoding_name: str = "cl100k_base") -> TokenCounter:
     """A shared counter per encoding, so its cache lives as long as the process."""
@@ -307,6 +454,10 @@ class RoughEstimator:
     def messages_tokens(self, messages: Sequence[Any]) -> int:
         return estimate_messages_tokens_rough(messages)
 
+    def messages_tokens_at_least(self, messages: Sequence[Any], enough: int | None = None) -> int:
+        """A lower bound of ``messages_tokens(messages)``, much cheaper to take (it may stop at ``enough``)."""
+        return (rough_chars_at_least(messages, None if enough is None else 4 * enough) + 3) // 4
+
 
 class ExactEstimator:
     """Decide with exact tiktoken counts instead of the heuristics."""
@@ -321,6 +472,10 @@ class ExactEstimator:
 
     def messages_tokens(self, messages: Sequence[Any]) -> int:
         return self.counter.count_messages(messages)
+
+    def messages_tokens_at_least(self, messages: Sequence[Any], enough: int | None = None) -> int:
+        """A lower bound of ``messages_tokens(messages)``: none cheaper than counting."""
+        return 0
 
 
 def make_estimator(

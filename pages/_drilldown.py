@@ -58,11 +58,16 @@ def selection_of(key: str) -> dict[str, Any]:
 
 
 def on_chart_click(prefix: str, chart_key: str, space: str = INPUT) -> Callable[[], None]:
-    """A Plotly ``on_select`` callback opening the message under the clicked point (its x is the index)."""
+    """A Plotly ``on_select`` callback opening the message under the clicked point: the first number
+    of its customdata (a bar of the binned zone map opens its first message), else its x."""
 
     def opener() -> None:
         for point in selection_of(chart_key).get("points", []):
-            x = point.get("x") if isinstance(point, dict) else None
+            if not isinstance(point, dict):
+                continue
+            custom = point.get("customdata")
+            first = custom[0] if isinstance(custom, list | tuple) and custom else None
+            x = first if isinstance(first, int | float) and not isinstance(first, bool) else point.get("x")
             if isinstance(x, int | float) and x == x:
                 open_message(prefix, space, int(round(x)))
                 return

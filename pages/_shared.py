@@ -625,6 +625,32 @@ def empty_state() -> None:
         st.caption("No bundled samples were found in sample_conversations/.")
 
 
+# Exact counting encodes roughly 10-30 MB of text a second here: a count of more text than this
+# shows a progress bar while it runs.
+COUNT_PROGRESS_CHARS = 8_000_000
+
+
+def count_with_progress(transcript: Transcript, settings: Settings) -> None:
+    """Make the transcript's exact counts, with a progress bar when they take long (a second or more)."""
+    encoding = settings.encoding
+    if transcript.has_message_table(encoding) or transcript.uncounted_chars(encoding) < COUNT_PROGRESS_CHARS:
+        return
+    label = f"Counting tokens exactly ({encoding})"
+    bar = st.progress(0.0, text=f"{label}…")
+
+    def report(done: int, total: int) -> None:
+        bar.progress(min(1.0, done / max(total, 1)), text=f"{label}: {done / 1e6:,.0f} of {total / 1e6:,.0f} MB of text")
+
+    transcript.count_exactly(encoding, report)
+    bar.empty()
+
+
+def message_table(transcript: Transcript, settings: Settings) -> Any:
+    """The per-message table (exact tokens), with a progress bar while a long exact count runs."""
+    count_with_progress(transcript, settings)
+    return transcript.message_table(settings.encoding)
+
+
 def source_caption(transcript: Transcript) -> None:
     """The conversation being analysed (file name as plain text), the window in use and where it
     came from, and the log's own model when it differs from the sidebar's."""

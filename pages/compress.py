@@ -28,6 +28,7 @@ from pages._shared import (
     escape_markdown,
     keep,
     kept,
+    message_table,
     page_setup,
     require_transcript,
     source_caption,
@@ -643,7 +644,7 @@ if run["settings"] != current_settings() or run.get("strict_redaction") != stric
 
 result = run["result"]
 run_counter = transcript.counter(run["settings"].encoding)
-run_frame = transcript.message_table(run["settings"].encoding)
+run_frame = message_table(transcript, run["settings"])
 figures = _run_view(run, "figures", lambda: run_figures(result, run_frame, run_counter))
 _outcome(result, run, run_counter, figures)
 _run_chart(transcript, result, run, run_counter)

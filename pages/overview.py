@@ -14,6 +14,7 @@ from pages._shared import (
     AUTO_FORMAT,
     UPLOAD_PREFIX,
     conversation_options,
+    count_with_progress,
     current_settings,
     current_transcript,
     default_choice,
@@ -198,6 +199,7 @@ def show_figures(transcript: Transcript) -> None:
     from core.tokens import estimate_messages_tokens_rough
 
     settings = current_settings()
+    count_with_progress(transcript, settings)  # the totals below then read the counts
     counter = transcript.counter(settings.encoding)
     config = settings.config()
     # The headline figures and the request bar need no table: they are drawn before pandas loads.

@@ -17,6 +17,7 @@ from pages._shared import (
     escape_markdown,
     keep,
     last_run_for,
+    message_table,
     offline_compression,
     page_setup,
     require_transcript,
@@ -47,7 +48,7 @@ st.title("Phase savings")
 settings = page_setup()
 transcript = require_transcript()
 source_caption(transcript)
-frame = transcript.message_table(settings.encoding)
+frame = message_table(transcript, settings)
 counter = transcript.counter(settings.encoding)
 
 run = last_run_for(transcript, settings)

@@ -13,6 +13,7 @@ from pages._drilldown import drilldown_panel, on_chart_click
 from pages._shared import (
     escape_markdown,
     last_run_for,
+    message_table,
     offline_compression,
     page_setup,
     require_transcript,
@@ -37,7 +38,7 @@ st.title("Zones")
 settings = page_setup()
 transcript = require_transcript()
 source_caption(transcript)
-frame = transcript.message_table(settings.encoding)
+frame = message_table(transcript, settings)
 config = settings.config()
 # Hermes' host decides on the whole request (the last recorded prompt size when the log has one).
 sized, source = whole_request(transcript, settings).trigger_size

@@ -194,81 +194,129 @@ def _note(text: str, *, x: float, y: float, xref: str, yref: str, color: str | N
             "font": {"size": 11, "color": color}, **extra}
 
 
+# Beyond this many messages the zone map draws bins of consecutive messages: a bar per message
+# would be tens of thousands of SVG shapes, slow to draw and narrower than a pixel anyway.
+ZONE_MAP_MAX_BARS = 1_500
+
+
+def _hex_rgba(color: str, alpha: float) -> str:
+    red, green, blue = (int(color[i : i + 2], 16) for i in (1, 3, 5))
+    return f"rgba({red}, {green}, {blue}, {alpha})"
+
+
+def zone_map_bins(zones: ZoneAnalysis, max_bars: int = ZONE_MAP_MAX_BARS) -> np.ndarray:
+    """Start index of each bar of the zone map (one per message up to ``max_bars`` messages).
+
+    Longer conversations get bins of ``ceil(n / max_bars)`` consecutive messages; a bin never
+    straddles the middle's start, the tail's start or the prune boundary, so each bar has one zone.
+    """
+    n = zones.n_messages
+    if n <= max_bars:
+        return np.arange(n, dtype=np.int64)
+    width = -(-n // max_bars)
+    cuts = {0, n}
+    for boundary in (zones.compress_start, zones.compress_end, zones.prune_boundary):
+        if boundary is not None and 0 < boundary < n:
+            cuts.add(boundary)
+    edges = sorted(cuts)
+    starts = [np.arange(a, b, width, dtype=np.int64) for a, b in zip(edges, edges[1:], strict=False)]
+    return np.concatenate(starts)
+
+
 def zone_map_figure(zones: ZoneAnalysis, *, exact_label: str = "tokens (tiktoken)") -> go.Figure:
     """Bars per message coloured by zone, the Phase-1 protected region, and the trigger and tail walks.
 
-    Top: one bar per message (exact tokens), coloured HEAD / MIDDLE / TAIL, hatched where Phase 1
-    shortens the message, with the region Phase 1 protects shaded. Bottom: the prompt size after
-    each message against the threshold, and the running total from the end against the tail budget
-    and its 1.5x soft ceiling (both with the estimator that makes the decisions). Every line is
-    named in the legend; the two boundaries are labelled above the plot. A click on a bar selects
-    that message (its index is the point's x).
+    Top: one bar per message (exact tokens), coloured HEAD / MIDDLE / TAIL, with the part Phase 1
+    cuts stacked on it in a fainter shade, and the region Phase 1 protects shaded. Bottom: the
+    prompt size after each message against the threshold, and the running total from the end
+    against the tail budget and its 1.5x soft ceiling (both with the estimator that makes the
+    decisions). Every line is named in the legend; the two boundaries are labelled above the plot.
+    Past ``ZONE_MAP_MAX_BARS`` messages each bar is a bin of consecutive messages of one zone (its
+    tokens summed) and the lines are drawn at the bins' ends. A click on a bar selects it: the
+    point's customdata starts with the index of its (first) message.
     """
-    # Built as one layout dict: plotly's add_hline/add_vline per subplot cost ~0.1 s each.
+    # Plain dicts, and a figure built without validation: validating thousands of values on every
+    # slider move costs more than drawing them.
     table = zones.table
     n = zones.n_messages
     unit = "estimated tokens" if zones.estimator == "hermes" else "tokens (tiktoken)"
     x_range = [-0.5, max(n, 1) - 0.5]
-    traces: list[go.Bar | go.Scatter] = []
+    starts = zone_map_bins(zones)
+    binned = len(starts) < n
+    ends = np.append(starts[1:], n).astype(np.int64) if len(starts) else starts
+    tokens = table["tokens"].to_numpy()
+    after = table["after_phase1"].to_numpy()
+    zone_of = table["zone"].to_numpy()
+    phase1 = table["phase1"].to_numpy()
+    if binned:
+        kept = np.add.reduceat(after, starts) if len(starts) else after[:0]
+        whole = np.add.reduceat(tokens, starts) if len(starts) else tokens[:0]
+        labels = np.array([f"#{a:,}–{b - 1:,} ({b - a:,} messages)"
+                           for a, b in zip(starts.tolist(), ends.tolist(), strict=True)], dtype=object)
+        centres = (starts + ends - 1) / 2.0
+        widths = (ends - starts).astype(np.float64) * 0.95
+        line_at = ends - 1
+    else:
+        kept, whole = after, tokens
+        labels = np.array([f"#{i:,} {role}" for i, role in enumerate(table["role"].tolist())], dtype=object)
+        centres, widths, line_at = starts.astype(np.float64), None, np.arange(n)
+    bar_zone = zone_of[starts] if len(starts) else zone_of
+    notes_of = phase1[starts] if binned else phase1
+    details = np.column_stack([starts, labels, whole, np.where(notes_of == "", "—", notes_of)])
+    traces: list[dict] = []
+    cut_shown = False
     for zone in ("HEAD", "MIDDLE", "TAIL", "UNCHANGED"):
-        rows = table[table["zone"] == zone]
-        if rows.empty:
+        picked = np.flatnonzero(bar_zone == zone)
+        if not picked.size:
             continue
-        traces.append(
-            go.Bar(
-                x=rows["index"].to_numpy(), y=rows["after_phase1"].to_numpy(), name=zone, xaxis="x", yaxis="y",
-                marker={"color": ZONE_COLORS[zone], "line": {"width": 0}}, legendgroup=zone,
-                customdata=np.column_stack([rows["role"].to_numpy(), rows["tokens"].to_numpy(),
-                                            rows["phase1"].replace("", "—").to_numpy()]),
-                hovertemplate="#%{x} %{customdata[0]}<br>%{customdata[1]:,} tokens"
-                "<br>Phase 1: %{customdata[2]}<br>click to open" f"<extra>{zone}</extra>",
-            )
-        )
-    removed = table[table["tokens"] > table["after_phase1"]]
-    if not removed.empty:
-        colors = [ZONE_COLORS[z] for z in removed["zone"]]
-        traces.append(
-            go.Bar(
-                x=removed["index"].to_numpy(), y=(removed["tokens"] - removed["after_phase1"]).to_numpy(),
-                name="cut by Phase 1", xaxis="x", yaxis="y",
-                marker={"color": "rgba(128, 128, 128, 0)", "line": {"width": 1, "color": colors},
-                        "pattern": {"shape": "/", "fgcolor": colors, "size": 5, "solidity": 0.35}},
-                customdata=np.column_stack([removed["after_phase1"].to_numpy(), removed["tokens"].to_numpy(),
-                                            removed["phase1"].to_numpy()]),
-                hovertemplate="#%{x}: %{customdata[1]:,} → %{customdata[0]:,} tokens<br>%{customdata[2]}"
-                "<extra>Phase 1</extra>",
-            )
-        )
+        bar = {"type": "bar", "x": centres[picked], "y": kept[picked], "name": zone, "legendgroup": zone,
+               "xaxis": "x", "yaxis": "y", "marker": {"color": ZONE_COLORS[zone], "line": {"width": 0}},
+               "customdata": details[picked],
+               "hovertemplate": "%{customdata[1]}<br>%{customdata[2]:,} tokens, %{y:,} after Phase 1"
+                                f"<br>Phase 1: %{{customdata[3]}}<br>click to open<extra>{zone}</extra>"}
+        if widths is not None:
+            bar["width"] = widths[picked]
+        traces.append(bar)
+        cut = picked[whole[picked] > kept[picked]]
+        if cut.size:
+            faded = {"type": "bar", "x": centres[cut], "y": whole[cut] - kept[cut], "name": "cut by Phase 1",
+                     "legendgroup": "cut", "showlegend": not cut_shown, "xaxis": "x", "yaxis": "y",
+                     "marker": {"color": _hex_rgba(ZONE_COLORS[zone], 0.3), "line": {"width": 0}},
+                     "customdata": details[cut],
+                     "hovertemplate": "%{customdata[1]}: %{customdata[2]:,} tokens before Phase 1"
+                                      "<br>%{customdata[3]}<extra>Phase 1</extra>"}
+            if widths is not None:
+                faded["width"] = widths[cut]
+            traces.append(faded)
+            cut_shown = True
     shapes: list[dict] = []
     notes: list[dict] = []
     if zones.prune_boundary is not None and zones.prune_boundary < n:
         shapes.append({"type": "rect", "xref": "x", "yref": "y domain", "x0": zones.prune_boundary - 0.5,
                        "x1": n - 0.5, "y0": 0, "y1": 1, "fillcolor": PROTECTED_FILL, "line": {"width": 0},
                        "layer": "below"})
-        traces.append(go.Scatter(x=[None], y=[None], mode="markers", xaxis="x", yaxis="y",
-                                 name=f"left alone by Phase 1 (from #{zones.prune_boundary:,})",
-                                 marker={"symbol": "square", "size": 14, "color": "rgba(128, 128, 128, 0.35)"},
-                                 hoverinfo="skip"))
-    walk_values = [*table["prompt_so_far"].tolist(), *table["tail_walk"].tolist()]
+        traces.append({"type": "scatter", "x": [None], "y": [None], "mode": "markers", "xaxis": "x", "yaxis": "y",
+                       "name": f"left alone by Phase 1 (from #{zones.prune_boundary:,})",
+                       "marker": {"symbol": "square", "size": 14, "color": "rgba(128, 128, 128, 0.35)"},
+                       "hoverinfo": "skip"})
+    prompt = table["prompt_so_far"].to_numpy()[line_at] if n else np.zeros(0, dtype=np.int64)
+    walk = table["tail_walk"].to_numpy()[starts] if len(starts) else np.zeros(0, dtype=np.int64)
     lines = [(zones.threshold_tokens, f"threshold {zones.threshold_tokens:,}", THRESHOLD_COLOR, "dash"),
              (zones.soft_ceiling, f"tail walk limit (1.5×) {zones.soft_ceiling:,}", BUDGET_COLOR, "dot"),
              (zones.tail_token_budget, f"tail budget {zones.tail_token_budget:,}", BUDGET_COLOR, "dash")]
-    top_y, inside = adaptive_top(walk_values, [value for value, *_ in lines])
-    traces.append(
-        go.Scatter(x=table["index"].to_numpy(), y=table["prompt_so_far"].to_numpy(), name="prompt so far",
-                   mode="lines", xaxis="x2", yaxis="y2", line={"color": AFTER_COLOR, "width": 2},
-                   hovertemplate="after #%{x}: %{y:,}<extra>prompt so far</extra>")
-    )
-    traces.append(
-        go.Scatter(x=table["index"].to_numpy(), y=table["tail_walk"].to_numpy(), name="tail walk (from the end)",
-                   mode="lines", xaxis="x2", yaxis="y2", line={"color": BUDGET_COLOR, "width": 2},
-                   hovertemplate="#%{x} to the end: %{y:,}<extra>tail walk</extra>")
-    )
+    data_top = max(int(prompt.max()) if prompt.size else 0, int(walk.max()) if walk.size else 0)
+    top_y, inside = adaptive_top([data_top], [value for value, *_ in lines])
+    traces.append({"type": "scatter", "x": line_at.astype(np.float64), "y": prompt, "name": "prompt so far",
+                   "mode": "lines", "xaxis": "x2", "yaxis": "y2", "line": {"color": AFTER_COLOR, "width": 2},
+                   "hovertemplate": "after #%{x}: %{y:,}<extra>prompt so far</extra>"})
+    traces.append({"type": "scatter", "x": starts.astype(np.float64), "y": walk, "name": "tail walk (from the end)",
+                   "mode": "lines", "xaxis": "x2", "yaxis": "y2", "line": {"color": BUDGET_COLOR, "width": 2},
+                   "hovertemplate": "#%{x} to the end: %{y:,}<extra>tail walk</extra>"})
     for (value, name, color, dash), shown in zip(lines, inside, strict=True):
         if shown:
-            traces.append(_legend_line(name, color, dash, xaxis="x2", yaxis="y2", x=x_range, y=value))
+            traces.append(_legend_line(name, color, dash, xaxis="x2", yaxis="y2", x=x_range, y=value).to_plotly_json())
         else:
-            traces.append(_legend_line(f"{name} (above the chart)", color, dash, xaxis="x2", yaxis="y2"))
+            traces.append(_legend_line(f"{name} (above the chart)", color, dash, xaxis="x2", yaxis="y2").to_plotly_json())
     if not zones.middle_empty:
         marks = [(b, label) for b, label in ((zones.compress_start, "middle starts"), (zones.compress_end, "tail starts"))
                  if b is not None and b < n]
@@ -281,11 +329,12 @@ def zone_map_figure(zones: ZoneAnalysis, *, exact_label: str = "tokens (tiktoken
             anchor = "right" if boundary > n * 0.8 else "left"
             notes.append(_note(f"{label} · #{boundary:,}", x=boundary - 0.5, y=1.0, xref="x", yref="y domain",
                                xanchor=anchor, yanchor="bottom", yshift=2 + 16 * row))
+    per = f"per bin of {int(ends[0] - starts[0]):,} messages" if binned else "per message"
     layout = {
         "barmode": "stack",
         "bargap": 0.05,
         "xaxis": {"domain": [0, 1], "anchor": "y", "showticklabels": False, "range": x_range},
-        "yaxis": {"domain": [0.5, 0.94], "title": {"text": f"{exact_label}<br>per message"}},
+        "yaxis": {"domain": [0.5, 0.94], "title": {"text": f"{exact_label}<br>{per}"}},
         "xaxis2": {"domain": [0, 1], "anchor": "y2", "matches": "x", "title": {"text": "message index"}},
         "yaxis2": {"domain": [0, 0.4], "title": {"text": f"prompt and tail walk<br>({unit})"},
                    "range": [0, top_y]},
@@ -293,7 +342,7 @@ def zone_map_figure(zones: ZoneAnalysis, *, exact_label: str = "tokens (tiktoken
         "annotations": notes,
         "clickmode": "event+select",
     }
-    fig = go.Figure(data=traces, layout=layout)
+    fig = go.Figure({"data": traces, "layout": layout}, _validate=False)
     style(fig, height=640)
     fig.update_layout(margin={"t": 40, "b": 110})
     return fig

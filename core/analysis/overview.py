@@ -18,7 +18,7 @@ import pandas as pd
 
 from core.analysis.usage import context_usage  # noqa: F401  (its home is light: no pandas)
 from core.message_view import content_text, strip_ansi
-from core.tokens import TokenCounter
+from core.tokens import TokenCounter, counted_texts
 
 CATEGORIES: tuple[str, ...] = (
     "system",
@@ -152,29 +152,7 @@ def _text_category(role: str) -> str:
 
 def _warm_counter(messages: Sequence[Any], counter: TokenCounter) -> None:
     """Encode every distinct text once, in one batch (later per-message counts hit the cache)."""
-    texts: list[str] = []
-    for message in messages:
-        if not isinstance(message, dict):
-            continue
-        content = message.get("content")
-        if isinstance(content, str):
-            texts.append(content)
-        elif isinstance(content, list):
-            for part in content:
-                if isinstance(part, str):
-                    texts.append(part)
-                elif isinstance(part, dict) and isinstance(part.get("text"), str):
-                    texts.append(part["text"])
-        for call in _calls(message):
-            function = call.get("function")
-            if isinstance(function, dict):
-                arguments = function.get("arguments")
-                if isinstance(arguments, str):
-                    texts.append(arguments)
-                name = function.get("name")
-                if isinstance(name, str):
-                    texts.append(name)
-    counter.count_texts(texts)
+    counter.count_texts(counted_texts(messages))
 
 
 def message_frame(

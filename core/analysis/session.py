@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from core.config import CompressorConfig, CompressorParameters
 from core.phases.prune import PrunePlan
 from core.plan import estimator_key, prepare
-from core.tokens import TokenCounter, encoding_name_for_model, get_counter
+from core.tokens import TokenCounter, counted_texts, encoding_name_for_model, get_counter
 
 if TYPE_CHECKING:  # pandas loads in about a second: only the tables need it, not the first paint
     import pandas as pd
@@ -99,15 +99,36 @@ class Transcript:
     def counter(self, encoding: str) -> TokenCounter:
         return get_counter(encoding)
 
-    def message_table(self, encoding: str) -> pd.DataFrame:
-        """Per-message roles, tools, exact token counts by category and previews (once per encoding)."""
+    def has_message_table(self, encoding: str) -> bool:
+        return encoding in self._tables
+
+    def uncounted_chars(self, encoding: str) -> int:
+        """Characters of text still to encode before :meth:`message_table` for ``encoding`` is ready."""
+        if encoding in self._tables:
+            return 0
+        return get_counter(encoding).uncounted_chars(counted_texts(self.messages))
+
+    def count_exactly(self, encoding: str, on_progress: Callable[[int, int], None] | None = None) -> None:
+        """Make the exact counts of every text (kept by the shared counter), following
+        ``on_progress(done, total)`` in characters; the table and the totals then only read them."""
+        get_counter(encoding).warm(counted_texts(self.messages), on_progress)
+
+    def message_table(
+        self, encoding: str, on_progress: Callable[[int, int], None] | None = None
+    ) -> pd.DataFrame:
+        """Per-message roles, tools, exact token counts by category and previews (once per encoding).
+
+        ``on_progress(done, total)`` follows the exact count, in characters, when it has to be made.
+        """
         from core.analysis.overview import message_frame
 
         with self._lock:
             table = self._tables.get(encoding)
             if table is None:
+                counter = get_counter(encoding)
+                self.count_exactly(encoding, on_progress)
                 sources = getattr(self.conversation, "sources", None)
-                table = message_frame(self.messages, get_counter(encoding), sources=sources)
+                table = message_frame(self.messages, counter, sources=sources)
                 self._tables[encoding] = table
             return table
 

@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from core import profiles as P
@@ -70,28 +71,22 @@ class ZoneAnalysis:
         return self.zones.count(TAIL)
 
 
-def cumulative_prompt_tokens(messages: Sequence[Any], config: CompressorConfig) -> list[int]:
-    """The prompt estimate after each message: entry ``i`` estimates ``messages[: i + 1]``.
+def cumulative_prompt_tokens(messages: Sequence[Any], config: CompressorConfig) -> np.ndarray:
+    """The prompt estimate after each message: entry ``i`` estimates ``messages[: i + 1]`` (int64).
 
     With the ``hermes`` estimator this is ``estimate_messages_tokens_rough`` of each prefix (the
     ceiling applies to the summed characters, as in the reference); with ``tiktoken`` the exact
     counts add up.
     """
-    out: list[int] = []
+    n = len(messages)
     if config.token_estimator == "hermes":
-        chars = images = 0
-        for message in messages:
-            c, i = message_rough_chars(message)
-            chars += c
-            images += i
-            out.append((chars + 3) // 4 + P.ROUGH_IMAGE_TOKENS * images)
-        return out
+        chars = np.empty(n, dtype=np.int64)
+        images = np.zeros(n, dtype=np.int64)
+        for index, message in enumerate(messages):
+            chars[index], images[index] = message_rough_chars(message)
+        return (np.cumsum(chars) + 3) // 4 + P.ROUGH_IMAGE_TOKENS * np.cumsum(images)
     estimator = make_estimator(config.token_estimator, config.model)
-    total = 0
-    for message in messages:
-        total += estimator.message_tokens(message)
-        out.append(total)
-    return out
+    return np.cumsum(np.fromiter((estimator.message_tokens(m) for m in messages), dtype=np.int64, count=n))
 
 
 def _zone_list(n: int, compress_start: int, compress_end: int) -> list[str]:
@@ -103,10 +98,8 @@ def _zone_list(n: int, compress_start: int, compress_end: int) -> list[str]:
 
 def first_crossing(cumulative: Sequence[int], threshold: int) -> int | None:
     """The first index whose value reaches ``threshold`` (``>=``, like ``should_compress``)."""
-    for index, value in enumerate(cumulative):
-        if value >= threshold:
-            return index
-    return None
+    reached = np.flatnonzero(np.asarray(cumulative) >= threshold)
+    return int(reached[0]) if reached.size else None
 
 
 def analyze_zones(
@@ -161,14 +154,17 @@ def analyze_zones(
     compress_start = compress_end = prune_boundary = None
     tail_cut: TailCut | None = None
     actions: dict[int, list[str]] = {}
-    # The plan weighs each message with the estimator once and keeps the weights.
-    budget_tokens = (
-        prune_plan.source_weights() if prune_plan is not None else [estimator.message_tokens(m) for m in messages]
+    # The plan weighs each message with the estimator once and keeps the weights; the columns are
+    # arrays (a Python list of ints costs four times the memory of int64 on a long transcript).
+    budget_tokens = derived(
+        prune_plan, "weights",
+        lambda: _numbers(prune_plan.source_weights() if prune_plan is not None
+                           else [estimator.message_tokens(m) for m in messages]),
     )
     tail_walk = derived(prune_plan, "suffix sums", lambda: _suffix_sums(budget_tokens))
-    shown_tokens = list(exact_tokens) if exact_tokens is not None else list(budget_tokens)
+    shown_tokens = _numbers(exact_tokens) if exact_tokens is not None else budget_tokens
     count = count_message or estimator.message_tokens
-    after_phase1 = list(shown_tokens)
+    after_phase1 = shown_tokens.copy()
     if small:
         zones = [UNCHANGED] * n
         middle_empty = True
@@ -180,7 +176,7 @@ def analyze_zones(
         compress_start, compress_end, tail_cut = decided.compress_start, decided.compress_end, decided.tail_cut
         middle_empty = decided.outcome == NOTHING_TO_COMPRESS
         # The tail walk runs over the pruned list, so its running sum is drawn from that list.
-        tail_walk = _suffix_sums(prune_plan.result_weights(prune_boundary))
+        tail_walk = _suffix_sums(_numbers(prune_plan.result_weights(prune_boundary)))
         # A plan hands out the same pruned message objects on every apply, so each is counted once
         # per counting function (bound methods of one counter compare equal; the key keeps it alive).
         counted: dict[int, int] = derived(prune_plan, ("counted pruned forms", count), dict)
@@ -193,20 +189,27 @@ def analyze_zones(
         zones = _zone_list(n, compress_start, compress_end)
 
     protected_from = n if prune_boundary is None else min(max(prune_boundary, 0), n)
-    phase1 = [""] * n
+    phase1 = np.full(n, "", dtype=object)
+    labels: dict[tuple[str, ...], str] = {}  # one label string per distinct list of actions
     for index, names in actions.items():
-        phase1[index] = ", ".join(names)
+        key = tuple(names)
+        label = labels.get(key)
+        if label is None:
+            label = labels[key] = ", ".join(names)
+        phase1[index] = label
+    protected = np.zeros(n, dtype=bool)
+    protected[protected_from:] = True
     table = pd.DataFrame(
         {
-            "index": range(n),
-            "role": derived(prune_plan, "roles", lambda: [_role(m) for m in messages]),
-            "zone": zones,
+            "index": np.arange(n, dtype=np.int64),
+            "role": derived(prune_plan, "roles", lambda: np.array([_role(m) for m in messages], dtype=object)),
+            "zone": np.array(zones, dtype=object),
             "tokens": shown_tokens,
             "after_phase1": after_phase1,
             "budget_tokens": budget_tokens,
             "prompt_so_far": cumulative,
             "tail_walk": tail_walk,
-            "prune_protected": [False] * protected_from + [True] * (n - protected_from),
+            "prune_protected": protected,
             "phase1": phase1,
         }
     )
@@ -245,13 +248,17 @@ def _role(message: Any) -> str:
     return role if isinstance(role, str) and role else "unknown"
 
 
-def _suffix_sums(values: Sequence[int]) -> list[int]:
-    out = [0] * len(values)
-    running = 0
-    for i in range(len(values) - 1, -1, -1):
-        running += values[i]
-        out[i] = running
-    return out
+def _numbers(values: Sequence[Any]) -> np.ndarray:
+    """``values`` as an array of the dtype a DataFrame column of them gets (int64 for token counts)."""
+    array = np.asarray(values)
+    return array if array.size else np.zeros(0, dtype=np.int64)
+
+
+def _suffix_sums(values: np.ndarray) -> np.ndarray:
+    """Entry ``i`` is ``sum(values[i:])``."""
+    if not len(values):
+        return values.copy()
+    return np.cumsum(values[::-1])[::-1].copy()
 
 
 def _span(start: int, end: int) -> str:

@@ -84,7 +84,11 @@ _PATH_RE = re.compile(
     r"(?![\w/])"
 )
 
-_PATH_WORD_CHARS = re.compile(r"[/\\.]|Dockerfile|Makefile")
+# A whole whitespace-separated word that could hold a path: one with a "/", a "\\", a "." or one
+# of the two bare names (``str.split`` and ``\S`` agree on what whitespace is). Anchored at a
+# word's start, so each word is scanned once, and found without first splitting the whole text
+# into a list of words (a 50 MB log has millions of them).
+_PATH_WORD_RE = re.compile(r"(?<!\S)\S*?(?:[/\\.]|Dockerfile|Makefile)\S*")
 
 _KNOWN_COMMANDS = frozenset(
     """
@@ -189,8 +193,7 @@ def find_paths(text: str) -> list[str]:
     if len(text) > 200:
         # A path never holds whitespace, so only words that could be one are searched; they are
         # joined by spaces, which the pattern treats exactly as the whitespace around the words.
-        words = [word for word in text.split() if _PATH_WORD_CHARS.search(word)]
-        text = " ".join(words)
+        text = " ".join(_PATH_WORD_RE.findall(text))
     found = []
     for value in _PATH_RE.findall(text):
         value = value.rstrip(".,;:")

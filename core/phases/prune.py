@@ -107,6 +107,8 @@ def dedup_tool_results(result: list[Any], actions: dict[int, list[str]] | None =
     unique lengths would miss a prefix collision between outputs of different lengths.
     """
     seen: set[str] = set()
+    # Equal texts have equal keys: each distinct text is hashed once (re-read files repeat a lot).
+    keys: dict[str, str] = {}
     pruned = 0
     for i in range(len(result) - 1, -1, -1):
         message = result[i]
@@ -115,7 +117,11 @@ def dedup_tool_results(result: list[Any], actions: dict[int, list[str]] | None =
         content = message.get("content")
         if not isinstance(content, str) or len(content) < P.DEDUP_MIN_CHARS:
             continue
-        key = _dedup_key(content)
+        key = keys.get(content) if type(content) is str else None  # a subclass may compare its own way
+        if key is None:
+            key = _dedup_key(content)
+            if type(content) is str:
+                keys[content] = key
         if key in seen:
             result[i] = {**message, "content": P.DEDUP_PLACEHOLDER}
             pruned += 1
@@ -174,6 +180,10 @@ def _shrink_leaves(value: Any, head_chars: int) -> Any:
     return value
 
 
+# What ``json.dumps(value, ensure_ascii=False)`` builds on every call, made once.
+_ARGS_ENCODER = json.JSONEncoder(ensure_ascii=False)
+
+
 def truncate_tool_call_args_json(args: Any, head_chars: int = P.ARGS_LEAF_HEAD) -> Any:
     """Shorten every long string leaf of JSON arguments and re-serialise; non-JSON passes unchanged."""
     try:
@@ -181,7 +191,7 @@ def truncate_tool_call_args_json(args: Any, head_chars: int = P.ARGS_LEAF_HEAD) 
     except (json.JSONDecodeError, TypeError, ValueError, RecursionError):
         return args
     try:
-        return json.dumps(_shrink_leaves(parsed, head_chars), ensure_ascii=False)
+        return _ARGS_ENCODER.encode(_shrink_leaves(parsed, head_chars))
     except (RecursionError, ValueError, TypeError):
         return args
 
@@ -216,14 +226,18 @@ class PrunePlan:
 
     Built from ``messages`` (never mutated) and the ``message_tokens`` used by the boundary walk
     (``key`` optionally names the latter).
-    At construction: shallow copies, the call map and the deduplication (they do not depend on the
-    parameters). Lazily, and kept for later calls: each message's pass-2 and pass-3 forms (only as
-    far as a boundary has reached) and the running token sums of the boundary walk from the end
-    (only as far as a walk has gone, so ``message_tokens`` sees the messages the reference's walk
-    sees). :meth:`apply` then returns exactly what the three passes return for that boundary.
+    At construction: the call map and the deduplication (they do not depend on the parameters).
+    Lazily, and kept for later calls: each message's pass-2 and pass-3 forms (only as far as a
+    boundary has reached) and the running token sums of the boundary walk from the end (only as
+    far as a walk has gone, so ``message_tokens`` sees the messages the reference's walk sees).
+    :meth:`apply` then returns exactly what the three passes return for that boundary.
 
-    The message dicts of a result are dicts this plan made (never the caller's); they are shared by
-    every result of the plan, so treat them as read-only. Safe to use from several threads.
+    The reference works on shallow copies; a plan copies only what it changes and hands out the
+    caller's own plain dicts for the rest (an equal copy of each would double the memory of a long
+    transcript), and copies of anything else (a dict subclass reads as its plain copy, as in the
+    reference). Every message of a result is shared with the input or with every other result of
+    the plan: treat them as read-only, and copy before handing them on to be changed
+    (:func:`prune_old_tool_results` does). Safe to use from several threads.
     """
 
     def __init__(
@@ -237,7 +251,8 @@ class PrunePlan:
         self._source = list(messages)
         self._n = len(self._source)
         self._message_tokens = message_tokens
-        self._copies = [m.copy() if isinstance(m, dict) else m for m in self._source]
+        # The messages as the passes read them: plain dicts themselves, anything else as its copy.
+        self._copies = [m if type(m) is dict else m.copy() if isinstance(m, dict) else m for m in self._source]
         self._call_map = build_call_map(self._copies)
         deduplicated = list(self._copies)
         self._dedup_actions: dict[int, list[str]] = {}
@@ -452,6 +467,13 @@ def prune_old_tool_results(
     """Run the three Phase-1 passes on shallow copies; the input is never mutated."""
     if not messages:
         return PruneResult(messages, 0, 0, {})
-    return PrunePlan(messages, message_tokens).apply(
+    result = PrunePlan(messages, message_tokens).apply(
         protect_tail_count, protect_tail_tokens, record_actions=record_actions
     )
+    result.messages = fresh_copies(result.messages, messages)
+    return result
+
+
+def fresh_copies(pruned: list[Any], messages: Sequence[Any]) -> list[Any]:
+    """``pruned`` (a plan's result for ``messages``) with a copy in place of each of the caller's own dicts."""
+    return [m.copy() if m is source and isinstance(m, dict) else m for m, source in zip(pruned, messages, strict=True)]

@@ -301,10 +301,31 @@ _YAML_KEY_RE = re.compile(
     r"""(:[ \t]*)(?!['"])([^\s&]+)""",
     re.IGNORECASE | re.MULTILINE,
 )
+# The YAML key's colon follows its last character, a letter of the key word or one of the
+# characters the pattern allows after it (with the pattern's own case folding): necessary for a
+# match, and found by scanning for the colon.
+_YAML_KEY_PROBE_RE = re.compile(r":(?<=[A-Za-z0-9_.\-]:)", re.IGNORECASE)
+
+
+def _yaml_key_gate(text: str) -> bool:
+    return ":" in text and "://" not in text and _YAML_KEY_PROBE_RE.search(text) is not None
+
+
 _ANY_AUTH_RE = re.compile(r"""((?:Proxy-)?Authorization:\s*)([A-Za-z][\w.+-]*\s+)?([^\s"']+)""", re.IGNORECASE)
 _KEY_HEADER_RE = re.compile(
     r"((?:x-api-key|x-goog-api-key|api-key|apikey|x-api-token|x-auth-token|x-access-token)\s*:\s*)(\S+)", re.IGNORECASE
 )
+# Every header name above ends in "key" or "token", and only whitespace may come between it and
+# the colon: a colon right after one of those words, or right after whitespace, is necessary for a
+# match. Opening with the colon lets the engine scan for it instead of trying seven
+# case-insensitive names at every position.
+_KEY_HEADER_PROBE_RE = re.compile(r":(?:(?<=(?i:key):)|(?<=(?i:token):)|(?<=\s:))")
+
+
+def _key_header_gate(text: str) -> bool:
+    return ":" in text and _KEY_HEADER_PROBE_RE.search(text) is not None
+
+
 _DB_URL_RE_V0_18_0 = re.compile(
     r"((?:postgres(?:ql)?|mysql|mongodb(?:\+srv)?|redis|amqp)://[^:\s]+:)([^@\s]+)(@)", re.IGNORECASE
 )
@@ -327,14 +348,15 @@ _V0_18_PASSES = (
     _Pass("config-key", _no_url_and("="), _key_value_sub(_DOTTED_KEY_RE), _DOTTED_KEY_RE, batch_gate=lambda t: "=" in t),
     _Pass("config-key", _no_url_and("="), _key_value_sub(_LINE_KEY_RE), _LINE_KEY_RE, batch_gate=lambda t: "=" in t),
     _JSON_PASS,
-    _Pass("yaml-key", _no_url_and(":"),
+    _Pass("yaml-key", _yaml_key_gate,
           lambda t: _YAML_KEY_RE.sub(lambda m: m.group(1) + m.group(2) + mask_secret(m.group(3)), t), _YAML_KEY_RE,
-          batch_gate=lambda t: ":" in t),
+          _YAML_KEY_PROBE_RE, batch_gate=lambda t: ":" in t),
     _Pass("authorization-header", lambda t: "uthorization" in t or "UTHORIZATION" in t,
           lambda t: _ANY_AUTH_RE.sub(lambda m: m.group(1) + (m.group(2) or "") + mask_secret(m.group(3)), t),
           _ANY_AUTH_RE),
-    _Pass("api-key-header", lambda t: ":" in t, lambda t: _KEY_HEADER_RE.sub(lambda m: m.group(1) + mask_secret(m.group(2)), t),
-          _KEY_HEADER_RE),
+    _Pass("api-key-header", _key_header_gate,
+          lambda t: _KEY_HEADER_RE.sub(lambda m: m.group(1) + mask_secret(m.group(2)), t), _KEY_HEADER_RE,
+          _KEY_HEADER_PROBE_RE),
     _TELEGRAM_PASS,
     _PRIVATE_KEY_PASS,
     _Pass("database-url", lambda t: "://" in t,

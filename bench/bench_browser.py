@@ -1,0 +1,240 @@
+"""How fast the dashboard answers in a real browser: slider moves and page switches in headless Chromium.
+
+    python -m bench.bench_browser [--repeat N] [--sample NAME]
+
+A ``streamlit run app.py`` server on a free local port, driven by Playwright through
+``/usr/bin/chromium``, on the bundled long sample. Two figures per action, both measured inside
+the page from the moment of the key press or click:
+
+- *chart redrawn*: the last time a Plotly chart of the page finished drawing (its
+  ``plotly_afterplot`` event) after the action;
+- *settled*: the last change to the page's content (a mutation observer on the document),
+  once Streamlit's "running" indicator is gone and nothing has changed for a quiet period.
+
+Slider moves press an arrow key on the focused slider thumb of the sidebar (Streamlit sends the
+new value when the key is released), alternating right and left, on the Zones page (the zone map
+and the per-message table) and on the Upload & overview page. Page switches click a page in the
+navigation and wait for its chart. Results go to ``bench/results/browser.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import socket
+import statistics
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+from bench.common import ROOT, print_table, save
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+QUIET_MS = 600  # nothing changed on the page for this long: the action has settled
+TIMEOUT_S = 60
+SLIDER_TARGET_S = 0.4
+PAGE_SWITCH_TARGET_S = 0.6
+
+# Installed before any page script: records each Plotly redraw and each change to the document.
+_INSTRUMENT = """
+(() => {
+  window.__lens = {afterplot: [], mutations: []};
+  const hooked = new WeakSet();
+  const hook = () => {
+    document.querySelectorAll('.js-plotly-plot').forEach((gd) => {
+      if (hooked.has(gd) || !gd.on) return;
+      hooked.add(gd);
+      gd.on('plotly_afterplot', () => window.__lens.afterplot.push(performance.now()));
+    });
+  };
+  const observer = new MutationObserver((records) => {
+    const running = records.every((r) => r.target.closest && r.target.closest('[data-testid="stStatusWidget"]'));
+    if (!running) window.__lens.mutations.push(performance.now());
+    hook();
+  });
+  const start = () => observer.observe(document.body, {subtree: true, childList: true, attributes: true, characterData: true});
+  if (document.body) start(); else document.addEventListener('DOMContentLoaded', start);
+  setInterval(hook, 50);
+})();
+"""
+
+_MARK = "() => { window.__lens.mark = performance.now(); return window.__lens.mark; }"
+_STATE = """() => ({
+  now: performance.now(),
+  mark: window.__lens.mark,
+  running: !!document.querySelector('[data-testid="stStatusWidget"]'),
+  afterplot: window.__lens.afterplot.filter((t) => t >= window.__lens.mark),
+  last_mutation: Math.max(0, ...window.__lens.mutations.filter((t) => t >= window.__lens.mark)),
+})"""
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+class Server:
+    """``streamlit run app.py`` on 127.0.0.1 until stopped."""
+
+    def __init__(self) -> None:
+        self.port = _free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.address", "127.0.0.1",
+             "--server.port", str(self.port), "--server.headless", "true", "--browser.gatherUsageStats", "false"],
+            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )
+        deadline = time.monotonic() + 90
+        while True:
+            try:
+                with urllib.request.urlopen(f"{self.url}/_stcore/health", timeout=2) as response:
+                    if response.read().strip() == b"ok":
+                        return
+            except OSError:
+                if time.monotonic() > deadline or self.process.poll() is not None:
+                    self.stop()
+                    raise RuntimeError("the dashboard did not start") from None
+                time.sleep(0.2)
+
+    def stop(self) -> None:
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+
+
+def _settle(page: Any) -> dict[str, float]:
+    """Wait until the run is over and the page has been quiet; seconds from the mark to each event.
+
+    A move that leaves the chart as it was (two slider values with the same zones) redraws
+    nothing: it has no chart time, only a settled time.
+    """
+    deadline = time.monotonic() + TIMEOUT_S
+    while True:
+        state = page.evaluate(_STATE)
+        quiet_for = state["now"] - max(state["last_mutation"], state["mark"])
+        if not state["running"] and quiet_for >= QUIET_MS:
+            break
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"the page did not settle within {TIMEOUT_S} s: {state}")
+        time.sleep(0.05)
+    mark = state["mark"]
+    chart = (max(state["afterplot"]) - mark) / 1000 if state["afterplot"] else float("nan")
+    settled = (max(state["last_mutation"], mark) - mark) / 1000
+    return {"chart redrawn s": chart, "settled s": settled}
+
+
+def _slider_thumb(page: Any, label: str) -> Any:
+    return page.locator('[data-testid="stSidebar"] [data-testid="stSlider"]').filter(has_text=label).locator(
+        'input[type="range"]').first
+
+
+def _open(page: Any, url: str, chart: bool = True) -> None:
+    page.goto(url)
+    page.wait_for_selector('[data-testid="stSidebar"] [data-testid="stSlider"]', timeout=TIMEOUT_S * 1000)
+    if chart:
+        page.wait_for_selector(".js-plotly-plot", state="attached", timeout=TIMEOUT_S * 1000)
+    page.evaluate(_MARK)
+    _settle(page)
+
+
+def _slider_moves(page: Any, label: str, repeat: int) -> list[dict[str, float]]:
+    thumb = _slider_thumb(page, label)
+    timings = []
+    for move in range(repeat):
+        thumb.focus()
+        key = "ArrowRight" if move % 2 == 0 else "ArrowLeft"
+        page.evaluate(_MARK)
+        page.keyboard.press(key)
+        timings.append(_settle(page))
+    return timings
+
+
+def _page_switch(page: Any, title: str) -> dict[str, float]:
+    link = page.locator('a[data-testid="stSidebarNavLink"]').filter(has_text=title).first
+    page.evaluate(_MARK)
+    link.click()
+    return _settle(page)
+
+
+def _summary(case: str, timings: list[dict[str, float]], target: float) -> dict[str, Any]:
+    """Medians; the target is judged on the chart redraw, or on the settled page when no chart redraws."""
+    chart = [t["chart redrawn s"] for t in timings if t["chart redrawn s"] == t["chart redrawn s"]]
+    settled = [t["settled s"] for t in timings]
+    judged = statistics.median(chart) if chart else statistics.median(settled)
+    return {
+        "case": case,
+        "n": len(timings),
+        "redraws": len(chart),
+        "chart redrawn median s": round(statistics.median(chart), 3) if chart else None,
+        "chart redrawn max s": round(max(chart), 3) if chart else None,
+        "settled median s": round(statistics.median(settled), 3),
+        "target s": target,
+        "met": judged <= target,
+    }
+
+
+def run(repeat: int = 8) -> dict[str, Any]:
+    from playwright.sync_api import sync_playwright
+
+    server = Server()
+    rows: list[dict[str, Any]] = []
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            context = browser.new_context(viewport={"width": 1400, "height": 1000})
+            context.add_init_script(_INSTRUMENT)
+            page = context.new_page()
+            # The first visit loads the sample, counts it and warms every cache of the server (it
+            # opens on the overview: the pages read the shared settings it initialises).
+            _open(page, server.url)
+            for path, label in (("zones", "Protect first N messages"), ("zones", "Summary target ratio"),
+                                ("", "Protect first N messages")):
+                _open(page, f"{server.url}/{path}")
+                _slider_moves(page, label, 2)  # the first moves of a page warm its caches
+                timings = _slider_moves(page, label, repeat)
+                rows.append(_summary(f"slider '{label}' on /{path or 'overview'}", timings, SLIDER_TARGET_S))
+                print(rows[-1], flush=True)
+            _open(page, f"{server.url}/zones")
+            switches: dict[str, list[dict[str, float]]] = {}
+            titles = ("Phase savings", "Zones", "Upload & overview", "Zones")
+            for _round in range(max(2, repeat // 2)):
+                for title in titles:
+                    switches.setdefault(title, []).append(_page_switch(page, title))
+            for title, timings in switches.items():
+                rows.append(_summary(f"switch to '{title}'", timings[1:], PAGE_SWITCH_TARGET_S))
+            browser.close()
+    finally:
+        server.stop()
+    return {
+        "machine": {"python": platform.python_version(), "cpus": os.cpu_count(), "platform": platform.platform()},
+        "when": time.strftime("%Y-%m-%d %H:%M"),
+        "load average": os.getloadavg(),
+        "rows": rows,
+    }
+
+
+def main(argv: list[str] | None = None) -> dict[str, Any]:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--repeat", type=int, default=8)
+    args = parser.parse_args(argv)
+    if not Path(CHROMIUM).exists():
+        print(f"browser benchmark skipped: no {CHROMIUM}")
+        return {"skipped": f"no {CHROMIUM}"}
+    results = run(args.repeat)
+    print_table("Chromium: slider moves and page switches on the long sample (seconds)", results["rows"])
+    path = save("browser", results)
+    print(f"saved {path.relative_to(ROOT)}")
+    return results
+
+
+if __name__ == "__main__":
+    main()
