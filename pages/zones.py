@@ -83,11 +83,14 @@ metric_row("zones", [
 
 chart(transcript.memo(("zone-map", settings), lambda: charts.zone_map_figure(zones)), key="zone_map",
       on_select=on_chart_click("zones", "zone_map"))
+binned = zones.n_messages > charts.ZONE_MAP_MAX_BARS
 st.caption(
-    "Bars: exact tokens per message, coloured by zone; the hatched part of a bar is what Phase 1 cuts from it; the "
-    "grey band is the region Phase 1 leaves alone. Lines: the prompt size after each message against the threshold, "
-    "and the running total from the end against the tail budget — both with the estimator that makes the decisions. "
-    "**Click a bar** to open that message below."
+    ("Bars: exact tokens per bin of consecutive messages of one zone (one bar per message would be narrower than a "
+     "pixel at this length), coloured by zone; " if binned else "Bars: exact tokens per message, coloured by zone; ")
+    + "the faded part of a bar is what Phase 1 cuts from it; the grey band is the region Phase 1 leaves alone. Lines: "
+    "the prompt size after each message against the threshold, and the running total from the end against the tail "
+    "budget — both with the estimator that makes the decisions. "
+    + ("**Click a bar** to open its first message below." if binned else "**Click a bar** to open that message below.")
 )
 run = last_run_for(transcript, settings)
 where = (f"your last run ({escape_markdown(run['summarizer_label'])})" if run is not None
