@@ -74,6 +74,11 @@ _STATE = """() => ({
 })"""
 
 
+# Pages under the navigation's "Analyses" menu (the rest are under "Compression").
+ANALYSES = ("Timeline replay", "Strategies", "Fact retention", "Parameter sweep", "API validity",
+            "Release comparison")
+
+
 def _free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -140,8 +145,8 @@ def _slider_thumb(page: Any, label: str) -> Any:
 def _open(page: Any, url: str, chart: bool = True) -> None:
     page.goto(url)
     page.wait_for_selector('[data-testid="stSidebar"] [data-testid="stSlider"]', timeout=TIMEOUT_S * 1000)
-    if chart:
-        page.wait_for_selector(".js-plotly-plot", state="attached", timeout=TIMEOUT_S * 1000)
+    if chart:  # a Plotly chart, or the first page's HTML bars
+        page.wait_for_selector(".js-plotly-plot, [data-chart]", state="attached", timeout=TIMEOUT_S * 1000)
     page.evaluate(_MARK)
     _settle(page)
 
@@ -158,8 +163,18 @@ def _slider_moves(page: Any, label: str, repeat: int) -> list[dict[str, float]]:
     return timings
 
 
+def _nav_link(page: Any, title: str) -> Any:
+    """The link to ``title`` in the navigation across the top (its section's menu opened first)."""
+    link = page.locator('[data-testid="stTopNavDropdownLink"]').filter(has_text=title).first
+    if not link.is_visible():
+        section = "Analyses" if title in ANALYSES else "Compression"
+        page.locator('[data-testid="stTopNavSection"]').filter(has_text=section).first.click()
+        link.wait_for()
+    return link
+
+
 def _page_switch(page: Any, title: str) -> dict[str, float]:
-    link = page.locator('a[data-testid="stSidebarNavLink"]').filter(has_text=title).first
+    link = _nav_link(page, title)  # opening the menu is not part of the switch
     page.evaluate(_MARK)
     link.click()
     return _settle(page)
