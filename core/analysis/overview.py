@@ -140,7 +140,8 @@ def preview(text: str, limit: int = PREVIEW_CHARS) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
-def _text_category(role: str) -> str:
+def text_category(role: str) -> str:
+    """The category a message's own text counts under, by its role."""
     if role in ("system", "developer"):
         return "system"
     if role == "assistant":
@@ -174,7 +175,7 @@ def message_frame(
         role = _role(message)
         parts = counter.message_parts(message)
         by_category = dict.fromkeys(CATEGORIES, 0)
-        by_category[_text_category(role)] += parts["text"] + parts["overhead"]
+        by_category[text_category(role)] += parts["text"] + parts["overhead"]
         by_category["tool calls"] += parts["tool_calls"]
         by_category["images"] += parts["images"]
         text = message_text(message)

@@ -14,23 +14,19 @@ from typing import Any
 
 import pandas as pd
 
-from core.analysis.overview import CATEGORIES, message_frame, tokens_by_category, tokens_by_role
+from core.analysis.overview import (
+    CATEGORIES,
+    message_frame,
+    text_category,
+    tokens_by_category,
+    tokens_by_role,
+)
 from core.tokens import TokenCounter
 
 __all__ = ["SUMMARY_SEGMENT", "RunFigures", "run_composition", "run_figures"]
 
 SUMMARY_SEGMENT = "summary"
 BY_ROLE, BY_CATEGORY = "role", "category"
-
-
-def _text_category(role: str) -> str:
-    if role in ("system", "developer"):
-        return "system"
-    if role == "assistant":
-        return "assistant text"
-    if role in ("tool", "function"):
-        return "tool results"
-    return "user text"
 
 
 def _summary_share(result: Any, after_frame: pd.DataFrame, counter: TokenCounter) -> tuple[int, str | None, int]:
@@ -74,7 +70,7 @@ def run_composition(original_frame: pd.DataFrame, result: Any, counter: TokenCou
     else:
         before = tokens_by_category(original_frame).set_index("category")["tokens"].to_dict()
         after = tokens_by_category(after_frame).set_index("category")["tokens"].to_dict()
-        holder = _text_category(summary_role) if summary_role is not None else None
+        holder = text_category(summary_role) if summary_role is not None else None
         order = list(CATEGORIES)
     if holder is not None and summary_tokens:
         after[holder] = max(0, int(after.get(holder, 0)) - summary_tokens)
