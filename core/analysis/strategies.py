@@ -403,7 +403,8 @@ def strategy_figure(comparison: StrategyComparison) -> go.Figure:
                                      (comparison.tokens_before, f"original {comparison.tokens_before:,}", MUTED_COLOR,
                                       "dot")):
         shapes.append({"type": "line", "xref": "x", "x0": value, "x1": value, "yref": "y domain", "y0": 0, "y1": 1,
-                       "line": {"color": color, "dash": dash, "width": 1.5}})
+                       "line": {"color": color, "dash": dash, "width": 1.5},
+                       "layer": "below"})  # under the bars' value labels, which it would cross
         fig.add_trace(go.Scatter(x=[None], y=[None], mode="lines", name=name,
                                  line={"color": color, "dash": dash, "width": 1.5}), row=1, col=1)
     style(fig, height=max(300, 46 * len(labels) + 140))
