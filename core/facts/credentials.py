@@ -16,8 +16,8 @@ from typing import Any
 
 from core.facts.text import text_pieces, tool_call_arguments
 from core.message_view import content_text
-from core.redaction.hermes import REDACTIONS, redact_sensitive_text
-from core.redaction.strict import strict_redact
+from core.redaction.hermes import REDACTIONS, VENDOR_STARTS, redact_sensitive_text
+from core.redaction.strict import VENDOR_GATES, strict_redact
 
 
 def redact_all(text: str) -> str:
@@ -55,19 +55,28 @@ def is_credential(value: str, views: Iterable[tuple[str, str]]) -> bool:
     return any(value in text and value not in redacted for text, redacted in views)
 
 
-# Every text a redaction masks something in names it or shows its shape: a cheap test first.
+# Every text a redaction masks something in names it or shows its shape: a cheap test first. The
+# vendor prefixes come from the redaction layers themselves (each a literal its pattern starts with);
+# the rest are the labels, URL forms, phone numbers and mentions the other passes look for.
+_GENERIC_GATES = {"A": r"A(?:KIA|SIA|BIA|CCA|3T)", "gl": r"gl[a-z]{2,5}-", "gh": r"gh[pousr]_", "SK": r"SK[0-9a-f]{8}",
+                  "sq0": r"sq0(?:csp|atp)-", "shp": r"shp(?:at|ss|ca|pa)_"}
+_VENDOR_HINTS = sorted({*VENDOR_STARTS, *(gate for gate in VENDOR_GATES if gate not in _GENERIC_GATES)}, key=len,
+                       reverse=True)
 CREDENTIAL_HINT_RE = re.compile(
-    r"secret|passw|\bpwd\b|token\s*[:=]|_token|credential|authorization|bearer|cookie|session_?id|private[_ ]?key|"
-    r"key\s*[:=]|key\"\s*:|://[^\s/@]+:[^\s/@]*@|-----BEGIN|webhook|\bsk[-_]|gh[pousr]_|xox[abposr]-|AKIA|ntn_|"
-    r"curl\b[^\n]*\s-u\s",
+    r"secret|passw|passphrase|\bpwd?\b|token\\*\"?\s*[:=]|_token|credential|auth\w*\s*[:=]|authorization|bearer|cookie|"
+    r"session_?id|private[_ ]?key|key\\*\"?\s*[:=]|://[^\s/@]+@|://[^\s/@]+:[^/@\n]*@|-----BEGIN|webhook|"
+    r"\+[1-9]\d{6}|<@!?\d|curl\b[^\n]*\s-u\s|"
+    + "|".join([*_GENERIC_GATES.values(), *(re.escape(literal) for literal in _VENDOR_HINTS)]),
     re.IGNORECASE,
 )
 
 
 # Lower-case words of which every CREDENTIAL_HINT_RE match holds one (plain substring tests first).
-_HINT_WORDS = ("secret", "passw", "pwd", "token", "credential", "authorization", "bearer", "cookie", "session",
-               "private", "key", "://", "-----begin", "webhook", "sk-", "sk_", "gh", "xox", "akia", "ntn_", "curl")
-_HINT_WORDS_RE = re.compile("|".join(re.escape(word) for word in _HINT_WORDS))  # on the lower-cased text
+_HINT_WORDS = ("secret", "pass", "pw", "token", "credential", "auth", "bearer", "cookie", "session", "private", "key",
+               "://", "-----begin", "webhook", "+", "<@", "curl", "akia", "asia", "abia", "acca", "a3t", "gl", "gh", "sk",
+               "sq0", "shp",
+               *(literal.lower() for literal in _VENDOR_HINTS))
+_HINT_WORDS_RE = re.compile("|".join(re.escape(word) for word in sorted(set(_HINT_WORDS), key=len, reverse=True)))
 
 
 def might_hold_credentials(texts: Iterable[str]) -> bool:

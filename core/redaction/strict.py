@@ -202,6 +202,8 @@ _VENDOR_TABLE: tuple[tuple[str, str, str], ...] = (
     ("square-token", "sq0", r"sq0(?:csp|atp)-[A-Za-z0-9_\-]{22,}"),
     ("jwt", "eyJ", r"eyJ[A-Za-z0-9_\-]{10,}(?:\.[A-Za-z0-9_=\-]{4,}){0,2}"),
 )
+#: The literal each vendor pattern needs, for readers that need a cheap test of whether a text could hold a key.
+VENDOR_GATES: tuple[str, ...] = tuple(gate for _kind, gate, _pattern in _VENDOR_TABLE)
 _VENDOR_COMPILED = tuple((kind, gate, re.compile(pattern)) for kind, gate, pattern in _VENDOR_TABLE)
 
 # The reference masks only the first dotted part of a SendGrid key; catch what it leaves behind.
