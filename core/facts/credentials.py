@@ -55,36 +55,42 @@ def is_credential(value: str, views: Iterable[tuple[str, str]]) -> bool:
     return any(value in text and value not in redacted for text, redacted in views)
 
 
-# Every text a redaction masks something in names it or shows its shape: a cheap test first. The
-# vendor prefixes come from the redaction layers themselves (each a literal its pattern starts with);
-# the rest are the labels, URL forms, phone numbers and mentions the other passes look for.
-_GENERIC_GATES = {"A": r"A(?:KIA|SIA|BIA|CCA|3T)", "gl": r"gl[a-z]{2,5}-", "gh": r"gh[pousr]_", "SK": r"SK[0-9a-f]{8}",
-                  "sq0": r"sq0(?:csp|atp)-", "shp": r"shp(?:at|ss|ca|pa)_"}
-_VENDOR_HINTS = sorted({*VENDOR_STARTS, *(gate for gate in VENDOR_GATES if gate not in _GENERIC_GATES)}, key=len,
-                       reverse=True)
-CREDENTIAL_HINT_RE = re.compile(
-    r"secret|passw|passphrase|\bpwd?\b|token\\*\"?\s*[:=]|_token|credential|auth\w*\s*[:=]|authorization|bearer|cookie|"
-    r"session_?id|private[_ ]?key|key\\*\"?\s*[:=]|://[^\s/@]+@|://[^\s/@]+:[^/@\n]*@|-----BEGIN|webhook|"
-    r"\+[1-9]\d{6}|<@!?\d|curl\b[^\n]*\s-u\s|"
-    + "|".join([*_GENERIC_GATES.values(), *(re.escape(literal) for literal in _VENDOR_HINTS)]),
+# Every text a redaction masks something in names it or shows its shape: a cheap test first.
+# Vendor keys: the literal each pattern of the redaction layers starts with, after a character that
+# cannot be part of a key (as the patterns require), in its own case.
+_GENERIC_STARTS = (r"A(?:KIA|SIA|BIA|CCA|3T)", r"gl[a-z]{2,5}-", r"gh[pousr]_", r"SK[0-9a-f]{8}", r"sq0(?:csp|atp)-",
+                   r"shp(?:at|ss|ca|pa)_")
+_INNER_GATES = ("_live_", "_test_", "_v1_")  # literals inside a pattern, not at its start
+_STARTS = sorted({*VENDOR_STARTS, *(g for g in VENDOR_GATES if g not in _INNER_GATES and len(g) > 2 and g != "sq0"
+                                    and g != "shp")}, key=len, reverse=True)
+_VENDOR_HINT_RE = re.compile(
+    r"(?<![A-Za-z0-9_-])(?:" + "|".join([*_GENERIC_STARTS, *(re.escape(literal) for literal in _STARTS)]) + ")"
+    + "|" + "|".join(re.escape(literal) for literal in _INNER_GATES)
+    + r"|\d{8}:[A-Za-z0-9_-]{30}"  # a Telegram bot token
+)
+# Labels and shapes the other passes look for, in any case.
+_LABEL_HINT_RE = re.compile(
+    r"secret|passw|passphrase|\bpwd?\b|token\\*\"?\s*[:=]|_token|credential|auth\w*\s*[:=]|authorization|bearer|"
+    r"cookie|session_?id|private[_ ]?key|key\\*\"?\s*[:=]|://[^\s/@]+@|://[^\s/@]+:[^/@\n]*@|-----BEGIN|webhook|"
+    r"\+[1-9]\d{6}|<@!?\d|curl\b[^\n]*\s-u\s",
     re.IGNORECASE,
 )
+# Case-folded words of which every _LABEL_HINT_RE match holds one (plain substring tests first).
+_LABEL_WORDS_RE = re.compile("|".join(re.escape(word) for word in (
+    "secret", "pass", "pw", "token", "credential", "auth", "bearer", "cookie", "session", "private", "key", "://",
+    "-----begin", "webhook", "+", "<@", "curl")))
 
 
-# Lower-case words of which every CREDENTIAL_HINT_RE match holds one (plain substring tests first).
-_HINT_WORDS = ("secret", "pass", "pw", "token", "credential", "auth", "bearer", "cookie", "session", "private", "key",
-               "://", "-----begin", "webhook", "+", "<@", "curl", "akia", "asia", "abia", "acca", "a3t", "gl", "gh", "sk",
-               "sq0", "shp",
-               *(literal.lower() for literal in _VENDOR_HINTS))
-_HINT_WORDS_RE = re.compile("|".join(re.escape(word) for word in sorted(set(_HINT_WORDS), key=len, reverse=True)))
+def hints_at_credentials(text: str) -> bool:
+    """False when no redaction could mask anything in ``text`` (it has no hint of a secret)."""
+    return bool(text) and bool(
+        _VENDOR_HINT_RE.search(text) or (_LABEL_WORDS_RE.search(text.casefold()) and _LABEL_HINT_RE.search(text))
+    )
 
 
 def might_hold_credentials(texts: Iterable[str]) -> bool:
     """False when no redaction could mask anything in ``texts`` (none has a hint of a secret)."""
-    for text in texts:
-        if text and _HINT_WORDS_RE.search(text.lower()) and CREDENTIAL_HINT_RE.search(text):
-            return True
-    return False
+    return any(hints_at_credentials(text) for text in texts)
 
 
 def without_credentials(found: list[tuple[str, str]], message: Mapping[str, Any]) -> list[tuple[str, str]]:
@@ -103,7 +109,7 @@ def without_credentials_by_line(found: list[tuple[str, str]], texts: Iterable[st
     text count)."""
     views: list[tuple[str, str]] = []
     for text in texts:
-        if not text or not CREDENTIAL_HINT_RE.search(text):
+        if not hints_at_credentials(text):
             continue
         if "BEGIN" in text:
             redacted = redact_all(text)
@@ -111,7 +117,7 @@ def without_credentials_by_line(found: list[tuple[str, str]], texts: Iterable[st
                 views.append((text, redacted))
             continue
         for line in text.split("\n"):
-            if CREDENTIAL_HINT_RE.search(line):
+            if hints_at_credentials(line):
                 redacted = redact_all(line)
                 if redacted != line:
                     views.append((line, redacted))

@@ -25,6 +25,8 @@ MASKED = [
     '{"TOKEN": "abcdefghijklmnopqrstuvwxyz"}',
     '{"cmd": "{\\"api_key\\": \\"Zq8rT2mW9xK4pL7vN1cY5bH3\\"}"}',
     "author=JohnSmith",
+    '{"pa\u017fsword": "abcdefghijklmnopqrstuvwxyz"}',  # a long s: a case-insensitive match folds it
+    "bot 123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsawQ1",
     "-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA\n-----END RSA PRIVATE KEY-----",
 ]
 
