@@ -530,6 +530,9 @@ def _downloads(transcript: Transcript, result: Any, settings: Settings, choice: 
         mime="text/html",
         key="download_report",
         icon=":material/description:",
+        # No rerun on the click: a rerun registers the report under a new id, and under load it could
+        # revoke the one the browser is about to fetch.
+        on_click="ignore",
         help="Zones, savings, the run, the compressed conversation and the summary in one self-contained page "
              "(no script, nothing fetched): attach it to an issue or a pull request.",
     )
