@@ -272,6 +272,8 @@ def zone_map_figure(zones: ZoneAnalysis, *, exact_label: str = "tokens (tiktoken
         bar = {"type": "bar", "x": centres[picked], "y": kept[picked], "name": zone, "legendgroup": zone,
                "xaxis": "x", "yaxis": "y", "marker": {"color": ZONE_COLORS[zone], "line": {"width": 0}},
                "customdata": details[picked],
+               # A click selects one bar: the others stay readable (Plotly's default fades them to 0.2).
+               "selected": {"marker": {"opacity": 1}}, "unselected": {"marker": {"opacity": 0.6}},
                "hovertemplate": "%{customdata[1]}<br>%{customdata[2]:,} tokens, %{y:,} after Phase 1"
                                 f"<br>Phase 1: %{{customdata[3]}}<br>click to open<extra>{zone}</extra>"}
         if widths is not None:
@@ -282,7 +284,7 @@ def zone_map_figure(zones: ZoneAnalysis, *, exact_label: str = "tokens (tiktoken
             faded = {"type": "bar", "x": centres[cut], "y": whole[cut] - kept[cut], "name": "cut by Phase 1",
                      "legendgroup": "cut", "showlegend": not cut_shown, "xaxis": "x", "yaxis": "y",
                      "marker": {"color": _hex_rgba(ZONE_COLORS[zone], 0.3), "line": {"width": 0}},
-                     "customdata": details[cut],
+                     "customdata": details[cut], "unselected": {"marker": {"opacity": 0.6}},
                      "hovertemplate": "%{customdata[1]}: %{customdata[2]:,} tokens before Phase 1"
                                       "<br>%{customdata[3]}<extra>Phase 1</extra>"}
             if widths is not None:
