@@ -58,13 +58,14 @@ def is_credential(value: str, views: Iterable[tuple[str, str]]) -> bool:
 # Every text a redaction masks something in names it or shows its shape: a cheap test first.
 # Vendor keys: the literal each pattern of the redaction layers starts with, after a character that
 # cannot be part of a key (as the patterns require), in its own case.
-_GENERIC_STARTS = (r"A(?:KIA|SIA|BIA|CCA|3T)", r"gl[a-z]{2,5}-", r"gh[pousr]_", r"SK[0-9a-f]{8}", r"sq0(?:csp|atp)-",
-                   r"shp(?:at|ss|ca|pa)_")
+# Gates too short to hint on their own, each with the start its patterns really need.
+_GENERIC_STARTS = {"A": r"A(?:KIA|SIA|BIA|CCA|3T)", "gl": r"gl[a-z]{2,5}-", "gh": r"gh[pousr]_", "SK": r"SK[0-9a-f]{8}",
+                   "sq0": r"sq0(?:csp|atp)-", "shp": r"shp(?:at|ss|ca|pa)_"}
 _INNER_GATES = ("_live_", "_test_", "_v1_")  # literals inside a pattern, not at its start
-_STARTS = sorted({*VENDOR_STARTS, *(g for g in VENDOR_GATES if g not in _INNER_GATES and len(g) > 2 and g != "sq0"
-                                    and g != "shp")}, key=len, reverse=True)
+_STARTS = sorted({*VENDOR_STARTS, *(g for g in VENDOR_GATES if g not in _INNER_GATES and g not in _GENERIC_STARTS)},
+                 key=len, reverse=True)
 _VENDOR_HINT_RE = re.compile(
-    r"(?<![A-Za-z0-9_-])(?:" + "|".join([*_GENERIC_STARTS, *(re.escape(literal) for literal in _STARTS)]) + ")"
+    r"(?<![A-Za-z0-9_-])(?:" + "|".join([*_GENERIC_STARTS.values(), *(re.escape(literal) for literal in _STARTS)]) + ")"
     + "|" + "|".join(re.escape(literal) for literal in _INNER_GATES)
     + r"|\d{8}:[A-Za-z0-9_-]{30}"  # a Telegram bot token
 )
