@@ -6,6 +6,7 @@ import time
 
 import streamlit as st
 
+from core.analysis.request import TRIGGER_SOURCE_WORDS
 from core.analysis.sweep import (
     DEFAULT_RATIOS,
     DEFAULT_THRESHOLDS,
@@ -97,7 +98,7 @@ st.caption(
                        f"{current_ratio:.2f}).")
     + f" Before compression: {int(sweep_table['tokens_before'].iloc[0]):,} tokens of messages"
     + f" ({settings.token_estimator}); the trigger tests {trigger_tokens:,}, "
-    + ("the last prompt size the log recorded." if trigger_source == "recorded" else "the whole-request estimate.")
+    + f"{TRIGGER_SOURCE_WORDS[trigger_source]}."
 )
 
 forced = shown[shown["tail_forced_small"]]

@@ -8,6 +8,7 @@ import streamlit as st
 
 from core.analysis import charts
 from core.analysis.formatting import integer
+from core.analysis.request import TRIGGER_SOURCE_WORDS
 from core.analysis.zones import analyze_zones
 from pages._drilldown import drilldown_panel, on_chart_click
 from pages._shared import (
@@ -42,7 +43,7 @@ frame = message_table(transcript, settings)
 config = settings.config()
 # Hermes' host decides on the whole request (the last recorded prompt size when the log has one).
 sized, source = whole_request(transcript, settings).trigger_size
-how = "the last prompt size the log recorded" if source == "recorded" else "the whole-request estimate"
+how = TRIGGER_SOURCE_WORDS[source]
 zones = transcript.memo(
     ("zones", settings, sized),
     lambda: analyze_zones(transcript.messages, config, frame["tokens"].tolist(),

@@ -255,6 +255,10 @@ class RequestTurn:
         return self.in_messages + self.outside_messages
 
 
+#: How each source of :attr:`RequestBreakdown.trigger_size` is named on the pages.
+TRIGGER_SOURCE_WORDS = {"recorded": "the last prompt size the log recorded", "estimate": "the whole-request estimate"}
+
+
 @dataclass
 class RequestBreakdown:
     """The whole request after the last message, part by part, in one unit (see the module docstring)."""
