@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.common import ROOT, print_table, save
+from pages._sections import section_of
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -72,11 +73,6 @@ _STATE = """() => ({
   afterplot: window.__lens.afterplot.filter((t) => t >= window.__lens.mark),
   last_mutation: Math.max(0, ...window.__lens.mutations.filter((t) => t >= window.__lens.mark)),
 })"""
-
-
-# Pages under the navigation's "Analyses" menu (the rest are under "Compression").
-ANALYSES = ("Timeline replay", "Strategies", "Fact retention", "Parameter sweep", "API validity",
-            "Release comparison")
 
 
 def _free_port() -> int:
@@ -167,8 +163,7 @@ def _nav_link(page: Any, title: str) -> Any:
     """The link to ``title`` in the navigation across the top (its section's menu opened first)."""
     link = page.locator('[data-testid="stTopNavDropdownLink"]').filter(has_text=title).first
     if not link.is_visible():
-        section = "Analyses" if title in ANALYSES else "Compression"
-        page.locator('[data-testid="stTopNavSection"]').filter(has_text=section).first.click()
+        page.locator('[data-testid="stTopNavSection"]').filter(has_text=section_of(title)).first.click()
         link.wait_for()
     return link
 

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import ast
 import re
 
 from core import CompressorConfig, ContextCompressor
 from core.redaction.hermes import redact_many
 from core.redaction.strict import count_by_kind, redact_with_spans
+from pages._sections import SECTIONS
 from tests.app.chat_server import chat_server, run_remote  # noqa: F401 - chat_server is a fixture
 from tests.app.conftest import (
-    APP,
     DATA,
     SAMPLES,
     choose_sample,
@@ -69,11 +68,7 @@ def _open_preview(at, sample: str = SECRETS):
 
 
 def test_the_preview_is_registered_right_after_compress():
-    tree = ast.parse(APP.read_text(encoding="utf-8"))
-    assignment = next(node for node in tree.body if isinstance(node, ast.AnnAssign)
-                      and getattr(node.target, "id", "") == "SECTIONS")
-    sections = ast.literal_eval(assignment.value)
-    names = [name for name, _title, _icon in sections["Compression"]]
+    names = [name for name, _title, _icon in SECTIONS["Compression"]]
     assert names.index("redaction_preview") == names.index("compress") + 1
 
 

@@ -6,7 +6,6 @@ Skipped when Chromium or Playwright is missing, unless CONTEXT_LENS_REQUIRE_BROW
 
 from __future__ import annotations
 
-import ast
 import os
 import shutil
 import socket
@@ -19,6 +18,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+from pages._sections import SECTIONS, section_of
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = "/usr/bin/chromium"
@@ -155,18 +156,13 @@ def screenshot(page: Any, name: str) -> Path:
 
 
 def page_sections() -> dict[str, list[tuple[str, str]]]:
-    """``section -> [(file stem, title), ...]`` read from app.py's ``SECTIONS`` table."""
-    tree = ast.parse((ROOT / "app.py").read_text(encoding="utf-8"))
-    for node in tree.body:
-        if isinstance(node, ast.AnnAssign) and getattr(node.target, "id", None) == "SECTIONS":
-            sections = ast.literal_eval(node.value)
-            return {section: [(name, title) for name, title, _icon in entries] for section, entries in sections.items()}
-    raise AssertionError("app.py has no SECTIONS table")
+    """``section -> [(file stem, title), ...]`` from the dashboard's navigation table."""
+    return {section: [(name, title) for name, title, _icon in entries] for section, entries in SECTIONS.items()}
 
 
 def nav_link(page: Any, title: str) -> Any:
     """The navigation link to ``title``: the navigation is across the top, one menu per section."""
-    section = next(name for name, entries in page_sections().items() if any(t == title for _s, t in entries))
+    section = section_of(title)
     link = page.locator("[data-testid='stTopNavDropdownLink']").filter(has_text=title).first
     if not link.is_visible():
         page.locator("[data-testid='stTopNavSection']").filter(has_text=section).first.click()

@@ -1,0 +1,31 @@
+"""The dashboard's navigation: its sections and pages, in reading order.
+
+Plain data (no Streamlit): ``app.py`` builds the navigation from it, and the browser tests and
+benchmarks find each page's menu in it.
+"""
+
+from __future__ import annotations
+
+# (file in pages/, title, icon) per navigation section, in reading order.
+SECTIONS: dict[str, list[tuple[str, str, str]]] = {
+    "Compression": [
+        ("overview", "Upload & overview", ":material/upload_file:"),
+        ("zones", "Zones", ":material/view_timeline:"),
+        ("savings", "Phase savings", ":material/waterfall_chart:"),
+        ("compress", "Compress & preview", ":material/compress:"),
+        ("redaction_preview", "Redaction preview", ":material/visibility_off:"),
+    ],
+    "Analyses": [
+        ("timeline_replay", "Timeline replay", ":material/timeline:"),
+        ("strategies", "Strategies", ":material/compare_arrows:"),
+        ("fact_retention", "Fact retention", ":material/fact_check:"),
+        ("parameter_sweep", "Parameter sweep", ":material/grid_on:"),
+        ("api_validity", "API validity", ":material/rule:"),
+        ("release_comparison", "Release comparison", ":material/difference:"),
+    ],
+}
+
+
+def section_of(title: str) -> str:
+    """The navigation section holding the page titled ``title``."""
+    return next(section for section, pages in SECTIONS.items() if any(t == title for _name, t, _icon in pages))
