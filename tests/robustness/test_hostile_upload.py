@@ -14,6 +14,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from core.formats import Conversation, FormatError, load
+from pages._sections import SECTIONS
 from tests.app.conftest import APP, go, metrics, new_app, number
 from tests.robustness.corpus import HOSTILE, corpus_files
 
@@ -25,14 +26,9 @@ GENERIC_FAILURE = "could not be read ("
 
 
 def pages() -> list[str]:
-    """Every page of the dashboard: the files in pages/ that app.py puts in its navigation."""
-    navigation = APP.read_text(encoding="utf-8")
-    return [
-        path.stem
-        for path in sorted((APP.parent / "pages").glob("*.py"))
-        if not path.stem.startswith("_")
-        and (f'"{path.stem}"' in navigation or f"pages/{path.stem}.py" in navigation)
-    ]
+    """Every page of the dashboard: the files in pages/ that the navigation table lists."""
+    listed = {name for entries in SECTIONS.values() for name, _title, _icon in entries}
+    return [path.stem for path in sorted((APP.parent / "pages").glob("*.py")) if path.stem in listed]
 
 
 def unescape(text: str) -> str:
