@@ -216,9 +216,25 @@ def page_setup() -> Settings:
     run (Streamlit's test harness keeps only the page's output on reruns). The parameters are
     written to the URL, so the address bar is always a link to this view.
     """
+    _leave_directory_navigation()
     settings = sidebar_controls()
     _write_query()
     return settings
+
+
+def _leave_directory_navigation() -> None:
+    """Run the page through ``app.py`` when Streamlit ran it straight from ``pages/``.
+
+    Until a run has called ``st.navigation``, Streamlit takes an app with a ``pages/`` folder for an
+    old-style multipage app: a link to a page opened as the server's first request runs that file
+    alone (without ``app.py``'s navigation and defaults). Telling it otherwise and rerunning lets
+    ``app.py`` route the same address. A session ``app.py`` has set up (``init_state``) is left alone.
+    """
+    from streamlit.runtime.pages_manager import PagesManager
+
+    if PagesManager.uses_pages_directory and "_query_applied" not in st.session_state:
+        PagesManager.uses_pages_directory = False
+        st.rerun()
 
 
 # --- the settings in the URL ---------------------------------------------------------------------

@@ -6,6 +6,7 @@ Skipped when Chromium or Playwright is missing, unless CONTEXT_LENS_REQUIRE_BROW
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import socket
@@ -51,14 +52,14 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-@pytest.fixture(scope="session")
-def server_url() -> Iterator[str]:
-    """``streamlit run app.py`` on a free local port, until the session ends."""
+@contextlib.contextmanager
+def dashboard_server(log_name: str = "streamlit-e2e.log") -> Iterator[str]:
+    """``streamlit run app.py`` on a free local port, while the block runs."""
     streamlit = shutil.which("streamlit", path=str(Path(sys.executable).parent)) or shutil.which("streamlit")
     if streamlit is None:
         _missing("streamlit is not installed")
     port = free_port()
-    log_path = ROOT / "test-artifacts" / "streamlit-e2e.log"
+    log_path = ROOT / "test-artifacts" / log_name
     log_path.parent.mkdir(parents=True, exist_ok=True)
     command = [
         str(streamlit), "run", "app.py",
@@ -92,6 +93,13 @@ def server_url() -> Iterator[str]:
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
+
+
+@pytest.fixture(scope="session")
+def server_url() -> Iterator[str]:
+    """The dashboard the browser tests share, until the session ends."""
+    with dashboard_server() as url:
+        yield url
 
 
 @pytest.fixture(scope="session")

@@ -22,6 +22,7 @@ from core.summarizers.extractive import ExtractiveSummarizer
 from tests.e2e.conftest import (
     ROOT,
     UI_TIMEOUT_MS,
+    dashboard_server,
     open_page,
     page_sections,
     screenshot,
@@ -316,6 +317,29 @@ def test_the_settings_travel_in_the_url(wide, chromium: Any, server_url: str) ->
         assert f"{expected.compress_start} msgs" in head
     finally:
         other.close()
+
+
+def test_a_shared_link_opened_first_on_a_fresh_server_opens_that_view(chromium: Any) -> None:
+    # Streamlit takes an app with a pages/ folder for an old-style one until st.navigation has run:
+    # a link that is the server's very first request must still go through app.py.
+    with dashboard_server("streamlit-e2e-deep-link.log") as url:
+        context = _context(chromium, 1400)
+        try:
+            tab = context.new_page()
+            errors: list[str] = []
+            tab.on("pageerror", lambda exc: errors.append(str(exc)))
+            tab.goto(f"{url}/zones?first=5")
+            tab.get_by_role("heading", name="Zones").first.wait_for()
+            tab.get_by_text("Why the boundaries fell here").first.wait_for()
+            wait_until_idle(tab)
+            assert tab.get_by_role("slider", name="Protect first N messages").input_value() == "5"
+            assert tab.locator("[data-testid='stException']").count() == 0
+            assert tab.locator("[data-testid='stTopNavSection']").filter(has_text="Analyses").count() == 1
+            assert tab.locator("[data-testid='stSidebarNavLink']").count() == 0  # no page list from pages/
+            assert not errors
+            screenshot(tab, "deep_link_first_request")
+        finally:
+            context.close()
 
 
 def test_the_html_report_of_a_run_keeps_the_transcript_as_text(page) -> None:
