@@ -11,7 +11,7 @@ value alone: a value found in a text but no longer in its redacted form overlapp
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from core.facts.text import text_pieces, tool_call_arguments
@@ -94,20 +94,25 @@ def might_hold_credentials(texts: Iterable[str]) -> bool:
     return any(hints_at_credentials(text) for text in texts)
 
 
-def without_credentials(found: list[tuple[str, str]], message: Mapping[str, Any]) -> list[tuple[str, str]]:
-    """``found`` (the (kind, value) facts of ``message``) without the values that are credentials."""
-    if not found:
-        return found
-    views = redacted_views(message)
-    if not views:
-        return found
-    return [(kind, value) for kind, value in found if not is_credential(value, views)]
+class CredentialCheck:
+    """Whether a value is a credential where it stands in ``messages[index]``: each message is
+    redacted once, when first asked about (callers ask in message order)."""
+
+    def __init__(self, messages: Sequence[Mapping[str, Any]]) -> None:
+        self._messages = messages
+        self._index = -1
+        self._views: list[tuple[str, str]] = []
+
+    def __call__(self, index: int, value: str) -> bool:
+        if index != self._index:
+            self._index, self._views = index, redacted_views(self._messages[index])
+        return is_credential(value, self._views)
 
 
 def without_credentials_by_line(found: list[tuple[str, str]], texts: Iterable[str]) -> list[tuple[str, str]]:
-    """:func:`without_credentials` for a reader that must stay fast: only the lines of ``texts`` that
-    hint at a secret are redacted and looked in (a private key, which spans lines, makes the whole
-    text count)."""
+    """``found`` (facts of ``texts``) without the values that are credentials, for a reader that must
+    stay fast: only the lines of ``texts`` that hint at a secret are redacted and looked in (a private
+    key, which spans lines, makes the whole text count)."""
     views: list[tuple[str, str]] = []
     for text in texts:
         if not hints_at_credentials(text):

@@ -101,6 +101,28 @@ _MAYBE_NOISE_RE = re.compile(
 )
 
 
+# What a _MAYBE_NOISE_RE match needs, as plain substring tests: the regular expression tries every
+# position of a text, substring search is many times faster (and a non-ASCII character is not
+# searched for in ASCII text at all).
+_NOISE_LITERALS = (
+    "PASS", "SKIP", "XFAIL", "...", "=== ", "--- ", "──", "\r", "[", "objects:", "deltas:", "Download",
+    "Extract", "Pull", "Waiting", "Verifying", "exists", "%|", *"✓✔√│├└━═█▉▊▋▌▍▎▏▓▒░■",
+)
+# Spelled out, a run of three is faster than as {3}; "ok" comes before its word boundary, which
+# lets the engine skip to each "o".
+_NOISE_RUN_RE = re.compile(r"[FEsxX.][FEsxX.][FEsxX.]|ok\b(?<=\bok)")
+_NOISE_LINE_START_RE = re.compile(r"[-dlcbpsD][rwxsStT-]{3}|total \d")
+
+
+def _may_hold_noise(text: str, lines: list[str]) -> bool:
+    """False when no line of ``text`` (split into ``lines``) has a _MAYBE_NOISE_RE match."""
+    return (
+        any(literal in text for literal in _NOISE_LITERALS)
+        or _NOISE_RUN_RE.search(text) is not None
+        or any(_NOISE_LINE_START_RE.match(line) for line in lines)
+    )
+
+
 @dataclass
 class Sifted:
     """A text without its noise lines, and how many lines of each kind were taken out."""
@@ -164,7 +186,11 @@ def _sift(text: str) -> Sifted:
         kept_lines = (line for line, kind in zip(lines, kinds_of_lines, strict=True) if kind is None)
         return Sifted("\n".join(kept_lines), short_counts)
     maybe_noise = _MAYBE_NOISE_RE.search
-    kinds: list[str | None] = [_line_noise(line) if maybe_noise(line) else None for line in lines]
+    kinds: list[str | None] = (
+        [_line_noise(line) if maybe_noise(line) else None for line in lines]
+        if _may_hold_noise(text, lines)
+        else [None] * len(lines)
+    )
     _mark_listing_runs(lines, kinds)
     counts: dict[str, int] = {}
     repeats: dict[str, int] = {}

@@ -13,6 +13,7 @@ from core.facts import (
     MAX_FACT_CHARS,
     error_lines,
     extract_facts,
+    fact_rows,
     find_paths,
     retention,
     retention_by_kind,
@@ -501,7 +502,46 @@ def test_whole_text_scans_equal_line_by_line_reading(seed: int) -> None:
     rng = random.Random(seed)
     words = ["src/a.py", "./run.sh", "C:\\x\\y.txt", "Error:", "error: bad", "FAILED", "ok", "x.py::t[1]", "docs/",
              "(src/b.js)", "'tests/c.py',", "raise ValueError", "  12|    except OSError:", "Traceback (most recent call last):",
-             "KeyError", "npm ERR!", "Makefile", "v1.2", "e.g.", "\t", "\r", "•", "~/.cfg", "../up/z.toml"]
+             "KeyError", "npm ERR!", "Makefile", "v1.2", "e.g.", "\t", "\r", "•", "~/.cfg", "../up/z.toml",
+             "panicked at", "failed to", "ERROR", "xERROR", "Exception", "error[E0432]:", "Segmentation fault",
+             "Permission denied", "fatal", "Panic", "\x0b", "\u2028", "error", "Error", ":"]
     text = "\n".join(" ".join(rng.choice(words) for _ in range(rng.randint(0, 12))) for _ in range(rng.randint(1, 60)))
     assert find_paths(text) == _plain_paths(text)
     assert list(error_lines(text)) == _plain_errors(text)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_the_whole_text_noise_gate_lets_every_line_with_a_hint_through(seed: int) -> None:
+    import random
+
+    from core.facts.noise import _MAYBE_NOISE_RE, _may_hold_noise
+
+    rng = random.Random(seed)
+    # Pieces of every alternative of the line hint, near misses and plain words.
+    pieces = ["PASS", "SKIP", "XFAIL", "XPASS", "... ", "..", ".", "=== ", "--- ", "ok", "token", "book", "✓", "│",
+              "├", "└", "━", "█", "──", "─", "\r", "[========]", "[==", "FEs", "xX", "sss", "drwxr-xr-x", "-rw-",
+              "total 4", "total", "objects:", "deltas:", "Download", "Extract", "Pull", "Waiting", "Verifying",
+              "exists", "50%|", "%", "|", "word", "src/a.py", " ", "\n", "\n", "d", "-", "r", "w", "x", "t"]
+    for _ in range(300):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 14)))
+        lines = text.split("\n")
+        if any(_MAYBE_NOISE_RE.search(line) for line in lines):
+            assert _may_hold_noise(text, lines), text
+
+
+def test_a_value_that_is_a_secret_where_it_first_appears_is_a_fact_where_it_is_plain() -> None:
+    # Only values not seen yet are checked for credentials: a value masked at its first
+    # occurrence must still count from the first message where no redaction hides it.
+    secret_first = [
+        {"role": "user", "content": "Deploy it."},
+        {"role": "assistant", "content": "Setting it.", "tool_calls": [
+            {"id": "c1", "type": "function", "function": {"name": "terminal", "arguments": json.dumps(
+                {"command": "export API_TOKEN=Zq8xK2pLm9Vt4Rw7Yb3NcD5f"})}}]},
+        {"role": "tool", "tool_call_id": "c1", "content": "done"},
+        {"role": "assistant", "content": "The build id is Zq8xK2pLm9Vt4Rw7Yb3NcD5f, see src/app/main.py."},
+    ]
+    rows = fact_rows(secret_first)
+    at = {(kind, value): index for kind, value, index in rows}
+    plain = [index for (kind, value), index in at.items() if "Zq8xK2pLm9Vt4Rw7Yb3NcD5f" in value]
+    assert plain and min(plain) == 3
+    assert at[("path", "src/app/main.py")] == 3
