@@ -8,8 +8,10 @@ the page from the moment of the key press or click:
 
 - *chart redrawn*: the last time a Plotly chart of the page finished drawing (its
   ``plotly_afterplot`` event) after the action;
-- *settled*: the last change to the page's content (a mutation observer on the document),
-  once Streamlit's "running" indicator is gone and nothing has changed for a quiet period.
+- *settled*: the last visible change to the page (a mutation of the document, or text a table
+  draws on its canvas), once Streamlit's "running" indicator is gone and nothing has changed for
+  a quiet period. Changes inside a ``<canvas>`` (its fallback content, which is never displayed)
+  do not count: a table rewrites its hidden accessibility copy about 0.3 s after it has painted.
 
 Slider moves press an arrow key on the focused slider thumb of the sidebar (Streamlit sends the
 new value when the key is released), alternating right and left, on the Zones page (the zone map
@@ -42,7 +44,10 @@ TIMEOUT_S = 60
 SLIDER_TARGET_S = 0.4
 PAGE_SWITCH_TARGET_S = 0.6
 
-# Installed before any page script: records each Plotly redraw and each change to the document.
+# Installed before any page script: records each Plotly redraw and each visible change. A change
+# is a mutation of the document outside a <canvas>, or text drawn on a canvas: a table
+# (glide-data-grid) paints its cells on a canvas and rewrites the canvas's fallback content (an
+# accessibility table that is never displayed) about 0.3 s after its last paint.
 _INSTRUMENT = """
 (() => {
   window.__lens = {afterplot: [], mutations: []};
@@ -54,9 +59,18 @@ _INSTRUMENT = """
       gd.on('plotly_afterplot', () => window.__lens.afterplot.push(performance.now()));
     });
   };
+  const fillText = CanvasRenderingContext2D.prototype.fillText;
+  CanvasRenderingContext2D.prototype.fillText = function (...args) {
+    window.__lens.mutations.push(performance.now());
+    return fillText.apply(this, args);
+  };
+  const element = (node) => (node.nodeType === 1 ? node : node.parentElement);
+  const shown = (record) => {
+    const el = element(record.target);
+    return !!el && !el.closest('[data-testid="stStatusWidget"]') && !el.closest('canvas');
+  };
   const observer = new MutationObserver((records) => {
-    const running = records.every((r) => r.target.closest && r.target.closest('[data-testid="stStatusWidget"]'));
-    if (!running) window.__lens.mutations.push(performance.now());
+    if (records.some(shown)) window.__lens.mutations.push(performance.now());
     hook();
   });
   const start = () => observer.observe(document.body, {subtree: true, childList: true, attributes: true, characterData: true});
