@@ -242,29 +242,42 @@ def serialize_for_summary(
     return "".join(parts)
 
 
+def _differs(redacted: Any, original: Any) -> bool:
+    return redacted is not original and (type(redacted) is not type(original) or redacted != original)
+
+
 def redacted_turns(turns: Sequence[Any], redact: Redactor) -> list[Any]:
-    """Copies of the turns with content and tool-call arguments redacted (what an extractive summarizer sees)."""
+    """The turns with content and tool-call arguments redacted (what an extractive summarizer sees).
+
+    A plain dict that redaction leaves as it was is handed on itself (an equal copy of every turn
+    would double the memory of a long transcript); the others are copies. Read them, do not change them.
+    """
     out: list[Any] = []
     for message in turns:
         if not isinstance(message, dict):
             out.append(redact(str(message)))
             continue
         copy = dict(message)
+        changed = type(message) is not dict  # a dict subclass reads as its plain copy
         content = message.get("content")
         if isinstance(content, str):
             copy["content"] = redact(content)
+            changed = changed or _differs(copy["content"], content)
         elif isinstance(content, list):
             parts = []
             for part in content:
                 if isinstance(part, dict) and isinstance(part.get("text"), str):
                     parts.append({**part, "text": redact(part["text"])})
+                    changed = changed or _differs(parts[-1]["text"], part["text"])
                 elif isinstance(part, str):
                     parts.append(redact(part))
+                    changed = changed or _differs(parts[-1], part)
                 else:
                     parts.append(part)
             copy["content"] = parts
         elif content is not None:
             copy["content"] = redact(str(content))
+            changed = True
         calls = message.get("tool_calls")
         if isinstance(calls, list):
             new_calls = []
@@ -273,11 +286,13 @@ def redacted_turns(turns: Sequence[Any], redact: Redactor) -> list[Any]:
                     function = call["function"]
                     args = function.get("arguments")
                     if args is not None:
-                        function = {**function, "arguments": redact(args if isinstance(args, str) else str(args))}
+                        redacted = redact(args if isinstance(args, str) else str(args))
+                        changed = changed or _differs(redacted, args)
+                        function = {**function, "arguments": redacted}
                     call = {**call, "function": function}
                 new_calls.append(call)
             copy["tool_calls"] = new_calls
-        out.append(copy)
+        out.append(copy if changed else message)
     return out
 
 

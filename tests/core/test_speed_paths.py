@@ -212,6 +212,42 @@ def test_a_prompt_reader_and_a_request_reader_get_the_same_call(messages, profil
         assert one.iterative == bool(request.previous_summary)
 
 
+@settings(max_examples=150, deadline=None)
+@given(conversations(), st.sampled_from(sorted(P.PROFILES)))
+def test_redacted_turns_share_only_what_redaction_leaves_as_it_was(messages, profile):
+    def plain_copy(message: Any) -> Any:
+        # What the turns were before sharing: every turn copied, its texts redacted.
+        if not isinstance(message, dict):
+            return redact(str(message))
+        out = dict(message)
+        content = message.get("content")
+        if isinstance(content, str):
+            out["content"] = redact(content)
+        elif isinstance(content, list):
+            out["content"] = [{**p, "text": redact(p["text"])} if isinstance(p, dict) and isinstance(p.get("text"), str)
+                              else redact(p) if isinstance(p, str) else p for p in content]
+        elif content is not None:
+            out["content"] = redact(str(content))
+        if isinstance(message.get("tool_calls"), list):
+            out["tool_calls"] = [
+                {**c, "function": {**c["function"], "arguments": redact(a if isinstance(a, str) else str(a))}}
+                if isinstance(c, dict) and isinstance(c.get("function"), dict)
+                and (a := c["function"].get("arguments")) is not None
+                else {**c, "function": dict(c["function"])} if isinstance(c, dict) and isinstance(c.get("function"), dict)
+                else c
+                for c in message["tool_calls"]]
+        return out
+
+    redact = plan(messages, CompressorConfig(profile=profile)).redaction.redact
+    before = copy.deepcopy(messages)
+    turns = summary.redacted_turns(messages, redact)
+    assert turns == [plain_copy(m) for m in messages]
+    assert messages == before
+    for message, turn in zip(messages, turns, strict=True):
+        if turn is message:
+            assert type(message) is dict and plain_copy(message) == message
+
+
 # --- Phase 1 copies only what it changes -----------------------------------------------------------------
 
 
