@@ -86,6 +86,9 @@ def tool_call(call_id: str, name: str, arguments: Any) -> dict[str, Any]:
     }
 
 
+_ROLE_NAMES = {role: role for role in ("system", "developer", "user", "assistant", "tool")}
+
+
 def make_message(
     role: str,
     content: Any = None,
@@ -94,7 +97,8 @@ def make_message(
     tool_call_id: str | None = None,
     name: str | None = None,
 ) -> dict[str, Any]:
-    message: dict[str, Any] = {"role": role, "content": content}
+    # One shared string per role: a parsed role is a new string of its own for every message.
+    message: dict[str, Any] = {"role": _ROLE_NAMES.get(role, role) if type(role) is str else role, "content": content}
     if tool_calls:
         message["tool_calls"] = tool_calls
     if tool_call_id is not None:

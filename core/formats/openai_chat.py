@@ -222,6 +222,9 @@ def parse_document(doc: Any, src: InputSource, session: str | None) -> Conversat
     for index, raw in enumerate(items):
         normalizer.add(raw, f"{prefix}[{index}]")
         builder.tally.place(index)
+        # The message keeps what it needs of the raw item (its strings); the rest can go now, so a
+        # long document is never held twice over.
+        items[index] = None
     normalizer.finish()
     return builder.build(model=model, tools=tools if isinstance(tools, list) else None)
 

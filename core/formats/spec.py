@@ -31,7 +31,8 @@ class FormatSpec:
     ``detect_records(records)`` the same for the first ``(line, value)`` records of a JSONL input.
     ``parse_document`` reads one JSON document, ``parse_records`` a JSONL input, ``parse_sqlite`` a
     SQLite store. ``write`` turns a conversation into a JSON document of this format (for ``dump``).
-    A missing function means the format has no such layout.
+    A missing function means the format has no such layout. The loader hands ``parse_document`` a
+    document parsed for that one call: a parser may drop the items it has read from it.
     """
 
     name: str
