@@ -307,6 +307,19 @@ class Drilldown:
     def _estimate(self, message: Any) -> int:
         return int(self.estimator.message_tokens(message))
 
+    def _views(self, before: Any, after: Any) -> dict[str, Any]:
+        """Tokens, text and raw JSON of a message before and after compression (None for a side it lacks)."""
+
+        def each(view: Any, message: Any) -> Any:
+            return view(message) if message is not None else None
+
+        return {
+            "exact_before": each(self._exact, before), "exact_after": each(self._exact, after),
+            "estimated_before": each(self._estimate, before), "estimated_after": each(self._estimate, after),
+            "text_before": each(message_text, before), "text_after": each(message_text, after),
+            "raw_before": each(raw_json, before), "raw_after": each(raw_json, after),
+        }
+
     def input_detail(self, index: int) -> MessageDetail:
         """Message ``index`` of the uploaded conversation."""
         if not 0 <= index < len(self.inputs):
@@ -335,16 +348,9 @@ class Drilldown:
             role=_role(before),
             zone=zone,
             badges=badges,
-            exact_before=self._exact(before),
-            exact_after=self._exact(after) if after is not None else None,
-            estimated_before=self._estimate(before),
-            estimated_after=self._estimate(after) if after is not None else None,
             phases=phases,
             pairs=self._pair_links(INPUT, index),
-            text_before=message_text(before),
-            text_after=message_text(after) if after is not None else None,
-            raw_before=raw_json(before),
-            raw_after=raw_json(after) if after is not None else None,
+            **self._views(before, after),
             previous=index - 1 if index > 0 else None,
             next=index + 1 if index + 1 < len(self.inputs) else None,
             summary_position=self.summary_position,
@@ -381,16 +387,9 @@ class Drilldown:
             role=_role(after),
             zone=zone,
             badges=self._badges_of_output(position),
-            exact_before=self._exact(before) if before is not None else None,
-            exact_after=self._exact(after),
-            estimated_before=self._estimate(before) if before is not None else None,
-            estimated_after=self._estimate(after),
             phases=phases,
             pairs=self._pair_links(OUTPUT, position),
-            text_before=message_text(before) if before is not None else None,
-            text_after=message_text(after),
-            raw_before=raw_json(before) if before is not None else None,
-            raw_after=raw_json(after),
+            **self._views(before, after),
             previous=position - 1 if position > 0 else None,
             next=position + 1 if position + 1 < len(self.outputs) else None,
             summary_position=self.summary_position,
