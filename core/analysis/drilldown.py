@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from core.analysis.formatting import article
@@ -92,7 +92,6 @@ class MessageDetail:
     next: int | None
     summary_position: int | None  # output position of the summary (or of the message it was merged into)
     replaces: tuple[int, int] | None = None  # for the summary: the input range it stands for (end exclusive)
-    notes: list[str] = field(default_factory=list)
 
     @property
     def title(self) -> str:
@@ -329,7 +328,6 @@ class Drilldown:
         after = self.outputs[position] if position is not None else None
         zone = self.zone_of_input(index)
         phases = [self._phase1(index), self._phase2(index), self._phase3(index)]
-        notes: list[str] = []
         if position is not None:
             phases.append(self._phase4_output(position))
             badges = self._badges_of_output(position)
@@ -354,7 +352,6 @@ class Drilldown:
             previous=index - 1 if index > 0 else None,
             next=index + 1 if index + 1 < len(self.inputs) else None,
             summary_position=self.summary_position,
-            notes=notes,
         )
 
     def output_detail(self, position: int) -> MessageDetail:
