@@ -331,13 +331,17 @@ def zone_map_figure(zones: ZoneAnalysis, *, exact_label: str = "tokens (tiktoken
             anchor = "right" if boundary > n * 0.8 else "left"
             notes.append(_note(f"{label} · #{boundary:,}", x=boundary - 0.5, y=1.0, xref="x", yref="y domain",
                                xanchor=anchor, yanchor="bottom", yshift=2 + 16 * row))
+    # The x axis's title is a note in the left margin, level with its tick labels: the margins are
+    # fixed (see below), and under the labels it would run into the legend's rows at narrow widths.
+    notes.append(_note("message #", x=0, y=0, xref="paper", yref="paper", xanchor="right", yanchor="top",
+                       xshift=-12, yshift=-4, font={"size": 12}))
     per = f"per bin of {int(ends[0] - starts[0]):,} messages" if binned else "per message"
     layout = {
         "barmode": "stack",
         "bargap": 0.05,
         "xaxis": {"domain": [0, 1], "anchor": "y", "showticklabels": False, "range": x_range},
         "yaxis": {"domain": [0.5, 0.94], "title": {"text": f"{exact_label}<br>{per}"}},
-        "xaxis2": {"domain": [0, 1], "anchor": "y2", "matches": "x", "title": {"text": "message index"}},
+        "xaxis2": {"domain": [0, 1], "anchor": "y2", "matches": "x"},
         "yaxis2": {"domain": [0, 0.4], "title": {"text": f"prompt and tail walk<br>({unit})"},
                    "range": [0, top_y]},
         "shapes": shapes,
@@ -346,7 +350,12 @@ def zone_map_figure(zones: ZoneAnalysis, *, exact_label: str = "tokens (tiktoken
     }
     fig = go.Figure({"data": traces, "layout": layout}, _validate=False)
     style(fig, height=640)
-    fig.update_layout(margin={"t": 40, "b": 110})
+    # Fixed margins instead of automatic ones: with automargin, every draw measures the tick labels
+    # and pushes the margins, which costs about half of each redraw in the browser (the chart is
+    # drawn anew on each slider move). Tick labels here are at most "2,000" or "150k" wide.
+    fig.update_xaxes(automargin=False)
+    fig.update_yaxes(automargin=False)
+    fig.update_layout(margin={"l": 90, "t": 40, "b": 110})
     return fig
 
 

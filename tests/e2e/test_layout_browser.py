@@ -69,6 +69,23 @@ OVERLAPPING_MARKER_LABELS = """() => {
   }
   return pairs;
 }"""
+# Texts of a Plotly chart (tick labels, axis titles, notes, legend entries) whose boxes overlap by
+# more than a pixel, as pairs: the charts with fixed margins place their titles themselves.
+OVERLAPPING_CHART_TEXTS = """() => {
+  const pairs = [];
+  const inset = (r) => ({left: r.left + 1, right: r.right - 1, top: r.top + 1, bottom: r.bottom - 1});
+  for (const chart of document.querySelectorAll('.js-plotly-plot')) {
+    const texts = [...chart.querySelectorAll(
+      '.xtick text, .ytick text, .g-xtitle text, .g-ytitle text, .g-x2title text, .g-y2title text, '
+      + '.annotation-text, .legendtext')].filter(t => t.textContent.trim() && t.getBBox().width > 0);
+    for (let i = 0; i < texts.length; i++) for (let j = i + 1; j < texts.length; j++) {
+      const a = inset(texts[i].getBoundingClientRect()), b = inset(texts[j].getBoundingClientRect());
+      if (a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom)
+        pairs.push([texts[i].textContent, texts[j].textContent]);
+    }
+  }
+  return pairs;
+}"""
 SIDEBAR_OPEN = "() => document.querySelector('[data-testid=\"stSidebar\"]')?.dataset.collapsed === 'false'"
 
 
@@ -132,6 +149,9 @@ def test_every_page_holds_at_this_width(chromium: Any, server_url: str, width: i
             cut = _cut_texts(tab)
             if cut:
                 problems.append(f"{title}: texts cut at {width} px: {cut}")
+            overlapping = tab.evaluate(OVERLAPPING_CHART_TEXTS)
+            if overlapping:
+                problems.append(f"{title}: chart texts overlap at {width} px: {overlapping}")
             shots.append(screenshot(tab, f"layout_{width}_{stem}"))
         assert not tab.page_errors, tab.page_errors
     finally:
