@@ -72,6 +72,19 @@ def style(fig: go.Figure, *, height: int, title: str | None = None, legend: str 
     return fig
 
 
+def fix_margins(fig: go.Figure, **margins: int) -> go.Figure:
+    """Fixed margins (``l``, ``b``, ...) instead of automatic ones, on every axis of ``fig``.
+
+    Streamlit draws a chart anew whenever it changes; with automatic margins each draw measures
+    the tick labels and titles and pushes the margins out, about half of the draw's time. A chart
+    whose labels have a known size sets its margins to fit them. (The legend still pushes its own.)
+    """
+    fig.update_xaxes(automargin=False)
+    fig.update_yaxes(automargin=False)
+    fig.update_layout(margin=margins)
+    return fig
+
+
 def wrap_label(text: str, width: int = 14) -> str:
     """A category label broken into lines of about ``width`` characters (``<br>`` between them)."""
     words = str(text).split()
@@ -350,13 +363,8 @@ def zone_map_figure(zones: ZoneAnalysis, *, exact_label: str = "tokens (tiktoken
     }
     fig = go.Figure({"data": traces, "layout": layout}, _validate=False)
     style(fig, height=640)
-    # Fixed margins instead of automatic ones: with automargin, every draw measures the tick labels
-    # and pushes the margins, which costs about half of each redraw in the browser (the chart is
-    # drawn anew on each slider move). Tick labels here are at most "2,000" or "150k" wide.
-    fig.update_xaxes(automargin=False)
-    fig.update_yaxes(automargin=False)
-    fig.update_layout(margin={"l": 90, "t": 40, "b": 110})
-    return fig
+    # Redrawn on every slider move: fixed margins (tick labels at most "2,000" or "150k" wide).
+    return fix_margins(fig, l=90, t=40, b=110)
 
 
 def waterfall_figure(savings: SavingsAnalysis, *, estimate: bool = False) -> go.Figure:
@@ -400,7 +408,10 @@ def waterfall_figure(savings: SavingsAnalysis, *, estimate: bool = False) -> go.
                      range=[0, top * 1.12])
     fig.update_xaxes(tickangle=0, tickfont={"size": 11})
     fig.update_layout(clickmode="event+select")
-    return fig
+    # Upright labels of at most a few 11 px lines under the bars, a one-line title and tick labels
+    # such as "160k" on the left.
+    lines = max((label.count("<br>") + 1 for label in xs), default=1)
+    return fix_margins(fig, l=64, b=14 + 14 * lines)
 
 
 def before_after_figure(table: pd.DataFrame, key: str, *, colors: dict[str, str] | None = None,
@@ -432,4 +443,5 @@ def before_after_figure(table: pd.DataFrame, key: str, *, colors: dict[str, str]
     style(fig, height=380, title=title)
     fig.update_layout(barmode="stack", bargap=0.35, legend={"traceorder": "normal"})
     fig.update_yaxes(title_text="tokens (tiktoken)", range=[0, max(totals or [1]) * 1.12 or 1])
-    return fig
+    # "before" and "after" under the bars, tick labels such as "150k" and a one-line title on the left.
+    return fix_margins(fig, l=64, b=96)

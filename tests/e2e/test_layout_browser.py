@@ -70,7 +70,8 @@ OVERLAPPING_MARKER_LABELS = """() => {
   return pairs;
 }"""
 # Texts of a Plotly chart (tick labels, axis titles, notes, legend entries) whose boxes overlap by
-# more than a pixel, as pairs: the charts with fixed margins place their titles themselves.
+# more than a pixel, as pairs, and those reaching out of the chart, paired with "outside": the
+# charts with fixed margins place their labels themselves.
 OVERLAPPING_CHART_TEXTS = """() => {
   const pairs = [];
   const inset = (r) => ({left: r.left + 1, right: r.right - 1, top: r.top + 1, bottom: r.bottom - 1});
@@ -78,6 +79,12 @@ OVERLAPPING_CHART_TEXTS = """() => {
     const texts = [...chart.querySelectorAll(
       '.xtick text, .ytick text, .g-xtitle text, .g-ytitle text, .g-x2title text, .g-y2title text, '
       + '.annotation-text, .legendtext')].filter(t => t.textContent.trim() && t.getBBox().width > 0);
+    const frame = chart.getBoundingClientRect();
+    for (const text of texts) {
+      const box = inset(text.getBoundingClientRect());
+      if (box.left < frame.left || box.right > frame.right || box.top < frame.top || box.bottom > frame.bottom)
+        pairs.push([text.textContent, 'outside']);
+    }
     for (let i = 0; i < texts.length; i++) for (let j = i + 1; j < texts.length; j++) {
       const a = inset(texts[i].getBoundingClientRect()), b = inset(texts[j].getBoundingClientRect());
       if (a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom)
@@ -151,7 +158,7 @@ def test_every_page_holds_at_this_width(chromium: Any, server_url: str, width: i
                 problems.append(f"{title}: texts cut at {width} px: {cut}")
             overlapping = tab.evaluate(OVERLAPPING_CHART_TEXTS)
             if overlapping:
-                problems.append(f"{title}: chart texts overlap at {width} px: {overlapping}")
+                problems.append(f"{title}: chart texts overlap or reach out of the chart at {width} px: {overlapping}")
             shots.append(screenshot(tab, f"layout_{width}_{stem}"))
         assert not tab.page_errors, tab.page_errors
     finally:
