@@ -226,6 +226,10 @@ def analyze_messages(
     config = settings.config()
     encoding = encoding_name_for_model(settings.model)
     counter = get_counter(encoding)
+    # What only reads the input comes first: its passes over every message then run before the
+    # compression's results are held, so the peak of memory is the larger of the two, not their sum.
+    facts = extract_facts(messages)
+    input_checked = validity(messages)
     plan = prepare(messages, config)  # Phase 1 prepared once for the zones and the savings
     zones = analyze_zones(messages, config, plan=plan)
     if use_summarizer and summarizer is None:
@@ -236,14 +240,12 @@ def analyze_messages(
     steps = {step.key: step for step in savings.steps}
     original, final = steps["original"], steps["final"]
 
-    facts = extract_facts(messages)
     kept = retention(facts, result.messages)
     middle_kept = kept.iloc[0:0]
     if result.compressed and result.compress_start is not None and result.compress_end is not None:
         in_middle = (kept["message_index"] >= result.compress_start) & (kept["message_index"] < result.compress_end)
         middle_kept = kept[in_middle]
     checked = validity(result.messages)
-    input_checked = validity(messages)
     problem = summary_problem(result, counter)
 
     def pct(before: int, after: int) -> float:

@@ -390,25 +390,26 @@ def build_summary_prompt(
         "messages, line numbers and exact values, and avoid vague phrases such as \"made some changes\".\n\n"
         f"{anchoring}Write only the summary body, with no preamble and no prefix."
     )
-    # One string built in one go: the turns can be megabytes, and every intermediate copy of them
-    # costs a fresh allocation.
-    if previous_summary:
-        prompt = (
-            f"{_PREAMBLE}\n\n{_ITERATIVE_INTRO}\n\nPREVIOUS SUMMARY:\n{previous_summary}\n\n"
-            f"NEW TURNS TO INCORPORATE:\n{serialized_turns}\n\n"
-            f"{_ITERATIVE_RULES}{profile.iterative_critical_sentence}\n\n{_template(profile)}\n\n{closing}"
-        )
-    else:
-        prompt = (
-            f"{_PREAMBLE}\n\n{_FIRST_INSTRUCTION}\n\nTURNS TO SUMMARIZE:\n{serialized_turns}\n\n"
-            f"Use this exact structure:\n\n{_template(profile)}\n\n{closing}"
-        )
+    focus = ""
     if focus_topic:
-        prompt += (
+        focus = (
             f'\n\nFOCUS TOPIC: "{focus_topic}"\n'
             f"{profile.focus_first_sentence} keep full detail "
             "(exact values, paths, command outputs, errors and decisions). Summarise unrelated content "
             "aggressively, as one-liners or not at all. Give the focus-related sections roughly 60-70% of the "
             "summary token budget. Credentials are still written as [REDACTED]."
+        )
+    # One string built in one go: the turns can be megabytes, and every intermediate copy of them
+    # costs a fresh allocation (the focus block too is written in the same go, not appended).
+    if previous_summary:
+        prompt = (
+            f"{_PREAMBLE}\n\n{_ITERATIVE_INTRO}\n\nPREVIOUS SUMMARY:\n{previous_summary}\n\n"
+            f"NEW TURNS TO INCORPORATE:\n{serialized_turns}\n\n"
+            f"{_ITERATIVE_RULES}{profile.iterative_critical_sentence}\n\n{_template(profile)}\n\n{closing}{focus}"
+        )
+    else:
+        prompt = (
+            f"{_PREAMBLE}\n\n{_FIRST_INSTRUCTION}\n\nTURNS TO SUMMARIZE:\n{serialized_turns}\n\n"
+            f"Use this exact structure:\n\n{_template(profile)}\n\n{closing}{focus}"
         )
     return prompt
