@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import re
+from bisect import bisect_right
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -277,12 +278,20 @@ def lint_openai(messages: Sequence[Any]) -> pd.DataFrame:
         found.add("empty_conversation", ERROR, None, "no messages")
         return _frame(found.rows)
     all_calls: dict[Any, int] = {}
+    # Where each call id's tool messages are, in order: an unanswered call looks up its later result
+    # here (a scan of the whole list per unanswered call made the check quadratic).
+    results_of: dict[Any, list[int]] = {}
     for index, message in enumerate(messages):
-        if _role(message) == "assistant":
+        role = _role(message)
+        if role == "assistant":
             for call in _calls(message):
                 cid = _call_id(call)
                 if cid and _hashable(cid):
                     all_calls.setdefault(cid, index)
+        elif role == "tool":
+            cid = message.get("tool_call_id")
+            if _hashable(cid):
+                results_of.setdefault(cid, []).append(index)
 
     seen_ids: dict[Any, int] = {}
     # The open run: the assistant message with tool calls and the tool messages right after it.
@@ -296,9 +305,9 @@ def lint_openai(messages: Sequence[Any]) -> pd.DataFrame:
         for cid in run_calls:
             if cid in answered:
                 continue
-            later = [j for j, m in enumerate(messages) if j > run_owner and _role(m) == "tool"
-                     and _hashable(m.get("tool_call_id")) and m.get("tool_call_id") == cid]
-            where = f"; its result comes later, at message {later[0]}" if later else ""
+            results = results_of.get(cid, []) if _hashable(cid) else []
+            later = bisect_right(results, run_owner)
+            where = f"; its result comes later, at message {results[later]}" if later < len(results) else ""
             found.add("unanswered_tool_call", ERROR, run_owner,
                       f"call {_short(cid)} has no tool message right after it{where}")
 

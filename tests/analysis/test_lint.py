@@ -195,3 +195,45 @@ def test_a_hermes_output_passes_both_rule_sets() -> None:
     # The middle alone, cut at a tool result, is what a naive truncation would send.
     broken = messages[:2] + messages[5:]
     assert rows(lint_openai(broken)) == [("orphan_tool_result", "error", 2)]
+
+
+def _first_result_after(messages: list, owner: int, cid: str) -> int | None:
+    """The oracle: a scan for the first tool message answering ``cid`` after message ``owner``."""
+    return next((j for j, m in enumerate(messages) if j > owner and m.get("role") == "tool"
+                 and m.get("tool_call_id") == cid), None)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_an_unanswered_call_names_the_first_later_result_of_its_id(seed: int) -> None:
+    import random
+
+    rng = random.Random(seed)
+    messages: list = [user("Go.")]
+    owners: dict[str, int] = {}
+    pending: list[str] = []
+    for step in range(120):
+        kind = rng.choice(["call", "call", "result", "text", "early"])
+        if kind == "call":
+            cid = f"c{rng.randrange(40)}"  # ids repeat: a later call may reuse one
+            owners[cid] = len(messages)
+            messages.append(asst(None, [call(cid, "terminal", {"command": f"step {step}"})]))
+            if rng.random() < 0.4:
+                messages.append(tool(cid, "done"))
+            else:
+                pending.append(cid)
+        elif kind == "result" and pending:
+            messages.append(tool(pending.pop(rng.randrange(len(pending))), "late"))
+        elif kind == "early":
+            messages.append(tool(f"c{rng.randrange(40)}", "a result before (or without) its call"))
+        else:
+            messages.append(user("And?"))
+    found = lint_openai(messages)
+    unanswered = found[found["rule"] == "unanswered_tool_call"]
+    assert len(unanswered) > 5
+    for row in unanswered.itertuples(index=False):
+        cid = row.detail.split()[1]
+        later = _first_result_after(messages, int(row.message_index), cid)
+        expected = f"call {cid} has no tool message right after it"
+        if later is not None:
+            expected += f"; its result comes later, at message {later}"
+        assert row.detail == expected
