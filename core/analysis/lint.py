@@ -305,7 +305,7 @@ def lint_openai(messages: Sequence[Any]) -> pd.DataFrame:
         for cid in run_calls:
             if cid in answered:
                 continue
-            results = results_of.get(cid, []) if _hashable(cid) else []
+            results = results_of.get(cid, [])  # a run's ids are hashable: only those join it
             later = bisect_right(results, run_owner)
             where = f"; its result comes later, at message {results[later]}" if later < len(results) else ""
             found.add("unanswered_tool_call", ERROR, run_owner,
