@@ -20,6 +20,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import cached_property
 from typing import Any
 
 from core import profiles as P
@@ -53,7 +54,6 @@ NO_SUMMARIZER_ERROR = "No LLM provider configured for task=compression (no summa
 class SummarizerCall:
     """One attempted summary call (absent during a cooldown skip)."""
 
-    prompt: str
     max_tokens: int
     summary_budget: int
     serialized_turns: str
@@ -64,6 +64,17 @@ class SummarizerCall:
     response: str | None = None
     focus_topic: str | None = None
     anchoring_date: str | None = None
+    # The date the prompt is written with: "" where the release's clock failed (no date in the prompt).
+    prompt_date: str | None = field(default=None, repr=False)
+
+    @cached_property
+    def prompt(self) -> str:
+        """The prompt the call sent, or would have sent to a summarizer that works from the turns.
+
+        Built on first read: a summarizer that reads the turns never needs it, and the prompt of a
+        long session is large (a template dash makes Python store all of it at two bytes a character).
+        """
+        return self.plan.prompt(self.prompt_date)
 
     @property
     def content_tokens(self) -> int:
@@ -544,13 +555,14 @@ class ContextCompressor:
         except Exception:  # the reference omits the date when its clock fails
             return ""
 
-    def _call(self, decided: CompressionPlan, prompt: str, date: str | None) -> Any:
+    def _call(self, decided: CompressionPlan, call: SummarizerCall) -> Any:
         if self.summarizer is None:
             raise RuntimeError(NO_SUMMARIZER_ERROR)
         request_hook = getattr(self.summarizer, "summarize_request", None)
         if request_hook is not None:  # only then are the redacted turns worth building
-            return request_hook(decided.summary_request(date, prompt=prompt))
-        return self.summarizer(prompt, decided.max_tokens)
+            prompt = call.prompt if getattr(self.summarizer, "reads_prompt", True) else ""
+            return request_hook(decided.summary_request(call.prompt_date, prompt=prompt))
+        return self.summarizer(call.prompt, decided.max_tokens)
 
     def _generate_summary(self, decided: CompressionPlan, calls: list[SummarizerCall]) -> str | None:
         """The prefixed summary text, or None on failure or during a cooldown (state updated as the release does)."""
@@ -558,9 +570,7 @@ class ContextCompressor:
             return None
         rule = FAILURE_RULES[self.profile.failure_rule]
         date = self._anchoring_date()
-        prompt = decided.prompt(date)
         call = SummarizerCall(
-            prompt=prompt,
             max_tokens=decided.max_tokens,
             summary_budget=decided.summary_budget,
             serialized_turns=decided.serialized_turns,
@@ -569,10 +579,11 @@ class ContextCompressor:
             model=self._summary_model_name() or None,
             focus_topic=decided.focus_topic,
             anchoring_date=date or None,
+            prompt_date=date,
         )
         calls.append(call)
         try:
-            response = self._call(decided, prompt, date)
+            response = self._call(decided, call)
             if not isinstance(response, str):
                 response = str(response) if response else ""
             if rule.empty_is_failure and not response.strip():

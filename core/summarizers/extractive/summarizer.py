@@ -76,6 +76,10 @@ class ExtractiveSummarizer:
     handoff prefix.
     """
 
+    # ``summarize_request`` works from the turns and never reads ``request.prompt``: the compressor
+    # then leaves it empty rather than build it (see ``core.summarizers.base``).
+    reads_prompt = False
+
     def __call__(self, prompt: str, max_tokens: int) -> str:
         return self.summarize_request(parse_prompt(prompt, max_tokens))
 
