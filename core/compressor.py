@@ -56,7 +56,6 @@ class SummarizerCall:
 
     max_tokens: int
     summary_budget: int
-    serialized_turns: str
     plan: CompressionPlan = field(repr=False, compare=False)
     iterative: bool
     model: str | None = None
@@ -75,6 +74,11 @@ class SummarizerCall:
         long session is large (a template dash makes Python store all of it at two bytes a character).
         """
         return self.plan.prompt(self.prompt_date)
+
+    @property
+    def serialized_turns(self) -> str:
+        """The turns block of the prompt (built on first read, like the prompt)."""
+        return self.plan.serialized_turns
 
     @property
     def content_tokens(self) -> int:
@@ -560,8 +564,9 @@ class ContextCompressor:
             raise RuntimeError(NO_SUMMARIZER_ERROR)
         request_hook = getattr(self.summarizer, "summarize_request", None)
         if request_hook is not None:  # only then are the redacted turns worth building
-            prompt = call.prompt if getattr(self.summarizer, "reads_prompt", True) else ""
-            return request_hook(decided.summary_request(call.prompt_date, prompt=prompt))
+            if getattr(self.summarizer, "reads_prompt", True):
+                return request_hook(decided.summary_request(call.prompt_date, prompt=call.prompt))
+            return request_hook(decided.summary_request(call.prompt_date, prompt="", serialized_turns=""))
         return self.summarizer(call.prompt, decided.max_tokens)
 
     def _generate_summary(self, decided: CompressionPlan, calls: list[SummarizerCall]) -> str | None:
@@ -573,7 +578,6 @@ class ContextCompressor:
         call = SummarizerCall(
             max_tokens=decided.max_tokens,
             summary_budget=decided.summary_budget,
-            serialized_turns=decided.serialized_turns,
             plan=decided,
             iterative=bool(decided.prompt_previous_summary),
             model=self._summary_model_name() or None,

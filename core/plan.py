@@ -249,16 +249,18 @@ class CompressionPlan:
             date=date,
         )
 
-    def summary_request(self, date: str | None = None, *, prompt: str | None = None) -> SummaryRequest:
+    def summary_request(
+        self, date: str | None = None, *, prompt: str | None = None, serialized_turns: str | None = None
+    ) -> SummaryRequest:
         """The request a summarizer receives for this plan (``date`` as in :meth:`prompt`; ``prompt``
-        when it is built already)."""
+        when it is built already, and ``""`` for both texts to a summarizer that reads neither)."""
         if not self.calls_summarizer:
             raise ValueError(f"this compression makes no summary call ({self.outcome})")
         return SummaryRequest(
             prompt=self.prompt(date) if prompt is None else prompt,
             max_tokens=self.max_tokens,
             turns=self.redacted_turns,
-            serialized_turns=self.serialized_turns,
+            serialized_turns=self.serialized_turns if serialized_turns is None else serialized_turns,
             previous_summary=self.prompt_previous_summary or None,
             focus_topic=self.focus_topic or None,
             summary_budget=self.summary_budget,

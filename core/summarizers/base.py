@@ -8,9 +8,10 @@ A summarizer that can work from the turns themselves (the offline extractive one
 define ``summarize_request(request: SummaryRequest) -> str``; the compressor then calls that
 instead of the plain callable, with exactly the same prompt and ``max_tokens`` inside the
 request, so the two paths never disagree about what would have been sent. One whose
-``summarize_request`` never reads ``request.prompt`` may say so with ``reads_prompt = False``: its
-requests then carry ``prompt=""``, and the compressor builds the prompt only if someone reads
-``SummarizerCall.prompt`` (a long session's prompt is large).
+``summarize_request`` never reads ``request.prompt`` nor ``request.serialized_turns`` may say so
+with ``reads_prompt = False``: its requests then carry ``""`` for both, and the compressor builds
+them only if someone reads ``SummarizerCall.prompt`` (a long session's prompt is large, and
+serialising the turns is a pass over all of them).
 
 A summarizer with a separate summary model may define the fallback hooks used by spec 4.8:
 ``can_fall_back_to_main() -> bool``, ``fall_back_to_main() -> None`` and the attribute
@@ -32,8 +33,8 @@ class SummaryRequest:
     ``turns`` are the messages being compacted *after* the profile's redaction (and strict
     redaction when enabled) of their text and tool-call arguments, so nothing in them may
     leave the machine that the prompt would not carry. ``serialized_turns`` is the block the
-    prompt embeds; ``prompt`` is the full text an LLM would receive (empty in the requests of a summarizer that
-    says it never reads it, ``reads_prompt = False``). ``section_headings`` are the
+    prompt embeds; ``prompt`` is the full text an LLM would receive (both are empty in the requests
+    of a summarizer that says it reads neither, ``reads_prompt = False``). ``section_headings`` are the
     13 headings of the profile's template in template order; v0.17.0 renamed four of them, so by
     position: 0 the task, 5 the in-progress state, 9 the pending asks, 11 the remaining work.
     """

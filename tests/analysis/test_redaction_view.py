@@ -102,8 +102,12 @@ def test_the_extractive_summarizer_receives_the_same_request():
             return super().summarize_request(request)
 
     today = datetime.datetime(2026, 7, 1, 9, 0, tzinfo=datetime.UTC)
-    ContextCompressor(config, summarizer=Capturing(), wall_clock=lambda: today).compress(messages, focus_topic="parser")
-    assert plan(messages, config, focus_topic="parser").summary_request("2026-07-01") == received[0]
+    result = ContextCompressor(config, summarizer=Capturing(), wall_clock=lambda: today).compress(
+        messages, focus_topic="parser")
+    decided = plan(messages, config, focus_topic="parser")
+    # It reads the turns, not the prompt: the request carries neither text, and everything else is the plan's.
+    assert decided.summary_request("2026-07-01", prompt="", serialized_turns="") == received[0]
+    assert result.summarizer_call.prompt == decided.summary_request("2026-07-01").prompt
 
 
 def test_strict_counts_match_count_by_kind_and_no_fake_secret_is_sent():

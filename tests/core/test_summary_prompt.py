@@ -1,4 +1,5 @@
-"""The summary prompt is built only where something reads it, and is the same text wherever it is read."""
+"""The summary prompt (and the turns block it embeds) is built only where something reads it, and is the
+same text wherever it is read."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from core.summarizers.extractive import ExtractiveSummarizer
 
 from .helpers import long_agent_run
 
-NOW = datetime.datetime(2026, 7, 1, 12, 0, tzinfo=datetime.timezone.utc)
+NOW = datetime.datetime(2026, 7, 1, 12, 0, tzinfo=datetime.UTC)
 
 
 class CapturingExtractive(ExtractiveSummarizer):
@@ -61,10 +62,12 @@ def test_a_summarizer_that_reads_the_turns_gets_no_prompt_and_the_call_builds_it
     result = _compress(offline, profile)
     assert result.outcome == "summarized"
     (request,) = offline.requests
-    assert request.prompt == ""
-    assert request.turns and request.serialized_turns
+    assert request.prompt == request.serialized_turns == ""
+    assert request.turns
     call = result.summarizer_call
-    assert "prompt" not in vars(call)  # nothing has read it: not built
+    # Nothing has read them: neither the prompt nor the turns block it embeds is built.
+    assert "prompt" not in vars(call)
+    assert "serialized_turns" not in vars(call.plan)
 
     plain = PlainCallable()
     plain_result = _compress(plain, profile)
@@ -81,6 +84,7 @@ def test_a_request_hook_that_does_not_opt_out_receives_the_whole_prompt() -> Non
     result = _compress(hook, "v0.18.0")
     (request,) = hook.requests
     assert request.prompt and request.prompt == result.summarizer_call.prompt
+    assert request.serialized_turns and request.serialized_turns == result.summarizer_call.serialized_turns
     assert request.serialized_turns in request.prompt
 
 

@@ -76,8 +76,8 @@ class ExtractiveSummarizer:
     handoff prefix.
     """
 
-    # ``summarize_request`` works from the turns and never reads ``request.prompt``: the compressor
-    # then leaves it empty rather than build it (see ``core.summarizers.base``).
+    # ``summarize_request`` works from the turns and never reads ``request.prompt`` nor
+    # ``request.serialized_turns``: the compressor leaves them empty rather than build them.
     reads_prompt = False
 
     def __call__(self, prompt: str, max_tokens: int) -> str:
