@@ -84,14 +84,19 @@ HERMES_ANCHORS_MS = {"v0.15.1": (76.0, 77.0), "v0.18.0": (102.0, 120.0)}
 TARGET_SHARE_OF_HERMES = 0.4
 
 
+def _anchor_input() -> list[dict]:
+    """The anchors' input read back from its JSON file, as a host hands over messages it parsed."""
+    path = write_corpus_file(generate_transcript(4_000, seed=4_000), RESULTS / "inputs" / "generated-4000.json")
+    return json.loads(path.read_text(encoding="utf-8"))["messages"]
+
+
 def bench_against_hermes(runs: int = 31) -> list[dict]:
     """``compress()`` on the anchors' input, per release, cold (no remembered repr lengths), medians.
 
     The input is read back from its JSON file, as a host hands over messages it parsed; the
     releases alternate, run after run, so a busy spell of the machine hits all of them.
     """
-    path = write_corpus_file(generate_transcript(4_000, seed=4_000), RESULTS / "inputs" / "generated-4000.json")
-    messages = json.loads(path.read_text(encoding="utf-8"))["messages"]
+    messages = _anchor_input()
     times: dict[str, list[float]] = {profile: [] for profile in PROFILES}
     for _ in range(runs):
         for profile in PROFILES:
@@ -123,8 +128,7 @@ def compress_breakdown(repeat: int = 21) -> list[dict]:
     from core.phases import summary
     from core.plan import plan
 
-    path = RESULTS / "inputs" / "generated-4000.json"
-    messages = json.loads(path.read_text(encoding="utf-8"))["messages"]
+    messages = _anchor_input()
     names = (
         "Phase 1 prepared (call map, MD5 of each distinct tool output)",
         "Phase 1 applied (one-liners, shrunk argument JSON)",
