@@ -109,7 +109,9 @@ class CredentialCheck:
         return is_credential(value, self._views)
 
 
-def without_credentials_by_line(found: list[tuple[str, str]], texts: Iterable[str]) -> list[tuple[str, str]]:
+def without_credentials_by_line(
+    found: Sequence[tuple[str, str]], texts: Iterable[str]
+) -> Sequence[tuple[str, str]]:
     """``found`` (facts of ``texts``) without the values that are credentials, for a reader that must
     stay fast: only the lines of ``texts`` that hint at a secret are redacted and looked in (a private
     key, which spans lines, makes the whole text count)."""

@@ -345,8 +345,9 @@ def is_user_words(text: str) -> bool:
     return bool(stripped) and not is_summary_text(stripped) and not _INJECTED_RE.match(stripped)
 
 
-def message_facts(message: Mapping[str, Any], *, sift_noise: bool = True) -> list[tuple[str, str]]:
-    """(kind, value) pairs of one message, in extraction order, repeats included.
+def message_facts(message: Mapping[str, Any], *, sift_noise: bool = True) -> tuple[tuple[str, str], ...]:
+    """(kind, value) pairs of one message, in extraction order, repeats included (a tuple that may be
+    shared with other messages of the same text: one per message would cost a long transcript dearly).
 
     Tool results and user messages are read without their noise lines (``core.facts.noise``) when
     ``sift_noise`` is on; tool-call arguments are read whole.
@@ -355,13 +356,17 @@ def message_facts(message: Mapping[str, Any], *, sift_noise: bool = True) -> lis
     return parts_facts(str(message.get("role") or ""), content_text(message.get("content")), arguments, sift_noise=sift_noise)
 
 
-def parts_facts(role: str, text: str, arguments: Sequence[str], *, sift_noise: bool = True) -> list[tuple[str, str]]:
+def parts_facts(
+    role: str, text: str, arguments: Sequence[str], *, sift_noise: bool = True
+) -> tuple[tuple[str, str], ...]:
     """:func:`message_facts` of a message given as its role, content text and tool-call argument
     strings (for a reader that has them already)."""
-    found = list(_content_facts(text, role, sift_noise))
+    found = _content_facts(text, role, sift_noise)
     for argument in arguments:
         if argument:
-            found.extend(_cached(_arguments_facts, argument))
+            more = _cached(_arguments_facts, argument)
+            if more:
+                found = found + more if found else more
     return found
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -132,4 +133,4 @@ class Reading:
     # For each user ask: the agent's replies (index, text) until the next ask, and whether one follows.
     replies: dict[int, tuple[list[tuple[int, str]], bool]] = field(default_factory=dict)
     # The (kind, value) facts of each turn, in order (core.facts.message_facts).
-    turn_facts: list[list[tuple[str, str]]] = field(default_factory=list)
+    turn_facts: list[Sequence[tuple[str, str]]] = field(default_factory=list)
