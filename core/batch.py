@@ -232,6 +232,23 @@ def analyze_messages(
     input_checked = validity(messages)
     plan = prepare(messages, config)  # Phase 1 prepared once for the zones and the savings
     zones = analyze_zones(messages, config, plan=plan)
+    # What the report takes from the zones, so that their per-message table is gone before the
+    # compression's peak of memory.
+    zone_report = {
+        "estimator_tokens": zones.prompt_tokens,
+        "threshold_floored": zones.threshold_floored,
+        "would_compress": bool(zones.would_compress),
+        "first_trigger_index": zones.first_trigger_index,
+        "small_conversation": zones.small_conversation,
+        "head": zones.zones.count(HEAD),
+        "middle": zones.zones.count(MIDDLE),
+        "tail": zones.zones.count(TAIL),
+        "compress_start": zones.compress_start,
+        "compress_end": zones.compress_end,
+        "prune_boundary": zones.prune_boundary,
+        "phase1_messages": len(zones.phase1_actions),
+    }
+    del zones
     if use_summarizer and summarizer is None:
         summarizer = make_summarizer(settings)
     compressor = ContextCompressor(config, summarizer=summarizer)
@@ -257,23 +274,16 @@ def analyze_messages(
         "encoding": encoding,
         "exact_tokens": original.exact_tokens,
         "hermes_tokens": original.hermes_tokens,
-        "estimator_tokens": zones.prompt_tokens,
+        "estimator_tokens": zone_report["estimator_tokens"],
         "profile": config.profile,
         "context_length": config.context_length,
         "output_reserve": config.output_reserve,
         "threshold_tokens": config.threshold_tokens,
-        "threshold_floored": zones.threshold_floored,
+        "threshold_floored": zone_report["threshold_floored"],
         "tail_token_budget": config.tail_token_budget,
-        "would_compress": bool(zones.would_compress),
-        "first_trigger_index": zones.first_trigger_index,
-        "small_conversation": zones.small_conversation,
-        "head": zones.zones.count(HEAD),
-        "middle": zones.zones.count(MIDDLE),
-        "tail": zones.zones.count(TAIL),
-        "compress_start": zones.compress_start,
-        "compress_end": zones.compress_end,
-        "prune_boundary": zones.prune_boundary,
-        "phase1_messages": len(zones.phase1_actions),
+        **{key: zone_report[key] for key in (
+            "would_compress", "first_trigger_index", "small_conversation", "head", "middle", "tail",
+            "compress_start", "compress_end", "prune_boundary", "phase1_messages")},
         "outcome": result.outcome,
         "fallback_used": result.fallback_used,
         "abort_reason": result.abort_reason,
