@@ -105,7 +105,7 @@ class Action:
     succeeded: bool | None  # None when unknown
     key: str  # what a later success of the same thing resolves
     is_test: bool = False
-    errors: list[str] = field(default_factory=list)
+    errors: Sequence[str] = ()  # read-only; an empty tuple rather than one list per call of a long session
     result_index: int | None = None
     paths: tuple[str, ...] = ()  # files the call read or changed
 

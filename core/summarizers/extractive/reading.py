@@ -298,7 +298,7 @@ def classify(call: Call, result_errors: Sequence[str] | None = None) -> Action:
         )
     else:
         parts.append("failed" if errors else f"{len(text):,} chars result")
-    return Action(call.index, verb, target, ", ".join(parts), call.name, succeeded, key, is_test, errors,
+    return Action(call.index, verb, target, ", ".join(parts), call.name, succeeded, key, is_test, errors or (),
                   call.result_index, paths)
 
 
