@@ -31,6 +31,7 @@ replay's trigger, as Hermes' host adds ``(len(system_prompt) + 3) // 4`` and
 from __future__ import annotations
 
 import json
+from bisect import bisect_right
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -465,19 +466,30 @@ def request_breakdown(conversation: Any, weigher: Weigher | None = None) -> Requ
                 reasoning_at[index] = _int(entry.get(reasoning_key)) or 0
     reasoning = _RangeSum(reasoning_at)
 
+    # Every assistant turn asks for its context start and the blocks sent with it: bisections over
+    # sorted positions and running sums, so a log with a reminder at every turn stays linear.
+    by_position = sorted((position, tokens) for position, _kind, tokens in injected)
+    positions = [position for position, _tokens in by_position]
+    injected_sums = [0]
+    for _position, tokens in by_position:
+        injected_sums.append(injected_sums[-1] + tokens)
+
+    def injected_upto(last: int) -> int:
+        """Tokens of the blocks at positions ``<= last``."""
+        return injected_sums[bisect_right(positions, last)]
+
     def context_start(index: int) -> int:
-        start = 0
-        for position in starts:
-            if position <= index:
-                start = position
-        return start
+        at = bisect_right(starts, index)
+        return starts[at - 1] if at else 0
 
     def request_at(index: int, recorded: RecordedPrompt | None = None) -> RequestTurn:
         start = context_start(index)
         # Blocks before the first message are the session's standing context; later ones go with
-        # the messages they came with.
-        extra = sum(tokens for position, _kind, tokens in injected
-                    if position <= index and (position <= n_sys or position >= start))
+        # the messages they came with: those at positions <= index that are <= n_sys or >= start.
+        extra = injected_upto(min(index, n_sys))
+        after = max(start - 1, n_sys)  # later blocks count from position after + 1 on
+        if index > after:
+            extra += injected_upto(index) - injected_upto(after)
         return RequestTurn(index, start, system_messages, system_extra, tool_tokens, extra,
                            running.between(max(start, n_sys), index), recorded, reasoning.between(start, index))
 

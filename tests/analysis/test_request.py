@@ -225,3 +225,42 @@ def test_replay_drops_the_resent_reasoning_of_what_it_compacts():
     after = int(result.points.loc[result.points["message_index"] == first.message_index, "prompt_after"].item())
     # What is left of the recorded size: the compacted context as estimated, and no resent reasoning.
     assert after == turn.recorded.prompt_tokens + estimate_messages_tokens_rough(first.messages) - turn.in_messages
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_each_turn_counts_the_blocks_sent_with_its_context(seed):
+    """Random logs (leading system messages, injected blocks anywhere, the agent's own compactions):
+    every assistant turn's context start and injected tokens follow the rule read directly: blocks at
+    positions <= the turn, and only those of the standing context (<= the leading system messages)
+    or after the turn's context start."""
+    import random
+
+    from core.formats.model import CompactionEvent, InjectedContext
+
+    rng = random.Random(seed)
+    n_sys = rng.randint(0, 2)
+    messages = [{"role": "system", "content": f"rules {k}"} for k in range(n_sys)]
+    for k in range(rng.randint(1, 60)):
+        messages.append({"role": rng.choice(["user", "assistant", "assistant", "tool"]), "content": f"m{k} " * rng.randint(1, 9)})
+    n = len(messages)
+    injected = [InjectedContext(position=rng.randint(0, n), kind="reminder", text="note " * rng.randint(1, 30))
+                for _ in range(rng.randint(0, 25))]
+    rng.shuffle(injected)
+    events = [CompactionEvent(position=rng.randint(0, n + 2), kind=rng.choice(["compact_boundary", "compacted", "other"]))
+              for _ in range(rng.randint(0, 4))]
+    conversation = Conversation(format="claude-code", messages=messages, sources=[""] * n, usage=[None] * n,
+                                reasoning=[None] * n, injected=injected, compaction_events=events)
+    weigher = RoughWeigher()
+    request = request_breakdown(conversation, weigher)
+
+    starts = sorted({e.position for e in events if e.kind in ("compact_boundary", "compacted") and 0 < e.position <= n})
+    tokens = [(item.position, weigher.text(item.text)) for item in injected]
+    assistant_indices = [i for i, m in enumerate(messages) if m["role"] == "assistant"]
+    assert [turn.message_index for turn in request.turns] == assistant_indices
+    for turn in request.turns:
+        index = turn.message_index
+        start = max([s for s in starts if s <= index], default=0)
+        assert turn.context_start == start
+        assert turn.injected == sum(t for p, t in tokens if p <= index and (p <= n_sys or p >= start))
+    now_start = max([s for s in starts if s <= n], default=0)
+    assert request.injected == sum(t for p, t in tokens if p <= n and (p <= n_sys or p >= now_start))
