@@ -296,7 +296,8 @@ def lint_openai(messages: Sequence[Any]) -> pd.DataFrame:
     seen_ids: dict[Any, int] = {}
     # The open run: the assistant message with tool calls and the tool messages right after it.
     run_owner: int | None = None
-    run_calls: list[Any] = []
+    run_calls: list[Any] = []  # in call order, for the findings' order ...
+    run_call_ids: set[Any] = set()  # ... and as a set: a run of thousands of parallel calls stays linear
     answered: set[Any] = set()
 
     def close_run() -> None:
@@ -315,7 +316,7 @@ def lint_openai(messages: Sequence[Any]) -> pd.DataFrame:
         if not isinstance(message, Mapping):
             found.add("not_a_message", ERROR, index, f"a {type(message).__name__}, not a message object")
             close_run()
-            run_owner, run_calls, answered = None, [], set()
+            run_owner, run_calls, run_call_ids, answered = None, [], set(), set()
             continue
         role = message.get("role")
         if role == "function":
@@ -335,7 +336,7 @@ def lint_openai(messages: Sequence[Any]) -> pd.DataFrame:
             if not cid or not _hashable(cid):
                 found.add("tool_call_id_missing", ERROR, index, "tool message without tool_call_id")
                 continue
-            if run_owner is not None and cid in run_calls:
+            if run_owner is not None and cid in run_call_ids:
                 if cid in answered:
                     found.add("duplicate_tool_result", WARNING, index,
                               f"call {_short(cid)} of message {run_owner} is already answered")
@@ -347,12 +348,12 @@ def lint_openai(messages: Sequence[Any]) -> pd.DataFrame:
                 found.add("orphan_tool_result", ERROR, index, f"no tool call has id {_short(cid)}")
             continue
         close_run()
-        run_owner, run_calls, answered = None, [], set()
+        run_owner, run_calls, run_call_ids, answered = None, [], set(), set()
         if role == "assistant":
             ids = [_call_id(call) for call in _calls(message)]
             ids = [cid for cid in ids if cid and _hashable(cid)]
             if ids:
-                run_owner, run_calls = index, ids
+                run_owner, run_calls, run_call_ids = index, ids, set(ids)
     close_run()
     return _frame(found.rows)
 

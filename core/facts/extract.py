@@ -362,12 +362,10 @@ def parts_facts(
     """:func:`message_facts` of a message given as its role, content text and tool-call argument
     strings (for a reader that has them already)."""
     found = _content_facts(text, role, sift_noise)
-    for argument in arguments:
-        if argument:
-            more = _cached(_arguments_facts, argument)
-            if more:
-                found = found + more if found else more
-    return found
+    more = [fact for argument in arguments if argument for fact in _cached(_arguments_facts, argument)]
+    if not more:
+        return found  # the cached tuple itself: most messages have no tool-call arguments
+    return (*found, *more)
 
 
 def _cached(function: Any, text: str, *rest: Any) -> Any:
