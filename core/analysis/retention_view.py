@@ -28,6 +28,7 @@ from core.facts import (
     retention_by_kind,
     retention_score,
 )
+from core.facts.search import occurrences
 
 __all__ = ["FactIndex", "lost_facts", "retention_figure", "retention_summary"]
 
@@ -42,9 +43,7 @@ class FactIndex:
         facts = extract_facts(self.messages)
         self.facts = facts[facts["kind"] != "user_request"].reset_index(drop=True)
         texts = [message_text(message) for message in self.messages]
-        self.occurrences: list[list[int]] = [
-            [index for index, text in enumerate(texts) if value in text] for value in self.facts["value"]
-        ]
+        self.occurrences: list[list[int]] = occurrences(list(self.facts["value"]), texts)
 
     def facts_in(self, indices: Iterable[int]) -> pd.DataFrame:
         """The facts of ``messages[i] for i in indices``: ``kind``, ``value``, ``message_index`` (the

@@ -12,6 +12,7 @@ from typing import Any
 import pandas as pd
 
 from core.facts.extract import FACT_KINDS
+from core.facts.search import found_in
 from core.facts.text import searchable_text
 
 
@@ -25,9 +26,7 @@ def retention(facts: pd.DataFrame, text_or_messages: str | Sequence[Mapping[str,
     else:
         haystack = searchable_text(text_or_messages)
     result = facts.copy()
-    result["kept"] = [
-        isinstance(value, str) and bool(value) and value in haystack for value in facts["value"]
-    ]
+    result["kept"] = found_in(list(facts["value"]), haystack)
     result["kept"] = result["kept"].astype(bool)
     return result
 
