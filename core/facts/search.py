@@ -14,11 +14,14 @@ from typing import Any
 
 import ahocorasick
 
-__all__ = ["BATCH", "found_in", "occurrences"]
+__all__ = ["BATCH", "PIECE_CHARS", "found_in", "occurrences"]
 
 BATCH = 4096
 # Below this many (values × characters), one ``in`` per value is as fast as building an automaton.
 _PLAIN_WORK = 4_000_000
+# The automaton reads a text as a copy at four bytes a character: long texts go in pieces of this
+# many characters, each overlapping the next by the longest value less one, so no match is split.
+PIECE_CHARS = 1_000_000
 
 
 def _automata(values: Sequence[str]) -> Iterator[tuple[Any, int]]:
@@ -31,6 +34,24 @@ def _automata(values: Sequence[str]) -> Iterator[tuple[Any, int]]:
         yield automaton, start
 
 
+def _pieces(text: str, longest: int) -> Iterator[str]:
+    if len(text) <= PIECE_CHARS:
+        yield text
+        return
+    overlap = max(longest - 1, 0)
+    for start in range(0, len(text), PIECE_CHARS):
+        yield text[start : start + PIECE_CHARS + overlap]
+        if start + PIECE_CHARS + overlap >= len(text):
+            return
+
+
+def _matches(automaton: Any, text: str, longest: int) -> Iterator[int]:
+    """The value positions of every match in ``text`` (a match in an overlap may come twice)."""
+    for piece in _pieces(text, longest):
+        for _end, position in automaton.iter(piece):
+            yield position
+
+
 def found_in(values: Sequence[Any], text: str) -> list[bool]:
     """For each of ``values``: is it a non-empty string that occurs in ``text``?"""
     distinct = list(dict.fromkeys(value for value in values if isinstance(value, str) and value))
@@ -38,8 +59,9 @@ def found_in(values: Sequence[Any], text: str) -> list[bool]:
         present = {value for value in distinct if value in text}
     else:
         present = set()
+        longest = max(map(len, distinct))
         for automaton, _start in _automata(distinct):
-            present.update(distinct[position] for _end, position in automaton.iter(text))
+            present.update(distinct[position] for position in _matches(automaton, text, longest))
     return [isinstance(value, str) and value in present for value in values]
 
 
@@ -53,9 +75,10 @@ def occurrences(values: Sequence[str], texts: Sequence[str]) -> list[list[int]]:
         for value in distinct:
             where[value] = [index for index, text in enumerate(texts) if value in text]
     else:
+        longest = max(map(len, distinct))
         for automaton, _start in _automata(distinct):
             for index, text in enumerate(texts):
-                for _end, position in automaton.iter(text):
+                for position in _matches(automaton, text, longest):
                     found = where[distinct[position]]
                     if not found or found[-1] != index:
                         found.append(index)

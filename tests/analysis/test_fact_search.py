@@ -27,9 +27,10 @@ def _values(rng: random.Random, count: int) -> list:
 @pytest.mark.parametrize("through_automata", [False, True])
 def test_found_in_is_value_in_text(seed, through_automata, monkeypatch):
     rng = random.Random(seed)
-    if through_automata:  # every input goes through batched automata, several batches of them
+    if through_automata:  # every input goes through batched automata, in pieces of the text
         monkeypatch.setattr(search, "_PLAIN_WORK", -1)
         monkeypatch.setattr(search, "BATCH", 7)
+        monkeypatch.setattr(search, "PIECE_CHARS", rng.randint(1, 9))
     values = _values(rng, rng.randint(0, 40))
     text = _text(rng, rng.randint(0, 400))
     assert found_in(values, text) == [isinstance(v, str) and bool(v) and v in text for v in values]
@@ -42,6 +43,7 @@ def test_occurrences_are_the_texts_holding_each_value(seed, through_automata, mo
     if through_automata:
         monkeypatch.setattr(search, "_PLAIN_WORK", -1)
         monkeypatch.setattr(search, "BATCH", 5)
+        monkeypatch.setattr(search, "PIECE_CHARS", rng.randint(1, 9))
     values = [v for v in _values(rng, rng.randint(0, 30)) if isinstance(v, str)]
     texts = [_text(rng, rng.randint(0, 60)) for _ in range(rng.randint(0, 25))]
     assert occurrences(values, texts) == [[i for i, text in enumerate(texts) if v in text] for v in values]
