@@ -234,9 +234,8 @@ def analyze_messages(
     zones = analyze_zones(messages, config, plan=plan)
     # What the report takes from the zones, so that their per-message table is gone before the
     # compression's peak of memory.
-    zone_report = {
-        "estimator_tokens": zones.prompt_tokens,
-        "threshold_floored": zones.threshold_floored,
+    estimator_tokens, threshold_floored = zones.prompt_tokens, zones.threshold_floored
+    zone_figures = {
         "would_compress": bool(zones.would_compress),
         "first_trigger_index": zones.first_trigger_index,
         "small_conversation": zones.small_conversation,
@@ -274,16 +273,14 @@ def analyze_messages(
         "encoding": encoding,
         "exact_tokens": original.exact_tokens,
         "hermes_tokens": original.hermes_tokens,
-        "estimator_tokens": zone_report["estimator_tokens"],
+        "estimator_tokens": estimator_tokens,
         "profile": config.profile,
         "context_length": config.context_length,
         "output_reserve": config.output_reserve,
         "threshold_tokens": config.threshold_tokens,
-        "threshold_floored": zone_report["threshold_floored"],
+        "threshold_floored": threshold_floored,
         "tail_token_budget": config.tail_token_budget,
-        **{key: zone_report[key] for key in (
-            "would_compress", "first_trigger_index", "small_conversation", "head", "middle", "tail",
-            "compress_start", "compress_end", "prune_boundary", "phase1_messages")},
+        **zone_figures,
         "outcome": result.outcome,
         "fallback_used": result.fallback_used,
         "abort_reason": result.abort_reason,

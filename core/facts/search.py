@@ -24,14 +24,14 @@ _PLAIN_WORK = 4_000_000
 PIECE_CHARS = 1_000_000
 
 
-def _automata(values: Sequence[str]) -> Iterator[tuple[Any, int]]:
+def _automata(values: Sequence[str]) -> Iterator[Any]:
     """Automata over ``values`` (distinct, non-empty) in batches; each match yields the value's position."""
     for start in range(0, len(values), BATCH):
         automaton = ahocorasick.Automaton()
         for position in range(start, min(start + BATCH, len(values))):
             automaton.add_word(values[position], position)
         automaton.make_automaton()
-        yield automaton, start
+        yield automaton
 
 
 def _pieces(text: str, longest: int) -> Iterator[str]:
@@ -60,7 +60,7 @@ def found_in(values: Sequence[Any], text: str) -> list[bool]:
     else:
         present = set()
         longest = max(map(len, distinct))
-        for automaton, _start in _automata(distinct):
+        for automaton in _automata(distinct):
             present.update(distinct[position] for position in _matches(automaton, text, longest))
     return [isinstance(value, str) and value in present for value in values]
 
@@ -76,7 +76,7 @@ def occurrences(values: Sequence[str], texts: Sequence[str]) -> list[list[int]]:
             where[value] = [index for index, text in enumerate(texts) if value in text]
     else:
         longest = max(map(len, distinct))
-        for automaton, _start in _automata(distinct):
+        for automaton in _automata(distinct):
             for index, text in enumerate(texts):
                 for position in _matches(automaton, text, longest):
                     found = where[distinct[position]]
