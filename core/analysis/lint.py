@@ -362,7 +362,7 @@ def lint_openai(messages: Sequence[Any]) -> pd.DataFrame:
 # Anthropic messages
 
 
-@dataclass
+@dataclass(slots=True)  # one per turn of a long transcript: no __dict__ each
 class _Turn:
     role: str  # "user" or "assistant"
     first: int  # index of its first message
