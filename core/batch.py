@@ -176,19 +176,20 @@ def make_summarizer(settings: AnalysisSettings) -> Callable[[str, int], Any] | N
 # --- the analysis of one conversation ------------------------------------------------------------
 
 
-def validity(messages: Sequence[Any]) -> dict[str, Any]:
+def validity(messages: Sequence[Any], *, problems: bool = True) -> dict[str, Any]:
     """Would the providers accept ``messages`` as a request (``core.analysis.lint``)?
 
     Returns ``valid`` (OpenAI chat completions), ``valid_anthropic`` (Anthropic messages, as an
-    adapter converts the list) and ``problems``: one line per error, ``"api/rule, message i: detail"``.
+    adapter converts the list) and ``problems``: one line per error, ``"api/rule, message i: detail"``
+    (an empty list when ``problems`` is false: a long broken input can have one per message).
     """
     import pandas as pd
 
     from core.analysis.lint import ERROR, is_valid, lint
 
     violations = lint(list(messages))
-    errors = violations[violations["severity"] == ERROR]
-    problems = [
+    errors = violations[violations["severity"] == ERROR] if problems else violations.iloc[0:0]
+    lines = [
         f"{row.api}/{row.rule}"
         + ("" if pd.isna(row.message_index) else f", message {int(row.message_index)}")
         + f": {row.detail}"
@@ -197,7 +198,7 @@ def validity(messages: Sequence[Any]) -> dict[str, Any]:
     return {
         "valid": is_valid(violations, "openai"),
         "valid_anthropic": is_valid(violations, "anthropic"),
-        "problems": problems,
+        "problems": lines,
     }
 
 
@@ -226,10 +227,9 @@ def analyze_messages(
     config = settings.config()
     encoding = encoding_name_for_model(settings.model)
     counter = get_counter(encoding)
-    # What only reads the input comes first: its passes over every message then run before the
+    # The input's checks come first: their passes over every message then run before the
     # compression's results are held, so the peak of memory is the larger of the two, not their sum.
-    facts = extract_facts(messages)
-    input_checked = validity(messages)
+    input_checked = validity(messages, problems=False)  # only its verdicts are reported
     plan = prepare(messages, config)  # Phase 1 prepared once for the zones and the savings
     zones = analyze_zones(messages, config, plan=plan)
     # What the report takes from the zones, so that their per-message table is gone before the
@@ -255,8 +255,25 @@ def analyze_messages(
     savings = phase_savings(messages, config, counter, result, plan=plan)
     steps = {step.key: step for step in savings.steps}
     original, final = steps["original"], steps["final"]
-
+    step_rows = [
+        {
+            "step": step.key,
+            "label": step.label,
+            "exact_tokens": step.exact_tokens,
+            "exact_change": step.exact_delta,
+            "hermes_tokens": step.hermes_tokens,
+            "hermes_change": step.hermes_delta,
+            "messages_touched": len(step.messages),
+            "note": step.note,
+        }
+        for step in savings.steps
+    ]
+    # The facts are found last, once the Phase-1 plan and the savings' lists are gone: what they
+    # hold then never adds to the peak of the zones or the compression.
+    del plan, savings
+    facts = extract_facts(messages)
     kept = retention(facts, result.messages)
+    del facts
     middle_kept = kept.iloc[0:0]
     if result.compressed and result.compress_start is not None and result.compress_end is not None:
         in_middle = (kept["message_index"] >= result.compress_start) & (kept["message_index"] < result.compress_end)
@@ -287,19 +304,7 @@ def analyze_messages(
         "failure_reason": result.failure_reason,
         "summary_problem": problem.kind if problem else None,
         "summary_warning": problem.message if problem else None,
-        "steps": [
-            {
-                "step": step.key,
-                "label": step.label,
-                "exact_tokens": step.exact_tokens,
-                "exact_change": step.exact_delta,
-                "hermes_tokens": step.hermes_tokens,
-                "hermes_change": step.hermes_delta,
-                "messages_touched": len(step.messages),
-                "note": step.note,
-            }
-            for step in savings.steps
-        ],
+        "steps": step_rows,
         "saved": {key: -steps[key].exact_delta for key in SAVING_STEPS},
         "saved_phase1": phase1_saved,
         "saved_total": original.exact_tokens - final.exact_tokens,

@@ -366,10 +366,21 @@ def lint_openai(messages: Sequence[Any]) -> pd.DataFrame:
 class _Turn:
     role: str  # "user" or "assistant"
     first: int  # index of its first message
-    tool_uses: list[tuple[Any, int]] = field(default_factory=list)  # (id, message index)
-    tool_results: list[tuple[Any, int]] = field(default_factory=list)
+    # (id, message index) pairs; most turns have none, so the list is made by the first one.
+    tool_uses: list[tuple[Any, int]] | tuple[()] = ()
+    tool_results: list[tuple[Any, int]] | tuple[()] = ()
     has_text: bool = False  # a user message joined this turn (text after the tool results)
     from_tools: bool = False  # the turn opened with tool results
+
+    def add_use(self, call_id: Any, index: int) -> None:
+        if not self.tool_uses:
+            self.tool_uses = []
+        self.tool_uses.append((call_id, index))
+
+    def add_result(self, call_id: Any, index: int) -> None:
+        if not self.tool_results:
+            self.tool_results = []
+        self.tool_results.append((call_id, index))
 
 
 def _has_substance(message: Mapping[str, Any]) -> bool:
@@ -402,8 +413,38 @@ def _empty_text_parts(message: Mapping[str, Any]) -> int:
     )
 
 
+# Where a finding sorts among the other findings about the same message: the per-message checks,
+# then the first turn's, the alternation's, the tool blocks' (the order the checks were written in).
+_ANTHROPIC_RANK = {"first_not_user": 1, "alternation": 2, "tool_result_not_next": 3, "orphan_tool_result": 3,
+                   "duplicate_tool_result": 3}
+
+
+def _check_tool_blocks(found: _Findings, previous: _Turn | None, turn: _Turn, nxt: _Turn | None) -> None:
+    """The tool_use/tool_result findings of the finished ``turn``, given its neighbours."""
+    if turn.role == "assistant":
+        answered = {cid for cid, _ in nxt.tool_results} if nxt is not None and nxt.role == "user" else set()
+        for cid, index in turn.tool_uses:
+            if cid not in answered:
+                found.add("tool_result_not_next", ERROR, index,
+                          f"tool_use {_short(cid)} has no tool_result in the next user turn")
+    elif turn.tool_results:
+        uses = {cid for cid, _ in previous.tool_uses} if previous is not None and previous.role == "assistant" else set()
+        seen: set[Any] = set()
+        for cid, index in turn.tool_results:
+            if cid not in uses:
+                found.add("orphan_tool_result", ERROR, index,
+                          f"tool_result {_short(cid)} does not answer a tool_use of the previous assistant turn")
+            elif cid in seen:
+                found.add("duplicate_tool_result", ERROR, index, f"tool_use {_short(cid)} is answered twice")
+            seen.add(cid)
+
+
 def lint_anthropic(messages: Sequence[Any]) -> pd.DataFrame:
-    """Violations of the Anthropic messages rules, checked on the converted turns (module docstring)."""
+    """Violations of the Anthropic messages rules, checked on the converted turns (module docstring).
+
+    Every rule about turns looks at a turn and its neighbours only, so the turns are checked in a
+    window of three as they are made: a long conversation never holds all of them.
+    """
     found = _Findings("anthropic")
     if not messages:
         found.add("empty_conversation", ERROR, None, "no messages")
@@ -411,7 +452,27 @@ def lint_anthropic(messages: Sequence[Any]) -> pd.DataFrame:
     start = 0
     while start < len(messages) and _role(messages[start]) in ("system", "developer"):
         start += 1
-    turns: list[_Turn] = []
+    # ``current`` is the turn being made (it may still take tool results or a user message),
+    # ``previous`` the finished one before it, ``before`` the one before that.
+    before: _Turn | None = None
+    previous: _Turn | None = None
+    current: _Turn | None = None
+
+    def open_turn(turn: _Turn) -> None:
+        nonlocal before, previous, current
+        if current is None:
+            if turn.role != "user":
+                found.add("first_not_user", ERROR, turn.first, "the conversation starts with an assistant message")
+            elif turn.from_tools:
+                found.add("first_not_user", ERROR, turn.first, "the conversation starts with a tool result")
+        else:
+            if current.role == turn.role:
+                found.add("alternation", ERROR, turn.first,
+                          f"two {turn.role} turns in a row (messages {current.first} and {turn.first})")
+            if previous is not None:  # ``current`` is finished: the turn before it has both neighbours
+                _check_tool_blocks(found, before, previous, current)
+        before, previous, current = previous, current, turn
+
     last_index = len(messages) - 1
     for index in range(start, len(messages)):
         message = messages[index]
@@ -427,12 +488,10 @@ def lint_anthropic(messages: Sequence[Any]) -> pd.DataFrame:
             if not cid or not _hashable(cid):
                 found.add("tool_call_id_missing", ERROR, index, "tool message without tool_call_id")
                 cid = None
-            turn = turns[-1] if turns else None
-            if turn is None or turn.role != "user" or not turn.from_tools or turn.has_text:
-                turn = _Turn("user", index, from_tools=True)
-                turns.append(turn)
+            if current is None or current.role != "user" or not current.from_tools or current.has_text:
+                open_turn(_Turn("user", index, from_tools=True))
             if cid is not None:
-                turn.tool_results.append((cid, index))
+                current.add_result(cid, index)
             continue
         if role not in ("user", "assistant"):
             found.add("invalid_role", ERROR, index, f"role {_short(role)!r} has no Anthropic equivalent")
@@ -444,51 +503,26 @@ def lint_anthropic(messages: Sequence[Any]) -> pd.DataFrame:
         if not _has_substance(message) and not has_calls and not (role == "assistant" and index == last_index):
             found.add("empty_content", ERROR, index, f"{role} message with no content")
         if role == "user":
-            turn = turns[-1] if turns else None
-            if turn is not None and turn.role == "user" and turn.from_tools and not turn.has_text:
-                turn.has_text = True  # text blocks after the tool_result blocks of the same user turn
+            if current is not None and current.role == "user" and current.from_tools and not current.has_text:
+                current.has_text = True  # text blocks after the tool_result blocks of the same user turn
                 continue
-            turns.append(_Turn("user", index, has_text=True))
+            open_turn(_Turn("user", index, has_text=True))
         else:
             turn = _Turn("assistant", index)
             for call in _calls(message):
                 cid = _call_id(call)
                 if cid and _hashable(cid):
-                    turn.tool_uses.append((cid, index))
-            turns.append(turn)
+                    turn.add_use(cid, index)
+            open_turn(turn)
 
-    if not turns:
+    if current is None:
         found.add("no_messages", ERROR, None, "only system messages")
         return _frame(found.rows)
-    first = turns[0]
-    if first.role != "user":
-        found.add("first_not_user", ERROR, first.first, "the conversation starts with an assistant message")
-    elif first.from_tools:
-        found.add("first_not_user", ERROR, first.first, "the conversation starts with a tool result")
-    for previous, turn in zip(turns, turns[1:], strict=False):
-        if previous.role == turn.role:
-            found.add("alternation", ERROR, turn.first,
-                      f"two {turn.role} turns in a row (messages {previous.first} and {turn.first})")
-    for position, turn in enumerate(turns):
-        if turn.role == "assistant":
-            nxt = turns[position + 1] if position + 1 < len(turns) else None
-            answered = {cid for cid, _ in nxt.tool_results} if nxt is not None and nxt.role == "user" else set()
-            for cid, index in turn.tool_uses:
-                if cid not in answered:
-                    found.add("tool_result_not_next", ERROR, index,
-                              f"tool_use {_short(cid)} has no tool_result in the next user turn")
-        elif turn.tool_results:
-            prev = turns[position - 1] if position > 0 else None
-            uses = {cid for cid, _ in prev.tool_uses} if prev is not None and prev.role == "assistant" else set()
-            seen: set[Any] = set()
-            for cid, index in turn.tool_results:
-                if cid not in uses:
-                    found.add("orphan_tool_result", ERROR, index,
-                              f"tool_result {_short(cid)} does not answer a tool_use of the previous assistant turn")
-                elif cid in seen:
-                    found.add("duplicate_tool_result", ERROR, index, f"tool_use {_short(cid)} is answered twice")
-                seen.add(cid)
-    rows = sorted(found.rows, key=lambda row: (row[3] if row[3] is not None else -1))
+    if previous is not None:
+        _check_tool_blocks(found, before, previous, current)
+    _check_tool_blocks(found, previous, current, None)
+    rank = _ANTHROPIC_RANK
+    rows = sorted(found.rows, key=lambda row: (row[3] if row[3] is not None else -1, rank.get(row[1], 0)))
     return _frame(rows)
 
 

@@ -221,7 +221,7 @@ def recorded_prompts(conversation: Any) -> list[RecordedPrompt]:
 # --- the breakdown -------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # one per assistant turn of a long log: no __dict__ each
 class RequestTurn:
     """The counted request that produced the assistant message at ``message_index``."""
 
@@ -433,9 +433,14 @@ def _context_starts(conversation: Any, n: int) -> list[int]:
     return sorted(starts)
 
 
-def request_breakdown(conversation: Any, weigher: Weigher | None = None) -> RequestBreakdown:
+def request_breakdown(conversation: Any, weigher: Weigher | None = None, *, every_turn: bool = True) -> RequestBreakdown:
     """The whole request of ``conversation`` (a ``core.formats.Conversation``) in ``weigher``'s unit
-    (exact ``cl100k_base`` counts by default), with the request of every assistant turn."""
+    (exact ``cl100k_base`` counts by default), with the request of every assistant turn.
+
+    ``every_turn=False`` keeps in ``turns`` only the assistant turns with a recorded prompt size
+    (all that :meth:`RequestBreakdown.estimate_errors` reads), so a long log without usage holds
+    no record per turn; every total is the same.
+    """
     weigher = weigher or ExactWeigher()
     messages = list(getattr(conversation, "messages", None) or [])
     n = len(messages)
@@ -495,7 +500,7 @@ def request_breakdown(conversation: Any, weigher: Weigher | None = None) -> Requ
 
     recorded = {prompt.message_index: prompt for prompt in recorded_prompts(conversation)}
     turns = [request_at(index, recorded.get(index)) for index, message in enumerate(messages)
-             if role_of(message) == "assistant"]
+             if (every_turn or index in recorded) and role_of(message) == "assistant"]
     last = max(recorded.values(), key=lambda prompt: prompt.message_index) if recorded else None
     counted_at_recorded = request_at(last.message_index).counted if last is not None else None
     overhead = max(0, last.prompt_tokens - counted_at_recorded) if last is not None and counted_at_recorded is not None else 0
@@ -529,12 +534,12 @@ def request_report(conversation: Any, config: CompressorConfig) -> dict[str, Any
     of ``config.model``'s encoding, and the trigger decided on the whole request as Hermes' host
     decides it (the last recorded prompt size when the log has one, else the request estimate in
     the configured estimator's unit)."""
-    exact = request_breakdown(conversation, ExactWeigher(encoding_name_for_model(config.model)))
+    exact = request_breakdown(conversation, ExactWeigher(encoding_name_for_model(config.model)), every_turn=False)
     report = exact.to_dict()
     tokens, source = exact.trigger_size
     if source != "recorded":
         weigher = weigher_for(config)
-        estimated = exact if weigher.unit == exact.unit else request_breakdown(conversation, weigher)
+        estimated = exact if weigher.unit == exact.unit else request_breakdown(conversation, weigher, every_turn=False)
         tokens, source = estimated.total, f"estimate ({config.token_estimator})"
     report["trigger"] = {"tokens": tokens, "source": source, "threshold_tokens": config.threshold_tokens,
                          "would_compress": tokens >= config.threshold_tokens}

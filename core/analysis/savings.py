@@ -57,7 +57,7 @@ class Step:
     hermes_tokens: int
     exact_delta: int  # change made by this step (negative = saved)
     hermes_delta: int
-    messages: list[int] = field(default_factory=list)  # input indices the step touched
+    messages: Sequence[int] = field(default_factory=list)  # input indices the step touched
     note: str = ""
 
 
@@ -145,28 +145,41 @@ def phase1_steps(
 
 
 class _Totals:
-    """Exact and estimated totals of lists that share most of their message objects.
+    """Exact and estimated totals of successive lists that share most of their message objects.
 
-    Each message object is measured once: the exact total is the sum of the per-message counts
-    (as ``TokenCounter.count_messages``), the estimate applies the ceiling to the summed characters
-    (as ``estimate_messages_tokens_rough``).
+    The exact total is the sum of the per-message counts (as ``TokenCounter.count_messages``), the
+    estimate applies the ceiling to the summed characters (as ``estimate_messages_tokens_rough``).
+    A list as long as the one before it is measured by its differences only: positions holding
+    the same object keep their figures, so a step costs what it changed, and no table of every
+    message's figures is held beside the lists.
     """
 
     def __init__(self, counter: TokenCounter) -> None:
         self.counter = counter
-        self.measured: dict[int, tuple[Any, int, int, int]] = {}  # id -> (message kept alive, exact, chars, images)
+        self.previous: Sequence[Any] = ()
+        self.sums = (0, 0, 0)  # exact, characters, images of ``previous``
+
+    def _measure(self, message: Any) -> tuple[int, int, int]:
+        return (self.counter.count_message(message), *message_rough_chars(message))
 
     def __call__(self, messages: Sequence[Any]) -> tuple[int, int]:
-        measured = self.measured
-        exact = chars = images = 0
-        for message in messages:
-            entry = measured.get(id(message))
-            if entry is None:
-                entry = (message, self.counter.count_message(message), *message_rough_chars(message))
-                measured[id(message)] = entry
-            exact += entry[1]
-            chars += entry[2]
-            images += entry[3]
+        previous, measure = self.previous, self._measure
+        if previous and len(previous) == len(messages):
+            exact, chars, images = self.sums
+            for old, new in zip(previous, messages, strict=True):
+                if old is not new:
+                    old_figures, new_figures = measure(old), measure(new)
+                    exact += new_figures[0] - old_figures[0]
+                    chars += new_figures[1] - old_figures[1]
+                    images += new_figures[2] - old_figures[2]
+        else:
+            exact = chars = images = 0
+            for message in messages:
+                figures = measure(message)
+                exact += figures[0]
+                chars += figures[1]
+                images += figures[2]
+        self.previous, self.sums = messages, (exact, chars, images)
         return exact, (chars + 3) // 4 + P.ROUGH_IMAGE_TOKENS * images
 
 
@@ -208,7 +221,7 @@ def phase_savings(
                 hermes,
                 exact - previous.exact_tokens,
                 hermes - previous.hermes_tokens,
-                list(touched),
+                touched if isinstance(touched, range) else list(touched),
                 note,
             )
         )
@@ -232,7 +245,7 @@ def phase_savings(
         built = result.assembly
         final = built.messages
         matches = final == result.messages
-        middle = list(range(result.compress_start or 0, result.compress_end or 0))
+        middle = range(result.compress_start or 0, result.compress_end or 0)  # a range: no list of every index
         add("summary", built.assembled, middle, f"{len(middle)} messages → 1 summary" + (" (merged)" if built.summary_merged else ""))
         repair_note = f"{built.orphans_removed} orphan results removed, " + (
             f"{built.stubs_added} stubs added" if built.plan.profile.orphan_call_rule == "stub"

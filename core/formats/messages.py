@@ -159,22 +159,30 @@ def kind_of(value: Any) -> str:
 
 
 class IdMaker:
-    """Deterministic ids for tool calls the source left without one, never reusing a taken id."""
+    """Deterministic ids for tool calls the source left without one, never reusing a taken id.
+
+    It also hands back the one string object of each id it has seen (``shared``): a tool result
+    then holds its call's id rather than an equal copy, one string less per call of a long log.
+    """
 
     def __init__(self, prefix: str = "call_") -> None:
         self.prefix = prefix
-        self.taken: set[str] = set()
+        self.taken: dict[str, str] = {}  # each id -> the first string object holding it
         self.counter = 0
 
     def reserve(self, call_id: str) -> None:
-        self.taken.add(call_id)
+        self.taken.setdefault(call_id, call_id)
+
+    def shared(self, call_id: str) -> str:
+        """``call_id``, as the string object of the call that took it when there is one."""
+        return self.taken.get(call_id, call_id)
 
     def new(self) -> str:
         while True:
             self.counter += 1
             candidate = f"{self.prefix}{self.counter}"
             if candidate not in self.taken:
-                self.taken.add(candidate)
+                self.taken[candidate] = candidate
                 return candidate
 
 

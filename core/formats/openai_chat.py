@@ -56,6 +56,7 @@ class MessageNormalizer:
         self.ids = ids or IdMaker("call_")
         self.dropped: Counter[str] = Counter()
         self.unknown_parts: Counter[str] = Counter()
+        self.tool_names: dict[str, str] = {}  # one string object per tool name
         # Legacy function calls waiting for their ``role: function`` result: (name, id).
         self.pending_functions = PendingCalls()
 
@@ -98,7 +99,7 @@ class MessageNormalizer:
                 self.builder.warnings.append(f"{where}: tool message without 'tool_call_id'")
                 tool_call_id = ""
             else:
-                tool_call_id = str(raw_id)
+                tool_call_id = self.ids.shared(str(raw_id))
         reasoning = None
         for key in REASONING_KEYS:
             value = raw.get(key)
@@ -180,6 +181,7 @@ class MessageNormalizer:
             if not isinstance(name, str):
                 self.builder.warnings.append(f"{where}[{index}]: tool call without a function name")
                 name = "" if name is None else str(name)
+            name = self.tool_names.setdefault(name, name)  # a few names, each called thousands of times
             arguments = function.get("arguments", function.get("args"))
             call_id = call.get("id") or call.get("call_id")
             if call_id:

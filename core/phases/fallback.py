@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections import deque
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -116,6 +117,19 @@ class _FileCollector:
             self.add_mentions(value)
 
 
+def _first_result_ids(turns: Sequence[Any], count: int) -> set[str]:
+    """The call ids the first ``count`` tool messages of ``turns`` answer, as the fallback reads them."""
+    ids: set[str] = set()
+    seen = 0
+    for message in turns:
+        if seen >= count:
+            break
+        if isinstance(message, dict) and message.get("role", "unknown") == "tool":
+            ids.add(str(message.get("tool_call_id") or ""))
+            seen += 1
+    return ids
+
+
 def deterministic_fallback_summary(
     turns: Sequence[Any],
     reason: str | None,
@@ -125,6 +139,9 @@ def deterministic_fallback_summary(
 ) -> str:
     """The v0.16.0 structured fallback, built only from the dropped window."""
     files = _FileCollector()
+    # Only the first tool results reach the summary ("completed" keeps the first few actions), so
+    # only their calls are looked up: a long window does not keep a map of every call.
+    wanted_ids = _first_result_ids(turns, _MAX_COMPLETED)
     call_map: dict[str, tuple[str, str]] = {}
 
     for message in turns:
@@ -134,7 +151,7 @@ def deterministic_fallback_summary(
         for call in calls if isinstance(calls, list) else [calls]:
             call_id, name, arguments = _call_fields(call)
             redacted_args = redact(arguments)
-            if call_id:
+            if call_id and call_id in wanted_ids:
                 call_map[call_id] = (name, redacted_args)
             if redacted_args:
                 try:
@@ -143,11 +160,15 @@ def deterministic_fallback_summary(
                     parsed = redacted_args
                 files.walk(parsed)
 
-    dropped_turns: list[str] = []
-    user_asks: list[str] = []
+    # Every list below is cut to what the summary shows as it grows: the last few turns, the
+    # first actions, the first distinct blockers, the last ask. The output is the same as keeping
+    # them all, and the memory does not grow with the window.
+    dropped_turns: deque[str] = deque(maxlen=_MAX_DROPPED_TURNS)
+    last_ask: str | None = None
     assistant_actions: list[str] = []
     tool_actions: list[str] = []
     blockers: list[str] = []
+    distinct_blockers: set[str] = set()
     for message in turns:
         if not isinstance(message, dict):
             continue
@@ -165,22 +186,23 @@ def deterministic_fallback_summary(
             entry = text
         if entry.strip():
             dropped_turns.append(f"{str(role).upper()}: {entry}")
-            dropped_turns = dropped_turns[-_MAX_DROPPED_TURNS:]
         if len(text) > 600:
             text = text[:420].rstrip() + " ... " + text[-160:].lstrip()
         if role == "user":
             if text:
-                user_asks.append(text)
+                last_ask = text
         elif role == "assistant":
-            if calls:
-                assistant_actions.append("Called tool(s): " + ", ".join(names))
-            elif text:
-                assistant_actions.append(text)
+            if len(assistant_actions) < _MAX_COMPLETED and (calls or text):
+                assistant_actions.append("Called tool(s): " + ", ".join(names) if calls else text)
         elif role == "tool":
-            name, arguments = call_map.get(str(message.get("tool_call_id") or ""), ("unknown", ""))
-            tool_actions.append(summarize_tool_result(name, arguments, text))
-            if _BLOCKER_RE.search(text):
-                blockers.append(text[:500])
+            if len(tool_actions) < _MAX_COMPLETED:
+                name, arguments = call_map.get(str(message.get("tool_call_id") or ""), ("unknown", ""))
+                tool_actions.append(summarize_tool_result(name, arguments, text))
+            if len(distinct_blockers) < _MAX_BLOCKERS and _BLOCKER_RE.search(text):
+                blocker = text[:500]
+                blockers.append(blocker)
+                if blocker.strip():
+                    distinct_blockers.add(blocker.strip())
 
     completed = (assistant_actions + tool_actions)[:_MAX_COMPLETED]
     completed_text = (
@@ -188,7 +210,7 @@ def deterministic_fallback_summary(
         if completed
         else "None recoverable from compacted turns."
     )
-    active_task = f"User asked: {user_asks[-1]!r}" if user_asks else "Unknown from deterministic fallback."
+    active_task = f"User asked: {last_ask!r}" if last_ask is not None else "Unknown from deterministic fallback."
     goal = (
         "Recovered from a deterministic fallback because the LLM context summarizer was unavailable. Continue "
         "from the protected recent messages after this summary and use current file/system state for exact details."

@@ -165,6 +165,18 @@ def test_json_object_has_one_entry_per_part():
     assert hermes["trigger"]["tokens"] == request_breakdown(loaded(F.hermes_gateway), RoughWeigher()).total
 
 
+
+@pytest.mark.parametrize("build", [F.claude_code_session, F.hermes_gateway])
+def test_without_every_turn_only_recorded_turns_are_kept_and_every_figure_is_the_same(build):
+    conv = loaded(build)
+    full = request_breakdown(conv, ExactWeigher("cl100k_base"))
+    lean = request_breakdown(conv, ExactWeigher("cl100k_base"), every_turn=False)
+    assert lean.turns == [turn for turn in full.turns if turn.recorded is not None]
+    assert len(lean.turns) < len(full.turns) or all(turn.recorded for turn in full.turns)
+    assert lean.to_dict() == full.to_dict()
+    assert lean.estimate_errors() == full.estimate_errors()
+
+
 # --- the replay on recorded sizes ---------------------------------------------------------------
 
 
