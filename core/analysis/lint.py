@@ -94,9 +94,10 @@ class _Findings:
 
 
 def _frame(rows: Iterable[tuple[str, str, str, int | None, str]]) -> pd.DataFrame:
-    frame = pd.DataFrame(list(rows), columns=LINT_COLUMNS)
-    return frame.astype({"api": "object", "rule": "object", "severity": "object", "message_index": "Int64",
-                         "detail": "object"})
+    # Object columns from the start: the rows' own strings are referenced, not converted to Arrow
+    # strings and back (a copy of every string of a long list of findings).
+    frame = pd.DataFrame(list(rows), columns=LINT_COLUMNS, dtype=object)
+    return frame.astype({"message_index": "Int64"})
 
 
 def _role(message: Any) -> Any:

@@ -475,6 +475,5 @@ def extract_facts(messages: Sequence[Mapping[str, Any]], *, exclude_credentials:
 
 def facts_frame(rows: Iterable[tuple[str, str, int]]) -> pd.DataFrame:
     """A facts table from ``(kind, value, message_index)`` rows."""
-    return pd.DataFrame(list(rows), columns=FACT_COLUMNS).astype(
-        {"kind": "object", "value": "object", "message_index": "int64"}
-    )
+    # Object columns from the start: the rows' strings are referenced, not copied to Arrow and back.
+    return pd.DataFrame(list(rows), columns=FACT_COLUMNS, dtype=object).astype({"message_index": "int64"})
