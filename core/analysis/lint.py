@@ -414,12 +414,6 @@ def _empty_text_parts(message: Mapping[str, Any]) -> int:
     )
 
 
-# Where a finding sorts among the other findings about the same message: the per-message checks,
-# then the first turn's, the alternation's, the tool blocks' (the order the checks were written in).
-_ANTHROPIC_RANK = {"first_not_user": 1, "alternation": 2, "tool_result_not_next": 3, "orphan_tool_result": 3,
-                   "duplicate_tool_result": 3}
-
-
 def _check_tool_blocks(found: _Findings, previous: _Turn | None, turn: _Turn, nxt: _Turn | None) -> None:
     """The tool_use/tool_result findings of the finished ``turn``, given its neighbours."""
     if turn.role == "assistant":
@@ -522,8 +516,9 @@ def lint_anthropic(messages: Sequence[Any]) -> pd.DataFrame:
     if previous is not None:
         _check_tool_blocks(found, before, previous, current)
     _check_tool_blocks(found, previous, current, None)
-    rank = _ANTHROPIC_RANK
-    rows = sorted(found.rows, key=lambda row: (row[3] if row[3] is not None else -1, rank.get(row[1], 0)))
+    # A finding is made once its message has been read, after the message's own checks and any
+    # earlier check of its turn, so for one message the order is that of the checks.
+    rows = sorted(found.rows, key=lambda row: (row[3] if row[3] is not None else -1))
     return _frame(rows)
 
 

@@ -31,9 +31,11 @@ replay's trigger, as Hermes' host adds ``(len(system_prompt) + 3) // 4`` and
 from __future__ import annotations
 
 import json
+from array import array
 from bisect import bisect_right
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import accumulate
 from typing import TYPE_CHECKING, Any
 
 from core import profiles as P
@@ -100,7 +102,7 @@ class ExactWeigher:
         return self.counter.count_text(json.dumps(list(tools), ensure_ascii=False)) if tools else 0
 
     def running(self, messages: Sequence[Any]) -> _RangeSum:
-        return _RangeSum([self.counter.count_message(m) for m in messages])
+        return _RangeSum(map(self.counter.count_message, messages))
 
 
 class RoughWeigher:
@@ -115,8 +117,12 @@ class RoughWeigher:
         return (len(str(list(tools))) + 3) // 4 if tools else 0
 
     def running(self, messages: Sequence[Any]) -> _RangeSum:
-        chars, images = zip(*(message_rough_chars(m) for m in messages), strict=True) if messages else ((), ())
-        return _RangeSum(list(chars), list(images))
+        chars, images = array("q"), array("q")
+        for message in messages:
+            message_chars, message_images = message_rough_chars(message)
+            chars.append(message_chars)
+            images.append(message_images)
+        return _RangeSum(chars, images)
 
 
 Weigher = ExactWeigher | RoughWeigher
@@ -130,16 +136,16 @@ def weigher_for(config: CompressorConfig) -> Weigher:
 
 
 class _RangeSum:
-    """Sums of per-message weights over index ranges (rough weights round once, over the range)."""
+    """Sums of per-message weights over index ranges (rough weights round once, over the range).
 
-    def __init__(self, weights: list[int], images: list[int] | None = None) -> None:
+    The running sums are machine integers (``array``): a long log's list of Python ints would cost
+    four times the memory.
+    """
+
+    def __init__(self, weights: Iterable[int], images: Iterable[int] | None = None) -> None:
         self.rough = images is not None
-        self.prefix = [0]
-        for weight in weights:
-            self.prefix.append(self.prefix[-1] + weight)
-        self.image_prefix = [0]
-        for count in images or ():
-            self.image_prefix.append(self.image_prefix[-1] + count)
+        self.prefix = array("q", accumulate(weights, initial=0))
+        self.image_prefix = array("q", accumulate(images or (), initial=0))
 
     def between(self, start: int, end: int) -> int:
         if end <= start:

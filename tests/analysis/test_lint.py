@@ -163,6 +163,32 @@ def test_anthropic_starting_with_a_tool_result_and_empty_text_blocks() -> None:
     ]
 
 
+
+def test_anthropic_findings_on_one_message_keep_the_order_of_the_checks() -> None:
+    # Several rules fire on the same message: its own checks come first, then the first turn's,
+    # the alternation's and the tool blocks', whatever order the turns were checked in.
+    messages = [
+        asst(""),
+        user(""),
+        user(""),
+        asst(None, [call("c1", "terminal", {"command": "ls"})]),
+        asst(None, [call("c2", "terminal", {"command": "pwd"})]),
+        tool("c9", "no call of this id"),
+        asst("done"),
+    ]
+    assert rows(lint_anthropic(messages)) == [
+        ("empty_content", "error", 0),
+        ("first_not_user", "error", 0),
+        ("empty_content", "error", 1),
+        ("empty_content", "error", 2),
+        ("alternation", "error", 2),
+        ("tool_result_not_next", "error", 3),
+        ("alternation", "error", 4),
+        ("tool_result_not_next", "error", 4),
+        ("orphan_tool_result", "error", 5),
+    ]
+
+
 def test_empty_and_system_only() -> None:
     assert rows(lint([])) == [("empty_conversation", "error", None), ("empty_conversation", "error", None)]
     assert rows(lint_anthropic([system()])) == [("no_messages", "error", None)]

@@ -148,6 +148,9 @@ def test_validity_columns(tmp_path):
     assert not checked["valid"]
     assert any("openai/orphan_tool_result, message 6" in p for p in checked["problems"])
     assert any("openai/unanswered_tool_call" in p for p in checked["problems"])
+    # Without the problem lines (what analyze asks of its input) the verdicts are the same.
+    verdicts = validity(messages, problems=False)
+    assert verdicts == {**checked, "problems": []}
 
 
 @pytest.mark.parametrize(

@@ -45,6 +45,21 @@ def test_openai_extra_keys_are_dropped_and_counted():
     assert conv.tools == [{"type": "function", "function": {"name": "f"}}]
 
 
+
+def test_openai_ids_and_tool_names_are_one_string_each():
+    # A long log repeats each call id (in its call and its result) and a few tool names thousands
+    # of times: the loaded messages hold one string object for each.
+    calls = [{"id": f"call_{i}", "type": "function", "function": {"name": "read_file", "arguments": "{}"}}
+             for i in range(3)]
+    conv = load_json([{"role": "user", "content": "read them"},
+                      {"role": "assistant", "content": None, "tool_calls": calls},
+                      *({"role": "tool", "tool_call_id": f"call_{i}", "content": "text"} for i in range(3))])
+    loaded_calls = conv.messages[1]["tool_calls"]
+    assert [m["tool_call_id"] for m in conv.messages[2:]] == ["call_0", "call_1", "call_2"]
+    assert all(m["tool_call_id"] is call["id"] for m, call in zip(conv.messages[2:], loaded_calls, strict=True))
+    assert len({id(call["function"]["name"]) for call in loaded_calls}) == 1
+
+
 def test_openai_content_parts_are_normalised():
     conv = load_json([{"role": "user", "content": [
         "plain string part",
