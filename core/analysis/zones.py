@@ -8,6 +8,7 @@ from the steps the tail walk recorded (``TailCut``), so they always describe the
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -26,6 +27,7 @@ from core.tokens import estimate_messages_tokens_rough, make_estimator, message_
 
 HEAD, MIDDLE, TAIL, UNCHANGED = "HEAD", "MIDDLE", "TAIL", "UNCHANGED"
 ZONE_NAMES: tuple[str, ...] = (HEAD, MIDDLE, TAIL, UNCHANGED)
+_TABLE_LOCK = threading.Lock()
 
 
 @dataclass
@@ -52,11 +54,27 @@ class ZoneAnalysis:
     phase1_actions: dict[int, list[str]]
     tail_cut: TailCut | None
     zones: list[str]
-    table: pd.DataFrame
     plan: CompressionPlan
     explanations: list[str] = field(default_factory=list)
     # The size the trigger test saw: the whole request when the caller gave it, else prompt_tokens.
     trigger_tokens: int | None = None
+    # The per-message table's columns, until ``table`` is first read (the CLI and the batch never
+    # read it: a long transcript's table is then never built).
+    table_columns: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+    _table: pd.DataFrame | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def table(self) -> pd.DataFrame:
+        """One row per message: ``index``, ``role``, ``zone``, ``tokens``, ``after_phase1``,
+        ``budget_tokens``, ``prompt_so_far``, ``tail_walk``, ``prune_protected``, ``phase1``."""
+        table = self._table
+        if table is None:
+            with _TABLE_LOCK:  # a cached analysis is read by several sessions' threads
+                table = self._table
+                if table is None:
+                    table = self._table = pd.DataFrame(self.table_columns)
+                    self.table_columns = {}  # the frame holds its own copy
+        return table
 
     @property
     def head_count(self) -> int:
@@ -199,20 +217,18 @@ def analyze_zones(
         phase1[index] = label
     protected = np.zeros(n, dtype=bool)
     protected[protected_from:] = True
-    table = pd.DataFrame(
-        {
-            "index": np.arange(n, dtype=np.int64),
-            "role": derived(prune_plan, "roles", lambda: np.array([_role(m) for m in messages], dtype=object)),
-            "zone": np.array(zones, dtype=object),
-            "tokens": shown_tokens,
-            "after_phase1": after_phase1,
-            "budget_tokens": budget_tokens,
-            "prompt_so_far": cumulative,
-            "tail_walk": tail_walk,
-            "prune_protected": protected,
-            "phase1": phase1,
-        }
-    )
+    columns = {
+        "index": np.arange(n, dtype=np.int64),
+        "role": derived(prune_plan, "roles", lambda: np.array([_role(m) for m in messages], dtype=object)),
+        "zone": np.array(zones, dtype=object),
+        "tokens": shown_tokens,
+        "after_phase1": after_phase1,
+        "budget_tokens": budget_tokens,
+        "prompt_so_far": cumulative,
+        "tail_walk": tail_walk,
+        "prune_protected": protected,
+        "phase1": phase1,
+    }
     breakdown = threshold_breakdown(config.context_length, config.threshold_percent, config.output_reserve)
     analysis = ZoneAnalysis(
         n_messages=n,
@@ -236,8 +252,8 @@ def analyze_zones(
         phase1_actions=actions,
         tail_cut=tail_cut,
         zones=zones,
-        table=table,
         plan=decided,
+        table_columns=columns,
     )
     analysis.explanations = explain(analysis, config)
     return analysis
@@ -323,7 +339,7 @@ def explain(analysis: ZoneAnalysis, config: CompressorConfig) -> list[str]:
         return lines
 
     assert a.compress_start is not None and a.compress_end is not None and a.tail_cut is not None
-    system = a.n_messages > 0 and a.table["role"].iloc[0] == "system"
+    system = a.n_messages > 0 and _role(a.plan.messages[0]) == "system"
     first_n = 0 if a.plan.head_decayed else config.protect_first_n
     head_what = (
         f"the system prompt plus the first {first_n} messages"

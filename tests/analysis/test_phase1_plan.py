@@ -42,7 +42,8 @@ SLIDER_MOVES = [
 
 
 def _zones_fields(zones: Any) -> dict[str, Any]:
-    fields = {f.name: getattr(zones, f.name) for f in dataclasses.fields(zones) if f.name != "table"}
+    # The table is compared as a frame; its columns (until it is built) are not compared fields.
+    fields = {f.name: getattr(zones, f.name) for f in dataclasses.fields(zones) if f.compare}
     return fields
 
 

@@ -83,3 +83,19 @@ def test_a_long_conversation_is_drawn_in_bins_of_one_zone():
     prompt = next(t for t in figure.data if t.name == "prompt so far")
     assert prompt.y[-1] == zones.table["prompt_so_far"].iloc[-1] and len(prompt.y) < n
     assert "per bin of" in figure.layout.yaxis.title.text
+
+
+def test_the_zone_table_is_built_once_on_first_read_by_any_number_of_threads():
+    from concurrent.futures import ThreadPoolExecutor
+
+    zones = _zones(40)
+    assert zones.table_columns and zones._table is None  # nothing built until a view reads it
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        tables = list(pool.map(lambda _: zones.table, range(32)))
+    assert all(table is tables[0] for table in tables)
+    table = tables[0]
+    assert len(table) == zones.n_messages and list(table["zone"]) == zones.zones
+    assert list(table.columns) == ["index", "role", "zone", "tokens", "after_phase1", "budget_tokens",
+                                   "prompt_so_far", "tail_walk", "prune_protected", "phase1"]
+    assert zones.table_columns == {}  # the frame holds the only copy
+    assert zones.explanations[1].startswith("HEAD: the system prompt")  # read without the table
