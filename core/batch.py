@@ -232,7 +232,7 @@ def analyze_messages(
     input_checked = validity(messages, problems=False)  # only its verdicts are reported
     plan = prepare(messages, config)  # Phase 1 prepared once for the zones and the savings
     zones = analyze_zones(messages, config, plan=plan)
-    # What the report takes from the zones, so that their per-message table is gone before the
+    # What the report takes from the zones, so that their per-message columns are gone before the
     # compression's peak of memory.
     estimator_tokens, threshold_floored = zones.prompt_tokens, zones.threshold_floored
     zone_figures = {
