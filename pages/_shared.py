@@ -92,37 +92,53 @@ def escape_markdown(text: str) -> str:
 # --- models ------------------------------------------------------------------------------------
 
 
+# The lookups are cached, their failures are not: a failure returned from a cached function would
+# stay for every later session of the server (no model list, no window, no reserve) until a restart.
+
+
 @st.cache_data(show_spinner=False)
+def _listed_models() -> list[str]:
+    from core.models import list_chat_models
+
+    # Agents' models (Codex's gpt-5.x-codex) are often Responses-only: they are listed too.
+    return [CUSTOM_MODEL, *list_chat_models(modes=("chat", "responses"))]
+
+
+@st.cache_data(show_spinner=False)
+def _table_window(model: str) -> int | None:
+    from core.models import context_window
+
+    return context_window(model)
+
+
+@st.cache_data(show_spinner=False)
+def _table_output_limit(model: str) -> int | None:
+    from core.models import output_limit
+
+    return output_limit(model)
+
+
 def model_options() -> list[str]:
     try:
-        from core.models import list_chat_models
-
-        # Agents' models (Codex's gpt-5.x-codex) are often Responses-only: they are listed too.
-        return [CUSTOM_MODEL, *list_chat_models(modes=("chat", "responses"))]
+        return _listed_models()
     except Exception:  # the table ships with litellm; without it only a custom window is possible
         return [CUSTOM_MODEL]
 
 
-@st.cache_data(show_spinner=False)
 def model_window(model: str) -> int | None:
     if model == CUSTOM_MODEL:
         return None
     try:
-        from core.models import context_window
-
-        return context_window(model)
+        return _table_window(model)
     except Exception:
         return None
 
 
-@st.cache_data(show_spinner=False)
 def model_output_limit(model: str) -> int | None:
     if model == CUSTOM_MODEL:
         return None
     try:
-        from core.models import output_limit
-
-        return output_limit(model)
+        return _table_output_limit(model)
     except Exception:
         return None
 
