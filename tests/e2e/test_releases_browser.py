@@ -8,7 +8,7 @@ import pytest
 
 from core import CompressorConfig
 from core.profiles import PROFILES, SUMMARY_PREFIX_V0_16_0
-from tests.e2e.conftest import ROOT, open_page, screenshot, upload, wait_until_idle
+from tests.e2e.conftest import ROOT, UI_TIMEOUT_MS, open_page, screenshot, upload, wait_until_idle
 
 pytestmark = pytest.mark.browser
 
@@ -17,6 +17,17 @@ SAMPLES = ROOT / "sample_conversations"
 
 def _sidebar(page):
     return page.locator("[data-testid='stSidebar']")
+
+
+def _expect_value(field, value: str, sidebar) -> None:
+    """The field shows ``value`` once the page has settled (a rerun may redraw the sidebar); if it
+    never does, the failure says what the sidebar showed instead."""
+    from playwright.sync_api import expect
+
+    try:
+        expect(field).to_have_value(value, timeout=UI_TIMEOUT_MS)
+    except AssertionError as exc:
+        raise AssertionError(f"{exc}\nthe sidebar showed:\n{sidebar.inner_text()[:2000]}") from None
 
 
 def test_the_picker_lists_the_releases_newest_first_and_the_reserve_moves_the_threshold(page):
@@ -31,7 +42,7 @@ def test_the_picker_lists_the_releases_newest_first_and_the_reserve_moves_the_th
     page.keyboard.press("Escape")
     # gpt-4o's output limit fills the reserve; on a 128K window it does not move the 64K threshold.
     reserve = sidebar.get_by_role("spinbutton", name="Output reserve (max_tokens)")
-    assert reserve.input_value() == "16384"
+    _expect_value(reserve, "16384", sidebar)
     sidebar.get_by_text("Threshold: 64,000 tokens").first.wait_for()
     # A 100K window with a 65,536-token reserve: v0.18.0 takes 50 % of the 34,464 left, floored at 64K,
     # which the window cannot serve, so 85 % of it.
