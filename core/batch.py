@@ -188,13 +188,15 @@ def validity(messages: Sequence[Any], *, problems: bool = True) -> dict[str, Any
     from core.analysis.lint import ERROR, is_valid, lint
 
     violations = lint(list(messages))
-    errors = violations[violations["severity"] == ERROR] if problems else violations.iloc[0:0]
-    lines = [
-        f"{row.api}/{row.rule}"
-        + ("" if pd.isna(row.message_index) else f", message {int(row.message_index)}")
-        + f": {row.detail}"
-        for row in errors.itertuples(index=False)
-    ]
+    lines = []
+    if problems:
+        errors = violations[violations["severity"] == ERROR]
+        lines = [
+            f"{row.api}/{row.rule}"
+            + ("" if pd.isna(row.message_index) else f", message {int(row.message_index)}")
+            + f": {row.detail}"
+            for row in errors.itertuples(index=False)
+        ]
     return {
         "valid": is_valid(violations, "openai"),
         "valid_anthropic": is_valid(violations, "anthropic"),

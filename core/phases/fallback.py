@@ -167,8 +167,7 @@ def deterministic_fallback_summary(
     last_ask: str | None = None
     assistant_actions: list[str] = []
     tool_actions: list[str] = []
-    blockers: list[str] = []
-    distinct_blockers: set[str] = set()
+    blockers: list[str] = []  # distinct and stripped, as ``_bullets`` would show them
     for message in turns:
         if not isinstance(message, dict):
             continue
@@ -193,16 +192,15 @@ def deterministic_fallback_summary(
                 last_ask = text
         elif role == "assistant":
             if len(assistant_actions) < _MAX_COMPLETED and (calls or text):
-                assistant_actions.append("Called tool(s): " + ", ".join(names) if calls else text)
+                assistant_actions.append(("Called tool(s): " + ", ".join(names)) if calls else text)
         elif role == "tool":
             if len(tool_actions) < _MAX_COMPLETED:
                 name, arguments = call_map.get(str(message.get("tool_call_id") or ""), ("unknown", ""))
                 tool_actions.append(summarize_tool_result(name, arguments, text))
-            if len(distinct_blockers) < _MAX_BLOCKERS and _BLOCKER_RE.search(text):
-                blocker = text[:500]
-                blockers.append(blocker)
-                if blocker.strip():
-                    distinct_blockers.add(blocker.strip())
+            if len(blockers) < _MAX_BLOCKERS and _BLOCKER_RE.search(text):
+                blocker = text[:500].strip()
+                if blocker and blocker not in blockers:
+                    blockers.append(blocker)
 
     completed = (assistant_actions + tool_actions)[:_MAX_COMPLETED]
     completed_text = (
