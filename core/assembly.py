@@ -115,10 +115,10 @@ def assemble(plan: CompressionPlan, summary: str | SummaryFailure) -> Assembly:
     for i in range(start):
         message = work[i]
         if i == 0 and role_of(message) == "system":
-            copy = phase4.add_system_note(message)
+            copy = phase4.add_system_note(phase4.kept_copy(message, profile))
             badges = ["HEAD"] + (["system note"] if copy.get("content") != message.get("content") else [])
         else:
-            copy = message.copy() if isinstance(message, dict) else message
+            copy = phase4.kept_copy(message, profile)
             badges = ["HEAD"]
         assembled.append(copy)
         origins.append(MessageOrigin("head", i, badges + actions.get(i, [])))
@@ -131,10 +131,10 @@ def assemble(plan: CompressionPlan, summary: str | SummaryFailure) -> Assembly:
         message = work[i]
         badges = ["TAIL"]
         if placement.merged and i == end:
-            message = phase4.merge_summary_into(message, summary_text, profile)
+            message = phase4.merge_summary_into(phase4.kept_copy(message, profile), summary_text, profile)
             badges.append("merged")
-        elif isinstance(message, dict):
-            message = message.copy()
+        else:
+            message = phase4.kept_copy(message, profile)
         assembled.append(message)
         origins.append(MessageOrigin("tail", i, badges + actions.get(i, [])))
 
@@ -146,7 +146,7 @@ def assemble(plan: CompressionPlan, summary: str | SummaryFailure) -> Assembly:
         origins.insert(index, MessageOrigin("stub", None, ["stub"]))
     for index, _ids in report.calls_stripped:
         origins[index].badges.append("tool calls stripped")
-    final, stripped = phase4.strip_historical_media(repaired)
+    final, stripped = phase4.strip_historical_media(repaired, profile.drops_api_content)
     for index in stripped:
         origins[index].badges.append("image stripped")
     return Assembly(

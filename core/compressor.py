@@ -20,71 +20,39 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
-from functools import cached_property
 from typing import Any
 
 from core import profiles as P
 from core.assembly import Assembly, MessageOrigin, SummaryFailure, assemble
 from core.config import CompressorConfig
-from core.phases import summary
 from core.phases.boundaries import TailCut
-from core.phases.failures import FAILURE_RULES, empty_summary_error, is_connection_error, short_error
+from core.phases.failures import is_connection_error
 from core.phases.prune import PrunePlan, fresh_copies
-from core.plan import NOTHING_TO_COMPRESS, TOO_SMALL, CompressionPlan, CompressorState, plan
+from core.phases.summary import ReferenceCrash
+from core.phases.trigger import THRASH_RULES, ThrashRule
+from core.plan import NOTHING_TO_COMPRESS, SUMMARIZE, TOO_SMALL, CompressionPlan, CompressorState, plan
 from core.profiles import Profile
 from core.redaction import profile_redaction
+from core.summary_call import (
+    NO_SUMMARIZER_ERROR,
+    FailureState,
+    SummarizerCall,
+    SummaryOutcome,
+    request_summary,
+)
 
 __all__ = [
+    "NO_SUMMARIZER_ERROR",
     "CompressionResult",
     "CompressorConfig",
     "ContextCompressor",
     "MessageOrigin",
+    "ReferenceCrash",
     "SummarizerCall",
     "is_connection_error",
 ]
 
-Summarizer = Callable[[str, int], Any]
-
-# ``summarizer=None`` means no model is configured: Hermes' own call raises this (every release
-# takes its no-provider branch on it).
-NO_SUMMARIZER_ERROR = "No LLM provider configured for task=compression (no summarizer given)."
-
-
-@dataclass
-class SummarizerCall:
-    """One attempted summary call (absent during a cooldown skip)."""
-
-    max_tokens: int
-    summary_budget: int
-    plan: CompressionPlan = field(repr=False, compare=False)
-    iterative: bool
-    model: str | None = None
-    error: str | None = None
-    response: str | None = None
-    focus_topic: str | None = None
-    anchoring_date: str | None = None
-    # The date the prompt is written with: "" where the release's clock failed (no date in the prompt).
-    prompt_date: str | None = field(default=None, repr=False)
-
-    @cached_property
-    def prompt(self) -> str:
-        """The prompt the call sent, or would have sent to a summarizer that works from the turns.
-
-        Built on first read: a summarizer that reads the turns never needs it, and the prompt of a
-        long session is large (a template dash makes Python store all of it at two bytes a character).
-        """
-        return self.plan.prompt(self.prompt_date)
-
-    @property
-    def serialized_turns(self) -> str:
-        """The turns block of the prompt (built on first read, like the prompt)."""
-        return self.plan.serialized_turns
-
-    @property
-    def content_tokens(self) -> int:
-        """The estimate of the turns (measured when first read if the budget did not need it)."""
-        return self.plan.content_tokens
-
+Summarizer = Callable[[str, "int | None"], Any]
 
 @dataclass
 class CompressionResult:
@@ -227,11 +195,12 @@ class ContextCompressor:
 
     Args:
         config: The parameters (``CompressorConfig``).
-        summarizer: ``fn(prompt, max_tokens) -> str`` writing the summary. Raising any exception
-            is a summary failure, classified as the profile's release does (up to v0.17.0 any
-            ``RuntimeError`` means "no provider configured", 600 s cooldown; from v0.18.0 only one
-            whose text says "no LLM provider configured"). ``None`` behaves as "no provider". An
-            object with ``summarize_request(SummaryRequest)`` is called that way instead.
+        summarizer: ``fn(prompt, max_tokens) -> str`` writing the summary (``max_tokens`` is None
+            for v0.19.0, which sends no output cap). Raising any exception is a summary failure,
+            classified as the profile's release does (up to v0.17.0 any ``RuntimeError`` means "no
+            provider configured", 600 s cooldown; from v0.18.0 only one whose text says "no LLM
+            provider configured"). ``None`` behaves as "no provider". An object with
+            ``summarize_request(SummaryRequest)`` is called that way instead.
         clock: Monotonic clock in seconds for the failure cooldowns (default ``time.monotonic``).
         wall_clock: Aware ``datetime`` for the v0.17.0+ anchoring date (default: local now); a
             clock that raises leaves the date out of the prompt.
@@ -260,13 +229,18 @@ class ContextCompressor:
         self.last_compression_rough_tokens = 0
         self.last_rough_tokens_when_real_prompt_fit = 0
         self.awaiting_real_usage_after_compression = False
+        self.provider = self.base_url = self.api_mode = ""  # the runtime v0.19.0's update_model compares
         self._previous_summary: str | None = None
         self._ineffective_compression_count = 0
         self._last_compression_savings_pct: float = 100.0
         self._summary_failure_cooldown_until = 0.0
         self._summary_model_fallen_back = False
-        self._last_summary_auth_failure = False  # v0.18.0: sticky until a summary succeeds
+        self._last_summary_auth_failure = False  # v0.18.0: sticky until a summary succeeds (v0.19.0: access)
         self._last_summary_network_failure = False
+        self._consecutive_timeout_failures = 0  # v0.19.0: the cooldown ladder's position
+        self._fallback_compression_streak = 0  # v0.19.0: fallback compactions in a row (host-reported)
+        self._verify_compaction_cleared_threshold = False  # v0.19.0: the next real prompt judges the last one
+        self._last_compression_made_progress = False
         self._reset_call_status()
 
     # --- configuration ------------------------------------------------------------------------
@@ -274,6 +248,10 @@ class ContextCompressor:
     @property
     def profile(self) -> Profile:
         return self.config.release
+
+    @property
+    def thrash_rule(self) -> ThrashRule:
+        return THRASH_RULES[self.profile.thrash_rule]
 
     @property
     def model(self) -> str:
@@ -285,7 +263,8 @@ class ContextCompressor:
 
     @property
     def threshold_percent(self) -> float:
-        return self.config.threshold_percent
+        """The percentage in effect (v0.19.0 raises one below 0.75 under a 512K window)."""
+        return self.config.effective_threshold_percent
 
     @property
     def protect_first_n(self) -> int:
@@ -336,7 +315,9 @@ class ContextCompressor:
         """Switch to another main model, window or output reserve; threshold and budgets follow.
 
         ``max_tokens=None`` keeps the stored reservation (v0.18.0). v0.18.0 also resets the token
-        calibration and the anti-thrashing counter here.
+        calibration and the anti-thrashing counter here; v0.19.0 re-applies its small-window floor to
+        the configured percentage and, when the runtime (model, provider, base URL, API mode) changed,
+        clears the failure cooldown and the fallback streak.
         """
         changes: dict[str, Any] = {}
         if model is not None:
@@ -346,21 +327,45 @@ class ContextCompressor:
         if max_tokens is not None:
             changes["max_tokens"] = max_tokens
         with self._lock:
+            runtime_changed = (
+                (model is not None and model != self.config.model) or provider != self.provider
+                or base_url != self.base_url or api_mode != self.api_mode
+            )
             self.config = dataclasses.replace(self.config, **changes)
+            self.provider, self.base_url, self.api_mode = provider, base_url, api_mode
             if self.profile.update_model_resets:
                 self.last_prompt_tokens = self.last_completion_tokens = self.last_total_tokens = 0
                 self._clear_usage_calibration()
                 self._ineffective_compression_count = 0
+            if self.thrash_rule.fallback_streak:
+                if runtime_changed:
+                    self._fallback_compression_streak = 0
+                    self._clear_cooldown()
+                self._verify_compaction_cleared_threshold = False
+                self._last_compression_made_progress = False
 
     # --- trigger ------------------------------------------------------------------------------
+
+    def cooldown_remaining(self) -> float:
+        """Seconds left of the summary-failure cooldown (0 when none is running)."""
+        return max(0.0, self._summary_failure_cooldown_until - self.clock())
+
+    def blocked_reason(self) -> str | None:
+        """Why ``should_compress`` says no above the threshold: ``cooldown``, ``ineffective`` (two
+        compactions that did not help), ``fallback-streak`` (v0.19.0), or None when nothing blocks it."""
+        if self.profile.cooldown_blocks_trigger and self.cooldown_remaining() > 0:
+            return "cooldown"
+        if self._ineffective_compression_count >= P.INEFFECTIVE_STRIKES:
+            return "ineffective"
+        if self.thrash_rule.fallback_streak and self._fallback_compression_streak >= P.FALLBACK_STREAK_LIMIT:
+            return "fallback-streak"
+        return None
 
     def should_compress(self, prompt_tokens: int | None = None) -> bool:
         tokens = prompt_tokens if prompt_tokens is not None else self.last_prompt_tokens
         if tokens < self.threshold_tokens:
             return False
-        if self.profile.cooldown_blocks_trigger and self._summary_failure_cooldown_until - self.clock() > 0:
-            return False
-        return self._ineffective_compression_count < P.INEFFECTIVE_STRIKES
+        return self.blocked_reason() is None
 
     def update_from_response(self, usage: dict[str, Any]) -> None:
         self.last_prompt_tokens = usage.get("prompt_tokens", 0)
@@ -373,7 +378,19 @@ class ContextCompressor:
                     self.last_rough_tokens_when_real_prompt_fit = self.last_compression_rough_tokens
             else:
                 self.last_rough_tokens_when_real_prompt_fit = 0
+            if self.thrash_rule.usage_verdict:  # v0.19.0: the real prompt judges the last compaction
+                if self.last_prompt_tokens < self.threshold_tokens:
+                    self._ineffective_compression_count = 0
+                elif self._verify_compaction_cleared_threshold:
+                    self._ineffective_compression_count += 1
+        self._verify_compaction_cleared_threshold = False
         self.awaiting_real_usage_after_compression = False
+
+    def record_completed_compaction(self, *, used_fallback: bool = False) -> None:
+        """v0.19.0 host hook after a committed compaction: arm the next usage check, count fallbacks in a row."""
+        with self._lock:
+            self._verify_compaction_cleared_threshold = True
+            self._fallback_compression_streak = self._fallback_compression_streak + 1 if used_fallback else 0
 
     def should_defer_preflight_to_real_usage(self, rough_tokens: int) -> bool:
         """v0.16.0+ host helper: skip a preflight when the last real prompt fitted and growth is small."""
@@ -401,12 +418,21 @@ class ContextCompressor:
         self.last_rough_tokens_when_real_prompt_fit = 0
         self.awaiting_real_usage_after_compression = False
 
+    def _clear_cooldown(self) -> None:
+        self._summary_failure_cooldown_until = 0.0
+        self._last_summary_error = None
+        self._consecutive_timeout_failures = 0  # v0.19.0: the ladder restarts with the cooldown
+
     def _clear_session_surface(self) -> None:
         """What a new session starts without (the count, usage counters and sticky flags stay)."""
         self._previous_summary = None
         self._ineffective_compression_count = 0
         self._last_compression_savings_pct = 100.0
         self._summary_failure_cooldown_until = 0.0
+        self._consecutive_timeout_failures = 0
+        self._fallback_compression_streak = 0
+        self._verify_compaction_cleared_threshold = False
+        self._last_compression_made_progress = False
         self._clear_usage_calibration()
         self._reset_call_status()
 
@@ -425,14 +451,16 @@ class ContextCompressor:
         with self._lock:
             SESSION_END_RULES[self.profile.session_end_rule](self)
 
-    def on_session_start(self, session_id: str = "", **_kwargs: Any) -> None:
+    def on_session_start(self, session_id: str = "", **kwargs: Any) -> None:
         """v0.18.0 host hook: a session (re)binds; without a session store this clears the cooldown
-        (earlier releases' engines do nothing here)."""
+        (earlier releases' engines do nothing here). v0.19.0 keeps the fallback streak across a
+        compaction boundary (``boundary_reason="compression"``) and resets it otherwise."""
         if not self.profile.session_start_clears_cooldown:
             return
         with self._lock:
-            self._summary_failure_cooldown_until = 0.0
-            self._last_summary_error = None
+            self._clear_cooldown()
+            if kwargs.get("boundary_reason") != "compression":
+                self._fallback_compression_streak = 0
 
     def _reset_call_status(self) -> None:
         self._last_summary_dropped_count = 0
@@ -463,11 +491,12 @@ class ContextCompressor:
         focus_topic: str | None = None,
         *,
         prune_plan: PrunePlan | None = None,
+        memory_context: str = "",
     ) -> CompressionPlan:
         """The plan ``compress()`` would follow now, without running it (no state changes)."""
         return plan(
             messages, self.config, prune_plan=prune_plan, state=self.state(),
-            current_tokens=current_tokens, focus_topic=focus_topic,
+            current_tokens=current_tokens, focus_topic=focus_topic, memory_context=memory_context,
         )
 
     def compress(
@@ -476,6 +505,7 @@ class ContextCompressor:
         current_tokens: int | None = None,
         focus_topic: str | None = None,
         force: bool = False,
+        memory_context: str = "",
         *,
         prune_plan: PrunePlan | None = None,
     ) -> CompressionResult:
@@ -487,69 +517,116 @@ class ContextCompressor:
                 real prompt size, else the rough estimate of ``messages``).
             focus_topic: Ask the summary to prioritise this topic (like ``/compress <topic>``).
             force: Clear a summary-failure cooldown first (the manual ``/compress`` bypass).
+            memory_context: A memory provider's context for the summary prompt (v0.19.0; earlier
+                releases ignore it). A str; whitespace only means none.
             prune_plan: The Phase-1 plan of ``messages`` (``core.plan.prepare``), when one is kept.
+
+        Raises:
+            ReferenceCrash: where the release itself raises (v0.19.0: a text part that is not a
+                string in a message the summary would serialise).
         """
+        if not isinstance(memory_context, str):
+            raise TypeError(f"memory_context must be a str, not {type(memory_context).__name__}")
         with self._lock:
-            self._reset_call_status()
-            if force:
-                self._summary_failure_cooldown_until = 0.0
-            decided = self.plan(messages, current_tokens, focus_topic, prune_plan=prune_plan)
-            result = CompressionResult(messages=messages, outcome=decided.outcome, input_messages=messages, plan=decided)
-            if decided.outcome == TOO_SMALL:
-                return result
-            if decided.outcome == NOTHING_TO_COMPRESS:
-                if self.profile.early_return_is_ineffective:
-                    self._ineffective_compression_count += 1
-                    self._last_compression_savings_pct = 0.0
-                result.messages = fresh_copies(decided.work, decided.messages)
-                return result
-
+            self._begin_call(force)
+            decided = self.plan(messages, current_tokens, focus_topic, prune_plan=prune_plan,
+                                memory_context=memory_context)
+            if decided.outcome != SUMMARIZE:
+                return self._early_return(decided, messages)
             self._previous_summary = decided.previous_summary  # rehydration or the guard, before the call
-            cooldown_before = self._summary_failure_cooldown_until
-            summary_text = self._generate_summary(decided, result.summarizer_calls)
-            result.cooldown_skipped = not result.summarizer_calls and self.clock() < cooldown_before
-            result.aux_model_failure = self._last_aux_model_failure_error
-            result.aux_model_failure_model = self._last_aux_model_failure_model
+            outcome = request_summary(
+                decided, self.summarizer,
+                FailureState(self._summary_failure_cooldown_until, self._consecutive_timeout_failures),
+                now=self.clock, date=self._anchoring_date(), main_model=self.model,
+                may_fall_back=not self._summary_model_fallen_back,
+            )
+            self._record(outcome)
+            abort = self._abort_reason(outcome)
+            if abort is not None:
+                return self._aborted(decided, outcome, abort)
+            return self._completed(decided, outcome)
 
-            if not summary_text:
-                abort = (
-                    "authentication" if self._last_summary_auth_failure
-                    else "network" if self._last_summary_network_failure
-                    else "configured" if self.abort_on_summary_failure
-                    else None
-                )
-                if abort is not None:
-                    self._last_compress_aborted = True
-                    result.messages = fresh_copies(decided.work, decided.messages)
-                    result.outcome = "aborted"
-                    result.abort_reason = abort
-                    result.failure_reason = self._last_summary_error
-                    return result
-                self._last_summary_dropped_count = decided.dropped_count
-                self._last_summary_fallback_used = True
+    # --- the steps of compress() ----------------------------------------------------------------
 
-            built = assemble(decided, summary_text or SummaryFailure(self._last_summary_error))
-            self.compression_count += 1
-            savings_pct = built.savings_pct
-            self._last_compression_savings_pct = savings_pct
-            if savings_pct < P.INEFFECTIVE_SAVINGS_PCT:
+    def _begin_call(self, force: bool) -> None:
+        self._reset_call_status()
+        self._last_compression_made_progress = False
+        if force:
+            self._clear_cooldown()
+
+    def _early_return(self, decided: CompressionPlan, messages: list[Any]) -> CompressionResult:
+        """Too small (the input itself, unchanged) or nothing to compress (the Phase-1 list)."""
+        result = CompressionResult(messages=messages, outcome=decided.outcome, input_messages=messages, plan=decided)
+        strikes = (self.thrash_rule.too_small_strikes if decided.outcome == TOO_SMALL
+                   else self.profile.early_return_is_ineffective)
+        if strikes:
+            self._ineffective_compression_count += 1
+            self._last_compression_savings_pct = 0.0
+        if decided.outcome == NOTHING_TO_COMPRESS:
+            result.messages = fresh_copies(decided.work, decided.messages)
+        return result
+
+    def _record(self, outcome: SummaryOutcome) -> None:
+        """The state a summary call leaves: the summary and cleared guards, or the failure's cooldown and flags."""
+        if outcome.access_failure:
+            self._last_summary_auth_failure = True
+        if outcome.fell_back_to_main:
+            self._summary_model_fallen_back = True
+            self._last_aux_model_failure_error = outcome.summary_model_error
+            self._last_aux_model_failure_model = outcome.summary_model
+        self._consecutive_timeout_failures = outcome.timeout_failures
+        if outcome.skipped_for_cooldown:
+            return
+        if outcome.succeeded:
+            self._previous_summary = outcome.stored
+            self._clear_cooldown()
+            self._summary_model_fallen_back = False
+            self._last_summary_auth_failure = self._last_summary_network_failure = False
+            return
+        self._summary_failure_cooldown_until = self.clock() + (outcome.cooldown_s or 0)
+        self._last_summary_error = outcome.error
+        if outcome.network_failure:
+            self._last_summary_network_failure = True
+
+    def _abort_reason(self, outcome: SummaryOutcome) -> str | None:
+        if outcome.succeeded:
+            return None
+        if self._last_summary_auth_failure:
+            return "authentication"
+        if self._last_summary_network_failure:
+            return "network"
+        return "configured" if self.abort_on_summary_failure else None
+
+    def _aborted(self, decided: CompressionPlan, outcome: SummaryOutcome, reason: str) -> CompressionResult:
+        self._last_compress_aborted = True
+        return CompressionResult(
+            messages=fresh_copies(decided.work, decided.messages), outcome="aborted", input_messages=decided.messages,
+            plan=decided, failure_reason=self._last_summary_error, summarizer_calls=outcome.calls,
+            cooldown_skipped=outcome.skipped_for_cooldown, aux_model_failure=self._last_aux_model_failure_error,
+            aux_model_failure_model=self._last_aux_model_failure_model, abort_reason=reason,
+        )
+
+    def _completed(self, decided: CompressionPlan, outcome: SummaryOutcome) -> CompressionResult:
+        """Assemble the summary (or the fallback), count the compaction and judge it as the release does."""
+        if not outcome.succeeded:
+            self._last_summary_dropped_count = decided.dropped_count
+            self._last_summary_fallback_used = True
+        built = assemble(decided, outcome.text if outcome.succeeded else SummaryFailure(self._last_summary_error))
+        self.compression_count += 1
+        self._last_compression_made_progress = True
+        if self.thrash_rule.completion_verdict:
+            self._last_compression_savings_pct = built.savings_pct
+            if built.savings_pct < P.INEFFECTIVE_SAVINGS_PCT:
                 self._ineffective_compression_count += 1
             else:
                 self._ineffective_compression_count = 0
-            result.assembly = built
-            result.messages = built.messages
-            result.outcome = "fallback" if built.fallback_used else "summarized"
-            result.failure_reason = built.failure_reason
-            return result
-
-    # --- Phase 3: the summary call -------------------------------------------------------------
-
-    def _summary_model_name(self) -> str:
-        return str(getattr(self.summarizer, "summary_model", "") or "")
-
-    def _can_fall_back(self) -> bool:
-        hook = getattr(self.summarizer, "can_fall_back_to_main", None)
-        return bool(hook and not self._summary_model_fallen_back and hook())
+        return CompressionResult(
+            messages=built.messages, outcome="fallback" if built.fallback_used else "summarized",
+            input_messages=decided.messages, plan=decided, assembly=built, failure_reason=built.failure_reason,
+            summarizer_calls=outcome.calls, cooldown_skipped=outcome.skipped_for_cooldown,
+            aux_model_failure=self._last_aux_model_failure_error,
+            aux_model_failure_model=self._last_aux_model_failure_model,
+        )
 
     def _anchoring_date(self) -> str | None:
         if not self.profile.temporal_anchoring:
@@ -558,70 +635,6 @@ class ContextCompressor:
             return self.wall_clock().strftime("%Y-%m-%d")
         except Exception:  # the reference omits the date when its clock fails
             return ""
-
-    def _call(self, decided: CompressionPlan, call: SummarizerCall) -> Any:
-        if self.summarizer is None:
-            raise RuntimeError(NO_SUMMARIZER_ERROR)
-        request_hook = getattr(self.summarizer, "summarize_request", None)
-        if request_hook is not None:  # only then are the redacted turns worth building
-            if getattr(self.summarizer, "reads_prompt", True):
-                return request_hook(decided.summary_request(call.prompt_date, prompt=call.prompt))
-            return request_hook(decided.summary_request(call.prompt_date, prompt="", serialized_turns=""))
-        return self.summarizer(call.prompt, decided.max_tokens)
-
-    def _generate_summary(self, decided: CompressionPlan, calls: list[SummarizerCall]) -> str | None:
-        """The prefixed summary text, or None on failure or during a cooldown (state updated as the release does)."""
-        if self.clock() < self._summary_failure_cooldown_until:
-            return None
-        rule = FAILURE_RULES[self.profile.failure_rule]
-        date = self._anchoring_date()
-        call = SummarizerCall(
-            max_tokens=decided.max_tokens,
-            summary_budget=decided.summary_budget,
-            plan=decided,
-            iterative=bool(decided.prompt_previous_summary),
-            model=self._summary_model_name() or None,
-            focus_topic=decided.focus_topic,
-            anchoring_date=date or None,
-            prompt_date=date,
-        )
-        calls.append(call)
-        try:
-            response = self._call(decided, call)
-            if not isinstance(response, str):
-                response = str(response) if response else ""
-            if rule.empty_is_failure and not response.strip():
-                raise empty_summary_error(self._summary_model_name() or self.model)
-        except Exception as exc:  # any provider failure is a summary failure, by design
-            failure = rule.classify(exc)
-            call.error = short_error(exc)
-            if failure.auth:
-                self._last_summary_auth_failure = True
-            if failure.no_provider:
-                self._summary_failure_cooldown_until = self.clock() + P.COOLDOWN_NO_PROVIDER_S
-                self._last_summary_error = P.NO_PROVIDER_ERROR
-                return None
-            if self._can_fall_back():
-                self._summary_model_fallen_back = True
-                self._last_aux_model_failure_error = short_error(exc)
-                self._last_aux_model_failure_model = self._summary_model_name() or None
-                self.summarizer.fall_back_to_main()  # type: ignore[union-attr]
-                self._summary_failure_cooldown_until = 0.0
-                self._last_summary_error = None
-                return self._generate_summary(decided, calls)
-            self._summary_failure_cooldown_until = self.clock() + failure.cooldown_s
-            self._last_summary_error = short_error(exc)
-            if failure.network:
-                self._last_summary_network_failure = True
-            return None
-        text = self.redact(response.strip())
-        call.response = text
-        self._previous_summary = text
-        self._summary_failure_cooldown_until = 0.0
-        self._summary_model_fallen_back = False
-        self._last_summary_error = None
-        self._last_summary_auth_failure = self._last_summary_network_failure = False
-        return summary.with_summary_prefix(text, self.profile)
 
 
 def _keep(compressor: ContextCompressor) -> None:

@@ -11,7 +11,7 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 from core import profiles as P
-from core.phases.trigger import THRESHOLD_RULES, coerce_max_tokens, threshold_breakdown
+from core.phases.trigger import THRESHOLD_RULES, ThresholdBreakdown, ThresholdRule, coerce_max_tokens
 from core.profiles import Profile, get_profile
 
 TOKEN_ESTIMATORS = ("hermes", "tiktoken")
@@ -32,8 +32,10 @@ class CompressorConfig:
             threshold is ``max(int(context_length * threshold_percent), 64_000)``, so a window below
             64K still gets the 64K floor (it then compresses only past 100 %). From v0.18.0 the
             percentage applies to ``context_length - max_tokens``, and a window the floor cannot
-            serve gets 85 % of itself instead.
-        threshold_percent: Fraction of the window at which compression triggers (0.50).
+            serve gets 85 % of itself instead. From v0.19.0 a window below 512,000 tokens raises the
+            percentage to at least 0.75 first.
+        threshold_percent: Fraction of the window at which compression triggers (0.50), as
+            configured (``effective_threshold_percent`` is what the release computes with).
         protect_first_n: Messages after the system prompt that are never summarised (3). From
             v0.18.0 this decays to 0 once the compressor has compacted (or holds a summary).
         protect_last_n: Minimum number of recent messages Phase 1 leaves untouched (20). From
@@ -43,7 +45,8 @@ class CompressorConfig:
         abort_on_summary_failure: When the summary fails, keep the conversation unchanged
             instead of inserting the fallback summary (False). Strings "true"/"1"/"yes" count as true.
             From v0.18.0, authentication and network failures abort whatever this says.
-        profile: Which Hermes release to reproduce: "v0.18.0" (default), "v0.17.0", "v0.16.0" or "v0.15.1".
+        profile: Which Hermes release to reproduce: "v0.19.0" (default), "v0.18.1" (also v0.18.2),
+            "v0.18.0", "v0.17.0", "v0.16.0" or "v0.15.1".
         token_estimator: "hermes" decides with the reference heuristics (previews match Hermes);
             "tiktoken" decides with exact counts for ``model``'s encoding.
         model: The main model's name (sets the tiktoken encoding; v0.18.0 quotes it in the
@@ -104,17 +107,29 @@ class CompressorConfig:
         return max(P.RATIO_MIN, min(self.summary_target_ratio, P.RATIO_MAX))
 
     @property
+    def threshold_rule(self) -> ThresholdRule:
+        return THRESHOLD_RULES[self.release.threshold_rule]
+
+    @property
+    def threshold_breakdown(self) -> ThresholdBreakdown:
+        """How the release reaches its threshold from these parameters (without the what-if)."""
+        return self.threshold_rule.breakdown(self.context_length, self.threshold_percent, self.output_reserve)
+
+    @property
+    def effective_threshold_percent(self) -> float:
+        """The percentage the release computes with (v0.19.0 raises one below 0.75 under a 512K window)."""
+        return self.threshold_rule.effective_percent(self.context_length, self.threshold_percent)
+
+    @property
     def threshold_tokens(self) -> int:
         if self.what_if_no_floor:
             return self.unfloored_threshold
-        rule = THRESHOLD_RULES[self.release.threshold_rule]
-        return rule(self.context_length, self.threshold_percent, self.output_reserve)
+        return self.threshold_breakdown.threshold
 
     @property
     def unfloored_threshold(self) -> int:
         """The what-if threshold (``what_if_no_floor``): the release's percentage of its window alone."""
-        reserve = self.output_reserve if self.release.threshold_rule == "window-reserve" else None
-        return max(1, threshold_breakdown(self.context_length, self.threshold_percent, reserve).percent_tokens)
+        return self.threshold_rule.unfloored(self.context_length, self.threshold_percent, self.output_reserve)
 
     @property
     def tail_token_budget(self) -> int:
@@ -122,7 +137,8 @@ class CompressorConfig:
 
     @property
     def max_summary_tokens(self) -> int:
-        return min(int(self.context_length * P.MAX_SUMMARY_SHARE_OF_CONTEXT), P.SUMMARY_TOKENS_CEILING)
+        ceiling = self.release.summary_tokens_ceiling
+        return min(int(self.context_length * P.MAX_SUMMARY_SHARE_OF_CONTEXT), ceiling)
 
 
 DEFAULTS = CompressorConfig()

@@ -29,9 +29,10 @@ from core.config import CompressorConfig
 from core.message_view import content_text
 from core.phases import boundaries, focus, summary
 from core.phases.boundaries import TailCut
+from core.phases.oneliners import ONELINER_RULES
 from core.phases.prune import PrunePlan, PruneResult
 from core.profiles import Profile
-from core.redaction import ProfileRedaction, profile_redaction
+from core.redaction import ProfileRedaction, profile_memory_redaction, profile_redaction
 from core.summarizers.base import SummaryRequest
 from core.tokens import encoding_name_for_model, make_estimator
 
@@ -45,6 +46,7 @@ __all__ = [
     "estimator_key",
     "plan",
     "prepare",
+    "prune_plan_key",
     "usable_prune_plan",
 ]
 
@@ -74,14 +76,22 @@ def estimator_key(token_estimator: str, model: str = "", budget_weight: str = "a
     return (token_estimator, budget_weight)
 
 
-def _config_key(config: CompressorConfig) -> Hashable:
-    return estimator_key(config.token_estimator, config.model, config.release.budget_weight)
+def prune_plan_key(config: CompressorConfig) -> Hashable:
+    """What a Phase-1 plan for ``config`` depends on: the weights, and the release's one-liners."""
+    return (*estimator_key(config.token_estimator, config.model, config.release.budget_weight),
+            config.release.oneliner_rule)
+
+
+_config_key = prune_plan_key
 
 
 def prepare(messages: Sequence[Any], config: CompressorConfig) -> PrunePlan:
     """The Phase-1 plan of ``messages`` weighed as ``config``'s estimator and release weigh them."""
     estimator = make_estimator(config.token_estimator, config.model, config.release.budget_weight)
-    return PrunePlan(messages, estimator.message_tokens, key=_config_key(config))
+    return PrunePlan(
+        messages, estimator.message_tokens, key=prune_plan_key(config),
+        summarize=ONELINER_RULES[config.release.oneliner_rule],
+    )
 
 
 def usable_prune_plan(prune_plan: PrunePlan | None, messages: Sequence[Any], config: CompressorConfig) -> PrunePlan:
@@ -159,7 +169,8 @@ class CompressionPlan:
     # ``_turns_budget``); read it as ``content_tokens``.
     measured_content_tokens: int | None = field(default=None, compare=False, repr=False)
     summary_budget: int = 0
-    max_tokens: int = 0
+    max_tokens: int | None = 0  # None: the release sends no output cap (v0.19.0)
+    memory_context: str = ""  # v0.19.0: a memory provider's context for the prompt
 
     # -- what the plan is about
 
@@ -218,12 +229,37 @@ class CompressionPlan:
     def redaction(self) -> ProfileRedaction:
         return profile_redaction(self.profile, strict=self.config.strict_redaction)
 
+    @property
+    def turns_rule(self) -> summary.TurnsRule:
+        return summary.TURNS_RULES[self.profile.turns_rule]
+
+    @cached_property
+    def reference_crash(self) -> summary.ReferenceCrash | None:
+        """Where the release raises while serialising the turns (v0.19.0: a text part that is not a string)."""
+        if not self.calls_summarizer:
+            return None
+        return summary.first_crash(self.turns, self.turns_rule, self.profile.name, self.turns_start or 0)
+
     @cached_property
     def serialized_turns(self) -> str:
-        """The turns block of the summary prompt (redacted, truncated, v0.17.0+ media placeholders)."""
+        """The turns block of the summary prompt (redacted, truncated, v0.17.0+ media placeholders,
+        v0.19.0 lists flattened and reasoning stripped). Raises :class:`ReferenceCrash` where the release raises."""
+        if self.reference_crash is not None:
+            raise self.reference_crash
         return summary.serialize_for_summary(
-            self.turns, self.redaction.redact, self.redaction.redact_many, media_directives=self.profile.media_directives
+            self.turns, self.redaction.redact, self.redaction.redact_many,
+            media_directives=self.profile.media_directives, rule=self.turns_rule,
         )
+
+    @cached_property
+    def memory_block(self) -> str:
+        """v0.19.0: the memory provider's block the prompt carries after the turns ("" when none)."""
+        if not self.profile.memory_context or self.profile.memory_redaction is None:
+            return ""
+        if self.memory_context == "":
+            return ""
+        redact_memory = profile_memory_redaction(self.profile, strict=self.config.strict_redaction)
+        return summary.memory_context_block(self.memory_context, redact_memory)
 
     @cached_property
     def redacted_turns(self) -> list[Any]:
@@ -238,6 +274,12 @@ class CompressionPlan:
             previous = self.redaction.strict(previous)
         return previous
 
+    def stored_summary(self, response: str) -> str:
+        """What the release keeps of an LLM's answer (redacted; v0.19.0 also strips reasoning and
+        grounds the task line): the previous summary of the next call, prefixed into the output."""
+        rule = summary.summary_text_rule(self.profile)
+        return summary.OUTPUT_RULES[self.profile.output_rule](response, self.redaction.redact, self.turns, rule)
+
     def prompt(self, date: str | None = None) -> str:
         """The summary prompt; ``date`` (YYYY-MM-DD) is the v0.17.0+ temporal anchoring."""
         return summary.build_summary_prompt(
@@ -247,6 +289,7 @@ class CompressionPlan:
             previous_summary=self.prompt_previous_summary,
             focus_topic=self.focus_topic,
             date=date,
+            memory_block=self.memory_block,
         )
 
     def summary_request(
@@ -265,6 +308,7 @@ class CompressionPlan:
             focus_topic=self.focus_topic or None,
             summary_budget=self.summary_budget,
             section_headings=self.profile.template_headings,
+            memory_context=self.memory_context or None,
         )
 
 
@@ -293,8 +337,9 @@ def plan(
     state: CompressorState = CompressorState(),  # noqa: B008  (immutable)
     current_tokens: int | None = None,
     focus_topic: str | None = None,
+    memory_context: str = "",
 ) -> CompressionPlan:
-    """What ``compress(messages, current_tokens, focus_topic)`` decides, in ``config``'s release.
+    """What ``compress(messages, current_tokens, focus_topic, memory_context=...)`` decides, in ``config``'s release.
 
     Args:
         messages: OpenAI-chat message dicts (never modified).
@@ -305,6 +350,7 @@ def plan(
             move the v0.18.0 head; the previous summary decides rehydration and the prompt's kind).
         current_tokens: The prompt size to report savings against (``compress()``'s argument).
         focus_topic: The focus topic given to ``compress()`` (v0.17.0+ derive one when it is falsy).
+        memory_context: A memory provider's context for the prompt (v0.19.0; earlier releases ignore it).
     """
     messages = list(messages)
     profile = config.release
@@ -395,7 +441,8 @@ def plan(
         focus_is_automatic=automatic,
         measured_content_tokens=content_tokens,
         summary_budget=budget_tokens,
-        max_tokens=summary.max_tokens_for_budget(budget_tokens),
+        max_tokens=summary.max_tokens_for_budget(budget_tokens) if profile.sends_max_tokens else None,
+        memory_context=memory_context if profile.memory_context else "",
     )
 
 
@@ -424,5 +471,5 @@ def plan_for_turns(turns: Sequence[Any], config: CompressorConfig) -> Compressio
         turns=turns,
         measured_content_tokens=content_tokens,
         summary_budget=budget_tokens,
-        max_tokens=summary.max_tokens_for_budget(budget_tokens),
+        max_tokens=summary.max_tokens_for_budget(budget_tokens) if config.release.sends_max_tokens else None,
     )

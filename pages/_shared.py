@@ -457,7 +457,7 @@ def _threshold_caption(settings: Settings) -> None:
     line = f"Threshold: **{config.threshold_tokens:,}** tokens, tail budget {config.tail_token_budget:,}."
     if settings.max_tokens:
         without = dataclasses.replace(config, max_tokens=None).threshold_tokens
-        if config.release.threshold_rule == "floor":
+        if not config.threshold_rule.uses_output_reserve:
             line += f" {config.profile} ignores the output reserve."
         elif without != config.threshold_tokens:
             line += f" Without the {settings.max_tokens:,}-token reserve: {without:,}."

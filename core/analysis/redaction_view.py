@@ -76,6 +76,7 @@ class RedactionView:
     spans: list[MaskedSpan] = field(default_factory=list)
     blocks: list[tuple[int, int]] = field(default_factory=list)  # text range of each turn's block
     located: bool = True  # False only if the masks could not be placed (they are then not listed)
+    crash: str | None = None  # the release raises while serialising these turns (nothing is sent)
 
     @property
     def calls_summarizer(self) -> bool:
@@ -391,11 +392,16 @@ def redaction_view(
         sent[:] = redacted
         return redacted
 
+    if decided.reference_crash is not None:
+        view = RedactionView(decided, strict, "", located=False)
+        view.crash = decided.reference_crash.describe()
+        return view
     text = serialize_for_summary(
-        turns, redaction.redact, recording_redact_many, media_directives=decided.profile.media_directives
+        turns, redaction.redact, recording_redact_many, media_directives=decided.profile.media_directives,
+        rule=decided.turns_rule,
     )
 
-    raw = redaction_texts(turns)
+    raw = redaction_texts(turns, decided.turns_rule)
     piece_spans: list[list[tuple[int, int, str, str]]] = []
     located = len(raw) == len(sent)
     for position, (_turn, piece) in enumerate(raw):

@@ -20,6 +20,7 @@ import plotly.graph_objects as go
 from core.analysis.charts import ZONE_COLORS
 from core.compressor import CompressionResult, ContextCompressor
 from core.config import CompressorConfig
+from core.phases.trigger import THRESHOLD_RULES
 from core.plan import NOTHING_TO_COMPRESS, TOO_SMALL
 from core.profiles import PROFILES
 
@@ -159,6 +160,7 @@ _STEP_WORDS = {
     "turn_pair": "keeps a user message at the head boundary together with its reply",
     "last_assistant": "keeps the last reply the user saw in the tail",
     "aligned_backward": "keeps a tool call with its results",
+    "aligned_forward": "moves a cut that lands on tool results past them, so their call is summarised with them",
     "forced_small": "forces a small tail because everything fits the budget",
 }
 
@@ -180,9 +182,9 @@ def _explain(older: ReleaseRun, newer: ReleaseRun) -> list[str]:
     name = f"{older.release} → {newer.release}"
     lines: list[str] = []
     if older.threshold_tokens != newer.threshold_tokens:
-        rule = PROFILES[newer.release].threshold_rule
-        why = (" (the output reserve comes off the window, and a window the 64K floor cannot serve triggers at 85 %)"
-               if rule == "window-reserve" else "")
+        old_rule = THRESHOLD_RULES[PROFILES[older.release].threshold_rule]
+        new_rule = THRESHOLD_RULES[PROFILES[newer.release].threshold_rule]
+        why = f" ({new_rule.summary})" if new_rule != old_rule else ""
         lines.append(f"{name}: the threshold moves from {older.threshold_tokens:,} to {newer.threshold_tokens:,} "
                      f"tokens{why}.")
     if older.triggers != newer.triggers:

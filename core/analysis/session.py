@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from core.config import CompressorConfig, CompressorParameters
 from core.phases.prune import PrunePlan
-from core.plan import estimator_key, prepare
+from core.plan import prepare, prune_plan_key
 from core.tokens import TokenCounter, counted_texts, encoding_name_for_model, get_counter
 
 if TYPE_CHECKING:  # pandas loads in about a second: only the tables need it, not the first paint
@@ -138,7 +138,7 @@ class Transcript:
         Pass it to the analyses (``plan=``): after a parameter change they only look for the new
         prune boundary instead of re-running Phase 1.
         """
-        key = estimator_key(config.token_estimator, config.model, config.release.budget_weight)
+        key = prune_plan_key(config)
         with self._lock:
             plan = self._plans.get(key)
             if plan is None:

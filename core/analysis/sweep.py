@@ -38,7 +38,15 @@ from core.assembly import Assembly, assemble
 from core.config import CompressorConfig
 from core.phases import summary as summary_phase
 from core.phases.prune import PrunePlan
-from core.plan import NOTHING_TO_COMPRESS, TOO_SMALL, CompressionPlan, estimator_key, plan, prepare
+from core.plan import (
+    NOTHING_TO_COMPRESS,
+    TOO_SMALL,
+    CompressionPlan,
+    estimator_key,
+    plan,
+    prepare,
+    prune_plan_key,
+)
 from core.tokens import encoding_name_for_model, get_counter, make_estimator, message_rough_chars
 
 __all__ = [
@@ -100,7 +108,7 @@ class SweepBase:
         return (chars + 3) // 4 + P.ROUGH_IMAGE_TOKENS * images
 
     def prune_plan(self, config: CompressorConfig) -> PrunePlan:
-        key = estimator_key(config.token_estimator, config.model, config.release.budget_weight)
+        key = prune_plan_key(config)
         kept = self.prune_plans.get(key)
         if kept is None:
             kept = self.prune_plans[key] = prepare(self.messages, config)
@@ -137,7 +145,7 @@ def prepare_sweep(
     if plan is None:
         plan = prepare(messages, CompressorConfig(token_estimator=estimator, model=model))
     elif plan.key[0] != estimator or not plan.built_from(messages) or (
-        estimator == "tiktoken" and plan.key != estimator_key(estimator, model)
+        estimator == "tiktoken" and plan.key[:2] != estimator_key(estimator, model)
     ):
         raise ValueError("the Phase-1 plan was built from other messages or with another estimator")
     # Everything protected (boundary 0) leaves the deduplicated forms; nothing protected, the pruned ones.
@@ -189,7 +197,8 @@ def sweep_cell(
         return row
 
     budget = decided.summary_budget
-    built = assemble(decided, summary_phase.with_summary_prefix(base.modelled_body(budget), decided.profile))
+    stored = decided.stored_summary(base.modelled_body(budget))
+    built = assemble(decided, summary_phase.with_summary_prefix(stored, decided.profile))
     final = base.total(*base.assembly_size(built))
     row.update({"outcome": "summarized", "messages_after": len(built.messages), "summary_budget": budget,
                 "final_tokens": final, "savings_pct": _savings(base.tokens_before, final)})

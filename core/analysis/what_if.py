@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from core.config import CompressorConfig
+from core.phases.trigger import THRESHOLD_RULES
 from core.profiles import DEFAULT_PROFILE, PROFILES
 
 __all__ = [
@@ -132,7 +133,8 @@ def trigger_options(peak: int, config: CompressorConfig, window: int, scale: flo
             f"triggers at {tokens:,}.", changes, tokens, honest))
 
     newest = PROFILES[DEFAULT_PROFILE]
-    if config.release.threshold_rule == "floor" and not options and newest.threshold_rule != "floor":
+    newest_rule = THRESHOLD_RULES[newest.threshold_rule]
+    if not config.threshold_rule.uses_output_reserve and not options and newest_rule.uses_output_reserve:
         switched = _best([({"profile": DEFAULT_PROFILE, "window_scale": s},
                            _changed(config, window, s, profile=DEFAULT_PROFILE)) for s in (*smaller, scale)], peak)
         if switched is not None:

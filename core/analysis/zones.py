@@ -20,7 +20,6 @@ from core import profiles as P
 from core.config import CompressorConfig
 from core.phases.boundaries import TailCut
 from core.phases.prune import PrunePlan
-from core.phases.trigger import threshold_breakdown
 from core.plan import NOTHING_TO_COMPRESS, TOO_SMALL, CompressionPlan, CompressorState, derived
 from core.plan import plan as compression_plan
 from core.tokens import estimate_messages_tokens_rough, make_estimator, message_rough_chars
@@ -229,12 +228,12 @@ def analyze_zones(
         "prune_protected": protected,
         "phase1": phase1,
     }
-    breakdown = threshold_breakdown(config.context_length, config.threshold_percent, config.output_reserve)
+    breakdown = config.threshold_breakdown
     analysis = ZoneAnalysis(
         n_messages=n,
         context_length=config.context_length,
         threshold_tokens=threshold,
-        threshold_floored=threshold == P.MINIMUM_CONTEXT_LENGTH and breakdown.percent_tokens < threshold,
+        threshold_floored=breakdown.floored and not config.what_if_no_floor,
         tail_token_budget=budget,
         soft_ceiling=soft_ceiling,
         estimator=config.token_estimator,
@@ -296,26 +295,15 @@ def explain(analysis: ZoneAnalysis, config: CompressorConfig) -> list[str]:
     unit = "estimated tokens" if a.estimator == "hermes" else "tokens (tiktoken)"
     lines: list[str] = []
 
-    pct = f"{config.threshold_percent:.0%}"
-    breakdown = threshold_breakdown(config.context_length, config.threshold_percent, config.output_reserve)
-    reserve_rule = config.release.threshold_rule == "window-reserve"
-    window_words = f"the {a.context_length:,}-token window"
-    if reserve_rule and breakdown.reserve_used:
-        window_words = (
-            f"the {breakdown.window:,} tokens the {a.context_length:,}-token window leaves after reserving "
-            f"{config.output_reserve:,} for the reply (max_tokens)"
-        )
-    if reserve_rule and breakdown.small_window:
-        threshold_why = (
-            f"{config.release.name} cannot apply its 64,000-token floor to {window_words}, so the threshold is "
-            f"85% of it, {a.threshold_tokens:,}"
-        )
-    elif a.threshold_floored:
-        threshold_why = (
-            f"{pct} of {window_words} is below Hermes' 64,000-token floor, so the threshold is {a.threshold_tokens:,}"
-        )
+    breakdown = config.threshold_breakdown
+    if config.what_if_no_floor:
+        window = breakdown.window if config.threshold_rule.uses_output_reserve else a.context_length
+        threshold_why = (f"the threshold is {config.threshold_percent:.0%} of {window:,} tokens = "
+                         f"{a.threshold_tokens:,} (what-if: no floor)")
     else:
-        threshold_why = f"the threshold is {pct} of {window_words} = {a.threshold_tokens:,}"
+        threshold_why = config.threshold_rule.explain(
+            breakdown, a.context_length, config.output_reserve, config.release.name, config.threshold_percent
+        )
     sized = f"the conversation is {a.prompt_tokens:,} {unit}"
     if a.trigger_tokens is not None and a.trigger_tokens != a.prompt_tokens:
         sized = f"the whole request is {a.trigger_tokens:,} tokens (the messages alone {a.prompt_tokens:,} {unit})"
@@ -450,7 +438,12 @@ def _tail_sentences(a: ZoneAnalysis, unit: str) -> list[str]:
             f"starts at message {cut.after_last_assistant}."
         )
     if "clamped_to_head" in cut.steps:
-        lines.append(f"The cut cannot reach into the head, so it stays at message {cut.cut}.")
+        lines.append(f"The cut cannot reach into the head, so it stays at message {max(cut.after_last_assistant, a.compress_start + 1)}.")
+    if "aligned_forward" in cut.steps:
+        lines.append(
+            f"That cut would start the tail with tool results whose call is summarised, so it moved forward past "
+            f"them to message {cut.cut}: the whole call-and-results group is summarised."
+        )
     if not cut.steps and cut.budget_walk_cut > a.compress_start:
         lines.append(f"No adjustment was needed: the tail starts at message {cut.cut}.")
     return lines

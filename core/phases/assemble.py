@@ -1,7 +1,8 @@
 """Phase 4: reassembly — head (with the system note), summary, tail, tool-pair repair, media stripping.
 
 What changed between releases is one function per variant, chosen by the profile: the summary's
-role (``ROLE_RULES``; v0.18.0 pins it to ``user`` after a system-only head), how a summary merges
+role (``ROLE_RULES``; v0.18.0 pins it to ``user`` after a system-only head, v0.18.1 also when no
+user message survives), how a summary merges
 into the first tail message (``MERGE_RULES``; v0.18.0 puts it after the message's own text) and
 how calls whose results are gone are repaired (``ORPHAN_CALL_RULES``; v0.18.0 strips them instead
 of adding stub results). ``core.assembly.assemble`` applies them to a compression plan.
@@ -77,9 +78,26 @@ def pin_user_after_system(messages: list[Any], compress_start: int, compress_end
     return _place(last_head_role, first_tail_role, pinned=last_head_role == "system")
 
 
+def _is_user(message: Any) -> bool:
+    # Exactly role "user": a message without a role is not a survivor, though the neighbour
+    # look-ups above read a missing role as "user".
+    return isinstance(message, dict) and message.get("role") == "user"
+
+
+def pin_user_when_no_user_survives(messages: list[Any], compress_start: int, compress_end: int) -> SummaryPlacement:
+    """v0.18.1: also pinned to user when no user message survives in the head or the tail (#58753)."""
+    last_head_role, first_tail_role = _neighbour_roles(messages, compress_start, compress_end)
+    pinned = last_head_role == "system"
+    if not pinned:
+        survivors = (messages[i] for r in (range(compress_start), range(compress_end, len(messages))) for i in r)
+        pinned = not any(_is_user(message) for message in survivors)
+    return _place(last_head_role, first_tail_role, pinned=pinned)
+
+
 ROLE_RULES: dict[str, Callable[[list[Any], int, int], SummaryPlacement]] = {
     "flip": flip_role,
     "pin-after-system": pin_user_after_system,
+    "pin-after-system-or-no-user": pin_user_when_no_user_survives,
 }
 
 
@@ -146,7 +164,19 @@ def merge_summary_into(message: dict[str, Any], summary: str, profile: Profile |
     merged = MERGE_RULES[profile.merge_rule](message, summary)
     if profile.summary_flag:
         merged[P.COMPRESSED_SUMMARY_KEY] = True
+    if profile.drops_api_content:
+        merged.pop(P.API_CONTENT_KEY, None)  # the bytes last sent no longer match the content
     return merged
+
+
+def kept_copy(message: Any, profile: Profile) -> Any:
+    """A head or tail message as the release copies it into the output (v0.18.1 drops ``_db_persisted``)."""
+    if not isinstance(message, dict):
+        return message
+    copy = message.copy()
+    if profile.strips_persistence_marker:
+        copy.pop(P.PERSISTENCE_MARKER_KEY, None)
+    return copy
 
 
 # --- tool-pair repair ----------------------------------------------------------------------------
@@ -260,8 +290,11 @@ def sanitize_tool_pairs(messages: list[Any], orphan_call_rule: str = "stub") -> 
 # --- media ---------------------------------------------------------------------------------------
 
 
-def strip_historical_media(messages: list[Any]) -> tuple[list[Any], list[int]]:
-    """Replace images older than the newest image-bearing user message; returns the touched indices."""
+def strip_historical_media(messages: list[Any], drop_api_content: bool = False) -> tuple[list[Any], list[int]]:
+    """Replace images older than the newest image-bearing user message; returns the touched indices.
+
+    ``drop_api_content`` (v0.19.0): a message whose images are replaced loses its ``api_content``.
+    """
     anchor = None
     for i in range(len(messages) - 1, -1, -1):
         message = messages[i]
@@ -284,6 +317,8 @@ def strip_historical_media(messages: list[Any]) -> tuple[list[Any], list[int]]:
             copy["content"] = [
                 {"type": "text", "text": P.HISTORICAL_IMAGE_PLACEHOLDER} if is_image_part(p) else p for p in content
             ]
+            if drop_api_content:
+                copy.pop(P.API_CONTENT_KEY, None)
             out[i] = copy
             touched.append(i)
     return out, touched

@@ -177,7 +177,7 @@ class TailCut:
     ``steps`` names, in order, each step that changed the cut: ``raw_rewalk`` (v0.17.0+),
     ``min_tail``, ``forced_small``, ``aligned_backward``, ``last_user`` (``turn_pair`` when v0.18.0
     kept a user message at the head boundary together with its reply), ``last_assistant``
-    (v0.17.0+) and ``clamped_to_head``.
+    (v0.17.0+), ``clamped_to_head`` and ``aligned_forward`` (v0.19.0: the cut moved past tool results).
     """
 
     cut: int
@@ -217,6 +217,7 @@ class TailRule:
     min_tail: Callable[[int, int, int], int]  # (n, head_end, protect_last_n) -> minimum tail size
     raw_rewalk: bool  # v0.17.0+: when all fits 1.5x the budget, search again against 1.0x
     assistant_anchor: bool  # v0.17.0+: the last reply the user saw stays in the tail
+    realign_forward: bool = False  # v0.19.0: a cut raised onto tool results moves past them
 
     def cut(
         self,
@@ -272,7 +273,8 @@ class TailRule:
             assistant_index = last_assistant_index(messages, head_end)
             cut = ensure_last_assistant_in_tail(messages, cut, head_end, assistant_index)
         after_last_assistant = cut
-        final = max(cut, head_end + 1)
+        clamped = max(cut, head_end + 1)
+        final = align_boundary_forward(messages, clamped) if self.realign_forward else clamped
         steps = []
         if rewalk_cut is not None and after_rewalk != walk_cut:
             steps.append("raw_rewalk")
@@ -286,8 +288,10 @@ class TailRule:
             steps.append("turn_pair" if last_user.keeps_turn_pair and user_index == head_end else "last_user")
         if after_last_assistant != after_last_user:
             steps.append("last_assistant")
-        if final != after_last_assistant:
+        if clamped != after_last_assistant:
             steps.append("clamped_to_head")
+        if final != clamped:
+            steps.append("aligned_forward")
         return TailCut(
             cut=final,
             budget_walk_cut=walk_cut,
@@ -310,6 +314,7 @@ class TailRule:
 TAIL_RULES: dict[str, TailRule] = {
     "min3": TailRule(_min_tail_three, raw_rewalk=False, assistant_anchor=False),
     "floor8": TailRule(_min_tail_floor, raw_rewalk=True, assistant_anchor=True),
+    "floor8-forward": TailRule(_min_tail_floor, raw_rewalk=True, assistant_anchor=True, realign_forward=True),
 }
 
 

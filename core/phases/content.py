@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -14,6 +15,7 @@ __all__ = [
     "content_length_for_budget",
     "message_budget_tokens",
     "message_envelope_tokens",
+    "message_envelope_replay_tokens",
     "tool_call_arguments",
 ]
 
@@ -83,8 +85,38 @@ def message_envelope_tokens(message: Any) -> int:
     return tokens
 
 
+# One encoder for the replay fields (``json.dumps(v, ensure_ascii=False, sort_keys=True, default=str)``).
+_REPLAY_ENCODER = json.JSONEncoder(ensure_ascii=False, sort_keys=True, default=str)
+
+
+def replay_field_length(value: Any) -> int:
+    """v0.18.1: the characters one provider replay field weighs (0 for None and "")."""
+    if value is None or (isinstance(value, str) and not value):
+        return 0
+    if isinstance(value, str):
+        return len(value)
+    try:
+        return len(_REPLAY_ENCODER.encode(value))
+    except (TypeError, ValueError):  # e.g. sort_keys on a dict mixing int and str keys
+        return len(str(value))
+    except RecursionError:  # the reference raises on such depth; weigh the repr it can still print
+        return repr_len(value)
+
+
+def message_envelope_replay_tokens(message: Any) -> int:
+    """v0.18.1's weight: the v0.18.0 envelope plus ``len // 4`` of each provider replay field, on every role."""
+    tokens = message_envelope_tokens(message)
+    if isinstance(message, dict):
+        for key in P.REPLAY_FIELDS:
+            value = message.get(key)
+            if value is not None:
+                tokens += replay_field_length(value) // P.CHARS_PER_TOKEN
+    return tokens
+
+
 # A profile's ``budget_weight`` names one of these: the per-message weight of the budget walks.
 BUDGET_WEIGHTS: dict[str, Callable[[Any], int]] = {
     "arguments": message_budget_tokens,
     "envelope": message_envelope_tokens,
+    "envelope-replay": message_envelope_replay_tokens,
 }

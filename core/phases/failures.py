@@ -1,8 +1,9 @@
-"""Phase 3's failures: how each release classifies a failed summary call, and what its session hooks clear.
+"""Phase 3's failures: how each release classifies a failed summary call.
 
 ``FAILURE_RULES`` maps a profile's ``failure_rule`` to a :class:`FailureRule`: whether an empty
-response is a failure, and how an exception is classified (the "no provider" branch and its 600 s
-cooldown, the 30 s transient cooldown, the sticky authentication and network flags of v0.18.0).
+response is a failure, how an exception is classified (the "no provider" branch and its 600 s
+cooldown, the 30 s transient cooldown, the sticky authentication and network flags of v0.18.0,
+v0.19.0's access-or-quota class) and the cooldown it starts (v0.19.0's 60/300/900 s timeout ladder).
 Classification reads only what a plain exception carries: its class, its own class name,
 ``str(exc)`` and the optional ``status_code`` / ``response.status_code``.
 """
@@ -15,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from core import profiles as P
+from core.phases.error_classes import is_access_failure
 
 
 def short_error(exc: BaseException) -> str:
@@ -77,39 +79,97 @@ class FailureClass:
     """What one failed attempt means."""
 
     no_provider: bool  # the 600 s branch: no retry on the main model, fixed reason
-    cooldown_s: int  # when the attempt ends the chain
+    cooldown_s: int  # when the attempt ends the chain (a timeout on a ladder takes its step instead)
     network: bool  # v0.18.0: a terminal network failure raises the sticky network flag
-    auth: bool  # v0.18.0: raises the sticky authentication flag, on any attempt
+    auth: bool  # v0.18.0: raises the sticky authentication flag (v0.19.0: access or quota), on any attempt
+    timeout: bool = False  # a timeout (v0.19.0: its cooldown climbs the ladder)
+    kind: str = "other"  # in words, for the dashboard: no provider, access, network, timeout, invalid JSON, other
 
 
 @dataclass(frozen=True)
 class FailureRule:
     empty_is_failure: bool  # v0.18.0: an empty or blank response is a failure, not an empty summary
     classify: Callable[[BaseException], FailureClass]
+    timeout_ladder: tuple[int, ...] = ()  # v0.19.0: consecutive timeouts wait 60, 300, then 900 s
+
+    def cooldown(self, failure: FailureClass, timeouts_before: int) -> tuple[int, int]:
+        """``(cooldown seconds, consecutive timeouts after this one)`` for a failure that ends the chain."""
+        if failure.timeout and self.timeout_ladder:
+            count = timeouts_before + 1
+            return self.timeout_ladder[min(count, len(self.timeout_ladder)) - 1], count
+        return failure.cooldown_s, timeouts_before
 
 
 def _transient_cooldown(exc: BaseException, network: bool) -> int:
     return P.COOLDOWN_TRANSIENT_S if is_json_decode_error(exc) or network else P.COOLDOWN_OTHER_S
 
 
+_NO_PROVIDER = FailureClass(True, P.COOLDOWN_NO_PROVIDER_S, False, False, kind="no provider")
+
+
+def _kind(*, auth: bool, network: bool, timeout: bool, json_error: bool) -> str:
+    if auth:
+        return "access"
+    if network:
+        return "network"
+    if timeout:
+        return "timeout"
+    return "invalid JSON" if json_error else "other"
+
+
+def _status_in(status: Any, statuses: frozenset[int]) -> bool:
+    try:
+        return status in statuses
+    except TypeError:  # an unhashable status matches nothing
+        return False
+
+
+def is_timeout(exc: BaseException, *, timed_out: bool = False) -> bool:
+    """A timeout: status 408/429/502/504 or "timeout" in the text (v0.19.0 also "timed out")."""
+    text = str(exc).lower()
+    return _status_in(status_of(exc), TIMEOUT_STATUSES) or "timeout" in text or (timed_out and "timed out" in text)
+
+
+TIMEOUT_STATUSES = frozenset({408, 429, 502, 504})
+
+
 def classify_runtime_is_no_provider(exc: BaseException) -> FailureClass:
     """v0.15.1-v0.17.0: any ``RuntimeError`` (subclasses included) means no provider is configured."""
     if isinstance(exc, RuntimeError):
-        return FailureClass(True, P.COOLDOWN_NO_PROVIDER_S, False, False)
-    return FailureClass(False, _transient_cooldown(exc, is_connection_error(exc)), False, False)
+        return _NO_PROVIDER
+    network = is_connection_error(exc)
+    return FailureClass(False, _transient_cooldown(exc, network), False, False, is_timeout(exc),
+                        _kind(auth=False, network=network, timeout=is_timeout(exc), json_error=is_json_decode_error(exc)))
 
 
 def classify_v0_18(exc: BaseException) -> FailureClass:
     """v0.18.0: only a RuntimeError naming "no LLM provider configured" is the no-provider case."""
     if isinstance(exc, RuntimeError) and P.NO_PROVIDER_MARKER in str(exc).lower():
-        return FailureClass(True, P.COOLDOWN_NO_PROVIDER_S, False, False)
+        return _NO_PROVIDER
     network = is_connection_error(exc)
-    return FailureClass(False, _transient_cooldown(exc, network), network, is_auth_error(exc))
+    auth = is_auth_error(exc)
+    timeout = is_timeout(exc)
+    return FailureClass(False, _transient_cooldown(exc, network), network, auth, timeout,
+                        _kind(auth=auth, network=network, timeout=timeout, json_error=is_json_decode_error(exc)))
+
+
+def classify_v0_19(exc: BaseException) -> FailureClass:
+    """v0.19.0: access or quota failures (the release's error classifier) abort; "timed out" is a timeout."""
+    if isinstance(exc, RuntimeError) and P.NO_PROVIDER_MARKER in str(exc).lower():
+        return _NO_PROVIDER
+    network = is_connection_error(exc)
+    access = is_access_failure(exc, status_of(exc))
+    timeout = is_timeout(exc, timed_out=True)
+    return FailureClass(False, _transient_cooldown(exc, network), network, access, timeout,
+                        _kind(auth=access, network=network, timeout=timeout, json_error=is_json_decode_error(exc)))
 
 
 FAILURE_RULES: dict[str, FailureRule] = {
     "runtime-is-no-provider": FailureRule(empty_is_failure=False, classify=classify_runtime_is_no_provider),
     "classified": FailureRule(empty_is_failure=True, classify=classify_v0_18),
+    "access-or-quota": FailureRule(
+        empty_is_failure=True, classify=classify_v0_19, timeout_ladder=P.TIMEOUT_COOLDOWN_LADDER_S
+    ),
 }
 
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from core import profiles as P
 from core.message_view import content_text
-from core.phases.oneliners import summarize_tool_result
+from core.phases.oneliners import ONELINER_RULES
 from core.phases.summary import with_summary_prefix
 from core.profiles import Profile
 
@@ -142,6 +142,7 @@ def deterministic_fallback_summary(
     # Only the first tool results reach the summary ("completed" keeps the first few actions), so
     # only their calls are looked up: a long window does not keep a map of every call.
     wanted_ids = _first_result_ids(turns, _MAX_COMPLETED)
+    summarize_tool_result = ONELINER_RULES[profile.oneliner_rule]
     call_map: dict[str, tuple[str, str]] = {}
 
     for message in turns:

@@ -132,7 +132,12 @@ def dedup_tool_results(result: list[Any], actions: dict[int, list[str]] | None =
     return pruned
 
 
-def summarize_tool_message(message: Any, call_map: dict[Any, tuple[Any, Any]]) -> tuple[Any, str | None]:
+OneLiner = Callable[[Any, Any, Any], str]
+
+
+def summarize_tool_message(
+    message: Any, call_map: dict[Any, tuple[Any, Any]], summarize: OneLiner = summarize_tool_result
+) -> tuple[Any, str | None]:
     """Pass 2 on one message: ``(new message, action)``, or ``(message, None)`` when it stays.
 
     Tool results with image parts keep their text and get a placeholder per image; the
@@ -166,7 +171,7 @@ def summarize_tool_message(message: Any, call_map: dict[Any, tuple[Any, Any]]) -
             name, arguments = call_map.get(message.get("tool_call_id", ""), ("unknown", ""))
         except TypeError:
             name, arguments = "unknown", ""
-        return {**message, "content": summarize_tool_result(name, arguments, content)}, ONE_LINER
+        return {**message, "content": summarize(name, arguments, content)}, ONE_LINER
     return message, None
 
 
@@ -224,8 +229,8 @@ def shrink_tool_call_message(message: Any) -> Any | None:
 class PrunePlan:
     """Phase 1 prepared once for one message list, applied for any tail protection.
 
-    Built from ``messages`` (never mutated) and the ``message_tokens`` used by the boundary walk
-    (``key`` optionally names the latter).
+    Built from ``messages`` (never mutated), the ``message_tokens`` used by the boundary walk and
+    the release's one-liner builder ``summarize`` (``key`` optionally names the two).
     At construction: the call map and the deduplication (they do not depend on the parameters).
     Lazily, and kept for later calls: each message's pass-2 and pass-3 forms (only as far as a
     boundary has reached) and the running token sums of the boundary walk from the end (only as
@@ -246,8 +251,10 @@ class PrunePlan:
         message_tokens: Callable[[Any], int] = message_budget_tokens,
         *,
         key: Hashable = None,
+        summarize: OneLiner = summarize_tool_result,
     ) -> None:
         self.key = key  # what ``message_tokens`` measures, for callers keeping plans per estimator
+        self._summarize = summarize
         self._source = list(messages)
         self._n = len(self._source)
         self._message_tokens = message_tokens
@@ -344,7 +351,7 @@ class PrunePlan:
             message = deduplicated[i]
             role = message.get("role") if isinstance(message, dict) else None
             if role == "tool":
-                message, action = summarize_tool_message(message, call_map)
+                message, action = summarize_tool_message(message, call_map, self._summarize)
                 if action is not None:
                     self._pass2_hits.append(i)
                     self._pass2_kinds.append(action)
@@ -463,11 +470,12 @@ def prune_old_tool_results(
     *,
     message_tokens: Callable[[Any], int] = message_budget_tokens,
     record_actions: bool = True,
+    summarize: OneLiner = summarize_tool_result,
 ) -> PruneResult:
     """Run the three Phase-1 passes on shallow copies; the input is never mutated."""
     if not messages:
         return PruneResult(messages, 0, 0, {})
-    result = PrunePlan(messages, message_tokens).apply(
+    result = PrunePlan(messages, message_tokens, summarize=summarize).apply(
         protect_tail_count, protect_tail_tokens, record_actions=record_actions
     )
     result.messages = fresh_copies(result.messages, messages)

@@ -18,6 +18,7 @@ __all__ = [
     "count_by_kind",
     "find_secrets",
     "mask_secret",
+    "profile_memory_redaction",
     "profile_redaction",
     "redact_sensitive_text",
     "redact_with_spans",
@@ -54,3 +55,9 @@ class ProfileRedaction:
 @lru_cache(maxsize=32)
 def profile_redaction(profile: Profile, *, strict: bool = False) -> ProfileRedaction:
     return ProfileRedaction(profile.redaction, bool(strict))
+
+
+def profile_memory_redaction(profile: Profile, *, strict: bool = False) -> Any:
+    """What the release masks in a memory provider's context (v0.19.0 adds URL credentials), as a function."""
+    release = profile.memory_redaction or profile.redaction
+    return ProfileRedaction(release, bool(strict)).redact

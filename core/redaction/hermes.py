@@ -8,10 +8,12 @@ case-sensitive ``uthorization`` gate, the form-body stripping). Stricter masking
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import unquote_plus
 
 _VENDOR_PATTERNS = (
     r"sk-[A-Za-z0-9_-]{10,}",
@@ -69,8 +71,17 @@ _VENDOR_PATTERNS_V0_18_0 = (
     *_VENDOR_PATTERNS_V0_17_0[_SLACK_AT:],
     r"fw_[A-Za-z0-9]{30,}",
 )
+# v0.18.1 adds Fireworks' dash form right before its underscore form, and project keys at the end.
+_FW_AT = _VENDOR_PATTERNS_V0_18_0.index(r"fw_[A-Za-z0-9]{30,}")
+_VENDOR_PATTERNS_V0_18_1 = (
+    *_VENDOR_PATTERNS_V0_18_0[:_FW_AT],
+    r"fw-[A-Za-z0-9]{30,}",
+    *_VENDOR_PATTERNS_V0_18_0[_FW_AT:],
+    r"fpk_[A-Za-z0-9]{30,}",
+)
 _VENDOR_RE_V0_17_0 = _vendor_re(_VENDOR_PATTERNS_V0_17_0)
 _VENDOR_RE_V0_18_0 = _vendor_re(_VENDOR_PATTERNS_V0_18_0)
+_VENDOR_RE_V0_18_1 = _vendor_re(_VENDOR_PATTERNS_V0_18_1)
 _ENV_RE = re.compile(
     r"([A-Z0-9_]{0,50}(?:API_?KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH)[A-Z0-9_]{0,50})\s*=\s*(['\"]?)(\S+)\2"
 )
@@ -148,7 +159,7 @@ _VENDOR_STARTS = (
     "sk-", "ghp_", "github_pat_", "gho_", "ghu_", "ghs_", "ghr_", "xox", "AIza", "pplx-", "fal_", "fc-",
     "bb_live_", "gAAAA", "AKIA", "sk_", "rk_live_", "SG.", "hf_", "r8_", "npm_", "pypi-", "dop_v1_",
     "doo_v1_", "am_", "tvly-", "exa_", "gsk_", "syt_", "retaindb_", "hsk-", "mem0_", "brv_", "xai-",
-    "ntn_", "xapp-", "fw_",
+    "ntn_", "xapp-", "fw_", "fw-", "fpk_",
 )
 #: The vendor literals, for readers that need a cheap test of whether a text could hold a key.
 VENDOR_STARTS = _VENDOR_STARTS
@@ -176,9 +187,9 @@ _VENDOR_GATES = (
     _after_boundary(
         "_",
         ("gh[pousr]", "github", "fal", "bb", "sk", "rk", "hf", "r8", "npm", "dop", "doo", "am", "exa", "gsk", "syt",
-         "retaindb", "mem0", "brv", "ntn", "fw"),
+         "retaindb", "mem0", "brv", "ntn", "fw", "fpk"),
     ),
-    _after_boundary("-", ("sk", "xox[baprs]", "pplx", "fc", "pypi", "tvly", "hsk", "xai", "xapp")),
+    _after_boundary("-", ("sk", "xox[baprs]", "pplx", "fc", "pypi", "tvly", "hsk", "xai", "xapp", "fw")),
     _after_boundary(".", ("SG",)),
     re.compile(rf"A(?:(?<={_BOUNDARY}A)(?:Iza|KIA)|(?<={_BOUNDARY}gA)AAA)"),
 )
@@ -371,12 +382,82 @@ _V0_18_PASSES = (
     _PHONE_PASS,
 )
 
-# A profile's ``redaction`` names its passes, in their order.
+# --- v0.18.1: programmatic environment lookups are not secrets (#2852) -----------------------------
+# Tested with ``match`` on the captured value: the whole match is then kept as it was.
+_ENV_LOOKUP_VALUE_RE = re.compile(r"(?:os\.(?:getenv|environ)|process\.env|\$ENV\{)")
+
+
+def _unless_lookup(group: int, replace: Callable[[re.Match[str]], str]) -> Callable[[re.Match[str]], str]:
+    def replacement(match: re.Match[str]) -> str:
+        if _ENV_LOOKUP_VALUE_RE.match(match.group(group)):
+            return match.group(0)
+        return replace(match)
+
+    return replacement
+
+
+def _env_replacement(m: re.Match[str]) -> str:
+    return f"{m.group(1)}={m.group(2)}{mask_secret(m.group(3))}{m.group(2)}"
+
+
+_ENV_KEEP_LOOKUPS = _unless_lookup(3, _env_replacement)
+_V0_18_1_PASSES = (
+    _Pass("vendor-key", _has_vendor_start, _vendor_pass(_VENDOR_RE_V0_18_1), _VENDOR_RE_V0_18_1),
+    dataclasses.replace(_ENV_PASS, apply=lambda t: _ENV_RE.sub(_ENV_KEEP_LOOKUPS, t)),
+    dataclasses.replace(_V0_18_PASSES[2], apply=lambda t: _DOTTED_KEY_RE.sub(_ENV_KEEP_LOOKUPS, t)),
+    dataclasses.replace(_V0_18_PASSES[3], apply=lambda t: _LINE_KEY_RE.sub(_ENV_KEEP_LOOKUPS, t)),
+    dataclasses.replace(_JSON_PASS, apply=lambda t: _JSON_FIELD_RE.sub(
+        _unless_lookup(2, lambda m: f'{m.group(1)}: "{mask_secret(m.group(2))}"'), t)),
+    dataclasses.replace(_V0_18_PASSES[5], apply=lambda t: _YAML_KEY_RE.sub(
+        _unless_lookup(3, lambda m: m.group(1) + m.group(2) + mask_secret(m.group(3))), t)),
+    *_V0_18_PASSES[6:],
+)
+
+# --- v0.19.0: the opt-in URL credential passes (``redact_url_credentials=True``), which the release
+# runs over a memory provider's context only ---------------------------------------------------------
+_URL_PARAM_RE = re.compile(r"""([?#&;])([A-Za-z0-9_.~+%\-]+)=([^#&;\s"'<>]*)""")
+_URL_SENSITIVE_PARAMS = _FORM_SENSITIVE_KEYS
+_ANY_USERINFO_RE = re.compile(r"((?:[A-Za-z][A-Za-z0-9+.-]*:)?//)([^/\s?#@]+)@")
+
+
+def _canonical_param(name: str) -> str:
+    for _ in range(3):
+        decoded = unquote_plus(name)
+        if decoded == name:
+            break
+        name = decoded
+    return name.casefold().replace("-", "_")
+
+
+def _mask_url_param(m: re.Match[str]) -> str:
+    if _canonical_param(m.group(2)) in _URL_SENSITIVE_PARAMS:
+        return f"{m.group(1)}{m.group(2)}=***"
+    return m.group(0)
+
+
+def _mask_userinfo(m: re.Match[str]) -> str:
+    userinfo = m.group(2)
+    masked = userinfo.split(":", 1)[0] + ":***@" if ":" in userinfo else "***@"
+    return m.group(1) + masked
+
+
+_URL_CREDENTIAL_PASSES = (
+    _Pass("url-parameter", lambda t: "=" in t and any(c in t for c in "?#&;"),
+          lambda t: _URL_PARAM_RE.sub(_mask_url_param, t), _URL_PARAM_RE),
+    _Pass("url-userinfo", lambda t: "//" in t and "@" in t, lambda t: _ANY_USERINFO_RE.sub(_mask_userinfo, t),
+          _ANY_USERINFO_RE),
+)
+_JWT_AT = _V0_18_1_PASSES.index(_JWT_PASS) + 1
+_V0_19_MEMORY_PASSES = (*_V0_18_1_PASSES[:_JWT_AT], *_URL_CREDENTIAL_PASSES, *_V0_18_1_PASSES[_JWT_AT:])
+
+# A profile's ``redaction`` names its passes, in their order (``memory_redaction`` likewise).
 REDACTIONS: dict[str, tuple[_Pass, ...]] = {
     "v0.15.1": (*_V0_16_PASSES[:-1], _DISCORD_PASS, _PHONE_PASS),
     "v0.16.0": _V0_16_PASSES,
     "v0.17.0": _V0_17_PASSES,
     "v0.18.0": _V0_18_PASSES,
+    "v0.18.1": _V0_18_1_PASSES,
+    "v0.19.0-memory": _V0_19_MEMORY_PASSES,
 }
 
 

@@ -40,7 +40,7 @@ class SummaryRequest:
     """
 
     prompt: str
-    max_tokens: int
+    max_tokens: int | None  # None: the release sends no output cap (v0.19.0); write about summary_budget tokens
     turns: list[dict[str, Any]]
     serialized_turns: str
     previous_summary: str | None = None
@@ -48,6 +48,7 @@ class SummaryRequest:
     summary_budget: int = 0
     section_headings: tuple[str, ...] = TEMPLATE_HEADINGS
     metadata: dict[str, Any] = field(default_factory=dict)
+    memory_context: str | None = None  # v0.19.0: a memory provider's context, to keep in the summary
 
 
 @runtime_checkable

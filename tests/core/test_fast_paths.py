@@ -322,9 +322,9 @@ def test_each_probe_finds_a_match_exactly_where_its_pattern_does(text):
 
 
 @settings(max_examples=800, deadline=None)
-@given(st.lists(st.one_of(st.sampled_from([*H._VENDOR_STARTS, "xoxp-", "xoxs-"]), st.text(alphabet="aZ09_-.=@ \x00é", max_size=30)), max_size=10).map("".join))
+@given(st.lists(st.one_of(st.sampled_from([*H._VENDOR_STARTS, "xoxp-", "xoxs-", "fw-", "fpk_"]), st.text(alphabet="aZ09_-.=@ \x00é", max_size=30)), max_size=10).map("".join))
 def test_vendor_gate_never_misses_a_vendor_key(text):
-    for pattern in (H._VENDOR_RE, H._VENDOR_RE_V0_17_0, H._VENDOR_RE_V0_18_0):
+    for pattern in (H._VENDOR_RE, H._VENDOR_RE_V0_17_0, H._VENDOR_RE_V0_18_0, H._VENDOR_RE_V0_18_1):
         if pattern.search(text):
             assert H._has_vendor_start(text)
             assert H._has_vendor_start("—" + text + "—")
@@ -336,9 +336,9 @@ def test_vendor_gate_finds_every_literal_after_a_boundary_only():
         key = literal + filler + "A" * (16 if literal == "AKIA" else 40)
         for before in ("", " ", "\x00", "(", "—", "\n"):
             assert H._has_vendor_start(before + key), (before, literal)
-            assert H._VENDOR_RE_V0_18_0.search(before + key), (before, literal)
+            assert H._VENDOR_RE_V0_18_1.search(before + key), (before, literal)
         for before in ("a", "Z", "0", "_", "-"):
-            assert not H._VENDOR_RE_V0_18_0.search(before + key)
+            assert not H._VENDOR_RE_V0_18_1.search(before + key)
 
 
 def test_json_probe_letters_fold_like_the_key_alternatives():
