@@ -346,6 +346,16 @@ class ContextCompressor:
 
     # --- trigger ------------------------------------------------------------------------------
 
+    @property
+    def ineffective_strikes(self) -> int:
+        """The anti-thrashing counter (two strikes block ``should_compress``)."""
+        return self._ineffective_compression_count
+
+    @property
+    def fallback_streak(self) -> int:
+        """v0.19.0: fallback compactions in a row, as the host reported them."""
+        return self._fallback_compression_streak
+
     def cooldown_remaining(self) -> float:
         """Seconds left of the summary-failure cooldown (0 when none is running)."""
         return max(0.0, self._summary_failure_cooldown_until - self.clock())

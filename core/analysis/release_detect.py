@@ -1,11 +1,11 @@
 """Which Hermes release wrote the handoff summaries in a transcript.
 
-Each release writes its summaries its own way: v0.15.1, v0.16.0 and v0.17.0 each have their own
-handoff prefix (v0.18.0 keeps v0.17.0's); v0.17.0 renamed four template headings and flags the
-summary message with ``_compressed_summary``; v0.18.0 merges a summary after the tail message's own
-text (``[PRIOR CONTEXT …]`` … ``[END OF PRIOR CONTEXT …]``), writes fixed texts in two sections of its
-fallback and replaces stripped tool calls with ``(tool call removed)``. :func:`detect_release` reads
-these traces and names the release family, with the evidence, so the dashboard can offer the profile.
+Each release writes its summaries its own way, and the profile table says how: the handoff prefix
+(v0.18.x keep v0.17.0's; v0.19.0 adds a sentence), the merge layout (a ``[PRIOR CONTEXT …]`` header and
+delimiter from v0.18.0), the fallback's fixed texts, and how orphaned calls are repaired (stub results
+up to v0.17.0, ``(tool call removed)`` from v0.18.0). :func:`detect_release` reads these traces, keeps
+the profiles that could have written them all and names them, with the evidence, so the dashboard can
+offer the newest of them. Nothing here names a release: adding a profile adds what it writes.
 """
 
 from __future__ import annotations
@@ -16,102 +16,150 @@ from typing import Any
 
 from core import profiles as P
 from core.message_view import content_text, role_of
+from core.phases.assemble import MERGE_RULES, ORPHAN_CALL_RULES
+from core.profiles import PROFILES, Profile
 
 __all__ = ["ReleaseGuess", "detect_release"]
 
-# Prefixes in the order they are checked: a longer one is never the start of a shorter one here.
-_PREFIXES: tuple[tuple[str, str], ...] = (
-    (P.SUMMARY_PREFIX_V0_17_0, "v0.17.0"),
-    (P.SUMMARY_PREFIX_V0_16_0, "v0.16.0"),
-    (P.SUMMARY_PREFIX_V0_15_1, "v0.15.1"),
-    (P.HISTORICAL_PREFIX_V0_16_0, "before v0.16.0"),
-    (P.LEGACY_SUMMARY_PREFIX, "legacy"),
+# Prefixes no profile writes, with who wrote them and whether the first profile that reads them is
+# worth offering (a pre-release build is closest to the release that came after it).
+_OTHER_PREFIXES: tuple[tuple[str, str, bool], ...] = (
+    (P.HISTORICAL_PREFIX_V0_16_0, "a Hermes build between v0.15.1 and v0.16.0", True),
+    (P.LEGACY_SUMMARY_PREFIX, "an early Hermes release (the [CONTEXT SUMMARY]: prefix)", False),
 )
 
 
 @dataclass
 class ReleaseGuess:
-    """The release family whose summaries the transcript holds, and why."""
+    """The releases whose summaries the transcript holds, and why."""
 
-    family: str  # e.g. "v0.16.x", "v0.17.x", "v0.18.x", "v0.17.x or v0.18.x"
+    family: str  # who wrote them: "Hermes v0.19.0", "Hermes v0.18.0 or v0.18.1", "a Hermes build between ..."
     profile: str | None  # the profile to offer (None when no profile writes this layout)
     summaries: int  # handoff summaries found
     evidence: list[str] = field(default_factory=list)
     indices: list[int] = field(default_factory=list)  # messages carrying a summary
+    candidates: list[str] = field(default_factory=list)  # every profile that could have written them
 
     @property
     def sentence(self) -> str:
         if self.summaries == 1:
-            return f"The handoff summary here was written by Hermes {self.family}."
-        return f"The {self.summaries} handoff summaries here were written by Hermes {self.family}."
+            return f"The handoff summary here was written by {self.family}."
+        return f"The {self.summaries} handoff summaries here were written by {self.family}."
 
 
 def _summary_text(text: str) -> str:
-    """The handoff inside a message: after the first merge delimiter when there is one (v0.18.0)."""
+    """The handoff inside a message: after the first merge delimiter when there is one (v0.18.0+)."""
     if P.PRIOR_CONTEXT_DELIMITER in text:
         return text.split(P.PRIOR_CONTEXT_DELIMITER, 1)[1].lstrip()
     return text.lstrip()
 
 
-def detect_release(messages: Sequence[Any]) -> ReleaseGuess | None:
-    """The release family of the handoff summaries in ``messages``; None when there are none."""
-    prefixes: dict[str, int] = {}
-    indices: list[int] = []
-    merged_after = historical_headings = flagged = v18_fallback = stripped_calls = stubs = 0
+def _writers() -> list[tuple[str, list[Profile]]]:
+    """Each profile's prefix with every profile that writes it, longest prefix first (none starts another)."""
+    writers: dict[str, list[Profile]] = {}
+    for profile in PROFILES.values():
+        writers.setdefault(profile.summary_prefix, []).append(profile)
+    return sorted(writers.items(), key=lambda item: -len(item[0]))
+
+
+def _names(profiles: Sequence[Profile]) -> str:
+    names = [p.name for p in profiles]
+    aliases = {alias for alias, name in P.PROFILE_ALIASES.items() if name in names}
+    names += sorted(aliases)
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
+
+
+@dataclass
+class _Traces:
+    """What the messages show, counted."""
+
+    by_prefix: dict[str, int] = field(default_factory=dict)  # prefix -> summaries written with it
+    indices: list[int] = field(default_factory=list)
+    merged_after: int = 0  # merged after the tail message's own text (header and delimiter)
+    fallback_no_repeat: int = 0  # a fallback whose In-Progress section no longer repeats the ask
+    stripped_calls: int = 0  # assistants whose orphaned calls were stripped
+    stubs: int = 0  # stub tool results
+    historical_headings: int = 0
+    flagged: int = 0
+
+
+def _read(messages: Sequence[Any], prefixes: list[str]) -> _Traces:
+    traces = _Traces()
+    fallback_texts = {p.fallback_in_progress for p in PROFILES.values() if p.fallback_in_progress}
     for index, message in enumerate(messages):
         if not isinstance(message, dict):
             continue
         text = content_text(message.get("content"))
         if P.TOOL_CALL_REMOVED == text.strip() and role_of(message) == "assistant":
-            stripped_calls += 1
+            traces.stripped_calls += 1
         if role_of(message) == "tool" and text.strip() == P.STUB_RESULT:
-            stubs += 1
+            traces.stubs += 1
         body = _summary_text(text)
-        found = next((name for prefix, name in _PREFIXES if body.startswith(prefix)), None)
+        found = next((prefix for prefix in prefixes if body.startswith(prefix)), None)
         if found is None:
             continue
-        indices.append(index)
-        prefixes[found] = prefixes.get(found, 0) + 1
+        traces.indices.append(index)
+        traces.by_prefix[found] = traces.by_prefix.get(found, 0) + 1
         if P.PRIOR_CONTEXT_DELIMITER in text and text.lstrip().startswith(P.PRIOR_CONTEXT_HEADER):
-            merged_after += 1
+            traces.merged_after += 1
         if P.HISTORICAL_TASK_HEADING in body:
-            historical_headings += 1
+            traces.historical_headings += 1
         if message.get(P.COMPRESSED_SUMMARY_KEY) is True:
-            flagged += 1
-        if P.FALLBACK_IN_PROGRESS_V0_18_0 in body:
-            v18_fallback += 1
-    if not indices:
-        return None
+            traces.flagged += 1
+        if any(fallback in body for fallback in fallback_texts):
+            traces.fallback_no_repeat += 1
+    return traces
 
-    evidence = [f"{count} with the {name} handoff prefix" for name, count in prefixes.items()]
-    newest = next(name for _prefix, name in _PREFIXES if name in prefixes)
-    if newest == "v0.17.0":
-        v18_signs = [
-            (merged_after, "merged after the tail message's own text ([PRIOR CONTEXT …] … [END OF PRIOR CONTEXT …])"),
-            (v18_fallback, "a fallback whose In-Progress section no longer repeats the last ask"),
-            (stripped_calls, "assistant messages whose orphaned calls were stripped: (tool call removed)"),
-        ]
-        for count, what in v18_signs:
-            if count:
-                evidence.append(f"{count} {what}")
-        if historical_headings:
-            evidence.append(f"{historical_headings} with the historical headings (## Historical Task Snapshot)")
-        if flagged:
-            evidence.append(f"{flagged} flagged _compressed_summary")
-        if stubs:
-            evidence.append(f"{stubs} stub tool results, which v0.18.0 no longer adds")
-        if any(count for count, _what in v18_signs):
-            family, profile = "v0.18.x", "v0.18.0"
-        elif stubs:
-            family, profile = "v0.17.x", "v0.17.0"
-        else:  # both write this layout; the newest is the likelier one to be running
-            family, profile = "v0.17.x or v0.18.x", "v0.18.0"
-    elif newest == "v0.16.0":
-        family, profile = "v0.16.x", "v0.16.0"
-    elif newest == "v0.15.1":
-        family, profile = "v0.15.x", "v0.15.1"
-    elif newest == "before v0.16.0":
-        family, profile = "a build between v0.15.1 and v0.16.0", "v0.16.0"
+
+def _narrow(candidates: list[Profile], traces: _Traces) -> tuple[list[Profile], list[str]]:
+    """The candidates consistent with the layout traces, and those traces in words."""
+    evidence: list[str] = []
+    checks = (
+        (traces.merged_after, "merged after the tail message's own text ([PRIOR CONTEXT …] … [END OF PRIOR CONTEXT …])",
+         lambda p: MERGE_RULES[p.merge_rule].writes_delimiter),
+        (traces.fallback_no_repeat, "fallback summary whose In-Progress section no longer repeats the last ask",
+         lambda p: p.fallback_in_progress is not None),
+        (traces.stripped_calls, "assistant messages whose orphaned calls were stripped: (tool call removed)",
+         lambda p: not ORPHAN_CALL_RULES[p.orphan_call_rule].adds_stubs),
+        (traces.stubs, "stub tool results for calls whose result was summarised",
+         lambda p: ORPHAN_CALL_RULES[p.orphan_call_rule].adds_stubs),
+    )
+    for count, what, writes_it in checks:
+        if not count:
+            continue
+        evidence.append(f"{count} {what}")
+        narrowed = [p for p in candidates if writes_it(p)]
+        candidates = narrowed or candidates  # traces of two releases (a mixed log): keep the prefix's writers
+    if traces.historical_headings:
+        evidence.append(f"{traces.historical_headings} with the historical headings (## Historical Task Snapshot)")
+    if traces.flagged:
+        evidence.append(f"{traces.flagged} flagged _compressed_summary")
+    return candidates, evidence
+
+
+def detect_release(messages: Sequence[Any]) -> ReleaseGuess | None:
+    """The releases that wrote the handoff summaries in ``messages``; None when there are none."""
+    writers = _writers()
+    prefixes = [prefix for prefix, _ in writers] + [prefix for prefix, _who, _offer in _OTHER_PREFIXES]
+    traces = _read(messages, prefixes)
+    if not traces.indices:
+        return None
+    evidence: list[str] = []
+    named = [(prefix, f"Hermes {_names(who)}") for prefix, who in writers]
+    for prefix, name in [*named, *((prefix, who) for prefix, who, _offer in _OTHER_PREFIXES)]:
+        count = traces.by_prefix.get(prefix, 0)
+        if count:
+            evidence.append(f"{count} {'summary' if count == 1 else 'summaries'} with the handoff prefix of {name}")
+    # The newest release that wrote one of these prefixes names the log (a session can span an upgrade).
+    written = [profiles for prefix, profiles in writers if prefix in traces.by_prefix]
+    if written:
+        newest = max(written, key=lambda profiles: list(PROFILES).index(profiles[-1].name))
+        candidates, layout = _narrow(list(newest), traces)
+        family, profile = f"Hermes {_names(candidates)}", candidates[-1].name
+        evidence += layout
     else:
-        family, profile = "an early release ([CONTEXT SUMMARY]: prefix)", None
-    return ReleaseGuess(family=family, profile=profile, summaries=len(indices), evidence=evidence, indices=indices)
+        prefix, family, offer = next(other for other in _OTHER_PREFIXES if other[0] in traces.by_prefix)
+        readers = [p.name for p in PROFILES.values() if prefix in p.recognised_prefixes]
+        profile = readers[0] if offer and readers else None
+    return ReleaseGuess(family=family, profile=profile, summaries=len(traces.indices), evidence=evidence,
+                        indices=traces.indices, candidates=[] if not written else [p.name for p in candidates])

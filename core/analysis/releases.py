@@ -20,6 +20,7 @@ import plotly.graph_objects as go
 from core.analysis.charts import ZONE_COLORS
 from core.compressor import CompressionResult, ContextCompressor
 from core.config import CompressorConfig
+from core.phases.assemble import MERGE_RULES
 from core.phases.trigger import THRESHOLD_RULES
 from core.plan import NOTHING_TO_COMPRESS, TOO_SMALL
 from core.profiles import PROFILES
@@ -58,8 +59,7 @@ class ReleaseRun:
             return "—"
         profile = PROFILES[self.release]
         if result.summary_merged:
-            where = ("after the first tail message's text, END marker last" if profile.merge_rule == "prior-context"
-                     else "before the first tail message's text")
+            where = MERGE_RULES[profile.merge_rule].where
             layout = f"merged into the first tail message ({where})"
         else:
             marker = result.summary_role == "user" or profile.end_marker_on_every_summary

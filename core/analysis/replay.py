@@ -314,7 +314,7 @@ def replay(
                         failure_reason=result.failure_reason,
                         compacted_indices=compacted,
                         tail_tokens=tail_tokens,
-                        ineffective_strikes=compressor._ineffective_compression_count,
+                        ineffective_strikes=compressor.ineffective_strikes,
                         messages=list(context),
                     )
                 )
@@ -343,18 +343,20 @@ def replay(
                         f"Compaction #{len(records)} at message {index} was aborted: {why}{skipped}. The context was "
                         "kept unchanged."
                     )
-                if (compressor._ineffective_compression_count >= P.INEFFECTIVE_STRIKES
-                        and not anti_thrash_warned):
-                    anti_thrash_warned = True
-                    warnings.append(
-                        f"Anti-thrashing engaged after compaction #{len(records)} at message {index}: the last "
-                        f"{P.INEFFECTIVE_STRIKES} compactions each saved under {P.INEFFECTIVE_SAVINGS_PCT}%, so "
-                        "Hermes stops compressing automatically (only /compress or /new gets it going again)."
-                    )
+                if result.compressed:  # the host reports the committed boundary (v0.19.0 counts fallbacks)
+                    compressor.record_completed_compaction(used_fallback=result.fallback_used)
             elif before >= threshold:
                 skipped_turns.append(index)
-                if compressor.profile.cooldown_blocks_trigger and compressor._summary_failure_cooldown_until > clock.now:
+                if compressor.blocked_reason() == "cooldown":
                     cooling_turns.append(index)
+            # The response reports the prompt it was sent (v0.19.0 judges the last compaction by it).
+            compressor.update_from_response({"prompt_tokens": after})
+            if compressor.blocked_reason() in ("ineffective", "fallback-streak") and not anti_thrash_warned:
+                anti_thrash_warned = True
+                warnings.append(f"At message {index}: " + compressor.thrash_rule.blocked_words()
+                                if compressor.blocked_reason() == "ineffective" else
+                                f"At message {index}: two compactions in a row used the fallback summary, so "
+                                f"{compressor.profile.name} stops compressing automatically.")
             points.append((turn, index, before, after, outcome in COMPRESSED_OUTCOMES, outcome, len(context),
                            estimate, recorded, RECORDED if recorded is not None else ESTIMATED))
             turn += 1

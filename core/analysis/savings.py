@@ -28,6 +28,7 @@ from core.analysis.overview import (
 from core.compressor import CompressionResult
 from core.config import CompressorConfig
 from core.phases import prune
+from core.phases.assemble import ORPHAN_CALL_RULES
 from core.phases.prune import PrunePlan
 from core.plan import TOO_SMALL, usable_prune_plan
 from core.plan import plan as compression_plan
@@ -248,7 +249,7 @@ def phase_savings(
         middle = range(result.compress_start or 0, result.compress_end or 0)  # a range: no list of every index
         add("summary", built.assembled, middle, f"{len(middle)} messages → 1 summary" + (" (merged)" if built.summary_merged else ""))
         repair_note = f"{built.orphans_removed} orphan results removed, " + (
-            f"{built.stubs_added} stubs added" if built.plan.profile.orphan_call_rule == "stub"
+            f"{built.stubs_added} stubs added" if ORPHAN_CALL_RULES[built.plan.profile.orphan_call_rule].adds_stubs
             else f"{built.calls_stripped} calls without results stripped"
         )
         add("repair", built.repaired, [], repair_note)

@@ -151,9 +151,23 @@ def append_after_prior_context(message: dict[str, Any], summary: str) -> dict[st
     return copy
 
 
-MERGE_RULES: dict[str, Callable[[dict[str, Any], str], dict[str, Any]]] = {
-    "prepend": prepend_summary,
-    "prior-context": append_after_prior_context,
+@dataclass(frozen=True)
+class MergeRule:
+    """How a release merges a summary into the first tail message, and what that leaves in the text."""
+
+    merge: Callable[[dict[str, Any], str], dict[str, Any]]
+    writes_delimiter: bool  # the merged text holds the [PRIOR CONTEXT ...] header and delimiter
+    where: str  # where the summary goes, in words
+
+    def __call__(self, message: dict[str, Any], summary: str) -> dict[str, Any]:
+        return self.merge(message, summary)
+
+
+MERGE_RULES: dict[str, MergeRule] = {
+    "prepend": MergeRule(prepend_summary, writes_delimiter=False,
+                         where="before the first tail message's text"),
+    "prior-context": MergeRule(append_after_prior_context, writes_delimiter=True,
+                               where="after the first tail message's text, END marker last"),
 }
 
 
@@ -268,9 +282,21 @@ def strip_orphan_calls(messages: list[Any], missing: set[Any], report: SanitizeR
     return out
 
 
-ORPHAN_CALL_RULES: dict[str, Callable[[list[Any], set[Any], SanitizeReport], list[Any]]] = {
-    "stub": stub_missing_results,
-    "strip": strip_orphan_calls,
+@dataclass(frozen=True)
+class OrphanCallRule:
+    """How a release repairs a call whose result is gone."""
+
+    repair: Callable[[list[Any], set[Any], SanitizeReport], list[Any]]
+    adds_stubs: bool  # True: a stub result is added; False: the call is stripped from its message
+    what: str  # what the repair does, in words
+
+    def __call__(self, messages: list[Any], missing: set[Any], report: SanitizeReport) -> list[Any]:
+        return self.repair(messages, missing, report)
+
+
+ORPHAN_CALL_RULES: dict[str, OrphanCallRule] = {
+    "stub": OrphanCallRule(stub_missing_results, adds_stubs=True, what="a stub result is added after the call"),
+    "strip": OrphanCallRule(strip_orphan_calls, adds_stubs=False, what="the call is stripped from its message"),
 }
 
 

@@ -150,11 +150,14 @@ class LiteLLMSummarizer:
         """The model the next call goes to."""
         return self.summary_model or self.model
 
-    def capped(self, max_tokens: int) -> int:
-        """The completion length a call asking for ``max_tokens`` requests (``max_tokens_cap`` applied)."""
+    def capped(self, max_tokens: int | None) -> int | None:
+        """The completion length a call asking for ``max_tokens`` requests (``max_tokens_cap`` applied;
+        None: no cap is sent, as Hermes v0.19.0 sends none)."""
+        if max_tokens is None:
+            return self.max_tokens_cap
         return max_tokens if self.max_tokens_cap is None else min(max_tokens, self.max_tokens_cap)
 
-    def request_kwargs(self, prompt: str, max_tokens: int) -> dict[str, Any]:
+    def request_kwargs(self, prompt: str, max_tokens: int | None) -> dict[str, Any]:
         """The exact keyword arguments the next call passes to ``litellm.completion``."""
         if not self.current_model():
             raise RuntimeError(NO_PROVIDER_MESSAGE)
@@ -168,9 +171,11 @@ class LiteLLMSummarizer:
         kwargs: dict[str, Any] = {
             "model": self.current_model(),
             "messages": [{"role": "user", "content": replace_lone_surrogates(prompt)}],
-            "max_tokens": self.capped(max_tokens),
             "timeout": self.timeout,
         }
+        sent = self.capped(max_tokens)
+        if sent is not None:
+            kwargs["max_tokens"] = sent
         if api_base:
             kwargs["api_base"] = api_base
         if api_key:
@@ -183,11 +188,11 @@ class LiteLLMSummarizer:
             kwargs["mock_response"] = self.mock_response
         return kwargs
 
-    def __call__(self, prompt: str, max_tokens: int) -> str:
+    def __call__(self, prompt: str, max_tokens: int | None) -> str:
         if not isinstance(prompt, str):
             raise TypeError(f"prompt must be a string, got {type(prompt).__name__}")
-        if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens <= 0:
-            raise ValueError(f"max_tokens must be a positive integer, got {max_tokens!r}")
+        if max_tokens is not None and (isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens <= 0):
+            raise ValueError(f"max_tokens must be a positive integer or None, got {max_tokens!r}")
         kwargs = self.request_kwargs(prompt, max_tokens)
         record: dict[str, Any] = {
             "model": kwargs["model"],
@@ -195,7 +200,7 @@ class LiteLLMSummarizer:
             "api_base": kwargs.get("api_base"),
             "max_tokens": max_tokens,
             "max_tokens_cap": self.max_tokens_cap,
-            "max_tokens_sent": kwargs["max_tokens"],
+            "max_tokens_sent": kwargs.get("max_tokens"),
             "prompt_chars": len(prompt),
             "usage": None,
             "latency_s": None,

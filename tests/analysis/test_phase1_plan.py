@@ -115,7 +115,7 @@ def test_a_transcript_keeps_one_plan_per_estimator():
     assert transcript.prune_plan(CompressorConfig(threshold_percent=0.7, model="gpt-4o")) is hermes
     exact = transcript.prune_plan(CompressorConfig(token_estimator="tiktoken", model="gpt-4o"))
     assert exact is not hermes
-    assert exact.key == estimator_key("tiktoken", "gpt-4o") == ("tiktoken", "o200k_base")
+    assert exact.key[:2] == estimator_key("tiktoken", "gpt-4o") == ("tiktoken", "o200k_base")
     assert transcript.prune_plan(CompressorConfig(token_estimator="tiktoken", model="gpt-4o-mini")) is exact
     assert transcript.prune_plan(CompressorConfig(token_estimator="tiktoken", model="gpt-4")) is not exact
 

@@ -20,7 +20,10 @@ from core.profiles import (
 from tests.core.helpers import asst, call, long_agent_run, tool, user
 
 GOLDEN = Path(__file__).resolve().parents[1] / "data" / "golden"
-FAMILY = {"v0.15.1": "v0.15.x", "v0.16.0": "v0.16.x", "v0.17.0": "v0.17.x", "v0.18.0": "v0.18.x"}
+FAMILY = {"v0.15.1": "Hermes v0.15.1", "v0.16.0": "Hermes v0.16.0", "v0.18.0": "Hermes v0.18.0, v0.18.1 or v0.18.2",
+          "v0.18.1": "Hermes v0.18.0, v0.18.1 or v0.18.2", "v0.19.0": "Hermes v0.19.0"}
+# What the newest candidate is: v0.18.0 and v0.18.1 write the same summaries, so the newer is offered.
+OFFERED = {"v0.18.0": "v0.18.1"}
 
 
 def _failing(prompt: str, max_tokens: int) -> str:
@@ -38,11 +41,11 @@ def test_each_release_is_recognised_from_its_own_merged_fallback(profile):
     guess = detect_release(_output(profile, _failing))
     assert guess is not None and guess.summaries == 1 and guess.indices == [2]
     if profile == "v0.17.0":
-        # v0.17.0's merged fallback carries nothing v0.18.0 could not also have written.
-        assert (guess.family, guess.profile) == ("v0.17.x or v0.18.x", "v0.18.0")
+        # v0.17.0's merged fallback carries nothing v0.18.x could not also have written.
+        assert (guess.family, guess.profile) == ("Hermes v0.17.0, v0.18.0, v0.18.1 or v0.18.2", "v0.18.1")
     else:
-        assert (guess.family, guess.profile) == (FAMILY[profile], profile)
-    assert guess.sentence == f"The handoff summary here was written by Hermes {guess.family}."
+        assert (guess.family, guess.profile) == (FAMILY[profile], OFFERED.get(profile, profile))
+    assert guess.sentence == f"The handoff summary here was written by {guess.family}."
 
 
 def test_v0_18_0_merges_after_the_tail_text_and_strips_orphaned_calls():
@@ -51,7 +54,7 @@ def test_v0_18_0_merges_after_the_tail_text_and_strips_orphaned_calls():
     messages.insert(4, user("and the docs?"))
     out = ContextCompressor(CompressorConfig(profile="v0.18.0"), summarizer=_failing).compress(messages).messages
     guess = detect_release(out)
-    assert guess is not None and guess.family == "v0.18.x"
+    assert guess is not None and guess.family == "Hermes v0.18.0, v0.18.1 or v0.18.2"
     assert any("orphaned calls were stripped" in line or "merged after" in line or "fallback" in line
                for line in guess.evidence)
 
@@ -62,18 +65,36 @@ def test_a_v0_17_0_stub_result_tells_it_from_v0_18_0():
     stub = {"role": "tool", "content": STUB_RESULT, "tool_call_id": "c1"}
     common = [user("go"), asst("ok"), summary, asst(None, [call("c1", "terminal", {"command": "ls"})])]
     with_stub = detect_release([*common, stub, user("next")])
-    assert (with_stub.family, with_stub.profile) == ("v0.17.x", "v0.17.0")
+    assert (with_stub.family, with_stub.profile) == ("Hermes v0.17.0", "v0.17.0")
     assert any("stub tool results" in line for line in with_stub.evidence)
     assert any("historical headings" in line for line in with_stub.evidence)
     without = detect_release([*common, tool("c1", "a.py"), user("next")])
-    assert without.family == "v0.17.x or v0.18.x"
+    assert without.family == "Hermes v0.17.0, v0.18.0, v0.18.1 or v0.18.2"
     # Two summaries, one from each family: the newest names the release.
     older = {"role": "user", "content": SUMMARY_PREFIX_V0_16_0 + "\n## Active Task\nNone."}
     both = detect_release([older, *common, stub])
-    assert both.summaries == 2 and both.family == "v0.17.x" and len(both.evidence) >= 2
+    assert both.summaries == 2 and both.family == "Hermes v0.17.0" and len(both.evidence) >= 2
 
 
 def test_no_summary_and_the_legacy_prefix():
     assert detect_release(long_agent_run(3)) is None
     guess = detect_release([user("hi"), {"role": "user", "content": LEGACY_SUMMARY_PREFIX + " old notes"}])
-    assert guess is not None and guess.profile is None and "early release" in guess.family
+    assert guess is not None and guess.profile is None and "early Hermes release" in guess.family
+    assert guess.sentence == ("The handoff summary here was written by an early Hermes release (the "
+                              "[CONTEXT SUMMARY]: prefix).")
+
+
+def test_a_build_between_releases_reads_as_one_sentence():
+    from core.profiles import HISTORICAL_PREFIX_V0_16_0
+
+    guess = detect_release([user("hi"), {"role": "user", "content": HISTORICAL_PREFIX_V0_16_0 + "\n## Active Task\nx"}])
+    assert guess.sentence == "The handoff summary here was written by a Hermes build between v0.15.1 and v0.16.0."
+    assert guess.evidence == ["1 summary with the handoff prefix of a Hermes build between v0.15.1 and v0.16.0"]
+    assert guess.profile == "v0.16.0"
+
+
+def test_the_v0_19_0_sentence_names_the_release():
+    from core.profiles import SUMMARY_PREFIX_V0_19_0
+
+    guess = detect_release([user("hi"), {"role": "user", "content": SUMMARY_PREFIX_V0_19_0 + "\n## Goal\nx"}])
+    assert (guess.family, guess.profile) == ("Hermes v0.19.0", "v0.19.0")

@@ -133,13 +133,16 @@ def test_the_comparison_table() -> None:
                                     keep_last=1)
     table = comparison.table
     assert table["strategy"].tolist() == ["Hermes v0.15.1", "Hermes v0.16.0", "Hermes v0.17.0", "Hermes v0.18.0",
+                                          "Hermes v0.18.1", "Hermes v0.19.0",
                                           "Truncation", "Observation masking (last 1)", "Codex-style"]
-    assert table["messages_after"].tolist() == [9, 9, 9, 9, 8, 11, 5]
-    assert table["messages_kept"].tolist() == [8, 8, 8, 8, 8, 11, 4]
-    assert table.loc[4, "tokens_after"] == budget and bool(table.loc[4, "fits_budget"])
-    assert table["openai_errors"].tolist() == [0, 0, 0, 0, 0, 0, 0]
-    assert table["anthropic_errors"].tolist() == [0, 0, 0, 0, 0, 0, 3]
-    assert table["pairs_ok"].tolist() == [True] * 7
+    assert table["messages_after"].tolist() == [9, 9, 9, 9, 9, 9, 8, 11, 5]
+    assert table["messages_kept"].tolist() == [8, 8, 8, 8, 8, 8, 8, 11, 4]
+    assert table.loc[6, "tokens_after"] == budget and bool(table.loc[6, "fits_budget"])
+    assert table["openai_errors"].tolist() == [0] * 9
+    assert table["anthropic_errors"].tolist() == [0, 0, 0, 0, 0, 0, 0, 0, 3]
+    assert table["pairs_ok"].tolist() == [True] * 9
+    # v0.19.0's grounded task line quotes the compacted part's user request: two more facts kept.
+    assert table["compacted_kept"].tolist()[:6] == [4, 4, 4, 4, 4, 6]
     assert table.attrs["facts_total"] == 13
 
     # Hermes summarised 4-6: the summary quotes the error line but not the command or port 8080.
@@ -159,7 +162,7 @@ def test_the_comparison_table() -> None:
     assert masked == {"handler": False, "render_page": False, "tests/test_app.py": True,
                       "tests/test_app.py::test_ok": False, ERROR_LINE: False, "1 failed": False,
                       "3 passed": False, "0.12s": False, "AssertionError": False}
-    row = table.loc[5]
+    row = table.loc[7]
     assert (row["compacted_facts"], row["compacted_kept"]) == (9, 1)
     assert row["retention_compacted"] == pytest.approx(1 / 9)
 
@@ -172,7 +175,7 @@ def test_the_comparison_table() -> None:
 def test_a_broken_promise_is_reported(monkeypatch: pytest.MonkeyPatch) -> None:
     comparison = compare_strategies(SESSION, CompressorConfig(profile=V16), Recorder(SUMMARY), budget_tokens=1_000)
     assert comparison.violations["upload"].empty
-    assert comparison.table["notes"].tolist()[5] == "0 tool output(s) masked"
+    assert comparison.table["notes"].tolist()[7] == "0 tool output(s) masked"
 
     def drops_a_result(messages: list, keep_last: int = 10) -> strategies.StrategyRun:
         run = observation_masking(messages, keep_last)
@@ -181,7 +184,7 @@ def test_a_broken_promise_is_reported(monkeypatch: pytest.MonkeyPatch) -> None:
 
     monkeypatch.setattr(strategies, "observation_masking", drops_a_result)
     broken = compare_strategies(SESSION, CompressorConfig(profile=V16), Recorder(SUMMARY), budget_tokens=1_000)
-    row = broken.table.loc[5]
+    row = broken.table.loc[7]
     assert not row["pairs_ok"]
     assert row["pair_violations"] == 2  # unanswered call (OpenAI) + tool_use not answered (Anthropic)
     assert row["notes"].endswith("promised valid tool pairs but the lint found 2 pair violation(s)")

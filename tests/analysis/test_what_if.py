@@ -68,19 +68,24 @@ def test_every_option_makes_the_peak_reach_the_threshold(profile, peak):
 
 def test_a_10k_session_with_the_floor_is_told_what_hermes_can_do_first():
     older = trigger_options(10_000, CompressorConfig(profile="v0.17.0"), 128_000)
-    # No threshold of v0.17.0 goes below 64,000: the honest way is v0.18.0 with a small window.
-    assert older[0].changes == {"profile": "v0.18.0", "window_scale": 0.09}
+    # No threshold of v0.17.0 goes below 64,000: the honest way is the newest release with a small window.
+    assert older[0].changes == {"profile": "v0.19.0", "window_scale": 0.09}
     assert "No threshold of v0.17.0 is below 64,000 tokens" in older[0].text and older[0].hermes
     assert not older[-1].hermes and "not what Hermes does" in older[-1].text
     assert older[-1].changes == {"what_if_no_floor": True, "threshold_percent": 0.05}
     # Where the threshold slider alone is enough, the floor is not mentioned.
-    reachable = trigger_options(90_000, CompressorConfig(context_length=200_000, max_tokens=16_384), 200_000)
+    reachable = trigger_options(90_000, CompressorConfig(context_length=200_000, max_tokens=16_384,
+                                                         profile="v0.18.1"), 200_000)
     assert [o.hermes for o in reachable] == [True, True]
     assert reachable[0].changes == {"threshold_percent": 0.35}
+    # v0.19.0 raises any percentage below 75 % under a 512K window: the slider cannot help, a window can.
+    raised = trigger_options(90_000, CompressorConfig(context_length=200_000, max_tokens=16_384), 200_000)
+    assert "threshold_percent" not in raised[0].changes and raised[0].changes == {"window_scale": 0.5}
+    assert raised[0].hermes and not raised[-1].hermes
 
 
 def test_no_advice_when_the_threshold_is_reached_or_nothing_helps():
-    assert trigger_options(70_000, CompressorConfig(), 128_000) == []
+    assert trigger_options(96_000, CompressorConfig(), 128_000) == []  # v0.19.0: 75 % of 128,000
     assert trigger_options(0, CompressorConfig(), 128_000) == []
 
 

@@ -42,7 +42,7 @@ class Corpus:
 @pytest.fixture(scope="session")
 def corpus(tmp_path_factory: pytest.TempPathFactory) -> Corpus:
     root = tmp_path_factory.mktemp("corpus")
-    big = write_openai(root / "big.json", agent_messages(3, 220, 1500))
+    big = write_openai(root / "big.json", agent_messages(3, 330, 1500))  # over the 96,000 threshold at 128K
     mid = write_openai(root / "mid.json", agent_messages(2, 30))
     tiny = write_openai(
         root / "tiny.json",

@@ -39,7 +39,7 @@ def test_json_matches_library(cli, corpus):
     assert report["exact_tokens"] == counter.count_messages(messages)
     assert report["hermes_tokens"] == hermes
     assert report["estimator_tokens"] == hermes
-    assert report["threshold_tokens"] == 64_000
+    assert report["threshold_tokens"] == 96_000
     assert report["would_compress"] is would is True
     assert report["outcome"] == result.outcome == "summarized"
     assert (report["compress_start"], report["compress_end"]) == (result.compress_start, result.compress_end)

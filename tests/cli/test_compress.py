@@ -47,7 +47,7 @@ def test_json_report(cli, corpus, tmp_path):
     assert report["outcome"] == "summarized"
     assert report["messages_before"] == len(original)
     assert report["messages_after"] == len(result) == len(load(out).messages)
-    assert report["threshold_tokens"] == 64_000
+    assert report["threshold_tokens"] == 96_000
     assert report["hermes_tokens_after"] < report["hermes_tokens_before"]
     assert report["strict_redaction"] is False  # the extractive summarizer is local: off by default
 
@@ -57,7 +57,7 @@ def test_below_threshold_is_written_unchanged_unless_forced(cli, corpus, tmp_pat
     run = cli("compress", corpus.mid, "-o", out)
     assert run.code == 0
     assert load(out).messages == load(corpus.mid).messages
-    assert "below the 64,000 threshold" in run.err and "--force" in run.err
+    assert "below the 96,000 threshold" in run.err and "--force" in run.err
 
     forced = tmp_path / "forced.json"
     run = cli("compress", corpus.mid, "-o", forced, "--force")

@@ -216,15 +216,26 @@ def test_no_cap_by_default_keeps_max_tokens_untouched(monkeypatch):
     assert summarizer.last_call["max_tokens_sent"] == 2_613
 
 
-def test_capped_call_inside_a_compression(monkeypatch):
+@pytest.mark.parametrize("profile", ["v0.18.1", "v0.19.0"])
+def test_capped_call_inside_a_compression(monkeypatch, profile):
     seen = _recording_completion(monkeypatch)
     summarizer = LiteLLMSummarizer("gpt-4o-mini", mock_response="## Active Task\nFinish parser.py", max_tokens_cap=64)
-    result = _compressor(summarizer).compress(_transcript())
+    result = _compressor(summarizer, profile=profile).compress(_transcript())
     assert result.outcome == "summarized"
     call = result.summarizer_call
-    assert call.max_tokens > 64  # the compressor's budget is at least 2,000 tokens x 1.3
+    if profile == "v0.19.0":
+        assert call.max_tokens is None  # the release sends no output cap: only ours goes out
+    else:
+        assert call.max_tokens > 64  # the compressor's budget is at least 2,000 tokens x 1.3
     assert call.max_tokens == summarizer.last_call["max_tokens"]
     assert seen[-1]["max_tokens"] == 64 == summarizer.last_call["max_tokens_sent"]
+
+
+def test_no_cap_and_no_output_cap_sends_none(monkeypatch):
+    seen = _recording_completion(monkeypatch)
+    summarizer = LiteLLMSummarizer("gpt-4o-mini", mock_response="ok")
+    summarizer("the prompt", None)
+    assert "max_tokens" not in seen[-1] and summarizer.last_call["max_tokens_sent"] is None
 
 
 @pytest.mark.parametrize("cap", [0, -1, 2.5, True, "512"])
@@ -492,7 +503,9 @@ def test_compressor_summary_path():
     call = result.summarizer_call
     assert summarizer.last_call["max_tokens"] == call.max_tokens
     assert summarizer.last_call["prompt_chars"] == len(call.prompt)
-    assert compressor.previous_summary == "## Active Task\nFinish the refactor of parser.py"
+    # v0.19.0 keeps the answer under a task line grounded in the last real user turn of the window.
+    assert compressor.previous_summary.endswith("\n\n## Active Task\nFinish the refactor of parser.py")
+    assert compressor.previous_summary.startswith("## Historical Task Snapshot\nUser asked (deterministic")
     assert compressor.compression_count == 1
 
 

@@ -89,7 +89,7 @@ def _focus(after_template: str) -> str | None:
     return rest[: ends[-1]]
 
 
-def parse_prompt(prompt: str, max_tokens: int) -> SummaryRequest:
+def parse_prompt(prompt: str, max_tokens: int | None) -> SummaryRequest:
     """Read a summary prompt (the compressor's documented layout, any release) back into a request."""
     if not isinstance(prompt, str):
         raise TypeError(f"prompt must be a str, got {type(prompt).__name__}")
@@ -117,7 +117,7 @@ def parse_prompt(prompt: str, max_tokens: int) -> SummaryRequest:
             previous_summary = prompt[start + len("PREVIOUS SUMMARY:\n") : header_at].strip() or None
     after_template = prompt[template_at + 1 :]
     target = _TARGET_RE.findall(after_template)
-    budget = int(target[0]) if target else int(max_tokens / 1.3)
+    budget = int(target[0]) if target else int(max_tokens / 1.3) if max_tokens else 0
     return SummaryRequest(
         prompt=prompt,
         max_tokens=max_tokens,

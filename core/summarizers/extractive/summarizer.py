@@ -80,7 +80,7 @@ class ExtractiveSummarizer:
     # ``request.serialized_turns``: the compressor leaves them empty rather than build them.
     reads_prompt = False
 
-    def __call__(self, prompt: str, max_tokens: int) -> str:
+    def __call__(self, prompt: str, max_tokens: int | None) -> str:
         return self.summarize_request(parse_prompt(prompt, max_tokens))
 
     def summarize_request(self, request: SummaryRequest) -> str:
@@ -104,11 +104,13 @@ class ExtractiveSummarizer:
             message if isinstance(message, Mapping) else {"role": "unknown", "content": str(message)}
             for message in turns
         ]
-        if not isinstance(request.max_tokens, int) or request.max_tokens <= 0:
+        budget = request.summary_budget if isinstance(request.summary_budget, int) and request.summary_budget > 0 else None
+        if request.max_tokens is None and budget is not None:
+            limit = budget  # no output cap (v0.19.0): the budget the prompt names is the limit
+        elif not isinstance(request.max_tokens, int) or request.max_tokens <= 0:
             raise ValueError(f"request.max_tokens must be a positive integer, got {request.max_tokens!r}")
-        limit = request.max_tokens
-        if isinstance(request.summary_budget, int) and request.summary_budget > 0:
-            limit = min(limit, request.summary_budget)
+        else:
+            limit = request.max_tokens if budget is None else min(request.max_tokens, budget)
         headings = request_headings(request)
         skeleton = skeleton_tokens(headings)
         if limit < skeleton + task.MIN_ACTIVE_TASK_TOKENS:
