@@ -52,7 +52,10 @@ DUMP_FORMATS: tuple[str, ...] = (openai_chat.NAME,) + tuple(
     spec.name for spec in FORMATS if spec.write is not None and spec.name != openai_chat.NAME
 )
 
-SQLITE_FORMAT: FormatSpec = next(spec for spec in FORMATS if spec.parse_sqlite is not None)
+#: The SQLite store a database goes to when no format claims it (its reader says what it expected).
+SQLITE_FORMAT: FormatSpec = next(
+    spec for spec in FORMATS if spec.parse_sqlite is not None and spec.detect_sqlite is None
+)
 
 
 def resolve(name: str) -> FormatSpec | None:
