@@ -15,6 +15,7 @@ from core.formats import (
     claude_code,
     codex,
     codex_exec,
+    gemini_cli,
     hermes,
     langchain,
     mini_swe_agent,
@@ -30,6 +31,8 @@ FORMATS: tuple[FormatSpec, ...] = (
     claude_code.FORMAT,
     codex.FORMAT,
     codex_exec.FORMAT,
+    # Agents' own session logs (Gemini CLI, ...): their rules need keys those agents write.
+    gemini_cli.FORMAT,
     openhands.FORMAT,
     swe_agent.FORMAT,
     mini_swe_agent.FORMAT,
