@@ -21,6 +21,7 @@ from core.formats import (
     mini_swe_agent,
     openai_chat,
     openai_responses,
+    opencode,
     openhands,
     sharegpt,
     swe_agent,
@@ -33,6 +34,7 @@ FORMATS: tuple[FormatSpec, ...] = (
     codex_exec.FORMAT,
     # Agents' own session logs (Gemini CLI, ...): their rules need keys those agents write.
     gemini_cli.FORMAT,
+    opencode.FORMAT,
     openhands.FORMAT,
     swe_agent.FORMAT,
     mini_swe_agent.FORMAT,
