@@ -13,8 +13,10 @@ from __future__ import annotations
 from core.formats import (
     anthropic,
     claude_code,
+    cline,
     codex,
     codex_exec,
+    copilot_cli,
     gemini_cli,
     hermes,
     langchain,
@@ -32,9 +34,11 @@ FORMATS: tuple[FormatSpec, ...] = (
     claude_code.FORMAT,
     codex.FORMAT,
     codex_exec.FORMAT,
-    # Agents' own session logs (Gemini CLI, ...): their rules need keys those agents write.
+    # Agents' own session logs and folders: their rules need keys (or file names) those agents write.
     gemini_cli.FORMAT,
+    copilot_cli.FORMAT,
     opencode.FORMAT,
+    cline.FORMAT,
     openhands.FORMAT,
     swe_agent.FORMAT,
     mini_swe_agent.FORMAT,
