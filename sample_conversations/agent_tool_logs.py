@@ -259,18 +259,19 @@ def copilot_cli_events(rng: random.Random) -> list[dict[str, Any]]:
                                  "cacheReadTokens": prompt - rng.randint(200, 3000), "cacheWriteTokens": rng.randint(0, 900),
                                  "duration": rng.randint(1500, 9000), "initiator": "user", "cost": 1})
 
-    def tools(api: str, text: str, requests: list[tuple[str, dict[str, Any], str]], prompt: int, reasoning: str) -> None:
+    def tools(api: str, text: str, requests: list[tuple[str, dict[str, Any], str]], prompt: int, reasoning: str,
+              model: str = "claude-sonnet-4.5") -> None:
         emit("assistant.reasoning", {"reasoningId": _id(rng, "rs_", 16), "content": reasoning})
         ids = [_id(rng, "toolu_01", 22) for _ in requests]
         emit("assistant.message", {"messageId": _uuid(rng), "content": text, "apiCallId": api, "interactionId": interaction,
                                    "toolRequests": [{"toolCallId": i, "name": n, "arguments": a, "type": "function"}
                                                     for i, (n, a, _) in zip(ids, requests, strict=True)],
                                    "outputTokens": rng.randint(40, 300)})
-        usage(api, prompt)
+        usage(api, prompt, model)
         for call_id, (name, arguments, _) in zip(ids, requests, strict=True):
             emit("tool.execution_start", {"toolCallId": call_id, "toolName": name, "arguments": arguments})
         for call_id, (_, _, output) in zip(ids, requests, strict=True):
-            emit("tool.execution_complete", {"toolCallId": call_id, "success": True, "model": "claude-sonnet-4.5",
+            emit("tool.execution_complete", {"toolCallId": call_id, "success": True, "model": model,
                                              "interactionId": interaction,
                                              "result": {"content": output, "detailedContent": output}})
 
@@ -303,7 +304,7 @@ def copilot_cli_events(rng: random.Random) -> list[dict[str, Any]]:
                                   "cause": "rate_limit_auto_switch"})
     turn(2)
     tools(_id(rng, "chatcmpl-", 24), "", [("bash", {"command": f"python -m pytest {TP} -q", "description": "Run them again"},
-                                           project.pytest_run(rng, [TP], [])[0])], 17300, "Check the tests.")
+                                           project.pytest_run(rng, [TP], [])[0])], 17300, "Check the tests.", "gpt-5.1")
     api = _id(rng, "chatcmpl-", 24)
     for index, text in enumerate(("parse_amount now quantizes with ROUND_HALF_UP, so 1.005 becomes 1.01.",
                                   "The parser tests pass.")):
@@ -327,7 +328,7 @@ def copilot_cli_events(rng: random.Random) -> list[dict[str, Any]]:
     tools(_id(rng, "chatcmpl-", 24), "Adding the case to the parametrized test.",
           [("edit", {"path": f"{CWD}/{TP}", "old_str": '("1.005", Decimal("1.01")),',
                      "new_str": '("1.005", Decimal("1.01")),\n    ("2.675", Decimal("2.68")),'},
-            f"File {CWD}/{TP} updated with changes.")], 15100, "One more parametrize row.")
+            f"File {CWD}/{TP} updated with changes.")], 15100, "One more parametrize row.", "gpt-5.1")
     emit("assistant.message", {"messageId": _uuid(rng), "content": "Added `2.675 → 2.68` to the parse_amount cases.",
                                "toolRequests": [], "outputTokens": 22, "model": "gpt-5.1"})
     emit("assistant.turn_end", {"turnId": "3"})

@@ -25,6 +25,7 @@ compression): the dropped messages stay in place, then a :class:`CompactionEvent
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from collections.abc import Hashable
 from dataclasses import dataclass
@@ -65,6 +66,11 @@ REWIND = (5, "meta", "rewind markers ($rewindTo)")
 SUPERSEDED = (6, "meta", "earlier versions of a message (written again as it grew; the last one is read)")
 REWOUND = (7, "skip", "messages a rewind ($rewindTo) removed; Gemini CLI drops them when it resumes")
 Outcome = tuple[int, str, str]
+
+
+def _at(where: str, path: str) -> str:
+    """``line 8`` + ``toolCalls[0]`` → ``line 8 toolCalls[0]``; ``messages[3]`` + it → ``messages[3].toolCalls[0]``."""
+    return f"{where} {path}" if re.fullmatch(r"line \d+", where) else f"{where}.{path}"
 
 
 def _is_header(record: Any) -> bool:
@@ -108,7 +114,7 @@ def _parts(content: Any, where: str) -> list[Any]:
         return [content]
     if isinstance(content, list):
         return content
-    raise FieldProblem(f"{where}.content", f"expected a string, a part or a list of parts, got {kind_of(content)}")
+    raise FieldProblem(_at(where, "content"), f"expected a string, a part or a list of parts, got {kind_of(content)}")
 
 
 def _part_text(part: Any) -> str:
@@ -201,8 +207,8 @@ class _Converter:
                 return IGNORED
         placed = False
         for position, response in enumerate(responses):
-            placed |= self.result(response["functionResponse"], f"{where}.content[{position}]")
-        converted = [p for i, raw in enumerate(others) if (p := self.part(raw, f"{where}.content[{i}]")) is not None]
+            placed |= self.result(response["functionResponse"], _at(where, f"content[{position}]"))
+        converted = [p for i, raw in enumerate(others) if (p := self.part(raw, _at(where, f"content[{i}]"))) is not None]
         if converted and (text or any(p["type"] != "text" for p in converted)):
             self.builder.add(make_message("user", simplify_parts(converted)), where)
             placed = True
@@ -230,7 +236,7 @@ class _Converter:
         reasoning: list[str] = []
         calls: list[dict[str, Any]] = []
         for position, raw in enumerate(parts):
-            part_where = f"{where}.content[{position}]"
+            part_where = _at(where, f"content[{position}]")
             if isinstance(raw, dict) and raw.get("thought") is True:
                 reasoning.append(_part_text(raw))
             elif isinstance(raw, dict) and isinstance(raw.get("functionCall"), dict):
@@ -248,7 +254,7 @@ class _Converter:
         for position, tc in enumerate(records):
             if not (isinstance(tc.get("id"), str) and tc["id"] in known):
                 calls.append(self.call({"id": tc.get("id"), "name": tc.get("name"), "args": tc.get("args")},
-                                       f"{where}.toolCalls[{position}]"))
+                                       _at(where, f"toolCalls[{position}]")))
                 records[position] = {**tc, "id": calls[-1]["id"]}
         if isinstance(record.get("model"), str) and record["model"]:
             self.model = record["model"]
@@ -260,7 +266,7 @@ class _Converter:
         for call in calls:
             self.open[call["id"]] = (index, call["function"]["name"], call["function"]["arguments"])
         for position, tc in enumerate(records):
-            self.call_result(tc, f"{where}.toolCalls[{position}]")
+            self.call_result(tc, _at(where, f"toolCalls[{position}]"))
         return PLACED
 
     def call(self, call: dict[str, Any], where: str) -> dict[str, Any]:
@@ -271,7 +277,7 @@ class _Converter:
             call_id = self.ids.new()
         name = call.get("name")
         if not isinstance(name, str):
-            raise FieldProblem(f"{where}.name", f"expected the tool's name, got {kind_of(name)}")
+            raise FieldProblem(_at(where, "name"), f"expected the tool's name, got {kind_of(name)}")
         return tool_call(call_id, name, call.get("args") or {})
 
     def call_result(self, tc: dict[str, Any], where: str) -> None:
@@ -284,13 +290,13 @@ class _Converter:
         for position, raw in enumerate(_parts(result, where)):
             if isinstance(raw, dict) and isinstance(raw.get("functionResponse"), dict) and response is None:
                 response = raw["functionResponse"]
-            elif (converted := self.part(raw, f"{where}.result[{position}]")) is not None:
+            elif (converted := self.part(raw, _at(where, f"result[{position}]"))) is not None:
                 extra.append(converted)
         if response is None:
             texts = [p["text"] for p in extra if p["type"] == "text"]
             response = {"response": {"output": "\n".join(texts)}}
             extra = [p for p in extra if p["type"] != "text"]
-        self.result({**response, "id": tc["id"], "name": tc.get("name")}, f"{where}.result", extra)
+        self.result({**response, "id": tc["id"], "name": tc.get("name")}, _at(where, "result"), extra)
 
     def finish(self) -> None:
         """Calls that never got a result become text of their message, so every tool pair stays whole."""
