@@ -404,6 +404,7 @@ class _Log:
         self.state: dict[str, _Entry] = {}  # insertion order is the conversation order
         self.first_line: dict[str, int] = {}
         self.header: dict[str, Any] = {}
+        self.has_header = False
         self.segments: list[tuple[list[_Entry], CompactionEvent | None]] = []
         self.outcomes = _Outcomes()
 
@@ -442,7 +443,7 @@ class _Log:
             summary = None
             if first is not None and first.record.get("type") == "user" and any(e.first_line < first.first_line for e in new[1:]):
                 summary = "".join(_part_text(p) for p in _parts(first.record.get("content"), first.where)) or None
-            details = {"messages_dropped": len(history), "messages_after": len(new)}
+            details = {"records_dropped": len(history), "records_after": len(new)}
             self.segments.append((history, CompactionEvent(0, "gemini-checkpoint", summary=summary, source=f"line {line}",
                                                            details=details)))
         for entry in dropped:
@@ -470,6 +471,7 @@ def parse_records(lines: JsonLines, src: InputSource, session: str | None) -> Co
             log.put(record, line, where)
         elif _is_header(record):
             log.outcomes.mark(line, HEADER, where)
+            log.has_header = True
             log.header.update({key: value for key, value in record.items() if key != "messages"})
             for position, message in enumerate(record.get("messages") or []):
                 if _is_message(message):  # a whole legacy record written on one line
@@ -480,7 +482,7 @@ def parse_records(lines: JsonLines, src: InputSource, session: str | None) -> Co
     converter = _convert(builder, [*log.segments, (list(log.state.values()), None)], log.outcomes)
     log.outcomes.apply(builder)
     builder.warnings[:0] = lines.warnings
-    if not log.header:
+    if not log.has_header:
         builder.warnings.append("the session header line (sessionId, projectHash) is missing; the file may be cut")
     return _build(builder, converter, log.header, src)
 
