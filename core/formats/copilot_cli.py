@@ -72,6 +72,7 @@ META = {
     "pending_messages.modified": "queued prompts", "tool.user_requested": "tools the user ran (not model calls)",
 }
 USAGE_META = "usage records (on the assistant messages they belong to)"
+TRANSIENT = "transient events (streaming deltas and status updates a saved log does not keep)"
 SUBAGENT = "sub-agent events (its own model calls and tools, not this conversation's)"
 REWOUND = "events a rewind (session.snapshot_rewind) removed"
 SYSTEM_AGAIN = "system prompts sent again (the conversation keeps the first)"
@@ -133,6 +134,7 @@ class _Events:
         self.last_api: tuple[str, int] | None = None  # (apiCallId, index) of the assistant message it made
         self.api_calls: dict[str, int] = {}
         self.compaction_tokens: int | None = None
+        self.last_opaque: tuple[str, int] | None = None  # (reasoningOpaque, index) of the last assistant message
 
     def add(self, line: int, event: dict[str, Any]) -> None:
         kind, where = event["type"], f"line {line}"
@@ -143,6 +145,8 @@ class _Events:
         handler = getattr(self, "on_" + kind.replace(".", "_"), None)
         if handler is not None:
             handler(line, data, where)
+        elif event.get("ephemeral") is True:  # the CLI's live stream (--output-format json) carries these
+            self.tally.meta(line, TRANSIENT, where)
         elif kind in META:
             self.tally.meta(line, META[kind], where)
         else:
@@ -178,8 +182,17 @@ class _Events:
         self.tally.place(line, where)
 
     def on_assistant_reasoning(self, line: int, data: dict[str, Any], where: str) -> None:
-        if isinstance(data.get("content"), str):
-            self.reasoning.append(data["content"])
+        text = data.get("content")
+        if not isinstance(text, str) or not text:
+            self.tally.meta(line, TRANSIENT, where)
+            return
+        # Usually before its message; in the live stream after it, naming it by its opaque reasoning id.
+        if self.last_opaque is not None and data.get("reasoningId") == self.last_opaque[0]:
+            index = self.last_opaque[1]
+            current = self.builder.reasoning[index]
+            self.builder.reasoning[index] = f"{current}\n{text}" if current else text
+        else:
+            self.reasoning.append(text)
         self.tally.place(line, where)
 
     def on_assistant_message(self, line: int, data: dict[str, Any], where: str) -> None:
@@ -209,6 +222,8 @@ class _Events:
             self.last_api = (api, index) if api else None
             if api:
                 self.api_calls[api] = index
+            opaque = data.get("reasoningOpaque")
+            self.last_opaque = (opaque, index) if isinstance(opaque, str) and opaque else None
         self.tally.place(line, where)
 
     def _merge(self, index: int, text: str, calls: list[dict[str, Any]], reasoning: str | None, data: dict[str, Any],

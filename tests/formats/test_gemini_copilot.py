@@ -216,6 +216,28 @@ def test_copilot_rewind_subagents_and_unknown_events():
     assert not conv.compaction_events
 
 
+def test_copilot_live_stream_keeps_the_messages_and_drops_the_deltas():
+    """What ``copilot -p ... --output-format json`` prints: transient events, reasoning after its message."""
+    data = _jsonl(
+        _event("session.warning", {"warningType": "policy", "message": "MCP servers are disabled"}, "e0", ephemeral=True),
+        _event("session.skills_loaded", {"skills": []}, "e1", ephemeral=True),
+        _event("user.message", {"content": "review it", "transformedContent": "<current_datetime>t</current_datetime>\n\nreview it"}, "e2"),
+        _event("assistant.turn_start", {"turnId": "0"}, "e3"),
+        _event("assistant.message_delta", {"messageId": "m1", "deltaContent": "Under"}, "e4", ephemeral=True),
+        _event("assistant.message", {"messageId": "m1", "content": "Understood.", "reasoningOpaque": "R1", "outputTokens": 180,
+                                     "toolRequests": [{"toolCallId": "c1", "name": "view", "arguments": {"path": "SKILL.md"}}]}, "e5"),
+        _event("tool.execution_start", {"toolCallId": "c1", "toolName": "view", "arguments": {"path": "SKILL.md"}}, "e6"),
+        _event("assistant.reasoning", {"reasoningId": "R1", "content": "Load the skill first."}, "e7", ephemeral=True),
+        _event("tool.execution_complete", {"toolCallId": "c1", "success": True, "result": {"content": "1. ---"}}, "e8"),
+    )
+    assert detect(data) == "copilot-cli"
+    conv = load(data, filename="session.jsonl")
+    assert [m["role"] for m in conv.messages] == ["user", "assistant", "tool"]
+    assert conv.reasoning[1] == "Load the skill first." and conv.usage[1] == {"output_tokens": 180}
+    assert conv.report.metadata["transient events (streaming deltas and status updates a saved log does not keep)"] == 3
+    assert not conv.report.skipped
+
+
 def test_copilot_events_are_not_codex_exec_and_the_reverse():
     copilot = _jsonl(_event("session.start", {"sessionId": "s"}, "e0"), _event("user.message", {"content": "hi"}, "e1"))
     assert detect(copilot) == "copilot-cli"

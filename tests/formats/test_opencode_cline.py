@@ -301,3 +301,13 @@ def test_folders_no_tool_writes_are_refused(tmp_path):
         load(tmp_path)
     with pytest.raises(FormatError, match="is a directory, and a gemini-cli transcript is a file"):
         load(TASK, format="gemini-cli")
+
+
+def test_batch_takes_a_tool_folder_as_one_transcript(tmp_path):
+    from core.batch import find_transcripts
+
+    shutil.copytree(TASK, tmp_path / "tasks" / "1779300000000")
+    storage_tree(tmp_path / "opencode")
+    (tmp_path / "chat.json").write_text("[]")
+    found = find_transcripts([str(tmp_path)])
+    assert found == [str(tmp_path / "chat.json"), str(tmp_path / "opencode"), str(tmp_path / "tasks" / "1779300000000")]
