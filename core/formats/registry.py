@@ -1,11 +1,12 @@
 """The one ordered list of transcript formats.
 
 Order is detection order (first match wins): formats with a line layout of their own (Claude
-Code, Codex rollouts, the ``codex exec`` stream), then the agent trajectories (OpenHands,
-SWE-agent, mini-swe-agent), Hermes sessions, ShareGPT, Responses items, Anthropic messages, OpenAI
-chat and LangChain. Richer formats come first because the later rules are looser (almost
-everything has ``role`` and ``content``). SQLite stores are recognised by their file header and
-go to the format that reads SQLite.
+Code, Codex rollouts, the ``codex exec`` stream), agents' own session logs and folders (Gemini CLI,
+Copilot CLI, OpenCode, Cline), then the agent trajectories (OpenHands, SWE-agent, mini-swe-agent),
+Hermes sessions, ShareGPT, Responses items, Anthropic messages, OpenAI chat and LangChain. Richer
+formats come first because the later rules are looser (almost everything has ``role`` and
+``content``). SQLite stores are recognised by their file header and go to the store whose tables
+they have (``detect_sqlite``); folders to the format that writes that layout.
 """
 
 from __future__ import annotations
