@@ -13,7 +13,8 @@ sends the model (``MessageV2.toModelMessages``):
   the ``step-finish`` tokens the usage of that call;
 * an assistant message that ended in an error is not sent again (skipped with a warning), unless
   it was aborted after producing something;
-* ``patch``, ``snapshot``, ``agent``, ``retry`` parts and the step markers are bookkeeping (metadata).
+* ``patch``, ``snapshot``, ``agent``, ``retry`` parts, the step markers and parts of other types are
+  bookkeeping (metadata).
 
 A user message with a ``compaction`` part followed by the ``summary`` assistant message is a
 :class:`CompactionEvent` (``opencode-compaction``) whose summary is that message's text.
@@ -53,7 +54,7 @@ IGNORED_TEXT = "text parts marked ignored (OpenCode does not send them)"
 TEXT_FILE = "text files and folders attached (their content is a text part of the same message)"
 ERRORED = "assistant messages that ended in an error (OpenCode does not send them again)"
 EMPTY = "messages with nothing OpenCode sends to the model"
-UNKNOWN = "part types this reader does not know"
+UNKNOWN = "parts of other types (nothing OpenCode sends the model)"
 TEXT_MIMES = ("text/plain", "application/x-directory")
 
 
@@ -167,7 +168,7 @@ class SessionConverter:
         if isinstance(kind, str) and kind in BOOKKEEPING:
             self.tally.meta(key, BOOKKEEPING[kind], where)
         else:
-            self.tally.skip(key, f"{UNKNOWN} ({kind!r})", where)
+            self.tally.meta(key, f"{UNKNOWN}: {kind}", where)
 
     def assistant(self, message: Message) -> bool:
         info = message.info

@@ -88,6 +88,27 @@ def test_opencode_revert_and_the_export_match_the_store():
     assert sum(s.count for s in reverted) == 6 and "Valuta" not in json.dumps(export.messages)
 
 
+def test_opencode_export_of_an_older_version():
+    """Before the store: the system prompt on each assistant message, tokens on the message, no snapshots."""
+    info = {"id": "ses_6aade4081ffe216ygZUgcUQdR1", "version": "0.9.6", "projectID": "global", "directory": "/w",
+            "title": "pwd", "time": {"created": 1758069899000, "updated": 1758069901500}}
+    user = {"id": "msg_95521bf00001AAAA", "sessionID": info["id"], "role": "user", "time": {"created": 1758069899100}}
+    assistant = {"id": "msg_95521bfdd001ZM07GcDYAneK54", "sessionID": info["id"], "role": "assistant",
+                 "system": ["You are opencode, an interactive CLI tool.", "<env>\n  Working directory: /w\n</env>"],
+                 "mode": "build", "path": {"cwd": "/w", "root": "/"}, "cost": 0, "modelID": "grok-code",
+                 "providerID": "opencode", "time": {"created": 1758069899229, "completed": 1758069901481},
+                 "tokens": {"input": 9640, "output": 12, "reasoning": 266, "cache": {"write": 0, "read": 9600}}}
+    parts = [{"id": "prt_1", "type": "step-start"}, {"id": "prt_2", "type": "reasoning", "text": "pwd prints the folder."},
+             {"id": "prt_3", "type": "text", "text": "/w"}, {"id": "prt_4", "type": "future-part"}]
+    doc = {"info": info, "messages": [{"info": user, "parts": [{"id": "prt_0", "type": "text", "text": "pwd"}]},
+                                      {"info": assistant, "parts": parts}]}
+    conv = load(json.dumps(doc).encode(), filename="export.json")
+    assert [m["content"] for m in conv.messages] == ["pwd", "/w"]
+    assert conv.system_prompt.startswith("You are opencode") and conv.reasoning[1] == "pwd prints the folder."
+    assert conv.usage[1]["cache_read_input_tokens"] == 9600 and conv.model == "grok-code"
+    assert conv.report.metadata["parts of other types (nothing OpenCode sends the model): future-part"] == 1
+
+
 def test_opencode_store_is_read_only_and_creates_nothing(tmp_path):
     path = tmp_path / "opencode.db"
     shutil.copy(DB, path)
