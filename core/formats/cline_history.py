@@ -12,7 +12,7 @@ shapes, both turned into real tool calls answered by tool messages:
 
 A result text block is paired with the oldest open call of its tool name (else the oldest open
 call); image blocks right after it belong to the same result. Calls that never got a result are
-kept as text of their message. A ``summarize_task`` / ``condense`` call (Cline's compaction: its
+kept as text of their message; the copies of earlier calls Roo puts in a summary are left out. A ``summarize_task`` / ``condense`` call (Cline's compaction: its
 ``context`` is the summary the task continues from) and Roo's ``isSummary`` message are
 compaction points, reported to the caller with their places.
 """
@@ -103,6 +103,7 @@ class HistoryConverter:
         self.xml_calls = 0
         self.text_results = 0
         self.condensed = 0
+        self.seen_calls: set[str] = set()
 
     def add(self, index: int, message: Any, where: str) -> None:
         if not isinstance(message, dict):
@@ -114,6 +115,10 @@ class HistoryConverter:
             raise FieldProblem(f"{where}.content", f"expected a string or a list of content blocks, got {kind_of(content)}")
         if role == "assistant":
             blocks = self._assistant_blocks(blocks)
+            if message.get("isSummary"):
+                # Roo copies the calls whose results it keeps into its summary: the originals are earlier.
+                blocks = [b for b in blocks if not (isinstance(b, dict) and b.get("type") == "tool_use"
+                                                    and str(b.get("id")) in self.seen_calls)]
         elif role == "user":
             blocks = self._user_blocks(blocks)
         produced = self.anthropic.add({"role": role, "content": blocks}, where, usage=_metrics_usage(message))
@@ -129,6 +134,7 @@ class HistoryConverter:
         for block in blocks:
             if isinstance(block, dict) and block.get("type") == "tool_use":
                 self.open.append((str(block.get("id")), str(block.get("name"))))
+                self.seen_calls.add(str(block.get("id")))
                 if block.get("name") in SUMMARY_TOOLS:
                     context = block.get("input", {}).get("context") if isinstance(block.get("input"), dict) else None
                     self.summaries.append(Summary(index, produced[0], "cline-summarize",

@@ -332,3 +332,18 @@ def test_batch_takes_a_tool_folder_as_one_transcript(tmp_path):
     (tmp_path / "chat.json").write_text("[]")
     found = find_transcripts([str(tmp_path)])
     assert found == [str(tmp_path / "chat.json"), str(tmp_path / "opencode"), str(tmp_path / "tasks" / "1779300000000")]
+
+
+def test_roo_summary_copies_of_earlier_calls_are_left_out():
+    use = {"type": "tool_use", "id": "toolu_1", "name": "read_file", "input": {"path": "a.py"}}
+    history = [
+        {"role": "user", "content": [{"type": "text", "text": "<task>\nread a.py\n</task>"}], "ts": 1},
+        {"role": "assistant", "content": [use], "ts": 2, "condenseParent": "c1"},
+        {"role": "assistant", "content": [{"type": "text", "text": "Summary: reading a.py."}, use], "ts": 3,
+         "isSummary": True, "condenseId": "c1"},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "print(1)"}], "ts": 4},
+    ]
+    conv = load(json.dumps(history).encode(), filename="api_conversation_history.json")
+    calls = [c["id"] for m in conv.messages for c in m.get("tool_calls") or []]
+    assert calls == ["toolu_1"] and conv.messages[2]["content"] == "Summary: reading a.py."
+    assert conv.compaction_events[0].kind == "roo-condense" and conv.metadata["condensed_messages"] == 1
