@@ -195,7 +195,7 @@ def _convert(task: _Task) -> Conversation:
                 tally.skip((task.panel_name, index), "records that are not objects", where)
         if task.panel:
             _panel_usage(task, history, builder)
-            _events(task, history, builder)
+        _events(task, history, builder)
     else:
         assert task.panel is not None
         panel = PanelConverter(builder)
