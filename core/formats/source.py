@@ -51,7 +51,7 @@ _BOMS: tuple[tuple[bytes, str], ...] = (
     (codecs.BOM_UTF16_BE, "utf-16"),
 )
 
-_EXPECTED = "expected a JSON or JSONL transcript (or a Hermes state.db)"
+_EXPECTED = "expected a JSON or JSONL transcript (or a Hermes or OpenCode SQLite store)"
 
 
 @dataclass

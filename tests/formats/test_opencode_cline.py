@@ -229,6 +229,7 @@ def test_cline_files_bring_their_siblings_and_bytes_are_read_alone():
         assert load(TASK / name).messages == folder.messages
     alone = load((TASK / "api_conversation_history.json").read_bytes(), filename="api_conversation_history.json")
     assert alone.messages == folder.messages and alone.report.read == len(raw_json("cline_task/api_conversation_history.json"))
+    assert [e.kind for e in alone.compaction_events] == ["cline-summarize"]
     # without the panel, the history's own metrics are the usage
     assert alone.usage[1] == {"input_tokens": raw_json("cline_task/api_conversation_history.json")[1]["metrics"]["tokens"]["prompt"],
                               "output_tokens": raw_json("cline_task/api_conversation_history.json")[1]["metrics"]["tokens"]["completion"],
