@@ -35,6 +35,8 @@ def test_gemini_json_counts_follow_the_records():
     assert [u["input_tokens"] for u in usage] == [t["input"] for t in tokens]
     assert [u["cached_input_tokens"] for u in usage] == [t["cached"] for t in tokens]
     assert conv.model == "gemini-2.5-pro" and conv.session_id == raw_json("gemini_cli_session.json")["sessionId"]
+    # the whole-request figure reads them: the last response's prompt is the last recorded prompt
+    assert request_breakdown(conv).recorded_last_prompt == tokens[-1]["input"]
 
 
 def test_gemini_json_parts_thoughts_and_cancelled_calls():

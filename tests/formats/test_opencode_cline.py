@@ -53,6 +53,8 @@ def test_opencode_steps_are_model_calls_with_their_usage():
     usage = [u for m, u in zip(conv.messages, conv.usage, strict=True) if m["role"] == "assistant"]
     assert len(usage) == len(finishes) and all(u is not None for u in usage)
     assert [u["cache_read_input_tokens"] for u in usage] == [f["tokens"]["cache"]["read"] for f in finishes]
+    last = finishes[-1]["tokens"]
+    assert request_breakdown(conv).recorded_last_prompt == last["input"] + last["cache"]["read"] + last["cache"]["write"]
     tools = [p for p in parts if p["type"] == "tool"]
     assert sum(m["role"] == "tool" for m in conv.messages) == len(tools)
     assert {c["id"] for m in conv.messages for c in m.get("tool_calls") or []} == {t["callID"] for t in tools}
@@ -211,6 +213,8 @@ def test_cline_task_folder_is_the_history_with_the_panels_usage():
     usage = [u for m, u in zip(conv.messages, conv.usage, strict=True) if m["role"] == "assistant"]
     assert [u["cache_read_input_tokens"] for u in usage] == [r["cacheReads"] for r in requests]
     assert [u["cache_creation_input_tokens"] for u in usage] == [r["cacheWrites"] for r in requests]
+    last = requests[-1]
+    assert request_breakdown(conv).recorded_last_prompt == last["tokensIn"] + last["cacheWrites"] + last["cacheReads"]
     assert conv.report.read == len(history) + len(panel) + 1 == conv.report.accounted()
     assert conv.report.placed == len(history)
 
