@@ -472,6 +472,9 @@ def _is_glob(text: str) -> bool:
 def find_transcripts(sources: Iterable[str]) -> list[str]:
     """The files named by directories (walked, transcript extensions only), globs and paths.
 
+    A folder a tool writes as one transcript (a Cline task folder, an OpenCode storage tree) is
+    named itself, and not walked into.
+
     Order is sorted within each source, sources kept in the given order, duplicates dropped.
     Raises :class:`BatchError` when a source names nothing.
     """
@@ -481,8 +484,16 @@ def find_transcripts(sources: Iterable[str]) -> list[str]:
         if _is_glob(source):
             matches = sorted(m for m in glob.glob(source, recursive=True) if os.path.isfile(m))
         elif os.path.isdir(source):
+            from core.formats.detection import detect_directory
+
             matches = []
             for root, dirs, files in os.walk(source):
+                if detect_directory(Path(root)) is not None:
+                    # A folder a tool writes (a Cline task, an OpenCode storage tree) is one transcript;
+                    # its files are pieces of it, and each would load the whole folder again.
+                    matches.append(root)
+                    dirs[:] = []
+                    continue
                 dirs[:] = sorted(d for d in dirs if not d.startswith("."))
                 matches.extend(
                     os.path.join(root, f)

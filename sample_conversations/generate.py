@@ -18,7 +18,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import current_layouts  # noqa: E402  (sibling modules of this script)
+import agent_tool_logs  # noqa: E402  (sibling modules of this script)
+import agent_tool_stores  # noqa: E402
+import current_layouts  # noqa: E402
 import project  # noqa: E402
 import sessions  # noqa: E402
 
@@ -187,9 +189,24 @@ def main() -> None:
     write_json("swe_agent_run.traj", sessions.swe_agent_trajectory(random.Random(47)))
     write_jsonl("claude_code_v2_session.jsonl", current_layouts.claude_code_v2_session(random.Random(59)))
     write_json("mini_swe_agent_run.traj.json", current_layouts.mini_swe_agent_trajectory(random.Random(61)))
+    write_agent_tool_samples()
     hermes_sessions = sessions.hermes_sessions(ChatSession(seed=53))
     write_hermes_db("hermes_state.db", hermes_sessions)
     write_jsonl("hermes_sessions_export.jsonl", [sessions.hermes_export_record(s) for s in hermes_sessions])
+
+
+def write_agent_tool_samples() -> None:
+    """Gemini CLI, Copilot CLI, OpenCode and Cline: their own files and folders."""
+    write_json("gemini_cli_session.json", agent_tool_logs.gemini_cli_session(random.Random(67)))
+    write_jsonl("gemini_cli_session.jsonl", agent_tool_logs.gemini_cli_log(random.Random(71)))
+    write_jsonl("copilot_cli_events.jsonl", agent_tool_logs.copilot_cli_events(random.Random(73)))
+    write_json("copilot_cli_history_session.json", agent_tool_logs.copilot_cli_history(random.Random(79)))
+    opencode = agent_tool_stores.opencode_sessions(random.Random(83))
+    agent_tool_stores.write_opencode_db(OUT / "opencode.db", opencode)
+    write_json("opencode_export_session.json", agent_tool_stores.opencode_export(opencode))
+    (OUT / "cline_task").mkdir(exist_ok=True)
+    for name, document in agent_tool_stores.cline_task(random.Random(89)).items():
+        write_json(f"cline_task/{name}", document)
 
 
 SESSION_COLUMNS = """

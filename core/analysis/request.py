@@ -79,7 +79,10 @@ RECORDED_COLOR = "#00798c"
 
 SYSTEM_ROLES = ("system", "developer")
 # Compactions after which the agent sends none of the earlier messages again.
-HISTORY_REPLACING_EVENTS = frozenset({"compact_boundary", "compact_summary", "compacted"})
+HISTORY_REPLACING_EVENTS = frozenset({"compact_boundary", "compact_summary", "compacted"}) | frozenset(
+    {"gemini-checkpoint", "opencode-compaction", "cline-summarize", "cline-truncation", "roo-condense",
+     "copilot-compaction", "copilot-context-cleared"}
+)
 # Formats whose agent sends earlier responses' reasoning back as input (Codex: encrypted reasoning
 # items), with the key its usage records that reasoning's size under.
 RESENT_REASONING_KEYS: dict[str, str] = {"codex": "reasoning_output_tokens"}

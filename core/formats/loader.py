@@ -3,10 +3,18 @@
 from __future__ import annotations
 
 import os
+import sqlite3
+from pathlib import Path
 from typing import Any
 
 from core.formats import registry
-from core.formats.detection import detect_document, detect_records
+from core.formats.detection import (
+    detect_directory,
+    detect_document,
+    detect_file,
+    detect_records,
+    detect_sqlite,
+)
 from core.formats.messages import FieldProblem, is_hermes_summary, text_of, tool_pair_problems
 from core.formats.model import CompactionEvent, Conversation, FormatError
 from core.formats.registry import FORMAT_NAMES
@@ -32,12 +40,12 @@ _UNKNOWN = (
 )
 
 
-def _format_spec(format: str | None, src: InputSource) -> FormatSpec | None:
+def _format_spec(format: str | None, name: str) -> FormatSpec | None:
     if format is None:
         return None
     spec = registry.resolve(format)
     if spec is None:
-        raise FormatError(f"{src.name}: unknown format {format!r}; expected one of {', '.join(FORMAT_NAMES)}")
+        raise FormatError(f"{name}: unknown format {format!r}; expected one of {', '.join(FORMAT_NAMES)}")
     return spec
 
 
@@ -49,6 +57,7 @@ class _Parsed:
         self.doc = doc
         self.lines = lines
         self.single: tuple[Any] | None = None  # memo of _single_record
+        self.conn: sqlite3.Connection | None = None  # the store, once detection has opened it
 
 
 def _parse(src: InputSource) -> _Parsed:
@@ -98,9 +107,10 @@ def _single_record(parsed: _Parsed) -> Any | None:
 
 def _detect(parsed: _Parsed, src: InputSource) -> FormatSpec:
     if parsed.layout == "sqlite":
-        return registry.SQLITE_FORMAT
+        parsed.conn = parsed.conn or open_sqlite(src)
+        return detect_sqlite(parsed.conn)
     if parsed.layout == "json":
-        found = detect_document(parsed.doc)
+        found = detect_file(os.path.basename(src.name), parsed.doc) or detect_document(parsed.doc)
     else:
         assert parsed.lines is not None
         found = detect_records(parsed.lines.head())
@@ -115,12 +125,12 @@ def _detect(parsed: _Parsed, src: InputSource) -> FormatSpec:
 
 def _convert(parsed: _Parsed, spec: FormatSpec, src: InputSource, session: str | None) -> Conversation:
     if parsed.layout == "sqlite":
+        conn = parsed.conn or open_sqlite(src)
         if spec.parse_sqlite is None:
-            raise FormatError(
-                f"{src.name}: a SQLite database can only be read as the {registry.SQLITE_FORMAT.name} format, "
-                f"not {spec.name!r}"
-            )
-        return spec.parse_sqlite(open_sqlite(src), src, session)
+            store = detect_sqlite(conn).name
+            conn.close()
+            raise FormatError(f"{src.name}: this SQLite database can only be read as the {store} format, not {spec.name!r}")
+        return spec.parse_sqlite(conn, src, session)
     if parsed.layout == "json":
         return _parse_document(spec, parsed.doc, src, session)
     assert parsed.lines is not None
@@ -179,10 +189,9 @@ def _mark_hermes_summaries(conv: Conversation) -> None:
         conv.compaction_events.sort(key=lambda event: event.position)
 
 
-def _finish_report(conv: Conversation, parsed: _Parsed) -> None:
+def _finish_report(conv: Conversation, lines: JsonLines | None) -> None:
     """Add what the reader saw (damaged lines, padding) to the importer's report; its warnings join the others."""
     report = conv.report
-    lines = parsed.lines
     if lines is not None:
         padding = lines.padding_warning()
         if padding:
@@ -219,7 +228,8 @@ def load(
     """Read a transcript into a canonical :class:`Conversation`.
 
     ``path_or_bytes`` is a file path (``str`` or ``Path``), the file's bytes, or a binary file
-    object (e.g. an upload). ``filename`` names bytes input in messages and helps detection
+    object (e.g. an upload); a path may also name a folder a tool writes instead of one file (a
+    Cline / Roo Code / Kilo Code task folder, an OpenCode storage tree). ``filename`` names bytes input in messages and helps detection
     (``.jsonl``). ``format`` skips detection (one of ``FORMAT_NAMES``). ``max_bytes`` refuses
     larger input. ``session`` picks one session of a multi-session source (a Hermes store or
     export, a Claude Code log with sidechains or abandoned branches, a JSONL of conversations or
@@ -232,8 +242,11 @@ def load(
     ``Conversation.report`` says where every row went, and whatever was placed nowhere is in
     ``Conversation.warnings`` with its count.
     """
+    folder = _folder(path_or_bytes)
+    if folder is not None:
+        return _load_folder(folder, path_or_bytes, filename, format, max_bytes, session)
     src = open_input(path_or_bytes, filename, max_bytes)
-    spec = _format_spec(format, src)
+    spec = _format_spec(format, src.name)
     try:
         parsed = _parse(src)
         spec = spec or _detect(parsed, src)
@@ -245,10 +258,17 @@ def load(
         raise FormatError(
             f"{src.name}: the data is nested too deeply to read; expected a transcript with ordinary nesting"
         ) from None
-    _finish_report(conv, parsed)
+    _finish_report(conv, parsed.lines)
     conv.warnings[:0] = src.warnings
+    return _complete(conv, spec, src.name, session, path_or_bytes, filename)
+
+
+def _complete(
+    conv: Conversation, spec: FormatSpec, name: str, session: str | None, path_or_bytes: Any, filename: str | None
+) -> Conversation:
+    """What every loaded conversation gets: the session check, Hermes summaries, the tool-pair check."""
     if session is not None and conv.session_id != str(session):
-        raise FormatError(f"{src.name}: session {session!r} not found; this {spec.name} input holds a single conversation")
+        raise FormatError(f"{name}: session {session!r} not found; this {spec.name} input holds a single conversation")
     if not conv.messages:
         conv.warnings.append("the transcript holds no messages")
     _mark_hermes_summaries(conv)
@@ -263,5 +283,56 @@ def load(
 
 def detect(path_or_bytes: Any, filename: str | None = None, *, max_bytes: int = DEFAULT_MAX_BYTES) -> str:
     """The format name ``load`` would use for this input (raises FormatError when none fits)."""
+    folder = _folder(path_or_bytes)
+    if folder is not None:
+        return _folder_format(folder, filename or str(folder), None).name
     src = open_input(path_or_bytes, filename, max_bytes)
-    return _detect(_parse(src), src).name
+    parsed = _parse(src)
+    try:
+        return _detect(parsed, src).name
+    finally:
+        if parsed.conn is not None:
+            parsed.conn.close()
+
+
+# ---------------------------------------------------------------------------------------------
+# Folders: what some tools write instead of one file (a Cline task folder, an OpenCode storage tree)
+
+
+def _folder(path_or_bytes: Any) -> Path | None:
+    if isinstance(path_or_bytes, (str, os.PathLike)):
+        path = Path(path_or_bytes)
+        if path.is_dir():
+            return path
+    return None
+
+
+def _folder_format(folder: Path, name: str, format: str | None) -> FormatSpec:
+    spec = _format_spec(format, name)
+    if spec is None:
+        spec = detect_directory(folder)
+    elif spec.parse_directory is None:
+        raise FormatError(f"{name}: is a directory, and a {spec.name} transcript is a file; give the file itself")
+    if spec is None:
+        readable = ", ".join(s.name for s in registry.FORMATS if s.parse_directory is not None)
+        raise FormatError(
+            f"{name}: is a directory, and not one whose layout a tool writes ({readable}); expected a JSON or "
+            "JSONL transcript, a SQLite store, or one of those folders"
+        )
+    return spec
+
+
+def _load_folder(
+    folder: Path, path_or_bytes: Any, filename: str | None, format: str | None, max_bytes: int, session: str | None
+) -> Conversation:
+    name = filename or str(folder)
+    spec = _folder_format(folder, name, format)
+    assert spec.parse_directory is not None
+    try:
+        conv = spec.parse_directory(folder, name, None if session is None else str(session), max_bytes)
+    except FieldProblem as exc:
+        raise FormatError(f"{name}: {exc} (reading it as {spec.name})") from None
+    except RecursionError:
+        raise FormatError(f"{name}: the data is nested too deeply to read; expected a transcript with ordinary nesting") from None
+    _finish_report(conv, None)
+    return _complete(conv, spec, name, session, path_or_bytes, filename)

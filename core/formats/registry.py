@@ -1,11 +1,12 @@
 """The one ordered list of transcript formats.
 
 Order is detection order (first match wins): formats with a line layout of their own (Claude
-Code, Codex rollouts, the ``codex exec`` stream), then the agent trajectories (OpenHands,
-SWE-agent, mini-swe-agent), Hermes sessions, ShareGPT, Responses items, Anthropic messages, OpenAI
-chat and LangChain. Richer formats come first because the later rules are looser (almost
-everything has ``role`` and ``content``). SQLite stores are recognised by their file header and
-go to the format that reads SQLite.
+Code, Codex rollouts, the ``codex exec`` stream), agents' own session logs and folders (Gemini CLI,
+Copilot CLI, OpenCode, Cline), then the agent trajectories (OpenHands, SWE-agent, mini-swe-agent),
+Hermes sessions, ShareGPT, Responses items, Anthropic messages, OpenAI chat and LangChain. Richer
+formats come first because the later rules are looser (almost everything has ``role`` and
+``content``). SQLite stores are recognised by their file header and go to the store whose tables
+they have (``detect_sqlite``); folders to the format that writes that layout.
 """
 
 from __future__ import annotations
@@ -13,13 +14,17 @@ from __future__ import annotations
 from core.formats import (
     anthropic,
     claude_code,
+    cline,
     codex,
     codex_exec,
+    copilot_cli,
+    gemini_cli,
     hermes,
     langchain,
     mini_swe_agent,
     openai_chat,
     openai_responses,
+    opencode,
     openhands,
     sharegpt,
     swe_agent,
@@ -30,6 +35,11 @@ FORMATS: tuple[FormatSpec, ...] = (
     claude_code.FORMAT,
     codex.FORMAT,
     codex_exec.FORMAT,
+    # Agents' own session logs and folders: their rules need keys (or file names) those agents write.
+    gemini_cli.FORMAT,
+    copilot_cli.FORMAT,
+    opencode.FORMAT,
+    cline.FORMAT,
     openhands.FORMAT,
     swe_agent.FORMAT,
     mini_swe_agent.FORMAT,
@@ -52,7 +62,10 @@ DUMP_FORMATS: tuple[str, ...] = (openai_chat.NAME,) + tuple(
     spec.name for spec in FORMATS if spec.write is not None and spec.name != openai_chat.NAME
 )
 
-SQLITE_FORMAT: FormatSpec = next(spec for spec in FORMATS if spec.parse_sqlite is not None)
+#: The SQLite store a database goes to when no format claims it (its reader says what it expected).
+SQLITE_FORMAT: FormatSpec = next(
+    spec for spec in FORMATS if spec.parse_sqlite is not None and spec.detect_sqlite is None
+)
 
 
 def resolve(name: str) -> FormatSpec | None:

@@ -51,7 +51,7 @@ _BOMS: tuple[tuple[bytes, str], ...] = (
     (codecs.BOM_UTF16_BE, "utf-16"),
 )
 
-_EXPECTED = "expected a JSON or JSONL transcript (or a Hermes state.db)"
+_EXPECTED = "expected a JSON or JSONL transcript (or a Hermes or OpenCode SQLite store)"
 
 
 @dataclass
@@ -512,10 +512,19 @@ def open_sqlite(src: InputSource) -> sqlite3.Connection:
         if src.path is not None:
             base = src.path.resolve().as_uri()
             wal = src.path.with_name(src.path.name + "-wal")
+            shm = src.path.with_name(src.path.name + "-shm")
             # Without a -wal file the main file holds everything: "immutable" reads it without
             # creating -wal/-shm files next to the user's store. With one (the agent is running or
-            # did not shut down), read-only mode is needed to see the pages still in the log.
-            conn = sqlite3.connect(base + ("?mode=ro" if wal.exists() else "?immutable=1"), uri=True)
+            # did not shut down), read-only mode is needed to see the pages still in the log; it
+            # needs the -shm index too, and would create it when missing, so a -wal copied
+            # without its -shm is left unread (and said so) rather than a file written beside it.
+            live = wal.exists() and shm.exists()
+            if wal.exists() and not shm.exists():
+                src.warnings.append(
+                    f"{wal.name} was not read: without {shm.name} beside it, reading it would create that file; "
+                    "changes not yet checkpointed into the database may be missing"
+                )
+            conn = sqlite3.connect(base + ("?mode=ro" if live else "?immutable=1"), uri=True)
             try:
                 conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
             except sqlite3.OperationalError:

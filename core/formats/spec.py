@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -21,6 +22,8 @@ DocumentParser = Callable[[Any, "InputSource", "str | None"], "Conversation"]
 RecordsParser = Callable[["JsonLines", "InputSource", "str | None"], "Conversation"]
 SqliteParser = Callable[["sqlite3.Connection", "InputSource", "str | None"], "Conversation"]
 Writer = Callable[["Conversation"], Any]
+# (folder, the name errors use, session, max_bytes per file)
+DirectoryParser = Callable[[Path, str, "str | None", int], "Conversation"]
 
 
 @dataclass(frozen=True)
@@ -33,6 +36,12 @@ class FormatSpec:
     SQLite store. ``write`` turns a conversation into a JSON document of this format (for ``dump``).
     A missing function means the format has no such layout. The loader hands ``parse_document`` a
     document parsed for that one call: a parser may drop the items it has read from it.
+
+    Some tools write files whose content alone does not say which tool wrote them (Cline's
+    ``api_conversation_history.json`` is plain Anthropic messages): ``detect_file(name, doc)`` is
+    asked first, with the file's base name. ``detect_sqlite(conn)`` picks between the SQLite stores
+    (a store no format claims goes to the one without ``detect_sqlite``). ``detect_directory(path)``
+    / ``parse_directory`` read a folder the tool writes (a task folder, a storage tree).
     """
 
     name: str
@@ -44,3 +53,7 @@ class FormatSpec:
     parse_sqlite: SqliteParser | None = None
     write: Writer | None = None
     aliases: tuple[str, ...] = ()
+    detect_file: Callable[[str, Any], bool] | None = None
+    detect_sqlite: Callable[[sqlite3.Connection], bool] | None = None
+    detect_directory: Callable[[Path], bool] | None = None
+    parse_directory: DirectoryParser | None = None

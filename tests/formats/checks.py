@@ -30,6 +30,16 @@ SAMPLE_FORMATS = {
     "hermes_state.db": "hermes",
     "hermes_sessions_export.jsonl": "hermes",
 }
+# Agents' own logs and folders (a Cline task is read from its folder; the file brings its siblings).
+SAMPLE_FORMATS.update({
+    "gemini_cli_session.json": "gemini-cli",
+    "gemini_cli_session.jsonl": "gemini-cli",
+    "copilot_cli_events.jsonl": "copilot-cli",
+    "copilot_cli_history_session.json": "copilot-cli",
+    "opencode.db": "opencode",
+    "opencode_export_session.json": "opencode",
+    "cline_task/api_conversation_history.json": "cline",
+})
 
 ALLOWED_KEYS = {"role", "content", "tool_calls", "tool_call_id", "name"}
 ROLES = {"system", "developer", "user", "assistant", "tool"}

@@ -1,0 +1,406 @@
+"""GitHub Copilot CLI sessions: ``~/.copilot/session-state/<id>/events.jsonl`` and the older
+``~/.copilot/history-session-state/<id>.json``.
+
+``events.jsonl`` holds one event per line, ``{type, data, id, timestamp, parentId}`` (the event
+types are the SDK's ``session-events``). The conversation:
+
+* ``system.message`` is the system prompt (the same text sent again later is metadata);
+* ``user.message`` is a user message, as sent to the model (``transformedContent`` when recorded);
+* ``assistant.message`` is an assistant message: ``content``, ``reasoningText`` (or the
+  ``assistant.reasoning`` event before it) and ``toolRequests`` as tool calls; chunks of one model
+  call (same ``apiCallId``) are one message. Its usage is the ``assistant.usage`` event of that call
+  when the log has one (the CLI often does not persist them), else just ``outputTokens``;
+* ``tool.execution_complete`` answers its call with ``result.content`` (what the model was sent),
+  or the error's message;
+* ``session.compaction_complete`` (successful) is a :class:`CompactionEvent`
+  (``copilot-compaction``) with its token counts; its ``summaryContent`` is what the model reads
+  afterwards, kept as a user message there. ``session.truncation`` and ``session.context_cleared``
+  are events too; a ``session.snapshot_rewind`` drops the events it rewound (skipped with a warning).
+
+Sub-agent events (``agentId``), the start/turn/idle markers, model changes, notices and the rest
+are metadata; event types this reader does not know are skipped with a warning.
+
+The older JSON is one session object: ``chatMessages`` (OpenAI chat messages) is the conversation
+and ``timeline`` what the terminal showed; with no ``chatMessages`` the timeline is read instead.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from core.formats.messages import (
+    Builder,
+    FieldProblem,
+    IdMaker,
+    image_part,
+    kind_of,
+    make_message,
+    text_part,
+    tool_call,
+)
+from core.formats.model import CompactionEvent, Conversation, SessionInfo
+from core.formats.openai_chat import MessageNormalizer
+from core.formats.source import InputSource, JsonLines
+from core.formats.spec import FormatSpec
+from core.formats.tool_pairs import unanswered_calls_to_text
+
+NAME = "copilot-cli"
+CONVERSATION_EVENTS = ("user.message", "assistant.message", "tool.execution_complete", "system.message")
+META = {
+    "session.start": "the session header (id, version, model, working directory)",
+    "session.resume": "resume markers",
+    "assistant.turn_start": "turn markers", "assistant.turn_end": "turn markers", "assistant.idle": "turn markers",
+    "session.idle": "turn markers", "assistant.intent": "turn markers",
+    "tool.execution_start": "tool start records (the call is in the assistant message)",
+    "tool.execution_partial_result": "tool progress records", "tool.execution_progress": "tool progress records",
+    "session.model_change": "model changes", "session.mode_changed": "mode changes",
+    "session.info": "notices shown in the terminal", "session.warning": "notices shown in the terminal",
+    "system.notification": "notices shown in the terminal", "session.error": "errors shown in the terminal",
+    "model.call_failure": "errors shown in the terminal", "abort": "aborts",
+    "session.usage_info": "context size records", "session.usage_checkpoint": "usage checkpoints",
+    "session.shutdown": "the session's closing totals", "session.compaction_start": "compaction start records",
+    "session.title_changed": "session titles", "session.plan_changed": "plan and todo changes",
+    "session.todos_changed": "plan and todo changes", "session.context_changed": "context changes",
+    "session.workspace_file_changed": "workspace file changes", "session.task_complete": "task summaries",
+    "hook.start": "hook runs", "hook.end": "hook runs", "hook.progress": "hook runs",
+    "permission.requested": "permission prompts", "permission.completed": "permission prompts",
+    "subagent.started": "sub-agent runs", "subagent.completed": "sub-agent runs", "subagent.failed": "sub-agent runs",
+    "subagent.selected": "sub-agent runs", "subagent.deselected": "sub-agent runs", "skill.invoked": "skill runs",
+    "session.snapshot_rewind": "rewind markers", "session.truncation": "context truncations (events on the replay)",
+    "session.context_cleared": "context clears (events on the replay)",
+    "pending_messages.modified": "queued prompts", "tool.user_requested": "tools the user ran (not model calls)",
+}
+USAGE_META = "usage records (on the assistant messages they belong to)"
+TRANSIENT = "transient events (streaming deltas and status updates a saved log does not keep)"
+SUBAGENT = "sub-agent events (its own model calls and tools, not this conversation's)"
+REWOUND = "events a rewind (session.snapshot_rewind) removed"
+SYSTEM_AGAIN = "system prompts sent again (the conversation keeps the first)"
+KNOWN = frozenset({*META, *CONVERSATION_EVENTS, "assistant.reasoning", "assistant.usage", "session.compaction_complete"})
+
+
+def looks_like_records(records: list[tuple[int, Any]]) -> bool:
+    dicts = [record for _, record in records if isinstance(record, dict)]
+    events = [r for r in dicts if isinstance(r.get("type"), str) and isinstance(r.get("data"), dict)]
+    known = [r for r in events if r["type"] in KNOWN]
+    if not known or len(events) * 2 < len(dicts):
+        return False
+    return known[0]["type"] == "session.start" or any(r["type"] in CONVERSATION_EVENTS for r in known)
+
+
+def looks_like(doc: Any) -> bool:
+    return (isinstance(doc, dict) and isinstance(doc.get("sessionId"), str) and "projectHash" not in doc
+            and (isinstance(doc.get("chatMessages"), list) or isinstance(doc.get("timeline"), list)))
+
+
+def _usage(data: dict[str, Any]) -> dict[str, Any]:
+    """``assistant.usage`` in the keys the analyses read: Copilot's ``inputTokens`` is the whole prompt
+    (cache reads included), so it maps like Codex's ``input_tokens`` / ``cached_input_tokens``."""
+    names = {"inputTokens": "input_tokens", "cacheReadTokens": "cached_input_tokens", "outputTokens": "output_tokens",
+             "cacheWriteTokens": "cache_write_tokens", "reasoningTokens": "reasoning_tokens"}
+    usage: dict[str, Any] = {names[k]: v for k, v in data.items()
+                             if k in names and isinstance(v, int) and not isinstance(v, bool)}
+    for key in ("cost", "model", "duration"):
+        if key in data:
+            usage[key] = data[key]
+    return usage
+
+
+def _result(data: dict[str, Any]) -> Any:
+    result = data.get("result") if isinstance(data.get("result"), dict) else {}
+    text = result.get("content")
+    if not isinstance(text, str) or (not text and isinstance(result.get("detailedContent"), str)):
+        text = result.get("detailedContent") if isinstance(result.get("detailedContent"), str) else None
+    if text is None:
+        error = data.get("error")
+        text = error.get("message") if isinstance(error, dict) else (error if isinstance(error, str) else "")
+    images = [image_part(f"data:{c.get('mimeType', 'image/png')};base64,{c.get('data', '')}")
+              for c in result.get("contents") or [] if isinstance(c, dict) and c.get("type") == "image" and c.get("data")]
+    return [text_part(str(text)), *images] if images else str(text)
+
+
+class _Events:
+    """The events of one log into messages (module docstring)."""
+
+    def __init__(self, builder: Builder) -> None:
+        self.builder = builder
+        self.tally = builder.tally
+        self.ids = IdMaker("call_")
+        self.header: dict[str, Any] = {}
+        self.model: str | None = None
+        self.system: str | None = None
+        self.reasoning: list[str] = []
+        self.calls: set[str] = set()
+        self.last_api: tuple[str, int] | None = None  # (apiCallId, index) of the assistant message it made
+        self.api_calls: dict[str, int] = {}
+        self.compaction_tokens: int | None = None
+        self.last_opaque: tuple[str, int] | None = None  # (reasoningOpaque, index) of the last assistant message
+
+    def add(self, line: int, event: dict[str, Any]) -> None:
+        kind, where = event["type"], f"line {line}"
+        data = event["data"]
+        if event.get("agentId") or data.get("parentToolCallId"):
+            self.tally.meta(line, SUBAGENT, where)
+            return
+        handler = getattr(self, "on_" + kind.replace(".", "_"), None)
+        if handler is not None:
+            handler(line, data, where)
+        elif event.get("ephemeral") is True:  # the CLI's live stream (--output-format json) carries these
+            self.tally.meta(line, TRANSIENT, where)
+        elif kind in META:
+            self.tally.meta(line, META[kind], where)
+        else:
+            self.tally.skip(line, f"event types this reader does not know ({kind})", where)
+
+    def on_session_start(self, line: int, data: dict[str, Any], where: str) -> None:
+        self.header = data
+        self.model = data.get("selectedModel") if isinstance(data.get("selectedModel"), str) else self.model
+        self.tally.meta(line, META["session.start"], where)
+
+    def on_session_model_change(self, line: int, data: dict[str, Any], where: str) -> None:
+        self.model = data.get("newModel") if isinstance(data.get("newModel"), str) else self.model
+        self.tally.meta(line, META["session.model_change"], where)
+
+    def on_system_message(self, line: int, data: dict[str, Any], where: str) -> None:
+        content = data.get("content")
+        if not isinstance(content, str) or (self.system is not None):
+            self.tally.meta(line, SYSTEM_AGAIN, where)
+            if isinstance(content, str) and content != self.system:
+                self.builder.note("later_system_prompts", {"source": where, "text": content})
+            return
+        self.system = content
+        role = "developer" if data.get("role") == "developer" else "system"
+        self.builder.add(make_message(role, content), where)
+        self.tally.place(line, where)
+
+    def on_user_message(self, line: int, data: dict[str, Any], where: str) -> None:
+        text = data.get("transformedContent") if isinstance(data.get("transformedContent"), str) else data.get("content")
+        if not isinstance(text, str):
+            raise FieldProblem(f"{where} data.content", f"expected the message text, got {kind_of(text)}")
+        self.builder.add(make_message("user", text), where)
+        self.last_api = None
+        self.tally.place(line, where)
+
+    def on_assistant_reasoning(self, line: int, data: dict[str, Any], where: str) -> None:
+        text = data.get("content")
+        if not isinstance(text, str) or not text:
+            self.tally.meta(line, TRANSIENT, where)
+            return
+        # Usually before its message; in the live stream after it, naming it by its opaque reasoning id.
+        if self.last_opaque is not None and data.get("reasoningId") == self.last_opaque[0]:
+            index = self.last_opaque[1]
+            current = self.builder.reasoning[index]
+            self.builder.reasoning[index] = f"{current}\n{text}" if current else text
+        else:
+            self.reasoning.append(text)
+        self.tally.place(line, where)
+
+    def on_assistant_message(self, line: int, data: dict[str, Any], where: str) -> None:
+        calls = []
+        for position, request in enumerate(data.get("toolRequests") or []):
+            if not isinstance(request, dict) or not isinstance(request.get("name"), str):
+                raise FieldProblem(f"{where} data.toolRequests[{position}]", "expected a tool request with a 'name'")
+            call_id = str(request.get("toolCallId") or "") or self.ids.new()
+            self.ids.reserve(call_id)
+            self.calls.add(call_id)
+            calls.append(tool_call(call_id, request["name"], request.get("arguments") or {}))
+        text = data.get("content") if isinstance(data.get("content"), str) else ""
+        if isinstance(data.get("reasoningText"), str) and data["reasoningText"] not in self.reasoning:
+            self.reasoning.append(data["reasoningText"])
+        reasoning = "\n".join(r for r in self.reasoning if r) or None
+        self.reasoning = []
+        if isinstance(data.get("model"), str):
+            self.model = data["model"]
+        api = data.get("apiCallId") if isinstance(data.get("apiCallId"), str) else None
+        last = self.builder.last()
+        if api and self.last_api is not None and self.last_api[0] == api and last is self.builder.messages[self.last_api[1]]:
+            self._merge(self.last_api[1], text, calls, reasoning, data, where)
+        else:
+            usage = {"output_tokens": data["outputTokens"]} if isinstance(data.get("outputTokens"), int) else None
+            index = self.builder.add(make_message("assistant", text or (None if calls else ""), tool_calls=calls or None),
+                                     where, usage=usage, reasoning=reasoning)
+            self.last_api = (api, index) if api else None
+            if api:
+                self.api_calls[api] = index
+            opaque = data.get("reasoningOpaque")
+            self.last_opaque = (opaque, index) if isinstance(opaque, str) and opaque else None
+        self.tally.place(line, where)
+
+    def _merge(self, index: int, text: str, calls: list[dict[str, Any]], reasoning: str | None, data: dict[str, Any],
+               where: str) -> None:
+        """Another chunk of the same model call joins its message."""
+        message = self.builder.messages[index]
+        if text:
+            message["content"] = f"{message['content']}\n\n{text}" if message.get("content") else text
+        if calls:
+            message.setdefault("tool_calls", []).extend(calls)
+        if reasoning:
+            current = self.builder.reasoning[index]
+            self.builder.reasoning[index] = f"{current}\n{reasoning}" if current else reasoning
+        if isinstance(data.get("outputTokens"), int):
+            usage = self.builder.usage[index] or {}
+            usage["output_tokens"] = usage.get("output_tokens", 0) + data["outputTokens"]
+            self.builder.usage[index] = usage
+        first = self.builder.sources[index].split(" ", 1)[-1].split("-")[0]
+        self.builder.sources[index] = f"lines {first}-{where.split(' ', 1)[-1]}"
+
+    def on_assistant_usage(self, line: int, data: dict[str, Any], where: str) -> None:
+        if "compaction" in str(data.get("interactionType", "")):
+            self.tally.meta(line, "usage of compaction calls", where)
+            return
+        api = data.get("apiCallId")
+        target = self.api_calls.get(api) if isinstance(api, str) else None
+        if target is None:
+            target = next((i for i in range(len(self.builder) - 1, -1, -1) if self.builder.messages[i]["role"] == "assistant"), None)
+        if target is not None:
+            self.builder.usage[target] = _usage(data)
+        self.tally.meta(line, USAGE_META, where)
+
+    def on_tool_execution_complete(self, line: int, data: dict[str, Any], where: str) -> None:
+        call_id = data.get("toolCallId")
+        if data.get("isUserRequested") or call_id not in self.calls:
+            self.tally.meta(line, "tools the user ran, or results without a call in the log", where)
+            return
+        self.calls.discard(call_id)
+        self.builder.add(make_message("tool", _result(data), tool_call_id=str(call_id)), where)
+        self.tally.place(line, where)
+
+    def on_session_compaction_start(self, line: int, data: dict[str, Any], where: str) -> None:
+        tokens = data.get("currentTokens")
+        self.compaction_tokens = tokens if isinstance(tokens, int) else None
+        self.tally.meta(line, META["session.compaction_start"], where)
+
+    def on_session_compaction_complete(self, line: int, data: dict[str, Any], where: str) -> None:
+        if not data.get("success"):
+            self.tally.meta(line, "compactions that failed (nothing changed)", where)
+            return
+        pre = data.get("preCompactionTokens") if isinstance(data.get("preCompactionTokens"), int) else self.compaction_tokens
+        summary = data.get("summaryContent") if isinstance(data.get("summaryContent"), str) else None
+        keys = ("postCompactionTokens", "messagesRemoved", "tokensRemoved", "checkpointNumber", "trigger")
+        self.builder.events.append(CompactionEvent(len(self.builder), "copilot-compaction", summary=summary, pre_tokens=pre,
+                                                   source=where, details={k: data[k] for k in keys if k in data}))
+        if summary:
+            self.builder.add(make_message("user", summary), f"{where} (compaction summary)")
+            self.tally.place(line, where)
+        else:
+            self.tally.meta(line, "compaction records without the summary text (events on the replay)", where)
+        self.last_api = None
+
+    def on_session_truncation(self, line: int, data: dict[str, Any], where: str) -> None:
+        keys = ("messagesRemovedDuringTruncation", "tokensRemovedDuringTruncation", "performedBy", "tokenLimit")
+        pre = data.get("preTruncationTokensInMessages")
+        self.builder.events.append(CompactionEvent(len(self.builder), "copilot-truncation", pre_tokens=pre if isinstance(pre, int) else None,
+                                                   source=where, details={k: data[k] for k in keys if k in data}))
+        self.tally.meta(line, META["session.truncation"], where)
+
+    def on_session_context_cleared(self, line: int, data: dict[str, Any], where: str) -> None:
+        self.builder.events.append(CompactionEvent(len(self.builder), "copilot-context-cleared", source=where,
+                                                   details={"messages_cleared": data.get("messagesCleared")}))
+        self.tally.meta(line, META["session.context_cleared"], where)
+
+
+def _rewind(records: list[tuple[int, dict[str, Any]]], tally: Any) -> list[tuple[int, dict[str, Any]]]:
+    """The events a ``session.snapshot_rewind`` left: the one it names and every later one go."""
+    kept: list[tuple[int, dict[str, Any]]] = []
+    for line, event in records:
+        if event["type"] == "session.snapshot_rewind" and isinstance(event["data"].get("upToEventId"), str):
+            target = event["data"]["upToEventId"]
+            cut = next((i for i, (_, e) in enumerate(kept) if e.get("id") == target), None)
+            if cut is not None:
+                for removed_line, _ in kept[cut:]:
+                    tally.skip(removed_line, REWOUND, f"line {removed_line}")
+                del kept[cut:]
+        kept.append((line, event))
+    return kept
+
+
+def parse_records(lines: JsonLines, src: InputSource, session: str | None) -> Conversation:
+    builder = Builder(NAME, src.name)
+    events: list[tuple[int, dict[str, Any]]] = []
+    for line, record in lines.records():
+        if isinstance(record, dict) and isinstance(record.get("type"), str) and isinstance(record.get("data"), dict):
+            events.append((line, record))
+        else:
+            builder.tally.skip(line, "lines that are not events ({type, data})", f"line {line}")
+    reader = _Events(builder)
+    for line, event in _rewind(events, builder.tally):
+        reader.add(line, event)
+    unanswered_calls_to_text(builder)
+    builder.warnings[:0] = lines.warnings
+    header = reader.header
+    session_id = str(header.get("sessionId") or src.name)
+    context = header.get("context") if isinstance(header.get("context"), dict) else {}
+    builder.metadata["session"] = {k: header[k] for k in ("copilotVersion", "producer", "startTime", "version") if k in header}
+    if context:
+        builder.metadata["session"]["context"] = context
+    info = SessionInfo(id=session_id, message_count=len(builder), started_at=header.get("startTime"), model=reader.model)
+    return builder.build(model=reader.model, sessions=[info], session_id=session_id)
+
+
+# ---------------------------------------------------------------------------------------------
+# history-session-state/<id>.json
+
+
+def parse_document(doc: Any, src: InputSource, session: str | None) -> Conversation:
+    if not looks_like(doc):
+        raise FieldProblem(None, "expected a Copilot CLI session object with 'sessionId' and 'chatMessages' or 'timeline'")
+    builder = Builder(NAME, src.name, unit="item")
+    timeline = doc.get("timeline") if isinstance(doc.get("timeline"), list) else []
+    chat = doc.get("chatMessages") if isinstance(doc.get("chatMessages"), list) else None
+    if chat is not None:
+        normalizer = MessageNormalizer(builder)
+        for index, raw in enumerate(chat):
+            normalizer.add(raw, f"chatMessages[{index}]")
+            builder.tally.place(("chat", index), f"chatMessages[{index}]")
+        normalizer.finish()
+        for index, _ in enumerate(timeline):
+            builder.tally.meta(("timeline", index), "timeline records (what the terminal showed)", f"timeline[{index}]")
+    else:
+        _timeline(timeline, builder)
+    unanswered_calls_to_text(builder)
+    session_id = str(doc["sessionId"])
+    info = SessionInfo(id=session_id, message_count=len(builder), started_at=doc.get("startTime"))
+    return builder.build(sessions=[info], session_id=session_id)
+
+
+def _timeline(timeline: list[Any], builder: Builder) -> None:
+    """Sessions saved without ``chatMessages``: the terminal's timeline as the conversation."""
+    ids = IdMaker("call_")
+    for index, item in enumerate(timeline):
+        where, key = f"timeline[{index}]", ("timeline", index)
+        kind = item.get("type") if isinstance(item, dict) else None
+        text = item.get("text") if isinstance(item, dict) and isinstance(item.get("text"), str) else ""
+        if kind == "user":
+            builder.add(make_message("user", text), where)
+        elif kind == "copilot":
+            builder.add(make_message("assistant", text), where)
+        elif kind == "tool_call_requested":
+            call_id = str(item.get("callId") or "") or ids.new()
+            arguments = item.get("arguments") if item.get("arguments") is not None else {}
+            call = tool_call(call_id, str(item.get("name") or item.get("toolTitle") or "tool"), arguments)
+            last = builder.last()
+            if last is not None and last["role"] == "assistant":
+                last.setdefault("tool_calls", []).append(call)
+                if last.get("content") == "":
+                    last["content"] = None
+            else:
+                builder.add(make_message("assistant", None, tool_calls=[call]), where)
+        elif kind == "tool_call_completed" and item.get("callId"):
+            result = item.get("result")
+            output = result.get("log") if isinstance(result, dict) and isinstance(result.get("log"), str) else result
+            text = output if isinstance(output, str) else json.dumps(output, ensure_ascii=False)
+            builder.add(make_message("tool", text, tool_call_id=str(item["callId"])), where)
+        else:
+            builder.tally.meta(key, "timeline notices (info, errors)", where)
+            continue
+        builder.tally.place(key, where)
+
+
+FORMAT = FormatSpec(
+    name=NAME,
+    description="GitHub Copilot CLI sessions (~/.copilot/session-state/*/events.jsonl, history-session-state/*.json)",
+    detect_document=looks_like,
+    detect_records=looks_like_records,
+    parse_document=parse_document,
+    parse_records=parse_records,
+)
