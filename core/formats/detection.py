@@ -21,3 +21,11 @@ def detect_records(records: list[tuple[int, Any]]) -> str | None:
         if spec.detect_records is not None and spec.detect_records(records):
             return spec.name
     return None
+
+
+def detect_text(head: str) -> str | None:
+    """The format of a text input that is not JSON, from its start, or None."""
+    for spec in FORMATS:
+        if spec.detect_text is not None and spec.detect_text(head):
+            return spec.name
+    return None

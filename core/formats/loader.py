@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import os
+import sqlite3
 from typing import Any
 
 from core.formats import registry
-from core.formats.detection import detect_document, detect_records
+from core.formats.detection import detect_document, detect_records, detect_text
 from core.formats.messages import FieldProblem, is_hermes_summary, text_of, tool_pair_problems
 from core.formats.model import CompactionEvent, Conversation, FormatError
 from core.formats.registry import FORMAT_NAMES
@@ -17,6 +18,7 @@ from core.formats.source import (
     JsonProblem,
     check_jsonl_encoding,
     decode_all,
+    not_json_error,
     open_input,
     open_sqlite,
     parse_json_problem,
@@ -41,20 +43,34 @@ def _format_spec(format: str | None, src: InputSource) -> FormatSpec | None:
     return spec
 
 
-class _Parsed:
-    """What the input turned out to be: one JSON document, JSON Lines, or a SQLite store."""
+#: How much of a text file the text formats look at to recognise it.
+TEXT_HEAD_CHARS = 256 * 1024
 
-    def __init__(self, layout: str, doc: Any = None, lines: JsonLines | None = None) -> None:
+
+class _Parsed:
+    """What the input turned out to be: one JSON document, JSON Lines, plain text or a SQLite store."""
+
+    def __init__(self, layout: str, doc: Any = None, lines: JsonLines | None = None, text: str | None = None) -> None:
         self.layout = layout
         self.doc = doc
         self.lines = lines
+        self.text = text
         self.single: tuple[Any] | None = None  # memo of _single_record
+        self.conn: sqlite3.Connection | None = None  # a SQLite store, opened once for detection and reading
+
+    def close(self) -> None:
+        if self.conn is not None:
+            self.conn.close()
+            self.conn = None
 
 
 def _parse(src: InputSource) -> _Parsed:
     layout = sniff_layout(src)
     if layout == "sqlite":
         return _Parsed("sqlite")
+    if layout == "text":
+        text = decode_all(src)
+        return _Parsed("text", text=text[1:] if text.startswith("\ufeff") else text)
     if layout == "json":
         text = decode_all(src)
         if text.startswith("\ufeff"):
@@ -96,9 +112,26 @@ def _single_record(parsed: _Parsed) -> Any | None:
     return parsed.single[0]
 
 
+def _sqlite_spec(parsed: _Parsed, src: InputSource) -> FormatSpec:
+    """The SQLite format whose tables the store has; the Hermes reader (whose error lists the tables
+    it found) when none claims it."""
+    if parsed.conn is None:
+        parsed.conn = open_sqlite(src)
+    for spec in registry.SQLITE_FORMATS:
+        if spec.detect_sqlite is not None and spec.detect_sqlite(parsed.conn):
+            return spec
+    return registry.SQLITE_FORMAT
+
+
 def _detect(parsed: _Parsed, src: InputSource) -> FormatSpec:
     if parsed.layout == "sqlite":
-        return registry.SQLITE_FORMAT
+        return _sqlite_spec(parsed, src)
+    if parsed.layout == "text":
+        assert parsed.text is not None
+        found = detect_text(parsed.text[:TEXT_HEAD_CHARS])
+        if found is None:
+            raise not_json_error(src, parsed.text)
+        return registry.BY_NAME[found]
     if parsed.layout == "json":
         found = detect_document(parsed.doc)
     else:
@@ -117,10 +150,19 @@ def _convert(parsed: _Parsed, spec: FormatSpec, src: InputSource, session: str |
     if parsed.layout == "sqlite":
         if spec.parse_sqlite is None:
             raise FormatError(
-                f"{src.name}: a SQLite database can only be read as the {registry.SQLITE_FORMAT.name} format, "
+                f"{src.name}: a SQLite database can only be read as the {_sqlite_spec(parsed, src).name} format, "
                 f"not {spec.name!r}"
             )
-        return spec.parse_sqlite(open_sqlite(src), src, session)
+        conn = parsed.conn if parsed.conn is not None else open_sqlite(src)
+        parsed.conn = None  # the reader closes it
+        return spec.parse_sqlite(conn, src, session)
+    if parsed.layout == "text":
+        assert parsed.text is not None
+        if spec.parse_text is None:
+            raise not_json_error(src, parsed.text)
+        return spec.parse_text(parsed.text, src, session)
+    if spec.parse_document is None and spec.parse_records is None and spec.parse_text is not None:
+        raise FormatError(f"{src.name}: {spec.description} are plain text; expected that layout, not JSON")
     if parsed.layout == "json":
         return _parse_document(spec, parsed.doc, src, session)
     assert parsed.lines is not None
@@ -234,6 +276,7 @@ def load(
     """
     src = open_input(path_or_bytes, filename, max_bytes)
     spec = _format_spec(format, src)
+    parsed: _Parsed | None = None
     try:
         parsed = _parse(src)
         spec = spec or _detect(parsed, src)
@@ -245,6 +288,10 @@ def load(
         raise FormatError(
             f"{src.name}: the data is nested too deeply to read; expected a transcript with ordinary nesting"
         ) from None
+    finally:
+        if parsed is not None:
+            parsed.close()
+    assert parsed is not None
     _finish_report(conv, parsed)
     conv.warnings[:0] = src.warnings
     if session is not None and conv.session_id != str(session):
@@ -264,4 +311,8 @@ def load(
 def detect(path_or_bytes: Any, filename: str | None = None, *, max_bytes: int = DEFAULT_MAX_BYTES) -> str:
     """The format name ``load`` would use for this input (raises FormatError when none fits)."""
     src = open_input(path_or_bytes, filename, max_bytes)
-    return _detect(_parse(src), src).name
+    parsed = _parse(src)
+    try:
+        return _detect(parsed, src).name
+    finally:
+        parsed.close()

@@ -52,7 +52,10 @@ DUMP_FORMATS: tuple[str, ...] = (openai_chat.NAME,) + tuple(
     spec.name for spec in FORMATS if spec.write is not None and spec.name != openai_chat.NAME
 )
 
-SQLITE_FORMAT: FormatSpec = next(spec for spec in FORMATS if spec.parse_sqlite is not None)
+#: The formats that read SQLite stores, each recognising its own tables (``detect_sqlite``).
+SQLITE_FORMATS: tuple[FormatSpec, ...] = tuple(spec for spec in FORMATS if spec.parse_sqlite is not None)
+#: The SQLite reader for a store no format claims (its error lists the tables found).
+SQLITE_FORMAT: FormatSpec = BY_NAME["hermes"]
 
 
 def resolve(name: str) -> FormatSpec | None:
