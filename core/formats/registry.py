@@ -11,6 +11,7 @@ go to the format that reads SQLite.
 from __future__ import annotations
 
 from core.formats import (
+    aider,
     anthropic,
     claude_code,
     codex,
@@ -39,6 +40,8 @@ FORMATS: tuple[FormatSpec, ...] = (
     anthropic.FORMAT,
     openai_chat.FORMAT,
     langchain.FORMAT,
+    # Text and SQLite formats of the fmt2 importers (aider's histories are the only plain-text format).
+    aider.FORMAT,
 )
 
 BY_NAME: dict[str, FormatSpec] = {spec.name: spec for spec in FORMATS}
