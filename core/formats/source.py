@@ -405,7 +405,9 @@ def not_json_error(src: InputSource, text: str) -> FormatError:
     """The error for text that is neither JSON nor a text format the importer reads."""
     first = next((line for line in text.splitlines() if line.strip()), "")
     snippet = first.strip().lstrip("\ufeff")[:40]
-    return src.error("line 1", f"starts with {snippet!r}, which is not JSON; {_EXPECTED}")
+    return src.error(
+        "line 1", f"starts with {snippet!r}, which is not JSON, and the text is not a transcript either; {_EXPECTED}"
+    )
 
 
 def _parses_alone(line: str) -> bool:
