@@ -21,7 +21,9 @@ from core.formats import (
     mini_swe_agent,
     openai_chat,
     openai_responses,
+    openclaw,
     openhands,
+    pi,
     sharegpt,
     swe_agent,
 )
@@ -31,6 +33,9 @@ FORMATS: tuple[FormatSpec, ...] = (
     claude_code.FORMAT,
     codex.FORMAT,
     codex_exec.FORMAT,
+    # pi and OpenClaw sessions, Goose and Continue (fmt2): OpenClaw's extra entries before pi's.
+    openclaw.FORMAT,
+    pi.FORMAT,
     openhands.FORMAT,
     swe_agent.FORMAT,
     mini_swe_agent.FORMAT,
@@ -40,7 +45,7 @@ FORMATS: tuple[FormatSpec, ...] = (
     anthropic.FORMAT,
     openai_chat.FORMAT,
     langchain.FORMAT,
-    # Text and SQLite formats of the fmt2 importers (aider's histories are the only plain-text format).
+    # aider's histories are plain text: no JSON rule above can claim them (fmt2).
     aider.FORMAT,
 )
 
