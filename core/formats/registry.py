@@ -16,6 +16,8 @@ from core.formats import (
     claude_code,
     codex,
     codex_exec,
+    continue_sessions,
+    goose,
     hermes,
     langchain,
     mini_swe_agent,
@@ -36,6 +38,8 @@ FORMATS: tuple[FormatSpec, ...] = (
     # pi and OpenClaw sessions, Goose and Continue (fmt2): OpenClaw's extra entries before pi's.
     openclaw.FORMAT,
     pi.FORMAT,
+    goose.FORMAT,
+    continue_sessions.FORMAT,
     openhands.FORMAT,
     swe_agent.FORMAT,
     mini_swe_agent.FORMAT,
