@@ -202,6 +202,8 @@ class _Reader:
                 calls.append(tool_call(call_id, str(function.get("name", "")), function.get("arguments") or "{}"))
                 known.add(call_id)
         text = simplify_parts(_parts(message.get("content"), f"{where}.message.content"), join_texts=True)
+        if not text and not calls:
+            return  # an empty message: Continue leaves it out (its thinking waits for the next one)
         reasoning = "\n".join(t for t in self.reasoning if t) or None
         if isinstance(item.get("reasoning"), dict) and item["reasoning"].get("text"):
             reasoning = "\n".join(t for t in (reasoning, str(item["reasoning"]["text"])) if t)

@@ -408,11 +408,11 @@ def _message(message: dict[str, Any], key: str, where: str, conversion: _Convers
 def _leaves(tree: _Tree, main: list[str]) -> list[str]:
     """Leaves of branches left behind, newest first: each holds an entry that gives a message and is
     on no chain listed before it."""
-    children = {key for key, parent in tree.parent.items() if parent is not None}
+    parents = {parent for parent in tree.parent.values() if parent is not None}
     covered = set(main)
     found = []
     for leaf in reversed(tree.order):
-        if leaf in children or leaf in covered:
+        if leaf in parents or leaf in covered:
             continue
         own = [key for key in tree.chain(leaf) if key not in covered]
         if any(tree.entry[key]["type"] in ("message", "custom_message", "branch_summary", "compaction") for key in own):
