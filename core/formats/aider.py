@@ -421,7 +421,8 @@ def _first_line(session: _Session) -> int:
 
 
 def parse_text(text: str, src: InputSource, session: str | None) -> Conversation:
-    if aider_llm.looks_like(text[:4096]) and not looks_like_chat(text[:4096]):
+    head = text[:65536]
+    if aider_llm.looks_like(head) and not looks_like_chat(head):
         return aider_llm.parse(text, src, session)
     return parse_chat(text, src, session)
 

@@ -48,8 +48,16 @@ BEFORE_FIRST = "lines before the first 'TO LLM' request"
 
 
 def looks_like(head: str) -> bool:
+    """The file starts with a request or response line, or (a piece cut out of one) with lines that
+    nearly all carry a role prefix, between ``-------`` separators."""
     first = next((line for line in head.splitlines() if line.strip()), "")
-    return bool(REQUEST.match(first) or RESPONSE.match(first))
+    return bool(REQUEST.match(first) or RESPONSE.match(first)) or _is_fragment(head)
+
+
+def _is_fragment(head: str) -> bool:
+    lines = [line.rstrip("\r") for line in head.splitlines()[:200] if line.strip()]
+    prefixed = sum(1 for line in lines if line == SEPARATOR or ROLE_LINE.match(line))
+    return len(lines) >= 3 and SEPARATOR in lines and prefixed * 10 >= len(lines) * 9
 
 
 @dataclass
@@ -192,7 +200,11 @@ def _convert(request: _Request, builder: Builder) -> None:
 def parse(text: str, src: InputSource, session: str | None) -> Conversation:
     requests, before = _split(text)
     if not requests:
-        raise FieldProblem(None, "no 'TO LLM <time>' request line found; expected an aider LLM history")
+        raise FieldProblem(
+            "line 1",
+            "this looks like part of an aider LLM history (role-prefixed lines between '-------' separators) "
+            "without its 'TO LLM <time>' line; expected the whole .aider.llm.history file",
+        )
     infos = []
     for number, request in enumerate(requests, start=1):
         count = len([m for m in request.messages if m.role]) + (1 if request.response_line is not None else 0)

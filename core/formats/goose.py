@@ -362,6 +362,12 @@ def parse_sqlite(conn: sqlite3.Connection, src: InputSource, session: str | None
 
 
 def _parse_store(conn: sqlite3.Connection, src: InputSource, session: str | None) -> Conversation:
+    if not looks_like_store(conn):
+        tables = ", ".join(sorted(row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")))
+        raise FormatError(
+            f"{src.name}: a SQLite database, but not a Goose sessions.db: it has the tables {tables or 'none'}; "
+            "expected a 'sessions' table and a 'messages' table with 'content_json'"
+        )
     columns = _columns(conn, "messages")
     session_columns = _columns(conn, "sessions")
     order = "updated_at, rowid" if "updated_at" in session_columns else "rowid"
