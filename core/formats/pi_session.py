@@ -159,7 +159,7 @@ def _read_tree(lines: JsonLines) -> _Tree:
             version = record.get("version") if isinstance(record.get("version"), int) else 1
             break
     linked = version >= 2 and any(isinstance(r, dict) and r.get("type") != "session" and r.get("id") for _, r in records)
-    previous: str | None = None
+    raw_parents: dict[str, Any] = {}
     for index, (line, record) in enumerate(records):
         if not isinstance(record, dict):
             tree.others.append((line, f"lines that are not entry objects ({kind_of(record)})"))
@@ -181,19 +181,22 @@ def _read_tree(lines: JsonLines) -> _Tree:
         if key in tree.entry:
             tree.others.append((line, f"a second entry with an id already used (line {tree.line[key]} is kept)"))
             continue
-        parent: str | None
-        if linked:
-            raw_parent = record.get("parentId")
-            parent = str(raw_parent) if isinstance(raw_parent, (str, int)) and str(raw_parent) else None
-            if parent is not None and parent not in tree.entry:
-                if previous is not None:
-                    tree.bridged.append((line, tree.line[previous]))
-                parent = previous
-        else:
-            parent = previous
-        tree.line[key], tree.entry[key], tree.parent[key] = line, record, parent
+        tree.line[key], tree.entry[key] = line, record
         tree.order.append(key)
         tree.by_index[index] = key
+        raw_parents[key] = record.get("parentId")
+    # Parents are resolved once every id is known: pi looks them up in the whole file.
+    previous: str | None = None
+    for key in tree.order:
+        parent: str | None = previous
+        if linked:
+            raw = raw_parents[key]
+            parent = str(raw) if isinstance(raw, (str, int)) and str(raw) else None
+            if parent is not None and parent not in tree.entry:
+                if previous is not None:
+                    tree.bridged.append((tree.line[key], tree.line[previous]))
+                parent = previous
+        tree.parent[key] = parent
         previous = key
     _cut_loops(tree)
     return tree
