@@ -96,6 +96,11 @@ def _parts(content: Any, where: str) -> list[dict[str, Any]]:
     return parts
 
 
+def _list(value: Any) -> list[Any]:
+    """A list field as a list (a missing or mistyped one as empty: the app reads it that way too)."""
+    return value if isinstance(value, list) else []
+
+
 def _text(content: Any) -> str:
     if isinstance(content, str):
         return content
@@ -150,7 +155,7 @@ class _Reader:
         role = message.get("role")
         if role not in ROLES:
             raise FieldProblem(f"{where}.message.role", f"expected one of {', '.join(ROLES)}, got {role!r}")
-        for log in item.get("promptLogs") or []:
+        for log in _list(item.get("promptLogs")):
             if isinstance(log, dict) and isinstance(log.get("modelTitle"), str):
                 self.model = log["modelTitle"]
         before = len(self.builder)
@@ -166,7 +171,7 @@ class _Reader:
             self._assistant(item, message, where)
         else:
             parts = [] if role == "system" else [
-                text_part(f"{ctx['content']}\n") for ctx in item.get("contextItems") or []
+                text_part(f"{ctx['content']}\n") for ctx in _list(item.get("contextItems"))
                 if isinstance(ctx, dict) and isinstance(ctx.get("content"), str) and ctx["content"].strip()
             ]
             parts += _parts(message.get("content"), f"{where}.message.content")
@@ -182,9 +187,9 @@ class _Reader:
             self.summary = (summary, where)
 
     def _assistant(self, item: dict[str, Any], message: dict[str, Any], where: str) -> None:
-        states = [s for s in item.get("toolCallStates") or [] if isinstance(s, dict)]
+        states = [s for s in _list(item.get("toolCallStates")) if isinstance(s, dict)]
         calls = []
-        for position, delta in enumerate(message.get("toolCalls") or []):
+        for position, delta in enumerate(_list(message.get("toolCalls"))):
             if not isinstance(delta, dict):
                 continue
             function = delta.get("function") if isinstance(delta.get("function"), dict) else {}

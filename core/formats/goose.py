@@ -79,7 +79,8 @@ def _is_message(record: Any) -> bool:
         isinstance(record, dict)
         and record.get("role") in ("user", "assistant")
         and isinstance(content, list)
-        and all(isinstance(item, dict) and item.get("type") in ITEM_TYPES for item in content)
+        and all(isinstance(item, dict) and isinstance(item.get("type"), str) and item["type"] in ITEM_TYPES
+                for item in content)
         and ("created" in record or any(item.get("type") in ("toolRequest", "toolResponse") for item in content))
     )
 

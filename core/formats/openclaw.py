@@ -40,7 +40,8 @@ def _openclaw_custom(record: dict[str, Any]) -> bool:
 def _is_trajectory(record: Any) -> bool:
     return isinstance(record, dict) and (
         record.get("traceSchema") == "openclaw-trajectory"
-        or (record.get("type") in TRAJECTORY_TYPES and ("runId" in record or "ts" in record))
+        or (isinstance(record.get("type"), str) and record["type"] in TRAJECTORY_TYPES
+            and ("runId" in record or "ts" in record))
     )
 
 

@@ -90,11 +90,11 @@ def is_header(record: Any) -> bool:
 
 def is_entry(record: Any) -> bool:
     """A pi entry: one of pi's entry types, and a message entry holds a pi message."""
-    if not isinstance(record, dict) or record.get("type") not in ENTRY_TYPES:
+    if not isinstance(record, dict) or not isinstance(record.get("type"), str) or record["type"] not in ENTRY_TYPES:
         return False
     if record["type"] == "message":
         message = record.get("message")
-        return isinstance(message, dict) and message.get("role") in MESSAGE_ROLES
+        return isinstance(message, dict) and isinstance(message.get("role"), str) and message["role"] in MESSAGE_ROLES
     return True
 
 
@@ -306,7 +306,9 @@ def convert(tree: _Tree, chain: list[str], builder: Builder, label: Callable[[di
         kind = entry["type"]
         where = f"line {tree.line[key]}"
         before = len(builder)
-        if kind == "message":
+        if kind == "message" and not isinstance(entry.get("message"), dict):
+            conversion.skipped[key] = "message entries without a 'message' object"
+        elif kind == "message":
             _message(entry["message"], key, where, conversion, answered)
         elif kind == "custom_message":
             builder.add(make_message("user", _content(entry.get("content"))), where)
@@ -339,7 +341,7 @@ def convert(tree: _Tree, chain: list[str], builder: Builder, label: Callable[[di
             conversion.skipped[key] = f"entries of type {kind!r} are not part of a pi session"
         if len(builder) > before:
             conversion.produced[key] = before
-        if kind == "message" and isinstance(entry["message"], dict) and entry["message"].get("role") == "assistant":
+        if kind == "message" and isinstance(entry.get("message"), dict) and entry["message"].get("role") == "assistant":
             model = entry["message"].get("model")
             conversion.model = model if isinstance(model, str) and model else conversion.model
     for event, first_kept in compactions:
