@@ -65,6 +65,7 @@ ITEM_TYPES = frozenset({"text", "image", "thinking", "redactedThinking", "toolRe
                         "contextLengthExceeded", "summarizationRequested", "conversationCompacted", "reasoning"})
 UI_ITEMS = frozenset({"toolConfirmationRequest", "actionRequired", "systemNotification", "contextLengthExceeded",
                       "summarizationRequested", "conversationCompacted"})
+LEGACY_REQUEST, LEGACY_RESPONSE = "tool_name", "tool_result"
 USER_ONLY = "messages shown in Goose only (agentVisible false after the last compaction; never sent to the model)"
 METADATA_LINE = "the session's metadata line (working directory, description, token counts)"
 
@@ -73,16 +74,28 @@ METADATA_LINE = "the session's metadata line (working directory, description, to
 # Detection
 
 
+def _item_kind(item: Any) -> str | None:
+    """The kind of a content item; the first releases (late 2024) wrote items without a ``type``:
+    ``{text}``, ``{tool_name, arguments}`` and ``{id, tool_result}``."""
+    if not isinstance(item, dict):
+        return None
+    kind = item.get("type")
+    if isinstance(kind, str):
+        return kind if kind in ITEM_TYPES else None
+    if "tool_name" in item:
+        return LEGACY_REQUEST
+    if "tool_result" in item:
+        return LEGACY_RESPONSE
+    return "text" if isinstance(item.get("text"), str) else None
+
+
 def _is_message(record: Any) -> bool:
     content = record.get("content") if isinstance(record, dict) else None
-    return (
-        isinstance(record, dict)
-        and record.get("role") in ("user", "assistant")
-        and isinstance(content, list)
-        and all(isinstance(item, dict) and isinstance(item.get("type"), str) and item["type"] in ITEM_TYPES
-                for item in content)
-        and ("created" in record or any(item.get("type") in ("toolRequest", "toolResponse") for item in content))
-    )
+    if not (isinstance(record, dict) and record.get("role") in ("user", "assistant") and isinstance(content, list)):
+        return False
+    kinds = [_item_kind(item) for item in content]
+    return None not in kinds and ("created" in record or any(
+        kind in ("toolRequest", "toolResponse", LEGACY_REQUEST, LEGACY_RESPONSE) for kind in kinds))
 
 
 def _is_metadata(record: Any) -> bool:
@@ -102,7 +115,8 @@ def looks_like(records: list[tuple[int, Any]]) -> bool:
         return _is_metadata(dicts[0])
     goose = sum(1 for record in messages if _is_message(record))
     return goose * 2 > len(messages) and (_is_metadata(dicts[0]) or any(
-        item.get("type") in ("toolRequest", "toolResponse") for r in messages if _is_message(r) for item in r["content"]))
+        _item_kind(item) in ("toolRequest", "toolResponse", LEGACY_REQUEST, LEGACY_RESPONSE)
+        for r in messages if _is_message(r) for item in r["content"]))
 
 
 def looks_like_store(conn: sqlite3.Connection) -> bool:
@@ -160,6 +174,17 @@ def _result_content(result: Any) -> Any:
     return simplify_parts(parts, join_texts=True)
 
 
+def _legacy_result(value: Any) -> str:
+    """A result of the first releases: the text of ``[{"Text": {"text": ...}}]`` written as a JSON string."""
+    try:
+        items = json.loads(value) if isinstance(value, str) else value
+    except ValueError:
+        return str(value)
+    texts = [item["Text"].get("text", "") for item in items if isinstance(item, dict) and isinstance(item.get("Text"), dict)] \
+        if isinstance(items, list) else []
+    return "\n".join(str(text) for text in texts) if texts else str(value)
+
+
 class _Converter:
     """Goose messages into canonical messages on a Builder (module docstring)."""
 
@@ -168,6 +193,7 @@ class _Converter:
         self.ids = IdMaker("goose_call_")
         self.ui_items: Counter[str] = Counter()
         self.model: str | None = None
+        self.legacy_calls: list[str] = []  # calls of the first releases waiting for their result
 
     def add(self, row: _Row) -> None:
         if row.role not in ("user", "assistant"):
@@ -184,7 +210,7 @@ class _Converter:
         thinking: list[str] = []
         for position, item in enumerate(row.content):
             where = f"{row.where} content[{position}]"
-            kind = item.get("type") if isinstance(item, dict) else None
+            kind = _item_kind(item) or (item.get("type") if isinstance(item, dict) else None)
             if not isinstance(item, dict):
                 self.ui_items[f"not an item ({kind_of(item)})"] += 1
                 continue
@@ -199,6 +225,13 @@ class _Converter:
             elif kind == "toolResponse":
                 call_id = self.ids.shared(str(item.get("id") or ""))
                 self.builder.add(make_message("tool", _result_content(item.get("toolResult")), tool_call_id=call_id), where)
+            elif kind == LEGACY_REQUEST:  # no id: the results answer the calls in order
+                call_id = self.ids.new()
+                self.legacy_calls.append(call_id)
+                calls.append(tool_call(call_id, str(item.get("tool_name", "")), item.get("arguments")))
+            elif kind == LEGACY_RESPONSE:
+                call_id = self.legacy_calls.pop(0) if self.legacy_calls else self.ids.shared(str(item.get("id") or ""))
+                self.builder.add(make_message("tool", _legacy_result(item.get("tool_result")), tool_call_id=call_id), where)
             else:
                 self.ui_items[str(kind)] += 1
         if row.role == "assistant" or parts:

@@ -200,3 +200,23 @@ def test_goose_store_with_orphan_rows_and_a_store_of_another_app(tmp_path):
     assert conv.report.read == conv.report.accounted()
     with pytest.raises(FormatError, match="not a Goose sessions.db"):
         load(SAMPLES / "hermes_state.db", format="goose")
+
+
+def test_goose_jsonl_of_the_first_releases():
+    # Late 2024: no metadata line, items without a 'type', calls without an id answered in order.
+    rows = [
+        {"role": "user", "created": 1732060439, "content": [{"text": "Read notes.md and add a line"}]},
+        {"role": "assistant", "created": 1732060440, "content": [
+            {"tool_name": "DeveloperSystem__text_editor", "arguments": {"command": "view", "path": "notes.md"}}]},
+        {"role": "user", "created": 1732060440, "content": [
+            {"id": "call_a", "tool_result": json.dumps([{"Text": {"text": "# Notes\n"}}])}]},
+        {"role": "assistant", "created": 1732060447, "content": [{"text": "Added."}]},
+    ]
+    data = "".join(json.dumps(r) + "\n" for r in rows).encode()
+    assert detect(data, filename="BsNz.jsonl") == "goose"
+    conv = load(data, filename="BsNz.jsonl")
+    assert [m["role"] for m in conv.messages] == ["user", "assistant", "tool", "assistant"]
+    call = conv.messages[1]["tool_calls"][0]
+    assert call["function"]["name"] == "DeveloperSystem__text_editor"
+    assert conv.messages[2] == {"role": "tool", "content": "# Notes\n", "tool_call_id": call["id"]}
+    assert_tool_pairs(conv.messages)
