@@ -56,6 +56,7 @@ TERMINAL_META = "terminal output (what aider printed; not sent to the model)"
 TOKENS_META = "token and cost reports (the usage of the reply above them)"
 COMMAND_META = "commands typed to aider (not sent to the model)"
 BLANK_META = "blank lines before the first session"
+PLACE = "placed"  # a line placed on the conversation (the other classes are metadata kinds)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -131,11 +132,13 @@ def _split(text: str) -> tuple[list[_Session], list[int]]:
             current = _Session(None, None)  # a fragment that starts inside a session
             sessions.append(current)
         blocks = current.blocks
-        if continued:
+        # A new line of aider's own (an input, another output line) also ends an unfinished message.
+        if continued and not ((line.startswith("####") or _is_tool_line(line)) and line.endswith("  ")):
             blocks[-1].lines.append((number, line))
             blocks[-1].chunks[-1].append((number, line))
             continued = not line.endswith("  ")
             continue
+        continued = False
         if not line.strip():
             if blocks:
                 blocks[-1].lines.append((number, line))
@@ -342,8 +345,6 @@ def _span_of(lines: list[tuple[int, str]]) -> str:
     first, last = numbers[0], numbers[-1]
     return f"line {first}" if first == last else f"lines {first}-{last}"
 
-
-PLACE = "placed"
 
 
 def _span(block: _Block) -> str:

@@ -194,3 +194,11 @@ def test_llm_fragment_gets_a_specific_error():
 def test_samples_keep_tool_pairs_trivially():
     for name in (CHAT, LLM):
         assert_tool_pairs(load(SAMPLES / name).messages)
+
+
+def test_an_unfinished_multi_line_output_stops_at_aider_s_next_line():
+    text = chat("# aider chat started at 2025-01-02 10:00:00", "", "#### fix it  ", "", "Here.", "",
+                "> Tokens: 1.0k sent, 9 received.  ", "> # 1 SEARCH/REPLACE block failed to match!", "details",
+                "", "#### never mind  ", "", "Ok.", "", "> Tokens: 1.1k sent, 2 received.  ")
+    conv = load_text(text)
+    assert [m["content"] for m in conv.messages] == ["fix it", "Here.", "never mind", "Ok."]
