@@ -312,15 +312,19 @@ def _session_usage(builder: Builder, record: dict[str, Any]) -> None:
             return
 
 
-def _json(value: Any, where: str, default: Any) -> Any:
+def _json(value: Any, default: Any) -> Any:
+    """A JSON column parsed; text that is not JSON stays text (the message is then skipped with a
+    warning naming its row, instead of failing the whole store)."""
     if value is None or value == "":
         return default
+    if isinstance(value, bytes):
+        value = value.decode("utf-8", errors="replace")
     if not isinstance(value, str):
         return value
     try:
         return json.loads(value)
-    except ValueError:
-        raise FieldProblem(where, "expected JSON text") from None
+    except (ValueError, RecursionError):
+        return value
 
 
 # ---------------------------------------------------------------------------------------------
@@ -371,8 +375,8 @@ def _rows(conn: sqlite3.Connection, session_id: str, columns: set[str]) -> Itera
     for record in conn.execute(query, (session_id,)):
         row = dict(zip(wanted, record, strict=True))
         where = f"message row {row['id']}"
-        metadata = _json(row.get("metadata_json"), f"{where} metadata_json", {})
-        yield _Row(where, row["id"], row["role"], _json(row["content_json"], f"{where} content_json", None),
+        metadata = _json(row.get("metadata_json"), {})
+        yield _Row(where, row["id"], row["role"], _json(row["content_json"], None),
                    metadata if isinstance(metadata, dict) else {}, row.get("tokens"))
 
 

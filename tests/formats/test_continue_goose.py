@@ -220,3 +220,17 @@ def test_goose_jsonl_of_the_first_releases():
     assert call["function"]["name"] == "DeveloperSystem__text_editor"
     assert conv.messages[2] == {"role": "tool", "content": "# Notes\n", "tool_call_id": call["id"]}
     assert_tool_pairs(conv.messages)
+
+
+def test_goose_store_row_that_is_not_json_is_skipped_with_its_row(tmp_path):
+    copy = tmp_path / "sessions.db"
+    shutil.copy(SAMPLES / GOOSE_DB, copy)
+    conn = sqlite3.connect(copy)
+    conn.execute("UPDATE messages SET content_json = '{broken' WHERE id = 3")
+    conn.commit()
+    conn.close()
+    conv = load(copy)
+    assert conv.report.skipped_count == 1 and conv.report.read == conv.report.accounted()
+    assert any(w.startswith("message row 3 content: expected a list of content items") for w in conv.warnings)
+    listed = next(info for info in conv.sessions if info.id == conv.session_id)
+    assert listed.message_count == len(conv.messages) == 13
