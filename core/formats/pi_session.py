@@ -470,7 +470,8 @@ def read_session(
     position = [info.id for info in infos].index(chosen)
     conversion, chain = conversions[position], chains[position][1]
     builder = conversion.builder
-    _classify(tree, chain, conversion, builder.tally)
+    on_branches = {key for _, other in chains for key in other}
+    _classify(tree, chain, on_branches, conversion, builder.tally, label)
     builder.warnings[:0] = [*lines.warnings, *_damage(tree)]
     if tree.header is None:
         builder.warnings.append("no session header line: the file starts without pi's {\"type\":\"session\"} line")
@@ -479,7 +480,10 @@ def read_session(
     return builder.build(model=conversion.model, sessions=infos, session_id=chosen)
 
 
-def _classify(tree: _Tree, chain: list[str], conversion: _Conversion, tally: RowTally) -> None:
+def _classify(tree: _Tree, chain: list[str], on_branches: set[str], conversion: _Conversion, tally: RowTally,
+              label: Callable[[dict[str, Any]], str | None]) -> None:
+    """Every line: the loaded chain's entries by what became of them, entries of the other listed
+    branches as such, and entries on no branch (a stray ``custom`` row ...) by their type."""
     here = set(chain)
     if tree.header_line is not None:
         tally.meta(tree.header_line, HEADER_META)
@@ -489,8 +493,16 @@ def _classify(tree: _Tree, chain: list[str], conversion: _Conversion, tally: Row
         tally.skip(line, NO_ID, f"line {line}")
     for key in tree.order:
         line = tree.line[key]
-        if key not in here:
+        if key not in here and key in on_branches:
             tally.other_branch(line)
+        elif key not in here:
+            kind = tree.entry[key]["type"]
+            if kind == "custom" and label(tree.entry[key]):
+                tally.meta(line, str(label(tree.entry[key])))
+            elif kind in META:
+                tally.meta(line, META[kind])
+            else:
+                tally.skip(line, f"{kind} entries on no branch of the session", f"line {line}")
         elif key in conversion.skipped:
             tally.skip(line, conversion.skipped[key], f"line {line}")
         elif key in conversion.meta:

@@ -221,3 +221,10 @@ def test_samples_are_not_changed_by_loading():
         before = (SAMPLES / name).read_bytes()
         load(SAMPLES / name)
         assert (SAMPLES / name).read_bytes() == before
+
+
+def test_a_stray_entry_on_no_branch_is_metadata_not_a_branch():
+    stray = {"type": "custom", "id": "x1", "timestamp": "t", "customType": "openclaw:heartbeat", "data": {}}
+    conv = load_lines({**HEADER, "cwd": "/h/.openclaw/w"}, user("u1", None, "hi"), stray, reply("a1", "u1", "yo"))
+    assert conv.format == "openclaw" and len(conv.sessions) == 1 and conv.report.other_branches == 0
+    assert conv.report.metadata["OpenClaw state rows (openclaw:*; never sent to the model)"] == 1
