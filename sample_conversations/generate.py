@@ -18,7 +18,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import agent_tool_logs  # noqa: E402  (sibling modules of this script)
+import agent_sessions  # noqa: E402  (sibling modules of this script)
+import agent_tool_logs  # noqa: E402
 import agent_tool_stores  # noqa: E402
 import current_layouts  # noqa: E402
 import project  # noqa: E402
@@ -167,8 +168,9 @@ def write_json(name: str, data: Any) -> None:
     (OUT / name).write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
 
 
-def write_jsonl(name: str, records: list[dict[str, Any]]) -> None:
-    text = "".join(json.dumps(record, ensure_ascii=False) + "\n" for record in records)
+def write_jsonl(name: str, records: list[dict[str, Any]], compact: bool = False) -> None:
+    separators = (",", ":") if compact else None
+    text = "".join(json.dumps(record, ensure_ascii=False, separators=separators) + "\n" for record in records)
     (OUT / name).write_text(text, encoding="utf-8")
 
 
@@ -193,6 +195,19 @@ def main() -> None:
     hermes_sessions = sessions.hermes_sessions(ChatSession(seed=53))
     write_hermes_db("hermes_state.db", hermes_sessions)
     write_jsonl("hermes_sessions_export.jsonl", [sessions.hermes_export_record(s) for s in hermes_sessions])
+    write_agent_sessions()
+
+
+def write_agent_sessions() -> None:
+    """aider, pi, OpenClaw, Continue and Goose (agent_sessions.py)."""
+    (OUT / "aider.chat.history.md").write_text(agent_sessions.aider_chat_history(), encoding="utf-8")
+    (OUT / "aider.llm.history").write_text(agent_sessions.aider_llm_history(), encoding="utf-8")
+    # pi, OpenClaw (JSON.stringify) and Goose (serde_json) write compact lines.
+    write_jsonl("pi_session.jsonl", agent_sessions.pi_session(random.Random(67)), compact=True)
+    write_jsonl("openclaw_session.jsonl", agent_sessions.openclaw_session(random.Random(71)), compact=True)
+    write_json("continue_session.json", agent_sessions.continue_session(random.Random(73)))
+    write_jsonl("goose_session.jsonl", agent_sessions.goose_session_jsonl(random.Random(79)), compact=True)
+    agent_sessions.write_goose_db(OUT / "goose_sessions.db", agent_sessions.goose_store_sessions(random.Random(83)))
 
 
 def write_agent_tool_samples() -> None:

@@ -83,6 +83,9 @@ HISTORY_REPLACING_EVENTS = frozenset({"compact_boundary", "compact_summary", "co
     {"gemini-checkpoint", "opencode-compaction", "cline-summarize", "cline-truncation", "roo-condense",
      "copilot-compaction", "copilot-context-cleared"}
 )
+# pi / OpenClaw and Goose compactions, aider's /clear and /reset (a pi compaction keeps sending the
+# messages from its details["first_kept_position"] on).
+HISTORY_REPLACING_EVENTS |= {"compaction", "context-cleared"}
 # Formats whose agent sends earlier responses' reasoning back as input (Codex: encrypted reasoning
 # items), with the key its usage records that reasoning's size under.
 RESENT_REASONING_KEYS: dict[str, str] = {"codex": "reasoning_output_tokens"}
@@ -435,11 +438,22 @@ def _leading_system_count(messages: Sequence[Any]) -> int:
     return count
 
 
-def _context_starts(conversation: Any, n: int) -> list[int]:
-    """Positions after which the agent sent none of the earlier messages again, sorted."""
-    starts = {int(event.position) for event in getattr(conversation, "compaction_events", None) or []
+def _context_starts(conversation: Any, n: int) -> list[tuple[int, int]]:
+    """``(position, start)`` of each compaction after which the agent sent none of the messages
+    before ``start`` again, sorted by position."""
+    starts = {(int(event.position), _context_start(event))
+              for event in getattr(conversation, "compaction_events", None) or []
               if getattr(event, "kind", "") in HISTORY_REPLACING_EVENTS and 0 < int(event.position) <= n}
     return sorted(starts)
+
+
+def _context_start(event: Any) -> int:
+    """Where the agent's context begins after ``event``: its position, or the first message it kept."""
+    details = getattr(event, "details", None) or {}
+    kept = details.get("first_kept_position") if isinstance(details, Mapping) else None
+    if isinstance(kept, int) and not isinstance(kept, bool) and 0 <= kept < int(event.position):
+        return kept
+    return int(event.position)
 
 
 def request_breakdown(conversation: Any, weigher: Weigher | None = None, *, every_turn: bool = True) -> RequestBreakdown:
@@ -492,9 +506,11 @@ def request_breakdown(conversation: Any, weigher: Weigher | None = None, *, ever
         """Tokens of the blocks at positions ``<= last``."""
         return injected_sums[bisect_right(positions, last)]
 
+    compacted_at = [position for position, _start in starts]
+
     def context_start(index: int) -> int:
-        at = bisect_right(starts, index)
-        return starts[at - 1] if at else 0
+        at = bisect_right(compacted_at, index)
+        return starts[at - 1][1] if at else 0
 
     def request_at(index: int, recorded: RecordedPrompt | None = None) -> RequestTurn:
         start = context_start(index)

@@ -34,6 +34,8 @@ MEMO_ENTRIES = 64
 
 SAMPLE_DIR = Path(__file__).resolve().parents[2] / "sample_conversations"
 SAMPLE_SUFFIXES = (".json", ".jsonl", ".db", ".sqlite", ".traj")
+# aider's histories are Markdown and plain text: only those files (.aider.chat.history.md ...), not READMEs.
+SAMPLE_TEXT_NAMES = (".chat.history.md", ".llm.history")
 
 
 def content_digest(data: bytes) -> str:
@@ -205,7 +207,7 @@ def list_samples(directory: Path | None = None) -> list[Path]:
     return sorted(
         path
         for path in folder.iterdir()
-        if path.is_file() and path.suffix.lower() in SAMPLE_SUFFIXES
+        if path.is_file() and (path.suffix.lower() in SAMPLE_SUFFIXES or path.name.lower().endswith(SAMPLE_TEXT_NAMES))
     )
 
 

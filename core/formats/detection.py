@@ -49,3 +49,11 @@ def detect_directory(path: Path) -> FormatSpec | None:
         if spec.parse_directory is not None and spec.detect_directory is not None and spec.detect_directory(path):
             return spec
     return None
+
+
+def detect_text(head: str) -> str | None:
+    """The format of a text input that is not JSON, from its start, or None."""
+    for spec in FORMATS:
+        if spec.detect_text is not None and spec.detect_text(head):
+            return spec.name
+    return None

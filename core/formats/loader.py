@@ -14,6 +14,7 @@ from core.formats.detection import (
     detect_file,
     detect_records,
     detect_sqlite,
+    detect_text,
 )
 from core.formats.messages import FieldProblem, is_hermes_summary, text_of, tool_pair_problems
 from core.formats.model import CompactionEvent, Conversation, FormatError
@@ -25,6 +26,7 @@ from core.formats.source import (
     JsonProblem,
     check_jsonl_encoding,
     decode_all,
+    not_json_error,
     open_input,
     open_sqlite,
     parse_json_problem,
@@ -49,21 +51,34 @@ def _format_spec(format: str | None, name: str) -> FormatSpec | None:
     return spec
 
 
-class _Parsed:
-    """What the input turned out to be: one JSON document, JSON Lines, or a SQLite store."""
+#: How much of a text file the text formats look at to recognise it.
+TEXT_HEAD_CHARS = 256 * 1024
 
-    def __init__(self, layout: str, doc: Any = None, lines: JsonLines | None = None) -> None:
+
+class _Parsed:
+    """What the input turned out to be: one JSON document, JSON Lines, plain text or a SQLite store."""
+
+    def __init__(self, layout: str, doc: Any = None, lines: JsonLines | None = None, text: str | None = None) -> None:
         self.layout = layout
         self.doc = doc
         self.lines = lines
+        self.text = text
         self.single: tuple[Any] | None = None  # memo of _single_record
-        self.conn: sqlite3.Connection | None = None  # the store, once detection has opened it
+        self.conn: sqlite3.Connection | None = None  # a SQLite store, opened once for detection and reading
+
+    def close(self) -> None:
+        if self.conn is not None:
+            self.conn.close()
+            self.conn = None
 
 
 def _parse(src: InputSource) -> _Parsed:
     layout = sniff_layout(src)
     if layout == "sqlite":
         return _Parsed("sqlite")
+    if layout == "text":
+        text = decode_all(src)
+        return _Parsed("text", text=text[1:] if text.startswith("\ufeff") else text)
     if layout == "json":
         text = decode_all(src)
         if text.startswith("\ufeff"):
@@ -105,10 +120,27 @@ def _single_record(parsed: _Parsed) -> Any | None:
     return parsed.single[0]
 
 
+def _sqlite_spec(parsed: _Parsed, src: InputSource) -> FormatSpec:
+    """The SQLite format whose tables the store has; the Hermes reader (whose error lists the tables
+    it found) when none claims it."""
+    if parsed.conn is None:
+        parsed.conn = open_sqlite(src)
+    for spec in registry.SQLITE_FORMATS:
+        if spec.detect_sqlite is not None and spec.detect_sqlite(parsed.conn):
+            return spec
+    return registry.SQLITE_FORMAT
+
+
 def _detect(parsed: _Parsed, src: InputSource) -> FormatSpec:
     if parsed.layout == "sqlite":
         parsed.conn = parsed.conn or open_sqlite(src)
         return detect_sqlite(parsed.conn)
+    if parsed.layout == "text":
+        assert parsed.text is not None
+        found = detect_text(parsed.text[:TEXT_HEAD_CHARS])
+        if found is None:
+            raise not_json_error(src, parsed.text)
+        return registry.BY_NAME[found]
     if parsed.layout == "json":
         found = detect_file(os.path.basename(src.name), parsed.doc) or detect_document(parsed.doc)
     else:
@@ -125,12 +157,19 @@ def _detect(parsed: _Parsed, src: InputSource) -> FormatSpec:
 
 def _convert(parsed: _Parsed, spec: FormatSpec, src: InputSource, session: str | None) -> Conversation:
     if parsed.layout == "sqlite":
-        conn = parsed.conn or open_sqlite(src)
+        parsed.conn = conn = parsed.conn or open_sqlite(src)
         if spec.parse_sqlite is None:
             store = detect_sqlite(conn).name
-            conn.close()
             raise FormatError(f"{src.name}: this SQLite database can only be read as the {store} format, not {spec.name!r}")
+        parsed.conn = None  # the reader closes it
         return spec.parse_sqlite(conn, src, session)
+    if parsed.layout == "text":
+        assert parsed.text is not None
+        if spec.parse_text is None:
+            raise not_json_error(src, parsed.text)
+        return spec.parse_text(parsed.text, src, session)
+    if spec.parse_document is None and spec.parse_records is None and spec.parse_text is not None:
+        raise FormatError(f"{src.name}: {spec.description} are plain text; expected that layout, not JSON")
     if parsed.layout == "json":
         return _parse_document(spec, parsed.doc, src, session)
     assert parsed.lines is not None
@@ -247,6 +286,7 @@ def load(
         return _load_folder(folder, path_or_bytes, filename, format, max_bytes, session)
     src = open_input(path_or_bytes, filename, max_bytes)
     spec = _format_spec(format, src.name)
+    parsed: _Parsed | None = None
     try:
         parsed = _parse(src)
         spec = spec or _detect(parsed, src)
@@ -258,6 +298,10 @@ def load(
         raise FormatError(
             f"{src.name}: the data is nested too deeply to read; expected a transcript with ordinary nesting"
         ) from None
+    finally:
+        if parsed is not None:
+            parsed.close()
+    assert parsed is not None
     _finish_report(conv, parsed.lines)
     conv.warnings[:0] = src.warnings
     return _complete(conv, spec, src.name, session, path_or_bytes, filename)
@@ -291,8 +335,8 @@ def detect(path_or_bytes: Any, filename: str | None = None, *, max_bytes: int = 
     try:
         return _detect(parsed, src).name
     finally:
-        if parsed.conn is not None:
-            parsed.conn.close()
+        parsed.close()
+
 
 
 # ---------------------------------------------------------------------------------------------

@@ -12,20 +12,25 @@ they have (``detect_sqlite``); folders to the format that writes that layout.
 from __future__ import annotations
 
 from core.formats import (
+    aider,
     anthropic,
     claude_code,
     cline,
     codex,
     codex_exec,
+    continue_sessions,
     copilot_cli,
     gemini_cli,
+    goose,
     hermes,
     langchain,
     mini_swe_agent,
     openai_chat,
     openai_responses,
+    openclaw,
     opencode,
     openhands,
+    pi,
     sharegpt,
     swe_agent,
 )
@@ -40,6 +45,11 @@ FORMATS: tuple[FormatSpec, ...] = (
     copilot_cli.FORMAT,
     opencode.FORMAT,
     cline.FORMAT,
+    # pi and OpenClaw sessions, Goose and Continue (fmt2): OpenClaw's extra entries before pi's.
+    openclaw.FORMAT,
+    pi.FORMAT,
+    goose.FORMAT,
+    continue_sessions.FORMAT,
     openhands.FORMAT,
     swe_agent.FORMAT,
     mini_swe_agent.FORMAT,
@@ -49,6 +59,8 @@ FORMATS: tuple[FormatSpec, ...] = (
     anthropic.FORMAT,
     openai_chat.FORMAT,
     langchain.FORMAT,
+    # aider's histories are plain text: no JSON rule above can claim them (fmt2).
+    aider.FORMAT,
 )
 
 BY_NAME: dict[str, FormatSpec] = {spec.name: spec for spec in FORMATS}
@@ -62,10 +74,10 @@ DUMP_FORMATS: tuple[str, ...] = (openai_chat.NAME,) + tuple(
     spec.name for spec in FORMATS if spec.write is not None and spec.name != openai_chat.NAME
 )
 
-#: The SQLite store a database goes to when no format claims it (its reader says what it expected).
-SQLITE_FORMAT: FormatSpec = next(
-    spec for spec in FORMATS if spec.parse_sqlite is not None and spec.detect_sqlite is None
-)
+#: The formats that read SQLite stores, each recognising its own tables (``detect_sqlite``).
+SQLITE_FORMATS: tuple[FormatSpec, ...] = tuple(spec for spec in FORMATS if spec.parse_sqlite is not None)
+#: The SQLite reader for a store no format claims (its error lists the tables found).
+SQLITE_FORMAT: FormatSpec = BY_NAME["hermes"]
 
 
 def resolve(name: str) -> FormatSpec | None:

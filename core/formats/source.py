@@ -51,7 +51,9 @@ _BOMS: tuple[tuple[bytes, str], ...] = (
     (codecs.BOM_UTF16_BE, "utf-16"),
 )
 
-_EXPECTED = "expected a JSON or JSONL transcript (or a Hermes or OpenCode SQLite store)"
+_EXPECTED = (
+    "expected a JSON or JSONL transcript (or an aider chat history, or a Hermes, OpenCode or Goose SQLite store)"
+)
 
 
 @dataclass
@@ -364,7 +366,9 @@ def _first_lines(src: InputSource, limit: int = 25) -> tuple[list[bytes], bool]:
 
 
 def sniff_layout(src: InputSource) -> str:
-    """``"sqlite"``, ``"json"`` (one document) or ``"jsonl"`` (one value per line)."""
+    """``"sqlite"``, ``"json"`` (one document), ``"jsonl"`` (one value per line) or ``"text"`` (a first
+    line that is not JSON: only the formats that read plain text, such as aider's Markdown history, may
+    take it; :func:`not_json_error` is what every other reader reports)."""
     if is_sqlite(src):
         return "sqlite"
     if src.encoding != "utf-8" and src.encoding != "utf-8-sig":
@@ -383,8 +387,7 @@ def _layout_from_text_lines(src: InputSource, lines: list[str], first_cut: bool 
     first = lines[0].lstrip()
     suffix = src.name.lower().rsplit(".", 1)[-1] if "." in src.name else ""
     if first[:1] not in ("{", "["):
-        snippet = first.strip()[:40]
-        raise src.error("line 1", f"starts with {snippet!r}, which is not JSON; {_EXPECTED}")
+        return "text"
     if suffix in ("jsonl", "ndjson"):
         return "jsonl"
     if first.startswith("["):
@@ -398,6 +401,15 @@ def _layout_from_text_lines(src: InputSource, lines: list[str], first_cut: bool 
     # line is damaged. Unindented later lines that are whole objects mean JSONL.
     whole_objects = sum(1 for ln in lines[1:] if ln.startswith("{") and _parses_alone(ln))
     return "jsonl" if whole_objects >= 2 or (whole_objects == 1 and len(lines) == 2) else "json"
+
+
+def not_json_error(src: InputSource, text: str) -> FormatError:
+    """The error for text that is neither JSON nor a text format the importer reads."""
+    first = next((line for line in text.splitlines() if line.strip()), "")
+    snippet = first.strip().lstrip("\ufeff")[:40]
+    return src.error(
+        "line 1", f"starts with {snippet!r}, which is not JSON, and the text is not a transcript either; {_EXPECTED}"
+    )
 
 
 def _parses_alone(line: str) -> bool:

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 DocumentParser = Callable[[Any, "InputSource", "str | None"], "Conversation"]
 RecordsParser = Callable[["JsonLines", "InputSource", "str | None"], "Conversation"]
 SqliteParser = Callable[["sqlite3.Connection", "InputSource", "str | None"], "Conversation"]
+TextParser = Callable[[str, "InputSource", "str | None"], "Conversation"]
 Writer = Callable[["Conversation"], Any]
 # (folder, the name errors use, session, max_bytes per file)
 DirectoryParser = Callable[[Path, str, "str | None", int], "Conversation"]
@@ -31,8 +32,10 @@ class FormatSpec:
     """One transcript format: its name and what it can detect, read and write.
 
     ``detect_document(doc)`` says whether a parsed JSON document is in this format;
-    ``detect_records(records)`` the same for the first ``(line, value)`` records of a JSONL input.
-    ``parse_document`` reads one JSON document, ``parse_records`` a JSONL input, ``parse_sqlite`` a
+    ``detect_records(records)`` the same for the first ``(line, value)`` records of a JSONL input;
+    ``detect_text(head)`` for the start of a text file that is not JSON (aider's Markdown history);
+    ``detect_sqlite(conn)`` for a SQLite store (by its tables). ``parse_document`` reads one JSON
+    document, ``parse_records`` a JSONL input, ``parse_text`` the whole text, ``parse_sqlite`` a
     SQLite store. ``write`` turns a conversation into a JSON document of this format (for ``dump``).
     A missing function means the format has no such layout. The loader hands ``parse_document`` a
     document parsed for that one call: a parser may drop the items it has read from it.
@@ -52,6 +55,9 @@ class FormatSpec:
     parse_records: RecordsParser | None = None
     parse_sqlite: SqliteParser | None = None
     write: Writer | None = None
+    detect_text: Callable[[str], bool] | None = None
+    parse_text: TextParser | None = None
+    detect_sqlite: Callable[[sqlite3.Connection], bool] | None = None
     aliases: tuple[str, ...] = ()
     detect_file: Callable[[str, Any], bool] | None = None
     detect_sqlite: Callable[[sqlite3.Connection], bool] | None = None

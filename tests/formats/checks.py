@@ -29,6 +29,14 @@ SAMPLE_FORMATS = {
     "swe_agent_run.traj": "swe-agent",
     "hermes_state.db": "hermes",
     "hermes_sessions_export.jsonl": "hermes",
+    # aider, pi, OpenClaw, Continue and Goose
+    "aider.chat.history.md": "aider",
+    "aider.llm.history": "aider",
+    "pi_session.jsonl": "pi",
+    "openclaw_session.jsonl": "openclaw",
+    "continue_session.json": "continue",
+    "goose_session.jsonl": "goose",
+    "goose_sessions.db": "goose",
 }
 # Agents' own logs and folders (a Cline task is read from its folder; the file brings its siblings).
 SAMPLE_FORMATS.update({

@@ -157,7 +157,7 @@ def test_formats_are_listed_once_in_one_registry():
     # every format module's own declaration is in the registry, and nothing else is
     assert sorted(spec.name for spec in declared) == sorted(FORMAT_NAMES)
     assert all(spec in FORMATS for spec in declared)
-    assert all(spec.parse_document or spec.parse_records or spec.parse_sqlite for spec in FORMATS)
+    assert all(spec.parse_document or spec.parse_records or spec.parse_sqlite or spec.parse_text for spec in FORMATS)
 
 
 def test_detection_asks_the_registry_in_its_order(monkeypatch):

@@ -73,7 +73,7 @@ class Case:
 class Seed:
     name: str
     format: str
-    layout: str  # "json" (one document) or "jsonl" (a list of records, one per line)
+    layout: str  # "json" (one document), "jsonl" (a list of records, one per line) or "text" (a list of lines)
     value: Any
     suffix: str = ".json"
 
@@ -483,8 +483,85 @@ SEEDS: list[Seed] = [
 ]
 
 
+# aider, pi, OpenClaw, Continue and Goose
+SEEDS += [
+    Seed(
+        "aider_chat",
+        "aider",
+        "text",
+        ["# aider chat started at 2026-01-02 10:00:00", "", "> Main model: gpt-4.1 with diff edit format  ", "",
+         "#### Fix the test.  ", "", "Done: the assertion compares Decimals now.", "",
+         "> Tokens: 2.1k sent, 40 received. Cost: $0.0049 message, $0.0049 session.  "],
+        ".md",
+    ),
+    Seed(
+        "pi_session",
+        "pi",
+        "jsonl",
+        [
+            {"type": "session", "version": 3, "id": "s1", "timestamp": "2026-01-02T10:00:00.000Z", "cwd": "/w"},
+            {"type": "message", "id": "u1", "parentId": None, "timestamp": "t", "message": {"role": "user", "content": "Fix the test."}},
+            {"type": "message", "id": "a1", "parentId": "u1", "timestamp": "t", "message": {
+                "role": "assistant", "content": [{"type": "toolCall", "id": "c1", "name": "bash", "arguments": {"command": "pytest"}}],
+                "stopReason": "toolUse", "usage": {"input": 10, "output": 2, "cacheRead": 0, "cacheWrite": 0}}},
+            {"type": "message", "id": "r1", "parentId": "a1", "timestamp": "t", "message": {
+                "role": "toolResult", "toolCallId": "c1", "toolName": "bash", "content": [{"type": "text", "text": "1 passed"}]}},
+            {"type": "compaction", "id": "k1", "parentId": "r1", "timestamp": "t", "summary": "Ran the tests.",
+             "firstKeptEntryId": "r1", "tokensBefore": 900},
+            {"type": "message", "id": "a2", "parentId": "k1", "timestamp": "t", "message": {
+                "role": "assistant", "content": [{"type": "text", "text": "Done."}], "stopReason": "stop"}},
+        ],
+        ".jsonl",
+    ),
+    Seed(
+        "openclaw_session",
+        "openclaw",
+        "jsonl",
+        [
+            {"type": "session", "version": 3, "id": "s1", "timestamp": "2026-01-02T10:00:00.000Z", "cwd": "/h/.openclaw/workspace"},
+            {"type": "custom", "id": "m1", "parentId": None, "customType": "model-snapshot", "data": {"modelId": "m"}},
+            {"type": "message", "id": "u1", "parentId": "m1", "message": {"role": "user", "content": [{"type": "text", "text": "Hi"}]}},
+            {"type": "message", "id": "a1", "parentId": "u1", "message": {
+                "role": "assistant", "content": [{"type": "text", "text": "Hello."}], "stopReason": "stop"}},
+        ],
+        ".jsonl",
+    ),
+    Seed(
+        "continue_session",
+        "continue",
+        "json",
+        {"sessionId": "s1", "title": "t", "workspaceDirectory": "/w", "history": [
+            {"message": {"role": "user", "content": "Fix the test."}, "contextItems": [
+                {"name": "a.py", "description": "a.py", "content": "x = 1", "id": {"providerTitle": "file", "itemId": "a.py"}}]},
+            {"message": {"role": "assistant", "content": "", "toolCalls": [
+                {"id": "c1", "type": "function", "function": {"name": "builtin_run_terminal_command", "arguments": "{}"}}],
+                "usage": {"promptTokens": 10, "completionTokens": 2}}, "contextItems": [],
+             "toolCallStates": [{"toolCallId": "c1", "status": "done", "output": [{"name": "t", "content": "1 passed"}]}]},
+            {"message": {"role": "assistant", "content": "Done."}, "contextItems": [], "conversationSummary": "Tests pass."},
+        ]},
+    ),
+    Seed(
+        "goose_session",
+        "goose",
+        "jsonl",
+        [
+            {"working_dir": "/w", "description": "fix", "message_count": 3, "total_tokens": 12, "input_tokens": 10},
+            {"role": "user", "created": 1, "content": [{"type": "text", "text": "Fix the test."}]},
+            {"role": "assistant", "created": 2, "content": [{"type": "toolRequest", "id": "c1", "toolCall": {
+                "status": "success", "value": {"name": "developer__shell", "arguments": {"command": "pytest"}}}}]},
+            {"role": "user", "created": 3, "content": [{"type": "toolResponse", "id": "c1", "toolResult": {
+                "status": "success", "value": [{"type": "text", "text": "1 passed"}]}}]},
+        ],
+        ".jsonl",
+    ),
+]
+
+
 def seed_bytes(seed: Seed, value: Any = None) -> bytes:
     value = seed.value if value is None else value
+    if seed.layout == "text":  # a line replaced by another value is written as its JSON
+        return ("\n".join(line if isinstance(line, str) else _dumps(line) for line in value) + "\n").encode(
+            "utf-8", "surrogatepass")
     if seed.layout == "jsonl":
         return ("\n".join(_dumps(record) for record in value) + "\n").encode("utf-8", "surrogatepass")
     # (lone surrogates a test put in become invalid UTF-8 bytes: a hostile input of its own)
@@ -541,7 +618,7 @@ def type_mutations(seed: Seed) -> Iterator[tuple[str, bytes]]:
         for new in WRONG_VALUES:
             if _same_kind(original, new) and original == new:
                 continue
-            if seed.layout == "jsonl" and not path:
+            if seed.layout in ("jsonl", "text") and not path:
                 continue
             label = f"{seed.name}{''.join(f'[{step!r}]' for step in path)}={_dumps(new)}"
             yield label, seed_bytes(seed, replace_at(seed.value, path, new))
