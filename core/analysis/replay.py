@@ -351,12 +351,15 @@ def replay(
                     cooling_turns.append(index)
             # The response reports the prompt it was sent (v0.19.0 judges the last compaction by it).
             compressor.update_from_response({"prompt_tokens": after})
-            if compressor.blocked_reason() in ("ineffective", "fallback-streak") and not anti_thrash_warned:
+            block = compressor.blocked_reason()
+            if block in ("ineffective", "fallback-streak") and not anti_thrash_warned:
                 anti_thrash_warned = True
-                warnings.append(f"At message {index}: " + compressor.thrash_rule.blocked_words()
-                                if compressor.blocked_reason() == "ineffective" else
-                                f"At message {index}: two compactions in a row used the fallback summary, so "
-                                f"{compressor.profile.name} stops compressing automatically.")
+                why = (compressor.thrash_rule.reason if block == "ineffective"
+                       else f"the last {P.FALLBACK_STREAK_LIMIT} compactions used the fallback summary")
+                warnings.append(
+                    f"Anti-thrashing engaged after compaction #{len(records)} at message {index}: {why}, so Hermes "
+                    "stops compressing automatically (only /compress or /new gets it going again)."
+                )
             points.append((turn, index, before, after, outcome in COMPRESSED_OUTCOMES, outcome, len(context),
                            estimate, recorded, RECORDED if recorded is not None else ESTIMATED))
             turn += 1

@@ -161,22 +161,17 @@ class ThrashRule:
     completion_verdict: bool  # up to v0.18.1: a completed compression saving < 10 % is a strike, else a reset
     usage_verdict: bool  # v0.19.0: the next real prompt decides (below the threshold resets the counter)
     fallback_streak: bool  # v0.19.0: two fallback compactions in a row also block the trigger
-    strike_words: str  # what makes a strike, in words
-
-    def blocked_words(self) -> str:
-        """Why two strikes stop automatic compression, as a sentence."""
-        return (f"Anti-thrashing: {self.strike_words} {P.INEFFECTIVE_STRIKES} times, so Hermes stops compressing "
-                "automatically (only /compress or /new gets it going again).")
+    reason: str  # why two strikes stopped automatic compression, in words
 
 
 THRASH_RULES: dict[str, ThrashRule] = {
     "savings": ThrashRule(
         too_small_strikes=False, completion_verdict=True, usage_verdict=False, fallback_streak=False,
-        strike_words=f"a compaction saved under {P.INEFFECTIVE_SAVINGS_PCT}%",
+        reason=f"the last {P.INEFFECTIVE_STRIKES} compactions each saved under {P.INEFFECTIVE_SAVINGS_PCT}%",
     ),
     "real-usage": ThrashRule(
         too_small_strikes=True, completion_verdict=False, usage_verdict=True, fallback_streak=True,
-        strike_words="the prompt after a compaction was still over the threshold (or there was too little to "
-                     "compress)",
+        reason=f"{P.INEFFECTIVE_STRIKES} times the real prompt stayed over the threshold after a compaction, or "
+               "there was too little to compress",
     ),
 }
