@@ -253,7 +253,8 @@ def analyze_messages(
     if use_summarizer and summarizer is None:
         summarizer = make_summarizer(settings)
     compressor = ContextCompressor(config, summarizer=summarizer)
-    result: CompressionResult = compressor.compress(messages, focus_topic=settings.focus_topic or None, prune_plan=plan)
+    result: CompressionResult = compressor.compress(messages, focus_topic=settings.focus_topic or None, prune_plan=plan,
+                                                    on_crash="report")
     savings = phase_savings(messages, config, counter, result, plan=plan)
     steps = {step.key: step for step in savings.steps}
     original, final = steps["original"], steps["final"]

@@ -73,6 +73,7 @@ class CompressionResult:
     aux_model_failure: str | None = None
     aux_model_failure_model: str | None = None
     abort_reason: str | None = None  # "configured", "authentication" or "network" when aborted
+    crash: ReferenceCrash | None = None  # outcome "crashed": where the release itself raises (the input is kept)
 
     # -- the plan's decisions
     @property
@@ -518,6 +519,7 @@ class ContextCompressor:
         memory_context: str = "",
         *,
         prune_plan: PrunePlan | None = None,
+        on_crash: str = "raise",
     ) -> CompressionResult:
         """Compress ``messages`` (never mutated) and return the new list with what happened.
 
@@ -530,13 +532,29 @@ class ContextCompressor:
             memory_context: A memory provider's context for the summary prompt (v0.19.0; earlier
                 releases ignore it). A str; whitespace only means none.
             prune_plan: The Phase-1 plan of ``messages`` (``core.plan.prepare``), when one is kept.
+            on_crash: ``"raise"`` (the release's behaviour) or ``"report"``: where the release raises,
+                return the input unchanged with outcome ``crashed`` and the crash in ``result.crash``.
 
         Raises:
             ReferenceCrash: where the release itself raises (v0.19.0: a text part that is not a
-                string in a message the summary would serialise).
+                string in a message the summary would serialise), unless ``on_crash="report"``.
         """
         if not isinstance(memory_context, str):
             raise TypeError(f"memory_context must be a str, not {type(memory_context).__name__}")
+        if on_crash not in ("raise", "report"):
+            raise ValueError(f"on_crash must be 'raise' or 'report', got {on_crash!r}")
+        try:
+            return self._compress(messages, current_tokens, focus_topic, force, memory_context, prune_plan)
+        except ReferenceCrash as crash:
+            if on_crash == "raise":
+                raise
+            return CompressionResult(messages=messages, outcome="crashed", input_messages=messages,
+                                     plan=self.plan(messages, current_tokens, focus_topic, prune_plan=prune_plan,
+                                                    memory_context=memory_context),
+                                     failure_reason=crash.describe(), crash=crash)
+
+    def _compress(self, messages: list[Any], current_tokens: int | None, focus_topic: str | None, force: bool,
+                  memory_context: str, prune_plan: PrunePlan | None) -> CompressionResult:
         with self._lock:
             self._begin_call(force)
             decided = self.plan(messages, current_tokens, focus_topic, prune_plan=prune_plan,

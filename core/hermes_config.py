@@ -7,10 +7,17 @@ Keys read (everything else in the file is ignored):
   bool or a non-positive value is ignored with a warning, as Hermes does)
 * ``compression.enabled``, ``.threshold``, ``.protect_first_n``, ``.protect_last_n``, ``.target_ratio``,
   ``.abort_on_summary_failure`` (string-coerced like Hermes: true when it lower-cases to "true", "1" or "yes"),
-  ``.codex_gpt55_autoraise`` (v0.17.0+: gpt-5.5 on provider ``openai-codex`` compresses at 0.85)
+  ``.codex_gpt55_autoraise`` (v0.17.0+: gpt-5.5 on provider ``openai-codex`` compresses at 0.85),
+  ``.codex_gpt55_autoraise_notice`` and ``.codex_app_server_auto`` (v0.18.1+ host keys: kept as they are, so
+  an export writes them back; Codex app-server sessions compact natively unless it says ``hermes``)
 * ``timezone`` (v0.17.0+: the zone of the date the summary prompt is anchored to)
+* ``auxiliary.transient_retries`` (v0.18.1+: retries of a transient transport error, default 2: the
+  summary call's retries)
 * ``auxiliary.compression.provider``, ``.model``, ``.base_url``, ``.api_key``, ``.timeout``, ``.extra_body``,
-  ``.context_length``
+  ``.context_length``, ``.reasoning_effort`` (v0.19.0: sent with the summary call)
+
+From v0.19.0 Hermes raises a ``compression.threshold`` below 0.75 to 0.75 when the window is under
+512,000 tokens; the value is read as written and the profile applies the floor.
 
 Hermes names a model by provider plus model name; litellm wants one string. The conversion:
 ``openrouter`` + ``anthropic/claude-sonnet-4`` -> ``openrouter/anthropic/claude-sonnet-4``;
@@ -36,6 +43,8 @@ from core.config import DEFAULTS
 # Hermes' fallback when nothing reports a context window (spec 1.3, DEFAULT_FALLBACK_CONTEXT).
 DEFAULT_FALLBACK_CONTEXT = 256_000
 DEFAULT_AUX_TIMEOUT = 120.0
+DEFAULT_TRANSIENT_RETRIES = 2  # auxiliary.transient_retries (v0.18.1+)
+CODEX_APP_SERVER_MODES = ("native", "hermes", "off")  # compression.codex_app_server_auto (v0.18.1+)
 # v0.17.0+ host rule: this model on this provider compresses at 0.85 unless the config turns it off.
 CODEX_GPT55_PROVIDER = "openai-codex"
 CODEX_GPT55_THRESHOLD = 0.85
@@ -81,6 +90,8 @@ class HermesSettings:
     abort_on_summary_failure: bool = DEFAULTS.abort_on_summary_failure
     compression_enabled: bool = True
     codex_gpt55_autoraise: bool = True
+    codex_gpt55_autoraise_notice: bool = True  # v0.18.1+ host key, kept for the export
+    codex_app_server_auto: str = "native"  # v0.18.1+ host key: how Codex app-server sessions compact
     timezone: str | None = None  # top-level ``timezone``: the anchoring date's zone (v0.17.0+)
     # summarizer (litellm model strings)
     model: str | None = None
@@ -88,6 +99,8 @@ class HermesSettings:
     api_base: str | None = None
     summary_api_base: str | None = None
     timeout: float = DEFAULT_AUX_TIMEOUT
+    transient_retries: int = DEFAULT_TRANSIENT_RETRIES  # auxiliary.transient_retries (v0.18.1+)
+    reasoning_effort: str | None = None  # auxiliary.compression.reasoning_effort (v0.19.0)
     extra_body: dict[str, Any] = field(default_factory=dict)
     summary_context_length: int | None = None
     # Hermes' own provider names, kept so an export writes the same routing back
@@ -141,6 +154,12 @@ class HermesSettings:
             "abort_on_summary_failure": self.abort_on_summary_failure,
         }
 
+    def _request_body(self) -> dict[str, Any]:
+        body = dict(self.extra_body)
+        if self.reasoning_effort:
+            body.setdefault("reasoning_effort", self.reasoning_effort)
+        return body
+
     def summarizer_kwargs(self) -> dict[str, Any]:
         """Keyword arguments for ``LiteLLMSummarizer`` (keys included, for in-memory use only)."""
         kwargs: dict[str, Any] = {
@@ -149,7 +168,8 @@ class HermesSettings:
             "api_base": self.api_base,
             "api_key": self.api_key,
             "timeout": self.timeout,
-            "extra_body": dict(self.extra_body) or None,
+            "max_retries": self.transient_retries,
+            "extra_body": self._request_body() or None,
         }
         if self.summary_model:
             separate_provider = self.summary_provider not in _AUTO and self.summary_provider != self.provider
@@ -345,14 +365,26 @@ def _settings_from_document(document: dict[str, Any]) -> HermesSettings:
         settings.compression_enabled = _string_flag(compression["enabled"])
     if "codex_gpt55_autoraise" in compression:
         settings.codex_gpt55_autoraise = _string_flag(compression["codex_gpt55_autoraise"])
+    if "codex_gpt55_autoraise_notice" in compression:
+        settings.codex_gpt55_autoraise_notice = _string_flag(compression["codex_gpt55_autoraise_notice"])
+    mode = _text(compression, "codex_app_server_auto", "compression")
+    if mode is not None:
+        if mode.lower() not in CODEX_APP_SERVER_MODES:
+            raise HermesConfigError(f"compression.codex_app_server_auto must be one of "
+                                    f"{', '.join(CODEX_APP_SERVER_MODES)}, got {mode!r}")
+        settings.codex_app_server_auto = mode.lower()
     timezone = document.get("timezone")
     if timezone is not None and not isinstance(timezone, str):
         raise HermesConfigError(f"timezone must be a time zone name such as Europe/Amsterdam, got {_kind(timezone)}")
     settings.timezone = (timezone or "").strip() or None
 
     auxiliary = _section(document, "auxiliary", "auxiliary")
+    settings.transient_retries = _integer(auxiliary, "transient_retries", "auxiliary", DEFAULT_TRANSIENT_RETRIES)
+    if settings.transient_retries < 0:
+        raise HermesConfigError(f"auxiliary.transient_retries must be 0 or more, got {auxiliary.get('transient_retries')!r}")
     aux = _section(auxiliary, "compression", "auxiliary.compression")
     where = "auxiliary.compression"
+    settings.reasoning_effort = _text(aux, "reasoning_effort", where)
     settings.summary_provider = (_text(aux, "provider", where) or "auto").lower()
     settings.summary_api_base = _text(aux, "base_url", where)
     settings.summary_api_key = _text(aux, "api_key", where)
@@ -432,6 +464,10 @@ def settings_to_yaml(settings: HermesSettings) -> str:
     }
     if not settings.codex_gpt55_autoraise:
         compression["codex_gpt55_autoraise"] = False
+    if not settings.codex_gpt55_autoraise_notice:
+        compression["codex_gpt55_autoraise_notice"] = False
+    if settings.codex_app_server_auto != "native":
+        compression["codex_app_server_auto"] = settings.codex_app_server_auto
 
     summary_provider = settings.summary_provider or "auto"
     summary_name = ""
@@ -454,8 +490,13 @@ def settings_to_yaml(settings: HermesSettings) -> str:
     aux["extra_body"] = dict(settings.extra_body)
     if settings.summary_context_length is not None:
         aux["context_length"] = int(settings.summary_context_length)
+    if settings.reasoning_effort:
+        aux["reasoning_effort"] = settings.reasoning_effort
 
-    document: dict[str, Any] = {"model": model_section, "compression": compression, "auxiliary": {"compression": aux}}
+    auxiliary: dict[str, Any] = {"compression": aux}
+    if settings.transient_retries != DEFAULT_TRANSIENT_RETRIES:
+        auxiliary["transient_retries"] = int(settings.transient_retries)
+    document: dict[str, Any] = {"model": model_section, "compression": compression, "auxiliary": auxiliary}
     if settings.timezone:
         document["timezone"] = settings.timezone
     header = "# Compression settings for Hermes Agent's config.yaml (API keys are not exported).\n"

@@ -29,6 +29,7 @@ from core.config import CompressorConfig
 from core.message_view import content_text
 from core.phases import boundaries, focus, summary
 from core.phases.boundaries import TailCut
+from core.phases.failures import FAILURE_RULES, FailureRule
 from core.phases.oneliners import ONELINER_RULES
 from core.phases.prune import PrunePlan, PruneResult
 from core.profiles import Profile
@@ -228,6 +229,11 @@ class CompressionPlan:
     @cached_property
     def redaction(self) -> ProfileRedaction:
         return profile_redaction(self.profile, strict=self.config.strict_redaction)
+
+    @property
+    def failure_rule(self) -> FailureRule:
+        """How the release classifies a failed summary call (and says so in words)."""
+        return FAILURE_RULES[self.profile.failure_rule]
 
     @property
     def turns_rule(self) -> summary.TurnsRule:

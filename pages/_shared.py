@@ -702,7 +702,8 @@ OFFLINE_SUMMARIZER = "Offline extractive summary (default)"
 REMOTE_SUMMARIZER = "A model through litellm"
 LOCAL_SUMMARIZER = "Local model (SmolLM2, offline)"
 NO_SUMMARIZER = "No summarizer (the profile's fallback)"
-SUMMARIZER_OPTIONS = [OFFLINE_SUMMARIZER, REMOTE_SUMMARIZER, LOCAL_SUMMARIZER, NO_SUMMARIZER]
+FAILING_SUMMARIZER = "A failing provider (simulation)"
+SUMMARIZER_OPTIONS = [OFFLINE_SUMMARIZER, REMOTE_SUMMARIZER, LOCAL_SUMMARIZER, NO_SUMMARIZER, FAILING_SUMMARIZER]
 _STRICT_CHOICES = "strict_redaction_choices"
 
 
@@ -767,7 +768,8 @@ def offline_compression(transcript: Transcript, settings: Settings) -> Any:
             summarizer: Any = make_summarizer("extractive")
         except ImportError:
             summarizer = None
-        return ContextCompressor(settings.config(), summarizer=summarizer).compress(transcript.messages)
+        return ContextCompressor(settings.config(), summarizer=summarizer).compress(transcript.messages,
+                                                                                      on_crash="report")
 
     return transcript.memo(("offline-compression", settings), run)
 

@@ -19,6 +19,7 @@ from core.analysis.summary_check import EMPTY, summary_problem
 from core.summarizers.llm import CLIENT_DEFAULT_RETRIES, DEFAULT_TIMEOUT_S
 from pages._drilldown import drilldown_panel, on_row_click, open_message
 from pages._shared import (
+    FAILING_SUMMARIZER,
     LOCAL_SUMMARIZER,
     NO_SUMMARIZER,
     OFFLINE_SUMMARIZER,
@@ -39,6 +40,7 @@ from pages._ui import chart, delta_or_none, metric_row
 from pages._ui import table as ui_table
 
 OFFLINE, LITELLM, LOCAL, NONE = OFFLINE_SUMMARIZER, REMOTE_SUMMARIZER, LOCAL_SUMMARIZER, NO_SUMMARIZER
+FAILING = FAILING_SUMMARIZER
 SUMMARIZERS = SUMMARIZER_OPTIONS
 SHOWN_CHARS = 4_000
 # Longer messages scroll inside a fixed-height box so one tool output cannot fill the page.
@@ -87,6 +89,11 @@ def _build_summarizer(choice: str, settings: Settings) -> tuple[Any, str]:
         summarizer = local_summarizer(_local_server(), timeout=float(kept("local_timeout", DEFAULT_TIMEOUT_S)),
                                       max_retries=int(kept("local_retries", 0)))
         return summarizer, "local model"
+    if choice == FAILING:
+        from core.summarizers.failing import FAILURE_MODES
+
+        mode = kept("failure_mode", "timeout")
+        return make_summarizer("failing", failure=mode), f"simulated failure: {FAILURE_MODES[mode].label}"
     return make_summarizer("none"), "no summarizer"
 
 
@@ -106,6 +113,7 @@ def _run(transcript: Transcript, settings: Settings, choice: str, strict: bool) 
 
     focus = (kept("focus_topic") or "").strip() or None
     force = bool(kept("force", False))
+    memory = str(kept("memory_context", "") or "")
     with st.status("Compressing…", expanded=True) as status:
         try:
             status.write("Building the summarizer…")
@@ -116,14 +124,14 @@ def _run(transcript: Transcript, settings: Settings, choice: str, strict: bool) 
             started = time.perf_counter()
             config = dataclasses.replace(settings.config(), strict_redaction=strict)
             result = ContextCompressor(config, summarizer=summarizer).compress(
-                transcript.messages, focus_topic=focus, force=force
+                transcript.messages, focus_topic=focus, force=force, memory_context=memory, on_crash="report"
             )
             elapsed = time.perf_counter() - started
         except Exception as exc:  # a summarizer that cannot even be built ends here, readably
             status.update(label="The compressor could not run", state="error")
             st.session_state["compression_error"] = f"{type(exc).__name__}: {exc}"
             return
-        state = "error" if result.outcome == "aborted" else "complete"
+        state = "error" if result.outcome in ("aborted", "crashed") else "complete"
         status.update(label=f"Done in {elapsed:.2f} s — {result.outcome.replace('_', ' ')}", state=state,
                       expanded=False)
     st.session_state.pop("compression_error", None)
@@ -185,10 +193,14 @@ def _outcome(result: Any, run: dict[str, Any], counter: Any, figures: RunFigures
             f"**Fallback summary.** The summarizer failed ({reason}), so the profile's fallback summary replaced "
             f"messages {result.compress_start}–{result.compress_end - 1}."
         )
+    elif result.outcome == "crashed":
+        st.error(f"**{escape_markdown(result.crash.describe())}.** Nothing was compressed: the host would see "
+                 "the exception instead of a result. The message is shown in the preview below.")
     elif result.outcome == "aborted":
         release = escape_markdown(_profile_of(run))
+        access = escape_markdown(result.plan.failure_rule.access_words)
         why = {
-            "authentication": f"Hermes {release} always aborts on an authentication failure, and keeps aborting "
+            "authentication": f"Hermes {release} always aborts on {access}, and keeps aborting "
                               "until a summary succeeds",
             "network": f"Hermes {release} always aborts on a network or connection failure, and keeps aborting "
                        "until a summary succeeds",
@@ -620,12 +632,22 @@ with st.container(border=True):
     elif choice == NONE:
         st.caption("Without a summarizer the compressor takes the profile's fallback path "
                    "(v0.16.0: a deterministic summary of the turns; v0.15.1: a fixed note).")
+    elif choice == FAILING:
+        from core.summarizers.failing import FAILURE_MODES
+
+        st.selectbox("How every summary call fails", list(FAILURE_MODES), format_func=lambda k: FAILURE_MODES[k].label,
+                     **keep("failure_mode", "timeout"),
+                     help="What the release then does: its cooldown (v0.19.0 backs timeouts off 60, 300, 900 s), "
+                          "a fallback summary, or an abort that keeps the conversation as it was.")
     f1, f2, f3 = st.columns([3, 1, 1.6], vertical_alignment="bottom")
     f1.text_input("Focus topic (optional)", **keep("focus_topic", ""),
                   help="Ask the summary to prioritise this topic, like /compress <topic>.")
     f2.checkbox("Force", **keep("force", False), help="Clear a summary-failure cooldown first, like a manual /compress.")
     f3.checkbox("Abort on summary failure", **keep("abort_on_summary_failure", False),
                 help="Keep the conversation unchanged instead of inserting a fallback summary.")
+    st.text_area("Memory provider context (optional)", **keep("memory_context", ""), height=68,
+                 help="What a memory provider returns just before compaction. From v0.19.0 it is redacted (URL "
+                      "credentials too) and added to the summary prompt after the turns; earlier releases ignore it.")
     strict = strict_redaction_switch(choice)
     st.caption(
         "Strict redaction is " + ("**on**" if strict else "**off**") + " for this summarizer "
@@ -677,7 +699,7 @@ with call_tab:
         st.info("No summarizer call was made" + (" (cooldown)." if result.cooldown_skipped else "."))
     else:
         metric_row("call", [
-            ("max_tokens", integer(call.max_tokens)),
+            ("max_tokens", integer(call.max_tokens) if call.max_tokens is not None else "none sent"),
             ("Summary budget", integer(call.summary_budget)),
             ("Turn tokens", integer(call.content_tokens)),
         ])

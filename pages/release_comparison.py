@@ -22,15 +22,18 @@ from pages._ui import chart, table
 
 OFFLINE = "Offline extractive summary (default)"
 NONE = "No summarizer (each release's fallback)"
+FAILING = "A failing provider (simulation)"
 COMPARED = ["threshold_tokens", "triggers", "outcome", "head", "middle", "tail", "messages_after", "tokens_after",
-            "summary_layout", "repairs", "focus"]
+            "summary_layout", "repairs", "focus", "cooldown_s"]
 
 
-def _summarizer_factory(choice: str) -> Any:
+def _summarizer_factory(choice: str, failure: str) -> Any:
     from functools import partial
 
     from core.summarizers.factory import make_summarizer
 
+    if choice == FAILING:
+        return partial(make_summarizer, "failing", failure=failure)
     return partial(make_summarizer, "none" if choice == NONE else "extractive")
 
 
@@ -45,14 +48,22 @@ st.caption(
 )
 
 # One under the other: side by side, a third of an 800-pixel page cut the checkbox's label.
-choice = st.radio("Summarizer", [OFFLINE, NONE], horizontal=True, **keep("releases_summarizer", OFFLINE))
+choice = st.radio("Summarizer", [OFFLINE, NONE, FAILING], horizontal=True, **keep("releases_summarizer", OFFLINE))
+failure = ""
+if choice == FAILING:
+    from core.summarizers.failing import FAILURE_MODES
+
+    failure = st.selectbox("How every summary call fails", list(FAILURE_MODES),
+                           format_func=lambda k: FAILURE_MODES[k].label, **keep("releases_failure", "timeout"),
+                           help="Each release classifies the failure its own way: a fallback summary or an abort, "
+                                "and the cooldown before it tries again.")
 force = st.checkbox("Compress even below the threshold", **keep("releases_force", True),
                     help="Like /compress. The table still says whether each release's threshold is reached.")
 
 config = settings.config()
 comparison = transcript.memo(
-    ("release-comparison", settings, choice, force),
-    lambda: compare_releases(transcript.messages, config, _summarizer_factory(choice), force=force),
+    ("release-comparison", settings, choice, failure, force),
+    lambda: compare_releases(transcript.messages, config, _summarizer_factory(choice, failure), force=force),
 )
 releases_table = comparison.table
 differs = [column for column in COMPARED if is_release_difference(releases_table, column)]
@@ -93,6 +104,8 @@ table(
         "summary_layout": st.column_config.TextColumn("summary message", width="large"),
         "repairs": st.column_config.TextColumn("tool-pair repair"),
         "focus": st.column_config.TextColumn("focus of the summary"),
+        "cooldown_s": st.column_config.NumberColumn("cooldown (s)", help="How long the release waits before it "
+                                                    "calls the summarizer again after this failure."),
     },
 )
 
@@ -102,7 +115,7 @@ if comparison.explanations:
 else:
     st.caption("Nothing: each release gives the same zones, output size and summary layout here.")
 
-chart(transcript.memo(("release-zones", settings, choice, force), lambda: release_zone_figure(comparison)),
+chart(transcript.memo(("release-zones", settings, choice, failure, force), lambda: release_zone_figure(comparison)),
       key="releases_zones")
 
 st.subheader("Messages that move between zones")

@@ -27,15 +27,18 @@ from pages._ui import chart, metric_row, table
 
 OFFLINE = "Offline extractive summary (default)"
 NONE = "No summarizer (the profile's fallback)"
+FAILING = "A failing provider (simulation)"
 BY_RECORDED = "Recorded prompt sizes where the log has them"
 BY_ESTIMATE = "The whole-request estimate"
 
 
-def _summarizer(choice: str) -> Any:
+def _summarizer(choice: str, failure: str) -> Any:
     if choice == NONE:
         return None
     from core.summarizers.factory import make_summarizer
 
+    if choice == FAILING:
+        return make_summarizer("failing", failure=failure)
     return make_summarizer("extractive")
 
 
@@ -55,7 +58,13 @@ st.caption(
 
 left, middle, right = st.columns([2, 2, 1])
 with left:
-    choice = st.radio("Summarizer", [OFFLINE, NONE], horizontal=True, **keep("replay_summarizer", OFFLINE))
+    choice = st.radio("Summarizer", [OFFLINE, NONE, FAILING], horizontal=True, **keep("replay_summarizer", OFFLINE))
+    failure = ""
+    if choice == FAILING:
+        from core.summarizers.failing import FAILURE_MODES
+
+        failure = st.selectbox("How every summary call fails", list(FAILURE_MODES),
+                               format_func=lambda k: FAILURE_MODES[k].label, **keep("replay_failure", "timeout"))
 with middle:
     if request.has_recorded_sizes:
         sizing = st.radio(
@@ -69,12 +78,14 @@ with middle:
 with right:
     seconds = st.number_input(
         "Seconds between turns", min_value=0, max_value=3_600, step=10, **keep("replay_seconds", 30),
-        help="Simulated time per assistant turn; it decides when a summary-failure cooldown (30/60/600 s) ends.",
+        help="Simulated time per assistant turn; it decides when a summary-failure cooldown ends (30, 60 or 600 s; "
+             "from v0.19.0 timeouts back off 60, 300, then 900 s).",
     )
 
 try:
     with st.spinner("Replaying the conversation…"):
-        result = replay_run(transcript, settings, choice, lambda: _summarizer(choice), int(seconds),
+        key = f"{choice}:{failure}" if failure else choice  # the same key as the pages sharing the offline replay
+        result = replay_run(transcript, settings, key, lambda: _summarizer(choice, failure), int(seconds),
                             use_recorded=sizing == BY_RECORDED)
 except Exception as exc:  # any failure ends as a readable message
     st.error("The replay could not run: " + escape_markdown(f"{type(exc).__name__}: {exc}"))
@@ -138,6 +149,7 @@ if result.compactions:
             "message_index": st.column_config.NumberColumn("at message"),
             "tail_tokens": st.column_config.NumberColumn("protected tail tokens"),
             "ineffective_strikes": st.column_config.NumberColumn("anti-thrash strikes"),
+            "cooldown_s": st.column_config.NumberColumn("cooldown (s)", format="%.0f"),
         },
     )
 

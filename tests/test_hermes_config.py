@@ -7,6 +7,7 @@ import textwrap
 import pytest
 import yaml
 
+from core.config import CompressorConfig
 from core.hermes_config import (
     DEFAULT_FALLBACK_CONTEXT,
     HermesConfigError,
@@ -380,3 +381,45 @@ def test_a_plain_string_model_has_no_reserve_and_a_bad_timezone_is_refused():
     assert parse_hermes_config("model: gpt-4o\n").max_tokens is None
     with pytest.raises(HermesConfigError, match="timezone"):
         parse_hermes_config("timezone: [1, 2]\n")
+
+
+# --- keys of v0.18.1 and v0.19.0 ----------------------------------------------------------------------
+
+
+def test_the_v0_18_1_and_v0_19_0_keys_are_read_and_written_back():
+    text = (
+        "model:\n  default: gpt-4o\n  provider: openai\n"
+        "compression:\n  threshold: 0.5\n  codex_app_server_auto: hermes\n  codex_gpt55_autoraise_notice: false\n"
+        "auxiliary:\n  transient_retries: 4\n  compression:\n    reasoning_effort: low\n"
+    )
+    settings = parse_hermes_config(text)
+    assert settings.transient_retries == 4 and settings.reasoning_effort == "low"
+    assert settings.codex_app_server_auto == "hermes" and settings.codex_gpt55_autoraise_notice is False
+    kwargs = settings.summarizer_kwargs()
+    assert kwargs["max_retries"] == 4 and kwargs["extra_body"] == {"reasoning_effort": "low"}
+    again = parse_hermes_config(settings_to_yaml(settings))
+    assert (again.transient_retries, again.reasoning_effort, again.codex_app_server_auto,
+            again.codex_gpt55_autoraise_notice) == (4, "low", "hermes", False)
+    # The defaults stay out of the snippet.
+    plain = settings_to_yaml(parse_hermes_config("model: gpt-4o\n"))
+    assert "transient_retries" not in plain and "codex_app_server_auto" not in plain and "reasoning_effort" not in plain
+    assert parse_hermes_config("model: gpt-4o\n").summarizer_kwargs()["max_retries"] == 2
+
+
+@pytest.mark.parametrize(("text", "fragment"), [
+    ("compression:\n  codex_app_server_auto: sometimes\n", "codex_app_server_auto must be one of native, hermes, off"),
+    ("auxiliary:\n  transient_retries: -1\n", "auxiliary.transient_retries must be 0 or more"),
+    ("auxiliary:\n  transient_retries: many\n", "auxiliary.transient_retries must be an integer"),
+])
+def test_bad_new_keys_are_named(text, fragment):
+    with pytest.raises(HermesConfigError, match=fragment):
+        parse_hermes_config(text)
+
+
+def test_a_low_threshold_is_raised_by_v0_19_0_below_512k():
+    settings = parse_hermes_config("model:\n  default: gpt-4o\n  context_length: 128000\ncompression:\n  threshold: 0.5\n")
+    assert settings.threshold_percent == 0.5  # read as written
+    config = CompressorConfig(**settings.compressor_kwargs())
+    assert (config.effective_threshold_percent, config.threshold_tokens) == (0.75, 96_000)
+    older = CompressorConfig(**settings.compressor_kwargs(), profile="v0.18.1")
+    assert (older.effective_threshold_percent, older.threshold_tokens) == (0.5, 64_000)

@@ -31,6 +31,7 @@ HEAD, MIDDLE, TAIL, UNCHANGED = "HEAD", "MIDDLE", "TAIL", "UNCHANGED"
 TABLE_COLUMNS = [
     "release", "threshold_tokens", "triggers", "outcome", "head", "middle", "tail", "compress_start", "compress_end",
     "messages_after", "tokens_before", "tokens_after", "savings_pct", "summary_layout", "repairs", "focus",
+    "cooldown_s",
 ]
 
 
@@ -43,6 +44,7 @@ class ReleaseRun:
     threshold_tokens: int
     triggers: bool  # the estimate of the whole transcript reaches the threshold
     zones: list[str]  # per input message
+    cooldown_s: float = 0.0  # the summary-failure cooldown the call left (0: none)
 
     @property
     def outcome(self) -> str:
@@ -113,6 +115,7 @@ class ReleaseComparison:
                 "repairs": run.repairs,
                 "focus": "automatic (recent user turns)" if result.plan.focus_is_automatic
                 else ("given" if result.focus_topic else "none"),
+                "cooldown_s": run.cooldown_s,
             })
         return pd.DataFrame(rows, columns=TABLE_COLUMNS)
 
@@ -192,7 +195,7 @@ def _explain(older: ReleaseRun, newer: ReleaseRun) -> list[str]:
                      "the threshold on its own.")
     if a.outcome != b.outcome:
         lines.append(f"{name}: the outcome changes from {a.outcome.replace('_', ' ')} to {b.outcome.replace('_', ' ')}"
-                     + (f" ({b.failure_reason})" if b.failure_reason and b.outcome in ("fallback", "aborted") else "")
+                     + (f" ({b.failure_reason})" if b.failure_reason and b.outcome in ("fallback", "aborted", "crashed") else "")
                      + ".")
     to_tail = [i for i, (x, y) in enumerate(zip(older.zones, newer.zones, strict=True)) if x == MIDDLE and y == TAIL]
     to_middle = [i for i, (x, y) in enumerate(zip(older.zones, newer.zones, strict=True)) if x == TAIL and y == MIDDLE]
@@ -249,7 +252,7 @@ def compare_releases(
     Args:
         summarizer_factory: Builds a fresh summarizer per release (the same for all); None means no
             summarizer (each release's fallback path).
-        releases: Which profiles (default: all four).
+        releases: Which profiles (default: all of them).
         current_tokens: The prompt size the compressions report savings against.
         force: Compress even below the threshold, like ``/compress`` (the table still says whether
             each release's threshold is reached).
@@ -264,10 +267,11 @@ def compare_releases(
         summarizer = summarizer_factory() if summarizer_factory is not None else None
         compressor = ContextCompressor(release_config, summarizer=summarizer, clock=lambda: 0.0,
                                        wall_clock=lambda moment=moment: moment)
-        result = compressor.compress(messages, current_tokens=current_tokens, force=force)
+        result = compressor.compress(messages, current_tokens=current_tokens, force=force, on_crash="report")
         threshold = release_config.threshold_tokens
         prompt = result.display_tokens or result.plan.estimator.messages_tokens(messages)
-        runs.append(ReleaseRun(release, result, threshold, prompt >= threshold, _zones(result, n)))
+        runs.append(ReleaseRun(release, result, threshold, prompt >= threshold, _zones(result, n),
+                               compressor.cooldown_remaining()))
     comparison = ReleaseComparison(runs, n)
     for older, newer in zip(runs, runs[1:], strict=False):
         comparison.explanations.extend(_explain(older, newer))

@@ -95,6 +95,7 @@ class CompactionRecord:
     compacted_indices: list[int]  # indices (in the upload) of the original messages folded in this call
     tail_tokens: int | None  # the protected tail alone, with the configured estimator
     ineffective_strikes: int  # the anti-thrashing counter after this call
+    cooldown_s: float = 0.0  # the summary-failure cooldown this call left (0: none)
     messages: list[Any] = field(repr=False, default_factory=list)  # the context after this call
 
     @property
@@ -283,7 +284,8 @@ def replay(
                     f"({compressor.context_length:,}): the real agent would have hit a context-overflow error there."
                 )
             if compressor.should_compress(before):
-                result = compressor.compress(list(context), current_tokens=before, focus_topic=focus_topic)
+                result = compressor.compress(list(context), current_tokens=before, focus_topic=focus_topic,
+                                             on_crash="report")
                 outcome = result.outcome
                 compacted: list[int] = []
                 tail_tokens: int | None = None
@@ -291,7 +293,7 @@ def replay(
                     compacted = [o for o in origins[result.compress_start:result.compress_end] if o is not None]
                     if result.pruned_messages is not None and result.compress_end is not None:
                         tail_tokens = _estimate(result.pruned_messages[result.compress_end:], estimator, model)
-                if result.outcome not in ("aborted", "too_small"):
+                if result.outcome not in ("aborted", "too_small", "crashed"):
                     origins = _map_origins(result, origins)
                     context = list(result.messages)
                     running.reset(context)
@@ -315,6 +317,7 @@ def replay(
                         compacted_indices=compacted,
                         tail_tokens=tail_tokens,
                         ineffective_strikes=compressor.ineffective_strikes,
+                        cooldown_s=compressor.cooldown_remaining(),
                         messages=list(context),
                     )
                 )
@@ -333,9 +336,12 @@ def replay(
                     warnings.append(
                         f"Compaction #{len(records)} at message {index}: {why}; the fallback summary was inserted."
                     )
+                if result.crash is not None:
+                    warnings.append(f"Compaction #{len(records)} at message {index}: {result.crash.describe()}. "
+                                    "The context was kept unchanged.")
                 if result.outcome == "aborted":
                     why = {
-                        "authentication": "an authentication failure, on which this release always aborts",
+                        "authentication": f"{result.plan.failure_rule.access_words}, on which this release always aborts",
                         "network": "a network or connection failure, on which this release always aborts",
                     }.get(result.abort_reason or "", "the summary failed and abort_on_summary_failure is on")
                     skipped = " (no call: still cooling down)" if result.cooldown_skipped else ""
@@ -422,12 +428,12 @@ def compactions_table(result: Replay) -> pd.DataFrame:
         {"compaction": r.number, "message_index": r.message_index, "turn": r.turn, "tokens_before": r.tokens_before,
          "tokens_after": r.tokens_after, "savings_pct": round(r.savings_pct, 1), "messages_before": r.messages_before,
          "messages_after": r.messages_after, "outcome": r.outcome, "messages_compacted": len(r.compacted_indices),
-         "tail_tokens": r.tail_tokens, "ineffective_strikes": r.ineffective_strikes}
+         "tail_tokens": r.tail_tokens, "ineffective_strikes": r.ineffective_strikes, "cooldown_s": r.cooldown_s}
         for r in result.compactions
     ]
     columns = ["compaction", "message_index", "turn", "tokens_before", "tokens_after", "savings_pct",
                "messages_before", "messages_after", "outcome", "messages_compacted", "tail_tokens",
-               "ineffective_strikes"]
+               "ineffective_strikes", "cooldown_s"]
     return pd.DataFrame(rows, columns=columns)
 
 

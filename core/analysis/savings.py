@@ -259,6 +259,7 @@ def phase_savings(
             "phase1_only": "run the compressor to see the summary step",
             "nothing_to_compress": "the middle is empty: nothing to summarise",
             "aborted": "the summary failed and abort_on_summary_failure is on: nothing replaced",
+            "crashed": "the release raises while serialising the turns: nothing replaced",
         }.get(outcome, "")
         for key in AFTER_STEPS:
             add(key, pruned, [], note)

@@ -120,7 +120,7 @@ def _resolve(summarizer: Any) -> Any:
 def hermes(messages: Sequence[Any], config: CompressorConfig, summarizer: Any = DEFAULT_SUMMARIZER) -> StrategyRun:
     """One ``compress()`` with ``config`` (its profile names the run)."""
     compressor = ContextCompressor(config, summarizer=_resolve(summarizer))
-    result = compressor.compress(list(messages))
+    result = compressor.compress(list(messages), on_crash="report")
     kept: list[int] = []
     altered: list[int] = []
     notes: list[str] = []
@@ -135,7 +135,7 @@ def hermes(messages: Sequence[Any], config: CompressorConfig, summarizer: Any = 
     else:
         for index, (old, new) in enumerate(zip(messages, result.messages, strict=False)):
             (kept if old == new else altered).append(index)
-        notes.append(f"no compaction: outcome {result.outcome}")
+        notes.append(result.crash.describe() if result.crash is not None else f"no compaction: outcome {result.outcome}")
     return StrategyRun(
         name=f"Hermes {config.profile}", family="hermes", messages=list(result.messages), kept=sorted(kept),
         altered=sorted(altered), promises_pairs=True, summary_text=result.summary_text, notes=notes,

@@ -91,6 +91,7 @@ class FailureRule:
     empty_is_failure: bool  # v0.18.0: an empty or blank response is a failure, not an empty summary
     classify: Callable[[BaseException], FailureClass]
     timeout_ladder: tuple[int, ...] = ()  # v0.19.0: consecutive timeouts wait 60, 300, then 900 s
+    access_words: str = "an authentication failure"  # what the sticky abort class is, in words
 
     def cooldown(self, failure: FailureClass, timeouts_before: int) -> tuple[int, int]:
         """``(cooldown seconds, consecutive timeouts after this one)`` for a failure that ends the chain."""
@@ -168,7 +169,8 @@ FAILURE_RULES: dict[str, FailureRule] = {
     "runtime-is-no-provider": FailureRule(empty_is_failure=False, classify=classify_runtime_is_no_provider),
     "classified": FailureRule(empty_is_failure=True, classify=classify_v0_18),
     "access-or-quota": FailureRule(
-        empty_is_failure=True, classify=classify_v0_19, timeout_ladder=P.TIMEOUT_COOLDOWN_LADDER_S
+        empty_is_failure=True, classify=classify_v0_19, timeout_ladder=P.TIMEOUT_COOLDOWN_LADDER_S,
+        access_words="an access or quota failure (a rejected key, payment required, an exhausted quota)",
     ),
 }
 

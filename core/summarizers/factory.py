@@ -3,8 +3,9 @@
 Kinds: ``extractive`` (the offline summary, the default wherever no model is configured),
 ``litellm`` (a model through litellm, with an optional separate summary model), ``server`` (an
 OpenAI-compatible server on 127.0.0.1, e.g. the local model the caller started: capped output, no
-key needed) and ``none`` (no summarizer: the profile's fallback path). Heavy modules (litellm) are
-imported only when a kind needs them.
+key needed), ``failing`` (a provider that fails every call in one of ``FAILURE_MODES``' ways, to see
+what each release does then) and ``none`` (no summarizer: the profile's fallback path). Heavy modules
+(litellm) are imported only when a kind needs them.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import Any
 
 __all__ = ["SUMMARIZER_KINDS", "make_summarizer"]
 
-SUMMARIZER_KINDS: tuple[str, ...] = ("extractive", "litellm", "server", "none")
+SUMMARIZER_KINDS: tuple[str, ...] = ("extractive", "litellm", "server", "failing", "none")
 # The local server checks no key, but litellm's OpenAI client insists on one.
 _LOCAL_KEY = "local-no-key"
 _LOCAL_CAP: Any = object()  # "the local model's cap"
@@ -29,6 +30,7 @@ def make_summarizer(
     timeout: float | None = None,
     max_retries: int | None = None,
     max_tokens_cap: Any = _LOCAL_CAP,
+    failure: str = "timeout",
 ) -> Any:
     """The summarizer of ``kind`` (``None`` for ``"none"``).
 
@@ -41,6 +43,7 @@ def make_summarizer(
         max_retries: Retries within that deadline (``server``: 0 unless given).
         max_tokens_cap: ``server`` only: the completion length requested at most (the local model's cap
             unless given; None for none).
+        failure: ``failing`` only: how every call fails (a key of ``core.summarizers.failing.FAILURE_MODES``).
     """
     if kind == "none":
         return None
@@ -48,6 +51,10 @@ def make_summarizer(
         from core.summarizers.extractive import ExtractiveSummarizer
 
         return ExtractiveSummarizer()
+    if kind == "failing":
+        from core.summarizers.failing import FailingSummarizer
+
+        return FailingSummarizer(failure)
     if kind not in ("litellm", "server"):
         raise ValueError(f"unknown summarizer {kind!r}; expected one of {', '.join(SUMMARIZER_KINDS)}")
     from core.summarizers.llm import DEFAULT_TIMEOUT_S, LiteLLMSummarizer
