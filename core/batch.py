@@ -129,6 +129,7 @@ class AnalysisSettings(CompressorParameters):
     summary_model: str | None = None
     api_base: str | None = None
     focus_topic: str | None = None
+    memory_context: str = ""  # a memory provider's context for the summary prompt (v0.19.0)
     strict_redaction: bool = DEFAULTS.strict_redaction
     format: str | None = None
     all_sessions: bool = True
@@ -254,7 +255,7 @@ def analyze_messages(
         summarizer = make_summarizer(settings)
     compressor = ContextCompressor(config, summarizer=summarizer)
     result: CompressionResult = compressor.compress(messages, focus_topic=settings.focus_topic or None, prune_plan=plan,
-                                                    on_crash="report")
+                                                    memory_context=settings.memory_context, on_crash="report")
     savings = phase_savings(messages, config, counter, result, plan=plan)
     steps = {step.key: step for step in savings.steps}
     original, final = steps["original"], steps["final"]

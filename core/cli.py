@@ -48,6 +48,8 @@ EXIT_BAD_INPUT = 2
 # With --strict-exit: a summary was empty or oversized (the output is written all the same).
 EXIT_SUSPECT_SUMMARY = 3
 EXIT_INTERRUPTED = 130
+# A memory provider's context is cut to 5,500 characters by the release anyway: read no more than this.
+MAX_MEMORY_CONTEXT_BYTES = 1_000_000
 DEBUG_ENV = "CONTEXT_LENS_DEBUG"
 
 
@@ -125,7 +127,7 @@ def _max_tokens(text: str) -> int | str:
 def _compressor_options() -> argparse.ArgumentParser:
     D = DEFAULTS
     from core.config import TOKEN_ESTIMATORS
-    from core.profiles import PROFILES
+    from core.profiles import PROFILE_ALIASES, PROFILES
     from core.summarizers.llm import CLIENT_DEFAULT_RETRIES, DEFAULT_TIMEOUT_S
 
     parent = argparse.ArgumentParser(add_help=False)
@@ -151,8 +153,8 @@ def _compressor_options() -> argparse.ArgumentParser:
     group.add_argument("--summary-target-ratio", type=_fraction, default=D.summary_target_ratio, metavar="FRACTION",
                        help=f"share of the threshold kept verbatim as the tail (clamped to 0.10-0.80; default "
                             f"{D.summary_target_ratio:.2f})")
-    group.add_argument("--profile", choices=sorted(PROFILES), default=D.profile,
-                       help=f"Hermes release to reproduce (default {D.profile}, the newest)")
+    group.add_argument("--profile", choices=sorted([*PROFILES, *PROFILE_ALIASES]), default=D.profile,
+                       help=f"Hermes release to reproduce (default {D.profile}, the newest; v0.18.2 is v0.18.1)")
     group.add_argument("--token-estimator", choices=TOKEN_ESTIMATORS, default=D.token_estimator,
                        help="decide with Hermes' heuristics (default) or exact tiktoken counts")
     group.add_argument("--format", choices=FORMAT_NAMES, metavar="FORMAT",
@@ -173,6 +175,10 @@ def _compressor_options() -> argparse.ArgumentParser:
                          help=f"retries of a failed summary request within that deadline (default "
                               f"{CLIENT_DEFAULT_RETRIES} for litellm, 0 for the local model)")
     summary.add_argument("--focus-topic", metavar="TEXT", help="ask the summary to prioritise this topic")
+    memory = summary.add_mutually_exclusive_group()
+    memory.add_argument("--memory-context", metavar="TEXT",
+                        help="a memory provider's context for the summary prompt (v0.19.0; earlier releases ignore it)")
+    memory.add_argument("--memory-context-file", metavar="FILE", help="the same, read from a UTF-8 text file")
     summary.add_argument("--strict-exit", action="store_true",
                          help=f"exit {EXIT_SUSPECT_SUMMARY} when a summary is empty or oversized (the releases count "
                               "those as a success; a warning is printed either way)")
@@ -232,6 +238,19 @@ def _warn(text: str) -> None:
     print(f"{PROG}: warning: {text}", file=sys.stderr)
 
 
+def _memory_context(args: argparse.Namespace) -> str:
+    if args.memory_context is not None:
+        return args.memory_context
+    if args.memory_context_file is None:
+        return ""
+    try:
+        with open(args.memory_context_file, encoding="utf-8") as handle:
+            return handle.read(MAX_MEMORY_CONTEXT_BYTES + 1)[:MAX_MEMORY_CONTEXT_BYTES]
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"{args.memory_context_file}: cannot read the memory context: "
+                         f"{getattr(exc, 'strerror', None) or exc}") from None
+
+
 def _settings(args: argparse.Namespace) -> AnalysisSettings:
     """The analysis settings from the options (context length from --model when not given)."""
     context_length = args.context_length
@@ -289,6 +308,7 @@ def _settings(args: argparse.Namespace) -> AnalysisSettings:
         summary_model=args.summary_model,
         api_base=args.api_base,
         focus_topic=args.focus_topic,
+        memory_context=_memory_context(args),
         strict_redaction=bool(strict),
         format=args.format,
         llm_timeout_s=args.timeout or DEFAULT_TIMEOUT_S,
@@ -554,7 +574,10 @@ def cmd_compress(args: argparse.Namespace) -> int:
         prompt_tokens = make_estimator(settings.token_estimator, settings.model).messages_tokens(messages)
         problem = None
         if compressor.should_compress(prompt_tokens) or args.force:
-            result = compressor.compress(messages, focus_topic=settings.focus_topic or None, force=args.force)
+            result = compressor.compress(messages, focus_topic=settings.focus_topic or None, force=args.force,
+                                         memory_context=settings.memory_context, on_crash="report")
+            if result.crash is not None:  # the release raises here: there is no result to write
+                raise UsageError(f"{args.file}: {result.crash.describe()}; nothing was written")
             output, outcome = result.messages, result.outcome
             failure = result.failure_reason
             problem = summary_problem(result, get_counter(encoding_name_for_model(settings.model)))

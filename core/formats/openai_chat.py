@@ -141,7 +141,12 @@ class MessageNormalizer:
             raise FieldProblem(where, f"expected a content part object, got {kind_of(part)}")
         kind = part.get("type")
         if kind in ("text", "input_text", "output_text"):
-            return text_part(str(part.get("text", "")))
+            text = part.get("text", "")
+            if not isinstance(text, str):
+                # Kept as the log has it (Hermes v0.19.0 raises on such a part; a str() would invent text).
+                self.builder.warnings.append(f"{where}.text: expected a string, got {kind_of(text)}; kept as it is")
+                return {"type": "text", "text": copy.deepcopy(text)}
+            return text_part(text)
         if kind in ("image_url", "input_image"):
             image = part.get("image_url")
             if isinstance(image, dict):

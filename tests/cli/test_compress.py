@@ -246,3 +246,43 @@ def test_import_warnings_and_the_conversion_are_printed(cli, tmp_path):
         assert f"warning: {path}: {warning}" in run.err
     assert f"{path}: read as claude-code, written as openai-chat" in run.err
     assert load(out).format == "openai-chat"
+
+
+def _crashing_transcript(path: Path) -> Path:
+    """A transcript whose middle holds a text part with ``text: null`` (Hermes v0.19.0 raises on it)."""
+    messages: list[dict[str, Any]] = [{"role": "system", "content": "You are a coding agent."},
+                                      {"role": "user", "content": "Fix the tests."}]
+    for i in range(12):
+        messages.append({"role": "assistant", "content": None, "tool_calls": [
+            {"id": f"c{i}", "type": "function", "function": {"name": "terminal", "arguments": '{"command": "pytest"}'}}]})
+        messages.append({"role": "tool", "tool_call_id": f"c{i}", "content": "x" * 20_000})
+    messages.insert(8, {"role": "user", "content": [{"type": "text", "text": None}, {"type": "text", "text": "and?"}]})
+    messages.append({"role": "user", "content": "Done?"})
+    path.write_text(json.dumps({"messages": messages}), encoding="utf-8")
+    return path
+
+
+def test_a_release_crash_is_reported_not_raised(cli, tmp_path):
+    source = _crashing_transcript(tmp_path / "crash.json")
+    out = tmp_path / "out.json"
+    run = cli("compress", source, "-o", out, "--force")
+    assert run.code == 2 and not out.exists()
+    assert "Hermes v0.19.0 would crash here: message 8" in run.err and "Traceback" not in run.err
+    older = cli("compress", source, "-o", out, "--force", "--profile", "v0.18.2")
+    assert older.code == 0, older.err
+    report = cli("analyze", source, "--json")
+    assert report.code == 0, report.err
+    data = report.json()
+    assert data["outcome"] == "crashed" and "would crash here: message 8" in data["failure_reason"]
+    text = cli("analyze", source)
+    assert "crashed (Hermes v0.19.0 would crash here" in text.out
+
+
+def test_memory_context_reaches_the_prompt(cli, corpus, tmp_path):
+    memory = tmp_path / "memory.txt"
+    memory.write_text("Prefers <small> PRs & squash merges. DB: postgres://ops:hunter2@db/prod", encoding="utf-8")
+    out = tmp_path / "out.json"
+    run = cli("compress", corpus.big, "-o", out, "--memory-context-file", memory, "--summarizer", "none")
+    assert run.code == 0, run.err
+    missing = cli("compress", corpus.big, "-o", out, "--memory-context-file", tmp_path / "nope.txt")
+    assert missing.code == 2 and "cannot read the memory context" in missing.err
