@@ -24,7 +24,8 @@ class SummaryProblem:
     kind: str  # EMPTY or OVERSIZED
     message: str  # one line, for a warning
     response_tokens: int | None = None
-    max_tokens: int | None = None
+    max_tokens: int | None = None  # the limit it was held to: the call's max_tokens, else 1.3 x the budget
+    limit_is_budget: bool = False  # the release sent no max_tokens (v0.19.0): the limit comes from the budget
     tokens_before: int | None = None
     tokens_after: int | None = None
 
@@ -38,7 +39,8 @@ def summary_problem(result: Any, counter: Any = None) -> SummaryProblem | None:
         counter: Counts the response's tokens (``core.tokens.TokenCounter``); cl100k_base when None.
 
     Empty: the summarizer's response (else the summary text) is only whitespace. Oversized: the
-    response has more tokens than the call's ``max_tokens``, or the compression grew the
+    response has more tokens than the call's ``max_tokens`` (v0.19.0 sends none: then 1.3 x the budget
+    the prompt names, what the earlier releases capped it at), or the compression grew the
     conversation (more tokens after than before, by the compressor's own estimate).
     """
     if getattr(result, "outcome", None) != "summarized":
@@ -59,6 +61,12 @@ def summary_problem(result: Any, counter: Any = None) -> SummaryProblem | None:
             tokens_after=after,
         )
     max_tokens = getattr(call, "max_tokens", None)
+    budget = getattr(call, "summary_budget", None)
+    from_budget = max_tokens is None and isinstance(budget, int) and budget > 0
+    if from_budget:
+        from core.phases.summary import max_tokens_for_budget
+
+        max_tokens = max_tokens_for_budget(budget)
     response_tokens = None
     if isinstance(response, str) and isinstance(max_tokens, int):
         if counter is None:
@@ -71,7 +79,10 @@ def summary_problem(result: Any, counter: Any = None) -> SummaryProblem | None:
     if not (too_long or grew):
         return None
     reasons = []
-    if too_long:
+    if too_long and from_budget:
+        reasons.append(f"the summary is {response_tokens:,} tokens, more than 1.3 × the {budget:,}-token budget the "
+                       f"prompt asks for ({max_tokens:,}; this release sends no max_tokens)")
+    elif too_long:
         reasons.append(f"the summary is {response_tokens:,} tokens, more than the call's max_tokens of {max_tokens:,}")
     if grew:
         savings = getattr(result, "savings_pct", None)
@@ -82,6 +93,7 @@ def summary_problem(result: Any, counter: Any = None) -> SummaryProblem | None:
         " and ".join(reasons) + "; this release counts it as a success",
         response_tokens=response_tokens,
         max_tokens=max_tokens,
+        limit_is_budget=from_budget,
         tokens_before=before,
         tokens_after=after,
     )

@@ -197,7 +197,10 @@ class _Events:
 
     def on_assistant_message(self, line: int, data: dict[str, Any], where: str) -> None:
         calls = []
-        for position, request in enumerate(data.get("toolRequests") or []):
+        requests = data.get("toolRequests") or []
+        if not isinstance(requests, list):
+            raise FieldProblem(f"{where} data.toolRequests", f"expected a list of tool requests, got {kind_of(requests)}")
+        for position, request in enumerate(requests):
             if not isinstance(request, dict) or not isinstance(request.get("name"), str):
                 raise FieldProblem(f"{where} data.toolRequests[{position}]", "expected a tool request with a 'name'")
             call_id = str(request.get("toolCallId") or "") or self.ids.new()

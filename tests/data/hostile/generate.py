@@ -557,6 +557,77 @@ SEEDS += [
 ]
 
 
+# Gemini CLI, Copilot CLI, OpenCode and Cline
+SEEDS += [
+    Seed(
+        "gemini_cli_session",
+        "gemini-cli",
+        "json",
+        {"sessionId": "s1", "projectHash": "ab12", "startTime": "2026-01-02T10:00:00.000Z",
+         "lastUpdated": "2026-01-02T10:01:00.000Z", "messages": [
+             {"id": "m1", "timestamp": "2026-01-02T10:00:01.000Z", "type": "user", "content": "Fix the test."},
+             {"id": "m2", "timestamp": "2026-01-02T10:00:05.000Z", "type": "gemini", "content": "Running it.",
+              "model": "gemini-2.5-pro", "tokens": {"input": 10, "output": 2, "cached": 0, "thoughts": 0, "tool": 0,
+                                                     "total": 12},
+              "toolCalls": [{"id": "c1", "name": "run_shell_command", "args": {"command": "pytest"},
+                             "result": [{"functionResponse": {"id": "c1", "name": "run_shell_command",
+                                                              "response": {"output": "1 passed"}}}],
+                             "status": "success"}]},
+             {"id": "m3", "timestamp": "2026-01-02T10:00:09.000Z", "type": "gemini", "content": "Done."},
+         ]},
+    ),
+    Seed(
+        "copilot_cli_events",
+        "copilot-cli",
+        "jsonl",
+        [
+            {"type": "session.start", "data": {"sessionId": "s1", "version": 1, "producer": "copilot-agent",
+                                               "selectedModel": "claude-sonnet-4.5"},
+             "id": "e1", "timestamp": "2026-01-02T10:00:00.000Z", "parentId": None},
+            {"type": "user.message", "data": {"content": "Fix the test."}, "id": "e2",
+             "timestamp": "2026-01-02T10:00:01.000Z", "parentId": "e1"},
+            {"type": "assistant.message", "data": {"messageId": "a1", "content": "Running it.", "toolRequests": [
+                {"toolCallId": "c1", "name": "bash", "arguments": {"command": "pytest"}}]},
+             "id": "e3", "timestamp": "2026-01-02T10:00:02.000Z", "parentId": "e2"},
+            {"type": "tool.execution_complete", "data": {"toolCallId": "c1", "success": True,
+                                                         "result": {"content": "1 passed"}},
+             "id": "e4", "timestamp": "2026-01-02T10:00:03.000Z", "parentId": "e3"},
+        ],
+        ".jsonl",
+    ),
+    Seed(
+        "opencode_export",
+        "opencode",
+        "json",
+        {"info": {"id": "ses_1", "projectID": "p1", "directory": "/w", "title": "t", "version": "1.2.27",
+                  "time": {"created": 1, "updated": 2}},
+         "messages": [
+             {"info": {"id": "msg_1", "sessionID": "ses_1", "role": "user", "time": {"created": 1}},
+              "parts": [{"id": "prt_1", "sessionID": "ses_1", "messageID": "msg_1", "type": "text",
+                         "text": "Fix the test."}]},
+             {"info": {"id": "msg_2", "sessionID": "ses_1", "role": "assistant", "time": {"created": 2},
+                       "modelID": "m", "providerID": "p"},
+              "parts": [{"id": "prt_2", "sessionID": "ses_1", "messageID": "msg_2", "type": "tool", "callID": "c1",
+                         "tool": "bash", "state": {"status": "completed", "input": {"command": "pytest"},
+                                                   "output": "1 passed"}},
+                        {"id": "prt_3", "sessionID": "ses_1", "messageID": "msg_2", "type": "text",
+                         "text": "Done."}]},
+         ]},
+    ),
+    Seed(
+        "cline_ui_messages",
+        "cline",
+        "json",
+        [
+            {"ts": 1, "type": "say", "say": "text", "text": "Fix the test."},
+            {"ts": 2, "type": "say", "say": "api_req_started",
+             "text": "{\"request\": \"<task>Fix the test.</task>\", \"tokensIn\": 10, \"tokensOut\": 2}"},
+            {"ts": 3, "type": "say", "say": "text", "text": "Done."},
+        ],
+    ),
+]
+
+
 def seed_bytes(seed: Seed, value: Any = None) -> bytes:
     value = seed.value if value is None else value
     if seed.layout == "text":  # a line replaced by another value is written as its JSON
