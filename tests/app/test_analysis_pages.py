@@ -24,6 +24,7 @@ from core.analysis.session import content_digest
 from core.analysis.strategies import compare_strategies
 from core.analysis.sweep import best_cells, sweep
 from core.formats import load
+from core.profiles import PROFILES
 from core.summarizers.extractive import ExtractiveSummarizer
 from tests.core.helpers import asst, call, tool, user
 from tests.core.helpers import sys as system
@@ -159,11 +160,11 @@ def test_strategies_page() -> None:
     at = open_page("strategies", SESSION)
     table = frame(at, "strategies_table")
     expected = compare_strategies(loaded(SESSION), DEFAULT, ExtractiveSummarizer()).table
-    assert table["strategy"].tolist() == ["Hermes v0.15.1", "Hermes v0.16.0", "Hermes v0.17.0", "Hermes v0.18.0", "Truncation",
-                                          "Observation masking (last 10)", "Codex-style"]
+    hermes = [f"Hermes {name}" for name in PROFILES]
+    assert table["strategy"].tolist() == [*hermes, "Truncation", "Observation masking (last 10)", "Codex-style"]
     assert table["tokens_after"].tolist() == expected["tokens_after"].tolist()
-    assert table["anthropic_errors"].tolist() == [0, 0, 0, 0, 0, 0, 3]
-    assert table["pairs_ok"].tolist() == [True] * 7
+    assert table["anthropic_errors"].tolist() == [0] * (len(hermes) + 2) + [3]
+    assert table["pairs_ok"].tolist() == [True] * (len(hermes) + 3)
 
     at.selectbox(key="strategies_pick").set_value("Codex-style")
     run(at)
@@ -173,7 +174,7 @@ def test_strategies_page() -> None:
 
     at.number_input(key="strategies_keep_last").set_value(1)
     run(at)
-    assert frame(at, "strategies_table")["strategy"].tolist()[5] == "Observation masking (last 1)"
+    assert frame(at, "strategies_table")["strategy"].tolist()[len(PROFILES) + 1] == "Observation masking (last 1)"
 
 
 def test_fact_retention_page() -> None:
@@ -192,7 +193,7 @@ def test_fact_retention_page() -> None:
     at.radio(key="retention_source").set_value("Every strategy")
     run(at)
     assert frame(at, "retention_summary")["run"].tolist() == [
-        "Hermes v0.15.1", "Hermes v0.16.0", "Hermes v0.17.0", "Hermes v0.18.0", "Truncation", "Observation masking (last 10)", "Codex-style"]
+        *(f"Hermes {name}" for name in PROFILES), "Truncation", "Observation masking (last 10)", "Codex-style"]
     at.selectbox(key="retention_pick").set_value("Codex-style")
     run(at)
     assert metrics(at)["Facts in the compacted part"] == str(
@@ -254,8 +255,7 @@ def test_api_validity_page(with_extras: bool) -> None:
     assert overview["anthropic_errors"].tolist()[0] == 3
     compressed = ContextCompressor(DEFAULT, summarizer=ExtractiveSummarizer()).compress(messages).messages
     assert overview["openai_errors"].tolist()[1] == int((lint(compressed)["api"] == "openai").sum())
-    extras = ["Strategy: Hermes v0.15.1", "Strategy: Hermes v0.16.0", "Strategy: Hermes v0.17.0",
-              "Strategy: Hermes v0.18.0", "Strategy: Truncation",
+    extras = [*(f"Strategy: Hermes {name}" for name in PROFILES), "Strategy: Truncation",
               "Strategy: Observation masking (last 10)", "Strategy: Codex-style", "Timeline replay: the final context"]
     assert overview["conversation"].tolist()[2:] == (extras if with_extras else [])
     violations = frame(at, "lint_violations")

@@ -7,6 +7,7 @@ import datetime
 from core import CompressorConfig
 from core.analysis.releases import compare_releases
 from core.formats import load
+from core.profiles import PROFILES
 from core.summarizers.extractive import ExtractiveSummarizer
 from tests.app.conftest import SAMPLES, choose_sample, go, new_app, plain, run
 
@@ -30,7 +31,7 @@ def test_every_release_is_a_row_with_the_library_figures():
     go(at, "release_comparison")
     assert not at.exception, [e.value for e in at.exception]
     table = _frame(at, "releases_table")
-    assert table["release"].tolist() == ["v0.15.1", "v0.16.0", "v0.17.0", "v0.18.0"]
+    assert table["release"].tolist() == list(PROFILES)
     expected = compare_releases(load(LONG).messages, SIDEBAR, ExtractiveSummarizer,
                                 now=datetime.datetime.now().astimezone()).table
     for column in ("threshold_tokens", "head", "middle", "tail", "messages_after", "tokens_after", "summary_layout"):
@@ -41,12 +42,17 @@ def test_every_release_is_a_row_with_the_library_figures():
     assert "v0.17.0 → v0.18.0" in markdown and "envelope" in markdown
     assert "_compressed_summary flag" in " ".join(table["summary_layout"])
     assert len(at.get("plotly_chart")) == 1
+    # The moves shown by default: from the release before the newest to the newest (the sidebar's).
     moves = _frame(at, "releases_moves")
-    assert list(moves.columns) == ["messages", "count", "v0.17.0", "v0.18.0"]
-    assert set(moves["v0.17.0"]) == {"TAIL"} and set(moves["v0.18.0"]) == {"MIDDLE"}
+    library = compare_releases(load(LONG).messages, SIDEBAR, ExtractiveSummarizer,
+                               now=datetime.datetime.now().astimezone())
+    assert list(moves.columns) == ["messages", "count", "v0.18.1", "v0.19.0"]
+    assert moves.astype(str).values.tolist() == library.moves("v0.18.1", "v0.19.0").astype(str).values.tolist()
+    # Between v0.17.0 and v0.18.0 the envelope weight moves tail messages into the summary.
+    older = library.moves("v0.17.0", "v0.18.0")
+    assert set(older["v0.17.0"]) == {"TAIL"} and set(older["v0.18.0"]) == {"MIDDLE"}
     v17, v18 = expected.loc[2], expected.loc[3]
-    assert moves["count"].sum() == v17["tail"] - v18["tail"]
-    assert moves["messages"].tolist() == [f"{v17['compress_end']}–{v18['compress_end'] - 1}"]
+    assert older["count"].sum() == v17["tail"] - v18["tail"]
 
 
 def test_without_a_summarizer_each_release_writes_its_fallback():
@@ -76,4 +82,5 @@ def test_a_tiny_conversation_is_too_small_for_every_release():
     go(at, "release_comparison")
     assert not at.exception
     assert set(_frame(at, "releases_table")["outcome"]) == {"too_small"}
-    assert any("same way" in s.value for s in at.success)
+    # Only the threshold differs (v0.18.0 takes the output reserve off, v0.19.0 raises 50 % to 75 %).
+    assert any(plain(m.value) == "**What differs between the releases here:** threshold." for m in at.markdown)
