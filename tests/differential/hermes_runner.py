@@ -13,6 +13,7 @@ import fails loudly instead of comparing the project with itself.
 from __future__ import annotations
 
 import inspect
+import json
 import os
 import sys
 import time as real_time
@@ -120,7 +121,7 @@ def main() -> None:
     for line in sys.stdin:
         if not line.strip():
             continue
-        case = protocol.loads(line)
+        case = json.loads(line)  # plain JSON: only its messages are encoded, and run_case decodes those
         try:
             result = protocol.run_case(case, lambda config, script: HermesEngine(module, hermes_time, config, script))
         except Exception:  # a harness fault: reported with the case, never silently dropped
