@@ -30,6 +30,9 @@ REPLAY_KEYS = ("reasoning", "reasoning_content", "reasoning_details", "codex_rea
 THINK_FORMS = ["<think>plan</think>", "Before <THINKING>x\ny</THINKING> after", "text\n<reasoning>unterminated and rest",
                "inline <think>not at boundary", "a </think> b <thought>c</thought> d", "x <tool_call>{\"a\":1}</tool_call> y",
                "Intro.<function name=\"f\">body</function> tail", "<REASONING_SCRATCHPAD>e</REASONING_SCRATCHPAD>f"]
+# Characters whose repr, whitespace class, UTF-8 form or case mapping is unusual.
+ODD = ["\x00", "\x1f", "\x7f", "\x85", "\xa0", "\u200b", "\u2028", "\u3000", "\u1680", "\x1c", "\ud800", "\U0001f600",
+       "'", '"', "'\"", "\\", "\r\n", "\t", "\u0130", "ß", "\ufeff", "\u0301"]
 ASKS = ["Fix the failing login test in tests/test_login.py", "Now update the docs and run the linter.",
         "Skip the flaky   network tests in part 5;\nthey need VPN.", "What is left?", "Thanks. Tag the release.",
         "stop, undo that change", "Also bump the version in pyproject.toml.", "Use MEDIA:/tmp/voice.ogg as the intro",
@@ -62,6 +65,8 @@ class _Gen:
                   for _ in range(r.randint(1, 6))]
         if self.chance(0.3):
             pieces.append(C.secret(r) + r.choice([" ", "\n", ""]))
+        if self.chance(0.2):
+            pieces.insert(r.randint(0, len(pieces)), "".join(r.choice(ODD) for _ in range(r.randint(1, 4))))
         chunk = "".join(pieces) or "x"
         return (chunk * (size // len(chunk) + 1))[:size] if size > len(chunk) else chunk
 
@@ -71,6 +76,8 @@ class _Gen:
             text += " " + C.secret(self.rng)
         if self.chance(0.1):
             text += " " + "detail " * self.rng.randint(40, 80)
+        if self.chance(0.1):
+            text = self.rng.choice(ODD) + text + "".join(self.rng.choice(ODD) for _ in range(3))
         return text
 
     def think(self, text: str) -> str:
@@ -173,6 +180,10 @@ class _Gen:
                              json.dumps({"content": 12, "path": "a.txt"})])
         if self.chance(0.04):
             return r.choice(["not json {", "", {"command": "ls /srv/x"}])
+        if self.chance(0.06):  # literals json.loads accepts and json.dumps rewrites (pass 3 re-serialises)
+            leaf = self.prose(r.choice([150, 250, 700]))
+            return ('{"a":1e5,"b":NaN,"c":-Infinity,"d":1.10,"a":2,"e":"\\u00e9\\ud83d\\ude80\\/","n":{"deep":["' +
+                    json.dumps(leaf)[1:-1] + '", 3, null, true]},"f":' + json.dumps(leaf, ensure_ascii=False) + '}')
         separators = (",", ":") if self.chance(0.2) else (", ", ": ")
         return json.dumps(args, separators=separators, ensure_ascii=self.chance(0.5))
 
@@ -204,28 +215,37 @@ class _Gen:
                 call["call_id"] = call["id"] if self.chance(0.5) else f"fc_{C.token(r, 8)}"
             if self.chance(0.05):
                 call.update(index=0, extra_content={"google": {"thought_signature": "sig"}})
+            if self.chance(0.03):
+                call = r.choice([{"id": call["id"], "type": "function"}, {"type": "function", "function": call["function"]},
+                                 {"id": call["id"], "function": {"arguments": call["function"]["arguments"]}}])
             calls.append(call)
+        if calls and self.chance(0.04):
+            calls.append(dict(calls[0]))  # the same id twice in one message
         text = r.choice([None, None, "", "Running it.", "Let me check.", "   "])
         if text and self.chance(0.2):
             text = self.think(text)
         head = self.extras({"role": "assistant", "content": text, "tool_calls": calls})
         results = []
         for call in calls:
-            if self.chance(0.06):
+            if self.chance(0.06) or "id" not in call:
                 continue  # a call whose result never came (an orphaned call)
-            name = call["function"]["name"]
+            name = call.get("function", {}).get("name", "unknown")
             content: Any = self.result_text(name)
             if self.chance(0.06):
                 content = self.parts(content[:300], "tool")
             elif self.chance(0.03):
                 content = {"_multimodal": True, "text_summary": r.choice(["A chart", None]),
                            "content": [{"type": "image_url", "image_url": {"url": "https://x/y.png"}}]}
+            elif self.chance(0.03):
+                content = r.choice([None, 0, 17, {"type": "text", "text": "dict"}, ""])
             result: dict[str, Any] = {"role": "tool", "tool_call_id": call["id"], "content": content}
             if self.chance(0.3):
                 result["name"] = name
             results.append(self.extras(result))
         if len(results) > 1 and self.chance(0.1):
             r.shuffle(results)
+        if results and self.chance(0.03):
+            return [results.pop(), head, *results]  # a result before its call
         return [head, *results]
 
     def handoff(self) -> dict[str, Any]:
@@ -258,7 +278,7 @@ class _Gen:
         worker = self.chance(0.08)
         messages: list[dict[str, Any]] = [] if worker or self.chance(0.2) else [self.system()]
         messages.append(self.user())
-        steps = r.randint(1, 5) if short else r.randint(3, 28)
+        steps = r.randint(1, 5) if short else r.randint(3, 28) if self.chance(0.95) else r.randint(120, 400)
         for _ in range(steps):
             pick = r.random()
             if worker or pick < 0.5:
@@ -272,8 +292,13 @@ class _Gen:
             elif pick < 0.96:
                 orphan = {"role": "tool", "tool_call_id": f"gone_{C.token(r, 6)}", "content": self.prose(r.choice([40, 600]))}
                 messages.append(self.extras(orphan))
-            else:
+            elif pick < 0.98:
                 messages.append(self.extras({"role": r.choice(["developer", "system"]), "content": "extra instructions"}))
+            else:
+                odd = r.choice([{"content": "a message without a role"}, {"role": "tool", "tool_call_id": None, "content": "x" * 300},
+                                {"role": "assistant", "content": "calls: none", "tool_calls": r.choice([[], None])},
+                                {"role": "user", "content": {"type": "text", "text": "dict content"}}])
+                messages.append(self.extras(odd))
         messages.append(self.assistant() if worker or self.chance(0.4) else self.user())
         return messages
 
