@@ -14,6 +14,7 @@ import random
 from typing import Any
 
 from tests.differential import catalogue as C
+from tests.differential import scenarios as S
 from tests.differential.protocol import encode
 from tests.differential.spec_strings import END_MARKER, MERGE_DELIMITER, MERGE_HEADER, PREFIXES
 
@@ -276,7 +277,7 @@ class _Gen:
     def transcript(self, short: bool = False) -> list[dict[str, Any]]:
         r = self.rng
         worker = self.chance(0.08)
-        messages: list[dict[str, Any]] = [] if worker or self.chance(0.2) else [self.system()]
+        messages: list[dict[str, Any]] = [] if (worker and self.chance(0.5)) or self.chance(0.2) else [self.system()]
         messages.append(self.user())
         steps = r.randint(1, 5) if short else r.randint(3, 28) if self.chance(0.95) else r.randint(120, 400)
         for _ in range(steps):
@@ -302,6 +303,13 @@ class _Gen:
         messages.append(self.assistant() if worker or self.chance(0.4) else self.user())
         return messages
 
+    def tiny(self) -> list[dict[str, Any]]:
+        """Few enough messages for the too-small early return (v0.19.0 counts it as ineffective)."""
+        messages = [self.system()] if self.chance(0.6) else []
+        for index in range(self.rng.randint(1, 4)):
+            messages.append(self.user() if index % 2 == 0 else self.assistant())
+        return messages
+
     def continuation(self) -> list[dict[str, Any]]:
         added: list[dict[str, Any]] = []
         for _ in range(self.rng.randint(0, 6)):
@@ -312,21 +320,22 @@ class _Gen:
 
 def _config(g: _Gen) -> dict[str, Any]:
     r = g.rng
-    context = r.choice(CONTEXTS)
+    context = r.choice(CONTEXTS) if g.chance(0.98) else r.choice([0, 500, 64_001])
     max_tokens = None
     if g.chance(0.35):
         max_tokens = r.choice([4_096, 32_000, 65_536, context // 2, context - 1, context, context + 1_000, 0, -1, True,
                                "16384", "4096.0", 8192.7, "n/a", " 77 "])
     return {
         "context_length": context,
-        "threshold_percent": r.choice(PERCENTS),
-        "protect_first_n": r.choice([0, 0, 1, 2, 3, 3, 3, 4, 5, 8]),
-        "protect_last_n": r.choice([0, 1, 2, 3, 4, 5, 6, 7, 8, 10, 20, 20, 20, 20]),
-        "summary_target_ratio": r.choice(RATIOS),
+        "threshold_percent": r.choice(PERCENTS) if g.chance(0.98) else r.choice([0, -0.5, 0.0001]),
+        # Negative values are what the constructor accepts as given (only Hermes' config loader clamps them).
+        "protect_first_n": r.choice([0, 0, 1, 2, 3, 3, 3, 4, 5, 8]) if g.chance(0.96) else r.choice([-1, -3, 12, 50]),
+        "protect_last_n": r.choice([0, 1, 2, 3, 4, 5, 6, 7, 8, 10, 20, 20, 20, 20, 100]),
+        "summary_target_ratio": r.choice(RATIOS) if g.chance(0.97) else r.choice([0, -1, 1.5]),
         "abort_on_summary_failure": g.chance(0.2),
         "model": r.choice(["test-model"] * 9 + ["forbidden-model"]),
         "max_tokens": max_tokens,
-        "summary_model": "aux-model" if g.chance(0.15) else "",
+        "summary_model": r.choice(["aux-model"] * 5 + ["test-model"]) if g.chance(0.15) else "",
     }
 
 
@@ -364,9 +373,22 @@ def generate(release: str, seed: int) -> dict[str, Any]:
     r = g.rng
     config = _config(g)
     timeouts = g.chance(0.08)  # a session of repeated timeouts across the 60/300/900 s ladder
-    rounds = r.choice([1, 1, 1, 2, 2, 3, 4]) if not timeouts else r.randint(3, 6)
+    sticky = not timeouts and g.chance(0.1)  # sticky auth/network flags, forced retries, a clearing success
+    features = {name for name, p in (("calibrate", 0.3), ("odd_tail", 0.3), ("strip", 0.15), ("tiny", 0.08)) if g.chance(p)}
+    rounds = r.choice([1, 1, 1, 2, 2, 3, 4]) if not (timeouts or sticky) else r.randint(3, 7)
+    answers = S.failure_sequence(r, rounds) if sticky else None
     offset = r.choice(["+00:00", "+02:00", "-07:00", "+14:00"])
     wall = {"raises": True} if g.chance(0.03) else {"iso": f"2026-{r.randint(1, 12):02d}-{r.randint(1, 28):02d}T{r.choice(['00:30', '12:00', '23:59'])}:00{offset}"}
+
+    def shaped(messages: list[dict[str, Any]], whole: bool) -> list[dict[str, Any]]:
+        if "strip" in features:
+            messages = S.strip_results(r, messages)
+        if "calibrate" in features and whole:
+            S.calibrate(r, messages, config)
+        if "odd_tail" in features:
+            S.odd_tail(r, messages)
+        return messages
+
     ops: list[dict[str, Any]] = []
     for number in range(rounds):
         if number:
@@ -377,22 +399,25 @@ def generate(release: str, seed: int) -> dict[str, Any]:
             if g.chance(0.2):
                 ops.append({"op": r.choice(["session_end", "session_end", "session_reset"])})
             if g.chance(0.15):
-                prompt = r.choice([1_000, 50_000, 64_000, 90_000, 10**6])
+                prompt = r.choice([-1, 0, 1_000, 50_000, 64_000, 90_000, 10**6])
                 usage: dict[str, Any] = {"prompt_tokens": prompt, "completion_tokens": 200}
                 if g.chance(0.5):
                     usage["total_tokens"] = prompt + 300
+                if g.chance(0.1):
+                    usage = {}
                 ops.append({"op": "usage", "usage": usage})
         op: dict[str, Any] = {"op": "compress"}
-        continuing = number and g.chance(0.75)
-        if continuing:
+        if number and g.chance(0.75):
             op["base"] = "previous"
-            op["append"] = encode(g.continuation() if g.chance(0.85) else [])
+            op["append"] = encode(shaped(g.continuation(), False) if g.chance(0.85) else [])
+        elif "tiny" in features and g.chance(0.7):
+            op["messages"] = encode(g.tiny())
         else:
-            op["messages"] = encode(g.transcript(short=g.chance(0.12)))
-        op["responses"] = _responses(g, config, timeouts)
-        op["current_tokens"] = r.choice([None, None, None, 0, r.randint(1, 200_000), 10**7])
+            op["messages"] = encode(shaped(g.transcript(short=g.chance(0.12)), True))
+        op["responses"] = answers[number] if answers else _responses(g, config, timeouts)
+        op["current_tokens"] = r.choice([None, None, None, 0, -5, r.randint(1, 200_000), 10**7])
         op["focus_topic"] = r.choice([None] * 6 + ["", "database migration", 'the "auth" bug\nand tests', C.secret(r)])
-        op["force"] = g.chance(0.25) or (timeouts and g.chance(0.3))
+        op["force"] = g.chance(0.25) or ((timeouts or sticky) and g.chance(0.3))
         if since(release, "0.19.0") and g.chance(0.4):
             op["memory_context"] = C.memory_context(r)
         ops.append(op)
