@@ -406,6 +406,9 @@ def generate(release: str, seed: int) -> dict[str, Any]:
                 if g.chance(0.1):
                     usage = {}
                 ops.append({"op": "usage", "usage": usage})
+            if g.chance(0.08):  # a model switch: a new window (and from v0.18.0 an output reserve)
+                ops.append({"op": "update_model", "model": r.choice(["test-model", "other-model"]),
+                            "context_length": r.choice(CONTEXTS), "max_tokens": r.choice([None, None, 4_096, 65_536, "8192"])})
         op: dict[str, Any] = {"op": "compress"}
         if number and g.chance(0.75):
             op["base"] = "previous"
@@ -416,7 +419,7 @@ def generate(release: str, seed: int) -> dict[str, Any]:
             op["messages"] = encode(shaped(g.transcript(short=g.chance(0.12)), True))
         op["responses"] = answers[number] if answers else _responses(g, config, timeouts)
         op["current_tokens"] = r.choice([None, None, None, 0, -5, r.randint(1, 200_000), 10**7])
-        op["focus_topic"] = r.choice([None] * 6 + ["", "database migration", 'the "auth" bug\nand tests', C.secret(r)])
+        op["focus_topic"] = r.choice([None] * 6 + ["", "   ", "database migration", 'the "auth" bug\nand tests', C.secret(r)])
         op["force"] = g.chance(0.25) or ((timeouts or sticky) and g.chance(0.3))
         if since(release, "0.19.0") and g.chance(0.4):
             op["memory_context"] = C.memory_context(r)

@@ -151,6 +151,8 @@ def summary_text(rng: random.Random, user_ask: str = "fix the login bug") -> Any
         return {"text": body}  # a non-string answer is str()-ed
     if shape < 0.52:
         return body + "\n" + "Detail line. " * rng.randint(50, 400)
+    if shape < 0.56:
+        return rng.choice(["[CONTEXT SUMMARY]:", f"[CONTEXT SUMMARY]: {body}", f"\t {body} \r\n", body.replace("\n", "\r\n")])
     return body
 
 

@@ -51,6 +51,7 @@ class _Clock:
 class HermesEngine:
     def __init__(self, module: Any, hermes_time: Any, config: dict[str, Any], script: protocol.Script) -> None:
         self.script = script
+        self.module = module
         context_length = config["context_length"]
 
         def call_llm(**kwargs: Any) -> Any:
@@ -113,6 +114,14 @@ class HermesEngine:
 
     def usage(self, usage: dict[str, Any]) -> None:
         self.compressor.update_from_response(usage)
+
+    def update_model(self, op: dict[str, Any]) -> None:
+        # The module's context lookup answers with the new window from now on, as the host's would.
+        self.module.get_model_context_length = lambda *args, **kwargs: op["context_length"]
+        kwargs: dict[str, Any] = {}
+        if "max_tokens" in inspect.signature(self.compressor.update_model).parameters:
+            kwargs["max_tokens"] = op.get("max_tokens")
+        self.compressor.update_model(op["model"], op["context_length"], **kwargs)
 
 
 def main() -> None:

@@ -66,6 +66,8 @@ class OurEngine:
             if config.get("summary_model") else _Summarizer(script)
         )
         self.compressor = ContextCompressor(cfg, summarizer=summarizer, clock=script.monotonic, wall_clock=script.wall)
+        self.summarizer = summarizer
+        self.release = release
 
     @property
     def compression_count(self) -> int:
@@ -99,6 +101,14 @@ class OurEngine:
 
     def usage(self, usage: dict[str, Any]) -> None:
         self.compressor.update_from_response(usage)
+
+    def update_model(self, op: dict[str, Any]) -> None:
+        # Hermes' update_model takes an output reserve from v0.18.0 on; earlier ones have no such argument.
+        reserve = op.get("max_tokens") if self.release not in ("0.15.1", "0.16.0", "0.17.0") else None
+        self.compressor.update_model(op["model"], op["context_length"], max_tokens=reserve)
+        if isinstance(self.summarizer, _SeparateModelSummarizer):
+            # Whether the summary model may fall back is decided against the main model in effect.
+            self.summarizer.main_model = op["model"]
 
 
 def run_ours(release: str, cases: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -244,6 +244,7 @@ class Engine(Protocol):
     def session_end(self) -> None: ...
     def session_reset(self) -> None: ...
     def usage(self, usage: dict[str, Any]) -> None: ...
+    def update_model(self, op: dict[str, Any]) -> None: ...
 
 
 def _messages_for(op: dict[str, Any], previous: list[Any] | None) -> list[Any]:
@@ -276,6 +277,8 @@ def run_case(case: dict[str, Any], make_engine: Callable[[dict[str, Any], Script
             engine.session_reset()
         elif kind == "usage":
             engine.usage(op["usage"])
+        elif kind == "update_model":
+            engine.update_model(op)
         elif kind == "compress":
             messages = _messages_for(op, previous)
             before = json.dumps(encode(messages))
