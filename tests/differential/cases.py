@@ -138,6 +138,8 @@ class _Gen:
     # --- messages --------------------------------------------------------------------------------
     def system(self) -> dict[str, Any]:
         text = self.rng.choice(["You are a coding agent.", "You are Hermes.", "sys " + C.secret(self.rng)])
+        if self.chance(0.04):  # a handoff as the system message itself (never a rehydration source)
+            text = self.rng.choice(list(PREFIXES.values())) + "\n## Goal\nOld."
         pick = self.rng.random()
         content: Any = text if pick < 0.85 else [{"type": "text", "text": text}] if pick < 0.95 else self.rng.choice([None, ""])
         return self.extras({"role": "system", "content": content})
@@ -256,7 +258,8 @@ class _Gen:
         body = body if isinstance(body, str) else "## Goal\nG"
         shape = r.random()
         if shape < 0.45:
-            text = f"{prefix}\n{body}" + (f"\n\n{END_MARKER}" if self.chance(0.6) else "")
+            ending = r.choice(["", f"\n\n{END_MARKER}", f"\n\n{END_MARKER}", f"\n\n{END_MARKER}  \n", f"\n\n{END_MARKER}\n\n{END_MARKER}"])
+            text = f"{prefix}\n{body}{ending}"
         elif shape < 0.55:
             text = prefix + (f"\n\n{END_MARKER}" if self.chance(0.5) else "")
         elif shape < 0.75:
@@ -264,7 +267,8 @@ class _Gen:
         elif shape < 0.85:
             text = f"{prefix}\n{body}\n\n{END_MARKER}\n\n{self.ask()}"
         elif shape < 0.92:
-            text = r.choice([f"  \n{prefix}\n{body}", f"hello {MERGE_DELIMITER} world", "[CONTEXT COMPACTION — REFERENCE ONLY] not one"])
+            text = r.choice([f"  \n{prefix}\n{body}", f"hello {MERGE_DELIMITER} world", "[CONTEXT COMPACTION — REFERENCE ONLY] not one",
+                             f"a {MERGE_DELIMITER} b {MERGE_DELIMITER} {prefix}\n{body}", f"{MERGE_HEADER}\n\n\n{MERGE_DELIMITER}\n\n{prefix}"])
         else:
             text = f"x{MERGE_DELIMITER}  [CONTEXT SUMMARY]: LEG"
         content: Any = [{"type": "text", "text": text}] if self.chance(0.1) else text
@@ -301,6 +305,8 @@ class _Gen:
                                 {"role": "user", "content": {"type": "text", "text": "dict content"}}])
                 messages.append(self.extras(odd))
         messages.append(self.assistant() if worker or self.chance(0.4) else self.user())
+        if self.chance(0.04):  # ends in two messages that are neither user nor assistant (v0.17.0 §5.1)
+            messages += [{"role": "developer", "content": "late note"}, {"role": "tool", "tool_call_id": "late_1", "content": "x" * 250}]
         return messages
 
     def tiny(self) -> list[dict[str, Any]]:
