@@ -302,6 +302,7 @@ class _Gen:
             else:
                 odd = r.choice([{"content": "a message without a role"}, {"role": "tool", "tool_call_id": None, "content": "x" * 300},
                                 {"role": "assistant", "content": "calls: none", "tool_calls": r.choice([[], None])},
+                                {"role": "assistant", "content": "calls, not a list", "tool_calls": r.choice(["ab", {"id": "c1"}])},
                                 {"role": "user", "content": {"type": "text", "text": "dict content"}}])
                 messages.append(self.extras(odd))
         messages.append(self.assistant() if worker or self.chance(0.4) else self.user())

@@ -18,7 +18,7 @@ from tests.differential.compare import difference, report
 from tests.differential.harness import HermesBatch, default_case_count
 from tests.differential.our_driver import profile_name, run_ours
 
-QUICK_CASES = 300
+QUICK_CASES = 500
 BATCH = 250  # cases per runner process: big enough to amortise start-up, small enough to stream
 SHOWN = 5  # mismatches printed in full; the rest are counted
 
@@ -57,6 +57,6 @@ def test_matches_hermes_release(release: str) -> None:
         shown = "\n\n".join(mismatches[:SHOWN])
         pytest.fail(
             f"{len(mismatches)} of {count} cases differ from Hermes {release} "
-            f"(reproduce one with tests/differential/replay.py {release} SEED):\n\n{shown}",
+            f"(replay one: python -m tests.differential.replay {release} SEED):\n\n{shown}",
             pytrace=False,
         )
