@@ -100,7 +100,7 @@ class _Gen:
             {"type": "text", "text": "see MEDIA:/x.png"},
         ]
         chosen = [{"type": "text", "text": text}] + r.sample(menu, r.randint(0, 4))
-        if self.chance(0.06):  # a text part that is not a str (v0.19.0 raises TypeError when it is serialised)
+        if self.chance(0.015):  # a text part that is not a str (v0.19.0 raises TypeError when it is serialised)
             chosen.insert(r.randint(0, len(chosen)), {"type": "text", "text": r.choice([None, {"k": 1}] if since(self.release, "0.19.0") else [None])})
         if self.chance(0.2):
             r.shuffle(chosen)

@@ -70,6 +70,25 @@ def test_a_registry_that_cannot_be_reached_gives_a_clear_error(tmp_path: Path, m
     assert not list(tmp_path.glob("wheels/*.whl"))
 
 
+def test_two_processes_building_the_same_venv_share_one_build(tmp_path: Path) -> None:
+    # The wheel is copied in, so this needs no registry; the venv itself is built from scratch.
+    (tmp_path / "wheels").mkdir()
+    wheel = hermes_env.wheel_path("0.16.0")
+    (tmp_path / "wheels" / wheel.name).write_bytes(wheel.read_bytes())
+    env = {**hermes_env._clean_env(), "CONTEXT_LENS_HERMES_CACHE": str(tmp_path),
+           "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    racers = [subprocess.Popen([sys.executable, "-m", "tests.differential.hermes_env", "0.16.0"], env=env,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    outputs = [racer.communicate(timeout=300) for racer in racers]
+    assert [racer.returncode for racer in racers] == [0, 0], [err[-800:] for _, err in outputs]
+    stamp = json.loads((tmp_path / "venv-0.16.0" / hermes_env.STAMP_NAME).read_text())
+    assert stamp["release"] == "0.16.0" and stamp["packages"]["httpx"] == "0.28.1"
+    python = tmp_path / "venv-0.16.0" / "bin" / "python"
+    done = subprocess.run([str(python), "-E", "-s", "-c", hermes_env.SMOKE_IMPORT], cwd=tmp_path, capture_output=True,
+                          text=True, env=hermes_env.runner_env(str(tmp_path)), check=False)
+    assert done.returncode == 0, done.stderr[-800:]
+
+
 def test_wheel_pins_come_from_the_wheel_metadata() -> None:
     pins = hermes_env.wheel_pins(hermes_env.wheel_path("0.18.0"))
     assert {name: pins[name] for name in ("pyyaml", "httpx", "requests")} == {
