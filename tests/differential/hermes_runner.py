@@ -25,6 +25,9 @@ sys.modules["core"] = None  # type: ignore[assignment]  # the project must not b
 
 import protocol  # noqa: E402  (this directory is sys.path[0])
 
+# Nothing else of this directory may shadow a module Hermes or its dependencies import.
+sys.path[:] = [entry for entry in sys.path if os.path.abspath(entry or ".") != os.path.dirname(os.path.abspath(__file__))]
+
 
 def _load_hermes() -> tuple[Any, Any]:
     if not os.environ.get("HERMES_HOME"):

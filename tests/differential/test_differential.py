@@ -10,6 +10,8 @@ something to skip past.
 from __future__ import annotations
 
 import os
+import re
+from collections import Counter
 
 import pytest
 
@@ -55,8 +57,11 @@ def test_matches_hermes_release(release: str) -> None:
     assert compared == count
     if mismatches:
         shown = "\n\n".join(mismatches[:SHOWN])
+        # Which field differs first, over all mismatches (indices dropped), so a reader sees the kinds at once.
+        kinds = Counter(re.sub(r"\d+", "N", m.split(": ", 2)[-1].split(" differs")[0].split(":")[0]) for m in mismatches)
+        tally = ", ".join(f"{kind} ({n})" for kind, n in kinds.most_common(6))
         pytest.fail(
-            f"{len(mismatches)} of {count} cases differ from Hermes {release} "
+            f"{len(mismatches)} of {count} cases differ from Hermes {release}; first differing field: {tally} "
             f"(replay one: python -m tests.differential.replay {release} SEED):\n\n{shown}",
             pytrace=False,
         )
