@@ -201,6 +201,9 @@ class _Gen:
             text = json.dumps({"matches": self.prose(size), "total_count": r.randint(0, 40)})
         else:
             text = self.prose(size)
+        if self.chance(0.02):  # two outputs that differ only in a lone surrogate hash alike (MD5 of "replace"-encoded UTF-8)
+            text = text + "\ud800 tail"
+            self.pool.append(text.replace("\ud800", "\udfff"))
         if len(text) >= 200:
             self.pool.append(text)
         return text

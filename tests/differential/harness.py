@@ -88,6 +88,13 @@ class HermesBatch:
             )
         return results
 
+    def close(self) -> None:
+        """Stop the runner if it is still working (the other side failed first)."""
+        if self._process.poll() is None:
+            self._process.kill()
+            self._process.wait()
+        self._home.cleanup()
+
     def _stderr(self) -> str:
         return "".join(self._err)[-3000:]
 

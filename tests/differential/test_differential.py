@@ -47,7 +47,11 @@ def test_matches_hermes_release(release: str) -> None:
     for start in range(base, base + count, BATCH):
         cases = [generate(release, seed) for seed in range(start, min(start + BATCH, base + count))]
         batch = HermesBatch(release, cases)  # runs while our side runs below
-        ours = run_ours(release, cases)
+        try:
+            ours = run_ours(release, cases)
+        except BaseException:
+            batch.close()
+            raise
         theirs = batch.results()
         for case, a, b in zip(cases, ours, theirs, strict=True):
             found = difference(a, b)
