@@ -30,8 +30,10 @@ test: $(STAMP) browser local-model
 bench: $(STAMP)
 	$(PY) -m bench
 
+# The differential check against the published Hermes releases runs CONTEXT_LENS_FUZZ_EXAMPLES
+# cases per release here (a few hundred under `make test`).
 fuzz: $(STAMP)
-	CONTEXT_LENS_FUZZ_EXAMPLES=10000 $(PY) -m pytest -q tests/core/test_properties.py tests/robustness
+	CONTEXT_LENS_FUZZ_EXAMPLES=10000 $(PY) -m pytest -q tests/core/test_properties.py tests/robustness tests/differential/test_differential.py
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
