@@ -63,6 +63,15 @@ def content_text(content: Any) -> str:
     return str(content)
 
 
+def iterate_calls(calls: Any) -> list[Any]:
+    """A ``tool_calls`` value as the releases loop over it: a list's items, a string's characters, a
+    dict's keys (each then a call without fields); a value that cannot be iterated as one item."""
+    try:
+        return list(calls)
+    except TypeError:
+        return [calls]
+
+
 def tool_calls_of(message: Any) -> list[Any]:
     """The ``tool_calls`` list of a message (``[]`` when absent or not a list)."""
     calls = message.get("tool_calls") if isinstance(message, Mapping) else None

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from core import profiles as P
 from core.config import CompressorConfig
+from core.message_view import iterate_calls
 from core.phases.summary import redaction_texts, serialize_for_summary, truncate_content
 from core.plan import CompressionPlan, plan
 from core.redaction.hermes import passes_for  # the reference passes, in their order
@@ -343,7 +344,7 @@ def _layout(turns: Sequence[Any], pieces: list[str]) -> tuple[list[Segment], lis
             calls = message.get("tool_calls")
             if calls:
                 segments.append(("\n[Tool calls:\n", None, 0))
-                for position, call in enumerate(calls if isinstance(calls, list) else [calls]):
+                for position, call in enumerate(iterate_calls(calls)):
                     if position:
                         segments.append(("\n", None, 0))
                     if isinstance(call, dict):

@@ -54,8 +54,12 @@ HEAD_RULES: dict[str, Callable[[Sequence[Any], int, int, str | None], int]] = {
 
 
 def align_boundary_forward(messages: Sequence[Any], idx: int) -> int:
-    """Move a start boundary past tool results so the middle never starts with orphans."""
-    while 0 <= idx < len(messages) and role_of(messages[idx]) == "tool":
+    """Move a start boundary past tool results so the middle never starts with orphans.
+
+    A negative boundary (a negative ``protect_first_n`` the releases accept) reads from the end, as
+    Python's indexing does in the reference.
+    """
+    while idx < len(messages) and role_of(messages[idx]) == "tool":
         idx += 1
     return idx
 

@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from core import profiles as P
-from core.message_view import content_text
+from core.message_view import content_text, iterate_calls
 from core.phases.oneliners import ONELINER_RULES
 from core.phases.summary import with_summary_prefix
 from core.profiles import Profile
@@ -149,7 +149,7 @@ def deterministic_fallback_summary(
         if not isinstance(message, dict) or message.get("role") != "assistant" or not message.get("tool_calls"):
             continue
         calls = message["tool_calls"]
-        for call in calls if isinstance(calls, list) else [calls]:
+        for call in iterate_calls(calls):
             call_id, name, arguments = _call_fields(call)
             redacted_args = redact(arguments)
             if call_id and call_id in wanted_ids:
@@ -178,7 +178,7 @@ def deterministic_fallback_summary(
         calls = message.get("tool_calls") if role == "assistant" else None
         names: list[str] = []
         if calls:
-            names = [_call_fields(c)[1] for c in (calls if isinstance(calls, list) else [calls])][:_MAX_TOOL_NAMES]
+            names = [_call_fields(c)[1] for c in iterate_calls(calls)][:_MAX_TOOL_NAMES]
             entry = "tool calls: " + ", ".join(names)
             if text:
                 entry += f"; {text}"

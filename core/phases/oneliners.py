@@ -142,7 +142,7 @@ def _first_url(urls: Any) -> str:
     if isinstance(first, dict):
         first = first.get("url") or first.get("href") or "?"
     elif not isinstance(first, str):
-        return "?"
+        first = "?"
     description = f"{first}"
     if len(urls) > 1:
         description += f" (+{len(urls) - 1} more)"

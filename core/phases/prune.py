@@ -434,6 +434,8 @@ class PrunePlan:
         message_tokens = self._message_tokens
 
         def weight(index: int) -> Any:
+            if index < 0:  # a walk below a negative head end reads from the end, as the reference's indexing does
+                index += n
             pruned_form = index < cut and pruned[index] is not deduplicated[index]
             key = (index, pruned_form)
             value = memo.get(key)

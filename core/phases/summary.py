@@ -10,7 +10,7 @@ from functools import lru_cache
 from typing import Any
 
 from core import profiles as P
-from core.message_view import content_text, role_of
+from core.message_view import content_text, iterate_calls, role_of
 from core.phases.reasoning import strip_reasoning_blocks
 from core.profiles import Profile
 
@@ -237,7 +237,7 @@ def _texts_and_plan(turns: Sequence[Any], rule: TurnsRule = TURNS_RULES["repr"])
                 plan.append("[ASSISTANT]: ")
                 continue
             entries: list[tuple[bool, Any]] = []
-            for call in calls if isinstance(calls, list) else [calls]:
+            for call in iterate_calls(calls):
                 if isinstance(call, dict):
                     function = call.get("function", {})
                     if not isinstance(function, dict):
