@@ -77,10 +77,9 @@ def bench_compress(inputs: dict[str, list[dict]]) -> list[dict]:
     return rows
 
 
-# Hermes' own compress() on the 4,000-message input (generate_transcript(4000, seed=4000)), hermes
-# estimator, an instant summarizer, current_tokens given, timed alternately with this project on a
-# quiet machine. Hermes cannot run here: these are the recorded anchors, in milliseconds.
-HERMES_ANCHORS_MS = {"v0.15.1": (76.0, 77.0), "v0.18.0": (102.0, 120.0)}
+# ``compress()`` on the 4,000-message input (generate_transcript(4000, seed=4000)) against each
+# published Hermes release's own, run in that release's venv (tests/differential/hermes_env) and timed
+# alternately with this project's, run after run. The target: at most this share of Hermes' time.
 TARGET_SHARE_OF_HERMES = 0.4
 
 
@@ -90,33 +89,78 @@ def _anchor_input() -> list[dict]:
     return json.loads(path.read_text(encoding="utf-8"))["messages"]
 
 
+class _HermesTimer:
+    """One release's ``compress()`` timed in its own venv (bench/hermes_timer.py), one run per request."""
+
+    def __init__(self, release: str, input_path: Path) -> None:
+        import subprocess
+        import tempfile
+
+        from tests.differential.hermes_env import hermes_env
+
+        self.home = tempfile.TemporaryDirectory(prefix="hermes-home-")
+        env = {**os.environ, "HERMES_HOME": self.home.name}
+        self.process = subprocess.Popen(
+            [str(hermes_env(release)), str(Path(__file__).with_name("hermes_timer.py")), str(input_path)],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env, cwd=self.home.name,
+        )
+        if self.process.stdout.readline().strip() != "ready":
+            raise RuntimeError(f"Hermes {release} could not start its timer")
+
+    def run(self) -> float:
+        self.process.stdin.write("run\n")
+        self.process.stdin.flush()
+        return float(self.process.stdout.readline())
+
+    def close(self) -> None:
+        self.process.stdin.close()
+        self.process.wait(timeout=30)
+        self.home.cleanup()
+
+
 def bench_against_hermes(runs: int = 31) -> list[dict]:
-    """``compress()`` on the anchors' input, per release, cold (no remembered repr lengths), medians.
+    """``compress()`` on the anchors' input, per release, cold (no remembered repr lengths), medians,
+    beside the same release's own ``compress()`` timed in its venv on the same input.
 
     The input is read back from its JSON file, as a host hands over messages it parsed; the
-    releases alternate, run after run, so a busy spell of the machine hits all of them.
+    releases and the two sides alternate, run after run, so a busy spell of the machine hits all.
     """
+    from tests.differential.hermes_env import HermesEnvError
+
     messages = _anchor_input()
-    times: dict[str, list[float]] = {profile: [] for profile in PROFILES}
-    for _ in range(runs):
+    input_path = RESULTS / "inputs" / "generated-4000.json"
+    ours: dict[str, list[float]] = {profile: [] for profile in PROFILES}
+    theirs: dict[str, list[float]] = {profile: [] for profile in PROFILES}
+    timers: dict[str, _HermesTimer] = {}
+    try:
         for profile in PROFILES:
-            config = CompressorConfig(context_length=128_000, profile=profile)
-            _clear_caches()
-            start = time.perf_counter()
-            ContextCompressor(config, summarizer=instant_summarizer).compress(messages, current_tokens=200_000)
-            times[profile].append((time.perf_counter() - start) * 1000)
+            try:
+                timers[profile] = _HermesTimer(profile.lstrip("v"), input_path)
+            except (HermesEnvError, RuntimeError, OSError) as exc:
+                print(f"Hermes {profile} cannot run here ({exc}): no side-by-side figure", file=sys.stderr)
+        for _ in range(runs):
+            for profile in PROFILES:
+                config = CompressorConfig(context_length=128_000, profile=profile)
+                _clear_caches()
+                start = time.perf_counter()
+                ContextCompressor(config, summarizer=instant_summarizer).compress(messages, current_tokens=200_000)
+                ours[profile].append((time.perf_counter() - start) * 1000)
+                if profile in timers:
+                    theirs[profile].append(timers[profile].run())
+    finally:
+        for timer in timers.values():
+            timer.close()
     rows = []
-    for profile, measured in times.items():
+    for profile, measured in ours.items():
         median = statistics.median(measured)
         row = {"release": profile, "median ms": median, "min ms": min(measured), "max ms": max(measured)}
-        anchor = HERMES_ANCHORS_MS.get(profile)
-        if anchor is not None:
-            low, high = anchor
+        if theirs[profile]:
+            hermes = statistics.median(theirs[profile])
             row.update({
-                "Hermes ms": f"{low:g}-{high:g}",
-                "share of Hermes": f"{median / high:.2f}-{median / low:.2f}",
-                "target ms": round(TARGET_SHARE_OF_HERMES * low, 1),
-                "met": median <= TARGET_SHARE_OF_HERMES * low,
+                "Hermes median ms": hermes,
+                "share of Hermes": round(median / hermes, 2),
+                "target ms": round(TARGET_SHARE_OF_HERMES * hermes, 1),
+                "met": median <= TARGET_SHARE_OF_HERMES * hermes,
             })
         rows.append(row)
     return rows
@@ -332,7 +376,7 @@ def main(sections: tuple[str, ...] = SECTIONS) -> dict:
     results["when"] = time.strftime("%Y-%m-%d %H:%M")
     if "hermes" in sections:
         results["against_hermes"] = bench_against_hermes()
-        print_table("compress() on the 4,000-message input against the recorded Hermes times (cold, current_tokens "
+        print_table("compress() on the 4,000-message input against each Hermes release's own, in its venv (cold, current_tokens "
                     "given, medians of 31 alternating runs)", results["against_hermes"])
         results["compress_breakdown"] = compress_breakdown()
         print_table("where the time of that compress() goes (medians, ms)", results["compress_breakdown"])
