@@ -14,7 +14,9 @@ values a continuing agent would need", closer to what a person checking a summar
   unit when one follows (line-number gutters of file views are not numbers anyone reads).
 
 Values are read from tool results, the user's and the agent's texts, and tool-call commands and
-paths (not from file contents the agent wrote itself). Each value is capped at ``MAX_CHARS``, so a
+paths (not from file contents the agent wrote itself). Lines that only say a test passed or was
+skipped, and test runners' progress columns (``[ 42%]``), are not read: nobody needs eighty test
+names that passed. Each value is capped at ``MAX_CHARS``, so a
 summary quoting the beginning of a long line keeps it. A value a redaction masked is skipped.
 """
 
@@ -50,6 +52,10 @@ _CODE = re.compile(
     r"console\.|self\.|\"\"\"|''')"
 )
 _MASKED = ("***", "[REDACTED")
+# Two sentences run together without a space ("points.Next"): prose, not a dotted name.
+_RUN_ON = re.compile(r"^[a-z]+\.[A-Z][a-z]*$")
+_PASSING = re.compile(r"\b(?:PASSED|SKIPPED|XFAIL|XPASS)\b|^\s*(?:ok|PASS|[✓✔√])\s|\.\.\. (?:ok|skipped)\s*$")
+_PROGRESS = re.compile(r"\[\s*\d+%\]")
 _EDITOR_COMMANDS = ("view", "create", "str_replace", "insert", "undo_edit")
 
 
@@ -118,6 +124,8 @@ def _command(value: Any) -> str | None:
 
 
 def _values(text: str, *, errors: bool) -> Iterator[tuple[str, str]]:
+    if _PASSING.search(text) or "%]" in text:
+        text = "\n".join(_PROGRESS.sub("", line) for line in text.splitlines() if not _PASSING.search(line))
     if errors:
         for line in text.splitlines():
             if _ERROR.search(line) and not _CODE.match(line):
@@ -130,7 +138,7 @@ def _values(text: str, *, errors: bool) -> Iterator[tuple[str, str]]:
     rest = _GUTTER.sub("", rest)
     for path in paths:
         rest = rest.replace(path, " ")
-    yield from (("name", name) for name in _NAME.findall(rest) if len(name) >= 4)
+    yield from (("name", name) for name in _NAME.findall(rest) if len(name) >= 4 and not _RUN_ON.match(name))
     yield from (("number", number) for number in _NUMBER.findall(rest))
 
 

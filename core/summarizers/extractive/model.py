@@ -134,3 +134,7 @@ class Reading:
     replies: dict[int, tuple[list[tuple[int, str]], bool]] = field(default_factory=dict)
     # The (kind, value) facts of each turn, in order (core.facts.message_facts).
     turn_facts: list[Sequence[tuple[str, str]]] = field(default_factory=list)
+    # Tool-result index -> its text, for the results that are outputs (not Phase-1 placeholders).
+    outputs: dict[int, str] = field(default_factory=dict)
+    # A text-acting harness's last observation (index, text) when the turns end on one.
+    last_observation: tuple[int, str] | None = None

@@ -8,6 +8,8 @@ from core.summarizers.extractive.model import NO_RESULT
 from core.summarizers.extractive.sections.common import TIER_IN_PROGRESS, clip, sentences
 
 MAX_NOTE_CHARS = 300
+# The beginning of the last output the agent read, quoted as it was (line breaks included).
+MAX_OUTPUT_CHARS = 300
 
 
 def build(draft: Draft) -> None:
@@ -22,6 +24,10 @@ def build(draft: Draft) -> None:
         last = reading.actions[-1]
         draft.add("in_progress", f"- Last step: {last.verb} {last.target}" + (f" — {last.outcome}" if last.outcome else ""),
                   TIER_IN_PROGRESS, last.index, sources=last.sources)
+    if reading.last_observation is not None:
+        index, text = reading.last_observation
+        quoted = text if len(text) <= MAX_OUTPUT_CHARS else text[:MAX_OUTPUT_CHARS].rstrip() + " …"
+        draft.add("in_progress", f"- Last output read:\n{quoted}", TIER_IN_PROGRESS, index, essential=True)
     if reading.assistant_texts:
         index, text = reading.assistant_texts[-1]
         statement = clip(" ".join(sentences(text)), MAX_NOTE_CHARS)

@@ -1,0 +1,158 @@
+"""What the tool outputs said: the lines of each output that hold values, and those values as facts.
+
+An action line says what was run and how it ended (``RUN `cat plan.md` — exit 0``); what the
+output *said* (the versions, limits, names, addresses, error lines a continuing agent would
+otherwise read again) is in its lines. For each output this module
+
+* reads the values of every line that is not noise (``core.facts.noise``): names (``run_id``,
+  ``os.path.join``, ``OrchestratorRun``, ``maxRetries``), numbers (two digits or more, decimals,
+  versions, hexadecimal, with a unit when one follows) and error lines in any tool's wording
+  (TypeScript's ``error TS2322``, Go's ``undefined:``, ``make: ***``, a refused connection);
+* adds those values to the turn's facts, weighted below the key facts, so the budget fit weighs
+  every line by the values it keeps;
+* offers the lines that hold values as candidates, grouped under the action that read them
+  (``- From `cat plan.md`: line | line``), quoted verbatim without a line-number gutter.
+
+Nothing is added where the output is a Phase-1 placeholder or one-liner. Each output is read once
+and at most ``MAX_LINES_READ`` of its lines, so the work stays linear in the size of the turns.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from core.facts import sift, text_pieces
+from core.facts.noise import LISTING
+from core.summarizers.extractive.draft import Draft
+from core.summarizers.extractive.sections.common import TIER_FINDING, TIER_FINDING_ERROR
+
+# A line longer than this is quoted up to here (a fact is capped at 200 characters too).
+MAX_LINE_CHARS = 200
+# Of a long output, the first lines and the last ones are read (a log ends with its verdict).
+MAX_LINES_READ = 400
+TAIL_LINES_READ = 100
+# Candidate lines per output, the richest in values first (errors before anything else).
+MAX_LINES_PER_OUTPUT = 60
+
+FINDING_GROUP_PREFIX = "From "
+FINDING_SEPARATOR = " | "
+
+_NAME_RE = re.compile(
+    r"(?<![\w.$-])(?:[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+|[A-Za-z]\w*_\w+|[a-z][a-z0-9]*[A-Z]\w*|[A-Z][a-z0-9]+[A-Z]\w*)(?![\w-])"
+)
+_NUMBER_RE = re.compile(
+    r"(?<![\w.])(?:0x[0-9a-fA-F]+|\d+(?:[.,]\d+)+|\d{2,})(?:\s?(?:ms|s|sec|MB|MiB|GB|GiB|KB|kB|B|%|tokens|rps))?(?![\w.])"
+)
+_ERROR_RE = re.compile(
+    r"(?i)\b(?:errors?|exception|traceback|fail(?:ed|ure|ing|s)?|fatal|panic|denied|not found|no such file|"
+    r"cannot|can't|undefined|refused|timed out|killed|aborted|segmentation fault)\b"
+)
+# A line of source code or a harmless report ("0 errors"): not an error that happened.
+_NOT_ERROR_RE = re.compile(
+    r"^\s*(?:[-+]\s*)?(?:def |class |import |from |raise |except\b|try:|catch\b|throw |if |elif |else\b|return |"
+    r"#|//|/\*|\*|@|assert |for |while |with |const |let |var |function |public |private |func |fn |pub |use |"
+    r"print|log|console\.|self\.|\"\"\"|''')|\b(?:0|no) (?:errors?|failures?|failed)\b",
+    re.IGNORECASE,
+)
+_GUTTER_RE = re.compile(r"^\s*\d+(?:→|\t|:(?=\S| |$)|\s*\|\s?)")
+_URL_RE = re.compile(r"https?://[^\s\"'`<>)\]}|]+")
+# Paths as an output prints them: also after ":" or "=" (``/etc/passwd``'s shells, ``PATH=``).
+_PATH_RE = re.compile(
+    r"(?<![\w/.-])(?:~|\.{1,2})?/?(?:[\w.@+-]+/)+[\w.@+-]*[\w@+-]|(?<![\w/.-])[\w-]+\.(?:py|js|mjs|ts|tsx|jsx|json|"
+    r"ya?ml|toml|md|go|rs|java|c|h|cpp|rb|sh|txt|cfg|ini|lock|sql|html|css|log|csv|pl|php)(?![\w])"
+)
+# An ``ls -l`` line: the entry's name is its last field.
+_LS_LINE_RE = re.compile(r"^[-dlcbpsD][rwxsStT-]{9}[.@+]?\s+\d+\s+\S+\s+\S+\s+[\d,]+\s+\S+\s+\S+\s+\S+\s+(.+)$")
+# A listing this short is read (its entries' names on one line); a longer one stays a count.
+MAX_LISTED_ENTRIES = 40
+# Weights of the values read here, beside core.facts' 1 for a path or a number with a unit and 3
+# for an error line: a name or a bare number is worth less than a key fact, more than nothing.
+FINDING_WEIGHTS = {"name": 0.5, "number": 0.5}
+
+
+def line_values(line: str) -> list[tuple[str, str]]:
+    """(kind, value) pairs of one output line: an error line as a whole, names and numbers."""
+    found: list[tuple[str, str]] = []
+    if _ERROR_RE.search(line) and not _NOT_ERROR_RE.search(line):
+        found.append(("error", line[:MAX_LINE_CHARS].rstrip()))
+    if "://" in line:
+        found.extend(("url", url.rstrip(".,;:")) for url in _URL_RE.findall(line))
+        rest = _URL_RE.sub(" ", line)
+    else:
+        rest = line
+    if "/" in rest or "." in rest:
+        paths = [path.rstrip(".,;:") for path in _PATH_RE.findall(rest)]
+        found.extend(("path", path) for path in paths if len(path) > 2)
+    found.extend(("name", name) for name in _NAME_RE.findall(rest) if len(name) >= 4)
+    if any(character.isdigit() for character in rest):
+        found.extend(("number", number) for number in _NUMBER_RE.findall(rest))
+    return found
+
+
+def _listed_names(piece: str, kept: str) -> str | None:
+    """The names of a short directory listing's entries (the lines ``sift`` took out as a listing),
+    as one line: what the listing found, without its sizes and dates."""
+    kept_lines = set(kept.split("\n"))
+    names: list[str] = []
+    for line in piece.split("\n"):
+        if line in kept_lines or not line.strip():
+            continue
+        match = _LS_LINE_RE.match(line.strip())
+        name = match.group(1) if match else line.strip()
+        if name not in (".", ".."):
+            names.append(name)
+        if len(names) > MAX_LISTED_ENTRIES:
+            return None
+    return "listed: " + ", ".join(names) if names else None
+
+
+def output_lines(text: str) -> Iterator[str]:
+    """The lines of an output worth reading: noise taken out, the line-number gutter dropped, the
+    first ``MAX_LINES_READ - TAIL_LINES_READ`` and the last ``TAIL_LINES_READ`` of a long one."""
+    for piece in text_pieces(text):
+        sifted = sift(piece)
+        if sifted.counts.get(LISTING, 0):
+            listed = _listed_names(piece, sifted.text)
+            if listed:
+                yield listed
+        lines = sifted.text.split("\n")
+        if len(lines) > MAX_LINES_READ:
+            lines = lines[: MAX_LINES_READ - TAIL_LINES_READ] + lines[-TAIL_LINES_READ:]
+        for line in lines:
+            line = _GUTTER_RE.sub("", line, count=1).strip()
+            if len(line) >= 4:
+                yield line if len(line) <= MAX_LINE_CHARS else line[: MAX_LINE_CHARS - 1].rstrip() + "…"
+
+
+def build(draft: Draft) -> None:
+    """Add each output's value lines as candidates and its values to the turn's facts."""
+    reading = draft.reading
+    results = reading.outputs
+    seen_lines: set[str] = set()
+    for action in reading.actions:
+        index = action.result_index
+        if index is None or index not in results:
+            continue
+        scored: list[tuple[float, int, str, list[tuple[str, str]]]] = []
+        extra: list[tuple[str, str]] = []
+        for position, line in enumerate(output_lines(results[index])):
+            values = line_values(line)
+            if not values:
+                continue
+            extra.extend(values)
+            if line in seen_lines:
+                continue  # the same line from an earlier output: quoted once
+            seen_lines.add(line)
+            errors = sum(1 for kind, _value in values if kind == "error")
+            scored.append((errors * 10 + len(values), position, line, values))
+        if extra:
+            reading.turn_facts[index] = (*reading.turn_facts[index], *extra)
+        if not scored:
+            continue
+        kept = sorted(scored, key=lambda entry: (-entry[0], entry[1]))[:MAX_LINES_PER_OUTPUT]
+        group = f"{FINDING_GROUP_PREFIX}{action.target}"
+        for _score, _position, line, values in sorted(kept, key=lambda entry: entry[1]):
+            is_error = any(kind == "error" for kind, _value in values)
+            draft.add("context", line, TIER_FINDING_ERROR if is_error else TIER_FINDING, index, group=group,
+                      sources=(index,))
