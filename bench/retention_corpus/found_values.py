@@ -16,7 +16,8 @@ values a continuing agent would need", closer to what a person checking a summar
 Values are read from tool results, the user's and the agent's texts, and tool-call commands and
 paths (not from file contents the agent wrote itself). Lines that only say a test passed or was
 skipped, and test runners' progress columns (``[ 42%]``), are not read: nobody needs eighty test
-names that passed. Each value is capped at ``MAX_CHARS``, so a
+names that passed. Nor are the sizes in the one-liners Phase 1 leaves for old outputs (``[Read]
+file_path=a.py (757 chars result)``): they are the compressor's words, not something the turns found. Each value is capped at ``MAX_CHARS``, so a
 summary quoting the beginning of a long line keeps it. A value a redaction masked is skipped.
 """
 
@@ -49,13 +50,14 @@ _ERROR = re.compile(
 _CODE = re.compile(
     r"^\s*(?:[-+]\s*)?(?:def |class |import |from |raise |except\b|try:|catch\b|throw |if |elif |else\b|return |#|//|/\*|\*|"
     r"@|assert |for |while |with |const |let |var |function |public |private |func |fn |pub |use |print|log|"
-    r"console\.|self\.|\"\"\"|''')"
+    r"console\.|self\.|\"\"\"|'''|\}\s*catch\b|.*\)\s*from \w+$)"
 )
 _MASKED = ("***", "[REDACTED")
 # Two sentences run together without a space ("points.Next"): prose, not a dotted name.
 _RUN_ON = re.compile(r"^[a-z]+\.[A-Z][a-z]*$")
 _PASSING = re.compile(r"\b(?:PASSED|SKIPPED|XFAIL|XPASS)\b|^\s*(?:ok|PASS|[✓✔√])\s|\.\.\. (?:ok|skipped)\s*$")
 _PROGRESS = re.compile(r"\[\s*\d+%\]")
+_ONE_LINER_SIZE = re.compile(r"^(\[[\w.-]+\] [^\n]*?) ?\((?:[\d,]+ chars(?: result)?|\d+ lines)\)$")
 _EDITOR_COMMANDS = ("view", "create", "str_replace", "insert", "undo_edit")
 
 
@@ -128,6 +130,7 @@ def _values(text: str, *, errors: bool) -> Iterator[tuple[str, str]]:
         text = "\n".join(_PROGRESS.sub("", line) for line in text.splitlines() if not _PASSING.search(line))
     if errors:
         for line in text.splitlines():
+            line = _GUTTER.sub("", line, count=1)  # a file view's line number is no part of the line
             if _ERROR.search(line) and not _CODE.match(line):
                 yield "error", line
     urls = _URL.findall(text)
@@ -156,6 +159,8 @@ def found_values(turns: Sequence[Mapping[str, Any]]) -> list[tuple[str, str]]:
             continue
         role = message.get("role")
         text = _decoded(_text(message.get("content")))
+        if role == "tool" and len(text) < 400:
+            text = _ONE_LINER_SIZE.sub(r"\1", text.strip())
         for kind, value in _values(text, errors=role in ("tool", "user")):
             add(kind, value)
         for arguments in _arguments(message):

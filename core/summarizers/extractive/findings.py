@@ -23,9 +23,9 @@ import re
 from collections.abc import Iterator
 
 from core.facts import sift, text_pieces
-from core.facts.noise import LISTING
+from core.facts.noise import LISTING, REPEATED, line_shape
 from core.summarizers.extractive.draft import Draft
-from core.summarizers.extractive.sections.common import TIER_FINDING, TIER_FINDING_ERROR
+from core.summarizers.extractive.sections.common import TIER_FINDING, TIER_FINDING_ERROR, TIER_NOTE, sentences
 
 # A line longer than this is quoted up to here (a fact is capped at 200 characters too).
 MAX_LINE_CHARS = 200
@@ -36,6 +36,7 @@ TAIL_LINES_READ = 100
 MAX_LINES_PER_OUTPUT = 60
 
 FINDING_GROUP_PREFIX = "From "
+NOTES_GROUP = "Agent noted"
 FINDING_SEPARATOR = " | "
 
 _NAME_RE = re.compile(
@@ -64,11 +65,20 @@ _PATH_RE = re.compile(
 )
 # An ``ls -l`` line: the entry's name is its last field.
 _LS_LINE_RE = re.compile(r"^[-dlcbpsD][rwxsStT-]{9}[.@+]?\s+\d+\s+\S+\s+\S+\s+[\d,]+\s+\S+\s+\S+\s+\S+\s+(.+)$")
+# An output this short is read whole.
+SHORT_OUTPUT_CHARS = 300
+SHORT_OUTPUT_LINES = 4
 # A listing this short is read (its entries' names on one line); a longer one stays a count.
 MAX_LISTED_ENTRIES = 40
 # Weights of the values read here, beside core.facts' 1 for a path or a number with a unit and 3
-# for an error line: a name or a bare number is worth less than a key fact, more than nothing.
-FINDING_WEIGHTS = {"name": 0.5, "number": 0.5}
+# for an error line: a name or a bare number weighs what a function name does (a quarter of a key
+# fact), so a tight budget keeps the key facts first.
+FINDING_WEIGHTS = {"name": 0.25, "number": 0.25}
+
+
+def is_line_group(group: str) -> bool:
+    """Whether a group's values are whole lines (joined by ``FINDING_SEPARATOR``, not commas)."""
+    return group.startswith(FINDING_GROUP_PREFIX) or group == NOTES_GROUP
 
 
 def line_values(line: str) -> list[tuple[str, str]]:
@@ -111,18 +121,33 @@ def output_lines(text: str) -> Iterator[str]:
     """The lines of an output worth reading: noise taken out, the line-number gutter dropped, the
     first ``MAX_LINES_READ - TAIL_LINES_READ`` and the last ``TAIL_LINES_READ`` of a long one."""
     for piece in text_pieces(text):
+        if len(piece) <= SHORT_OUTPUT_CHARS and piece.count("\n") < SHORT_OUTPUT_LINES:
+            # A short output is read whole: its few lines are all it said, noise or not.
+            yield from (line for raw in piece.split("\n") if len(line := _GUTTER_RE.sub("", raw, count=1).strip()) >= 2)
+            continue
         sifted = sift(piece)
         if sifted.counts.get(LISTING, 0):
             listed = _listed_names(piece, sifted.text)
             if listed:
                 yield listed
         lines = sifted.text.split("\n")
+        if sifted.counts.get(REPEATED, 0):
+            lines.extend(_repeats(piece, lines))
         if len(lines) > MAX_LINES_READ:
             lines = lines[: MAX_LINES_READ - TAIL_LINES_READ] + lines[-TAIL_LINES_READ:]
         for line in lines:
             line = _GUTTER_RE.sub("", line, count=1).strip()
-            if len(line) >= 4:
+            if len(line) >= 2:
                 yield line if len(line) <= MAX_LINE_CHARS else line[: MAX_LINE_CHARS - 1].rstrip() + "…"
+
+
+def _repeats(piece: str, kept: list[str]) -> list[str]:
+    """The lines ``sift`` took out as repeats of a kept line's shape. Only their numbers, ids and
+    times differ from the kept line, and those are what they said (a resource's id, a duration):
+    offered after the kept lines, so they fill only room the rest leaves."""
+    shapes = {line_shape(line) for line in kept if line.strip()}
+    kept_lines = set(kept)
+    return [line for line in piece.split("\n") if line not in kept_lines and line_shape(line) in shapes]
 
 
 def build(draft: Draft) -> None:
@@ -156,3 +181,21 @@ def build(draft: Draft) -> None:
             is_error = any(kind == "error" for kind, _value in values)
             draft.add("context", line, TIER_FINDING_ERROR if is_error else TIER_FINDING, index, group=group,
                       sources=(index,))
+    _notes(draft, seen_lines)
+
+
+def _notes(draft: Draft, seen: set[str]) -> None:
+    """The agent's own sentences that state values ("Step 1/5 done: 612 tests pass"): what it
+    concluded from the outputs, in its words. Their values join the turn's facts."""
+    reading = draft.reading
+    for index, text in reading.assistant_texts:
+        extra: list[tuple[str, str]] = []
+        for sentence in sentences(text):
+            values = [(kind, value) for kind, value in line_values(sentence) if kind != "error"]
+            if not values or sentence in seen:
+                continue
+            seen.add(sentence)
+            extra.extend(values)
+            draft.add("context", sentence, TIER_NOTE, index, group=NOTES_GROUP)
+        if extra:
+            reading.turn_facts[index] = (*reading.turn_facts[index], *extra)

@@ -25,7 +25,7 @@ import heapq
 from collections.abc import Mapping, Sequence
 
 from core.summarizers.extractive.coverage import facts_by_turn, item_coverage
-from core.summarizers.extractive.findings import FINDING_GROUP_PREFIX, FINDING_SEPARATOR
+from core.summarizers.extractive.findings import FINDING_SEPARATOR, is_line_group
 from core.summarizers.extractive.model import EMPTY_SECTION_TEXT, SECTION_KEYS, Fact, Item
 from core.summarizers.extractive.tokens import count_tokens
 
@@ -68,7 +68,7 @@ def render(items: Sequence[Item], headings: Sequence[str]) -> str:
                 group_values[item.group] = [item.text]
                 lines.append("")
         for group, position in group_lines.items():
-            joiner = FINDING_SEPARATOR if group.startswith(FINDING_GROUP_PREFIX) else ", "
+            joiner = FINDING_SEPARATOR if is_line_group(group) else ", "
             lines[position] = f"- {group}: " + joiner.join(group_values[group])
         blocks.append(heading + "\n" + ("\n".join(lines) if lines else EMPTY_SECTION_TEXT))
     return "\n\n".join(blocks)

@@ -59,6 +59,7 @@ _EXIT_CODE_RES = (
     re.compile(r"\[The command completed with exit code (-?\d+)\.\]"),
     re.compile(r"(?:^|\n)Error: Exit code (\d+)\s*$"),
     re.compile(r"(?:^|\n)Exit code:? (-?\d+)\s*$"),
+    re.compile(r"^<returncode>(-?\d+)</returncode>"),  # mini-swe-agent
 )
 _TOTAL_COUNT_RE = re.compile(r'"total_count"\s*:\s*(\d+)|^Found (\d+) files?\b', re.MULTILINE)
 _BRANCH_RES = (
@@ -443,10 +444,13 @@ def read_turns(turns: Sequence[Mapping[str, Any]]) -> Reading:
     reading.ends_mid_work = bool(
         last is not None and (role_of(last) == "tool" or (role_of(last) == "assistant" and tool_calls_of(last)))
     )
-    if last is not None and (len(turns) - 2 in written or len(turns) - 1 in orphans) and role_of(last) == "user":
-        # The agent had just read this output when the turns were cut: it was mid-work.
-        reading.ends_mid_work = True
-        reading.last_observation = (len(turns) - 1, content_text(last.get("content")).strip())
+    observed = [index + 1 for index in written if index + 1 < len(turns)] + sorted(orphans)
+    if observed:
+        # The last output a text-acting agent read, whether or not it had acted on it yet.
+        latest = max(observed)
+        reading.last_observation = (latest, content_text(turns[latest].get("content")).strip())
+        if latest == len(turns) - 1:
+            reading.ends_mid_work = True  # cut right after an output the agent had not acted on
     for call in ordered_calls:
         _read_call(reading, call)
     return reading

@@ -1,5 +1,6 @@
 """Section 5 (``## In Progress``, ``## Historical In-Progress State``): what was running when the
-turns were cut: calls without a result and the agent's last note."""
+turns were cut: calls without a result and the agent's last note; for a harness that acts through
+text, the beginning of the last output the agent read, quoted as it was."""
 
 from __future__ import annotations
 
@@ -14,6 +15,10 @@ MAX_OUTPUT_CHARS = 300
 
 def build(draft: Draft) -> None:
     reading = draft.reading
+    if reading.last_observation is not None:
+        index, text = reading.last_observation
+        quoted = text if len(text) <= MAX_OUTPUT_CHARS else text[:MAX_OUTPUT_CHARS].rstrip() + " …"
+        draft.add("in_progress", f"- Last output read:\n{quoted}", TIER_IN_PROGRESS, index, essential=True)
     if not reading.ends_mid_work:
         return
     pending = [action for action in reading.actions if action.outcome == NO_RESULT]
@@ -24,10 +29,6 @@ def build(draft: Draft) -> None:
         last = reading.actions[-1]
         draft.add("in_progress", f"- Last step: {last.verb} {last.target}" + (f" — {last.outcome}" if last.outcome else ""),
                   TIER_IN_PROGRESS, last.index, sources=last.sources)
-    if reading.last_observation is not None:
-        index, text = reading.last_observation
-        quoted = text if len(text) <= MAX_OUTPUT_CHARS else text[:MAX_OUTPUT_CHARS].rstrip() + " …"
-        draft.add("in_progress", f"- Last output read:\n{quoted}", TIER_IN_PROGRESS, index, essential=True)
     if reading.assistant_texts:
         index, text = reading.assistant_texts[-1]
         statement = clip(" ".join(sentences(text)), MAX_NOTE_CHARS)
