@@ -13,7 +13,8 @@ otherwise read again) is in its lines. For each output this module
 * offers the lines that hold values as candidates, grouped under the action that read them
   (``- From `cat plan.md`: line | line``), quoted verbatim without a line-number gutter.
 
-Nothing is added where the output is a Phase-1 placeholder or one-liner. Each output is read once
+Nothing is added where the output is a Phase-1 placeholder or one-liner, nor any line a redaction
+would mask (a secret the profile's own redaction let through is not promoted into the summary). Each output is read once
 and at most ``MAX_LINES_READ`` of its lines, so the work stays linear in the size of the turns.
 """
 
@@ -22,7 +23,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from core.facts import sift, text_pieces
+from core.facts import redact_all, sift, text_pieces
+from core.facts.credentials import might_hold_credentials
 from core.facts.noise import LISTING, REPEATED, line_shape
 from core.summarizers.extractive.draft import Draft
 from core.summarizers.extractive.sections.common import TIER_FINDING, TIER_FINDING_ERROR, TIER_NOTE, sentences
@@ -53,7 +55,9 @@ _ERROR_RE = re.compile(
 _NOT_ERROR_RE = re.compile(
     r"^\s*(?:[-+]\s*)?(?:def |class |import |from |raise |except\b|try:|catch\b|throw |if |elif |else\b|return |"
     r"#|//|/\*|\*|@|assert |for |while |with |const |let |var |function |public |private |func |fn |pub |use |"
-    r"print|log|console\.|self\.|\"\"\"|''')|\b(?:0|no) (?:errors?|failures?|failed)\b",
+    r"print|log|console\.|self\.|\"\"\"|''')|\b(?:0|no) (?:errors?|failures?|failed)\b"
+    # a test run's totals ("1 failed, 7 passed in 0.52s"): the action's outcome, not an error line
+    r"|^[\W_]*\d+ (?:failed|passed|errors?)\b",
     re.IGNORECASE,
 )
 _GUTTER_RE = re.compile(r"^\s*\d+(?:→|\t|:(?=\S| |$)|\s*\|\s?)")
@@ -73,7 +77,9 @@ MAX_LISTED_ENTRIES = 40
 # Weights of the values read here, beside core.facts' 1 for a path or a number with a unit and 3
 # for an error line: a name or a bare number weighs what a function name does (a quarter of a key
 # fact), so a tight budget keeps the key facts first.
-FINDING_WEIGHTS = {"name": 0.25, "number": 0.25}
+# An error line only this module reads as one (``core.facts`` did not) weighs less than the error
+# lines core.facts reads: its wording is looser ("cannot", "undefined", "refused").
+FINDING_WEIGHTS = {"name": 0.25, "number": 0.25, "failure": 2.0}
 
 
 def is_line_group(group: str) -> bool:
@@ -155,21 +161,32 @@ def build(draft: Draft) -> None:
     reading = draft.reading
     results = reading.outputs
     seen_lines: set[str] = set()
+    # What the lines drafted so far quote, by turn: a line saying nothing new is only a compact
+    # stand-in (rendered when the budget drops the lines that quote its values).
+    drafted: dict[int, list[str]] = {}
+    for item in draft.items:
+        for source in item.sources:
+            drafted.setdefault(source, []).append(item.text)
+    quoted = {index: "\n".join(texts) for index, texts in drafted.items()}
     for action in reading.actions:
         index = action.result_index
         if index is None or index not in results:
             continue
         scored: list[tuple[float, int, str, list[tuple[str, str]]]] = []
         extra: list[tuple[str, str]] = []
+        guarded = might_hold_credentials([results[index]])
+        core_errors = {value for kind, value in reading.turn_facts[index] if kind == "error"}
         for position, line in enumerate(output_lines(results[index])):
             values = line_values(line)
-            if not values:
-                continue
+            if not values or (guarded and redact_all(line) != line):
+                continue  # nothing to keep, or a secret the profile's redaction let through
+            values = [("failure", value) if kind == "error" and value not in core_errors else (kind, value)
+                      for kind, value in values]
             extra.extend(values)
             if line in seen_lines:
                 continue  # the same line from an earlier output: quoted once
             seen_lines.add(line)
-            errors = sum(1 for kind, _value in values if kind == "error")
+            errors = sum(1 for kind, _value in values if kind in ("error", "failure"))
             scored.append((errors * 10 + len(values), position, line, values))
         if extra:
             reading.turn_facts[index] = (*reading.turn_facts[index], *extra)
@@ -177,11 +194,15 @@ def build(draft: Draft) -> None:
             continue
         kept = sorted(scored, key=lambda entry: (-entry[0], entry[1]))[:MAX_LINES_PER_OUTPUT]
         group = f"{FINDING_GROUP_PREFIX}{action.target}"
+        said = quoted.get(index, "")
         for _score, _position, line, values in sorted(kept, key=lambda entry: entry[1]):
-            is_error = any(kind == "error" for kind, _value in values)
+            is_error = any(kind in ("error", "failure") for kind, _value in values)
             draft.add("context", line, TIER_FINDING_ERROR if is_error else TIER_FINDING, index, group=group,
-                      sources=(index,))
-    _notes(draft, seen_lines)
+                      sources=(index,), alternative=all(value in said for _kind, value in values))
+    # Sentences the goal, decisions or replies quote already.
+    known = {item.text.split(" — ", 1)[-1] if item.section == "actions" else item.text.removeprefix("- ")
+             for item in draft.items}
+    _notes(draft, seen_lines | known)
 
 
 def _notes(draft: Draft, seen: set[str]) -> None:
@@ -190,9 +211,10 @@ def _notes(draft: Draft, seen: set[str]) -> None:
     reading = draft.reading
     for index, text in reading.assistant_texts:
         extra: list[tuple[str, str]] = []
+        guarded = might_hold_credentials([text])
         for sentence in sentences(text):
             values = [(kind, value) for kind, value in line_values(sentence) if kind != "error"]
-            if not values or sentence in seen:
+            if not values or sentence in seen or (guarded and redact_all(sentence) != sentence):
                 continue
             seen.add(sentence)
             extra.extend(values)
