@@ -13,9 +13,11 @@ otherwise read again) is in its lines. For each output this module
 * offers the lines that hold values as candidates, grouped under the action that read them
   (``- From `cat plan.md`: line | line``), quoted verbatim without a line-number gutter.
 
-Nothing is added where the output is a Phase-1 placeholder or one-liner, nor any line a redaction
-would mask (a secret the profile's own redaction let through is not promoted into the summary). Each output is read once
-and at most ``MAX_LINES_READ`` of its lines, so the work stays linear in the size of the turns.
+The newest outputs are read first, at most ``MAX_LINES_READ`` lines of each and
+``LINES_READ_PER_TOKEN`` lines per token of the budget in all, so a long session costs no more than
+a summary can use and the work stays linear in the size of the turns. Nothing is added where the
+output is a Phase-1 placeholder or one-liner, nor any line a redaction would mask (a secret the
+profile's own redaction let through is not promoted into the summary).
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from core.facts import redact_all, sift, text_pieces
 from core.facts.credentials import might_hold_credentials
 from core.facts.noise import LISTING, REPEATED, line_shape
 from core.summarizers.extractive.draft import Draft
+from core.summarizers.extractive.model import Action
 from core.summarizers.extractive.sections.common import TIER_FINDING, TIER_FINDING_ERROR, TIER_NOTE, sentences
 
 # A line longer than this is quoted up to here (a fact is capped at 200 characters too).
@@ -34,6 +37,9 @@ MAX_LINE_CHARS = 200
 # Of a long output, the first lines and the last ones are read (a log ends with its verdict).
 MAX_LINES_READ = 400
 TAIL_LINES_READ = 100
+# Lines read in all, the newest outputs first: a summary quotes a few hundred lines at most.
+MIN_LINES_READ_TOTAL = 8_000
+LINES_READ_PER_TOKEN = 2
 # Candidate lines per output, the richest in values first (errors before anything else).
 MAX_LINES_PER_OUTPUT = 60
 
@@ -60,6 +66,7 @@ _NOT_ERROR_RE = re.compile(
     r"|^[\W_]*\d+ (?:failed|passed|errors?)\b",
     re.IGNORECASE,
 )
+_DIGIT_RE = re.compile(r"\d")
 _GUTTER_RE = re.compile(r"^\s*\d+(?:→|\t|:(?=\S| |$)|\s*\|\s?)")
 _URL_RE = re.compile(r"https?://[^\s\"'`<>)\]}|]+")
 # Paths as an output prints them: also after ":" or "=" (``/etc/passwd``'s shells, ``PATH=``).
@@ -87,10 +94,11 @@ def is_line_group(group: str) -> bool:
     return group.startswith(FINDING_GROUP_PREFIX) or group == NOTES_GROUP
 
 
-def line_values(line: str) -> list[tuple[str, str]]:
-    """(kind, value) pairs of one output line: an error line as a whole, names and numbers."""
+def line_values(line: str, *, errors: bool = True) -> list[tuple[str, str]]:
+    """(kind, value) pairs of one output line: an error line as a whole (with ``errors``), paths,
+    URLs, names and numbers."""
     found: list[tuple[str, str]] = []
-    if _ERROR_RE.search(line) and not _NOT_ERROR_RE.search(line):
+    if errors and _ERROR_RE.search(line) and not _NOT_ERROR_RE.search(line):
         found.append(("error", line[:MAX_LINE_CHARS].rstrip()))
     if "://" in line:
         found.extend(("url", url.rstrip(".,;:")) for url in _URL_RE.findall(line))
@@ -101,7 +109,7 @@ def line_values(line: str) -> list[tuple[str, str]]:
         paths = [path.rstrip(".,;:") for path in _PATH_RE.findall(rest)]
         found.extend(("path", path) for path in paths if len(path) > 2)
     found.extend(("name", name) for name in _NAME_RE.findall(rest) if len(name) >= 4)
-    if any(character.isdigit() for character in rest):
+    if _DIGIT_RE.search(rest):
         found.extend(("number", number) for number in _NUMBER_RE.findall(rest))
     return found
 
@@ -156,68 +164,100 @@ def _repeats(piece: str, kept: list[str]) -> list[str]:
     return [line for line in piece.split("\n") if line not in kept_lines and line_shape(line) in shapes]
 
 
+def _output_findings(
+    text: str, guarded: bool, core_errors: set[str], seen: set[str]
+) -> tuple[list[tuple[str, list[tuple[str, str]]]], list[tuple[str, str]]]:
+    """(candidate lines with their values, every value read) of one output; a line an earlier
+    output offered already is not offered again."""
+    scored: list[tuple[int, int, str, list[tuple[str, str]]]] = []
+    extra: list[tuple[str, str]] = []
+    errors_possible = _ERROR_RE.search(text) is not None  # one scan instead of one per line
+    for position, line in enumerate(output_lines(text)):
+        values = line_values(line, errors=errors_possible)
+        if not values or (guarded and redact_all(line) != line):
+            continue  # nothing to keep, or a secret the profile's redaction let through
+        values = [("failure", value) if kind == "error" and value not in core_errors else (kind, value)
+                  for kind, value in values]
+        extra.extend(values)
+        if line in seen:
+            continue
+        seen.add(line)
+        errors = sum(1 for kind, _value in values if kind in ("error", "failure"))
+        scored.append((errors * 10 + len(values), position, line, values))
+    kept = sorted(scored, key=lambda entry: (-entry[0], entry[1]))[:MAX_LINES_PER_OUTPUT]
+    return [(line, values) for _score, _position, line, values in sorted(kept, key=lambda e: e[1])], extra
+
+
 def build(draft: Draft) -> None:
-    """Add each output's value lines as candidates and its values to the turn's facts."""
+    """Add each output's value lines as candidates and its values to the turn's facts, the newest
+    outputs first while the session's line allowance lasts (a summary of ``limit`` tokens quotes at
+    most a few hundred lines, so a long session's oldest outputs are left to the key facts)."""
     reading = draft.reading
     results = reading.outputs
-    seen_lines: set[str] = set()
+    room = max(MIN_LINES_READ_TOTAL, LINES_READ_PER_TOKEN * draft.limit)
+    seen: set[str] = set()
     # What the lines drafted so far quote, by turn: a line saying nothing new is only a compact
     # stand-in (rendered when the budget drops the lines that quote its values).
     drafted: dict[int, list[str]] = {}
     for item in draft.items:
         for source in item.sources:
             drafted.setdefault(source, []).append(item.text)
-    quoted = {index: "\n".join(texts) for index, texts in drafted.items()}
-    for action in reading.actions:
+    # The newest outputs that fit the allowance (counted by their lines, cheaply), then read in the
+    # order they came, so a line repeated by a later output is quoted where it first appeared.
+    chosen: list[Action] = []
+    for action in reversed(reading.actions):
+        if room <= 0:
+            break
+        if action.result_index is not None and action.result_index in results:
+            chosen.append(action)
+            room -= min(results[action.result_index].count("\n") + 1, MAX_LINES_READ)
+    for action in reversed(chosen):
         index = action.result_index
-        if index is None or index not in results:
-            continue
-        scored: list[tuple[float, int, str, list[tuple[str, str]]]] = []
-        extra: list[tuple[str, str]] = []
-        guarded = might_hold_credentials([results[index]])
+        assert index is not None
+        text = results[index]
+        guarded = reading.secret_hints.get(index)
+        if guarded is None:
+            guarded = might_hold_credentials([text])
         core_errors = {value for kind, value in reading.turn_facts[index] if kind == "error"}
-        for position, line in enumerate(output_lines(results[index])):
-            values = line_values(line)
-            if not values or (guarded and redact_all(line) != line):
-                continue  # nothing to keep, or a secret the profile's redaction let through
-            values = [("failure", value) if kind == "error" and value not in core_errors else (kind, value)
-                      for kind, value in values]
-            extra.extend(values)
-            if line in seen_lines:
-                continue  # the same line from an earlier output: quoted once
-            seen_lines.add(line)
-            errors = sum(1 for kind, _value in values if kind in ("error", "failure"))
-            scored.append((errors * 10 + len(values), position, line, values))
+        lines, extra = _output_findings(text, guarded, core_errors, seen)
         if extra:
             reading.turn_facts[index] = (*reading.turn_facts[index], *extra)
-        if not scored:
-            continue
-        kept = sorted(scored, key=lambda entry: (-entry[0], entry[1]))[:MAX_LINES_PER_OUTPUT]
+        said = "\n".join(drafted.get(index, ()))
         group = f"{FINDING_GROUP_PREFIX}{action.target}"
-        said = quoted.get(index, "")
-        for _score, _position, line, values in sorted(kept, key=lambda entry: entry[1]):
+        for line, values in lines:
             is_error = any(kind in ("error", "failure") for kind, _value in values)
             draft.add("context", line, TIER_FINDING_ERROR if is_error else TIER_FINDING, index, group=group,
                       sources=(index,), alternative=all(value in said for _kind, value in values))
     # Sentences the goal, decisions or replies quote already.
     known = {item.text.split(" — ", 1)[-1] if item.section == "actions" else item.text.removeprefix("- ")
              for item in draft.items}
-    _notes(draft, seen_lines | known)
+    _notes(draft, seen | known, max(MIN_LINES_READ_TOTAL // 4, draft.limit))
 
 
-def _notes(draft: Draft, seen: set[str]) -> None:
+def _notes(draft: Draft, seen: set[str], room: int) -> None:
     """The agent's own sentences that state values ("Step 1/5 done: 612 tests pass"): what it
-    concluded from the outputs, in its words. Their values join the turn's facts."""
+    concluded from the outputs, in its words, the latest first while ``room`` sentences last.
+    Their values join the turn's facts."""
     reading = draft.reading
-    for index, text in reading.assistant_texts:
+    found: list[tuple[int, str]] = []
+    for index, text in reversed(reading.assistant_texts):
+        if room <= 0:
+            break
         extra: list[tuple[str, str]] = []
-        guarded = might_hold_credentials([text])
+        guarded: bool | None = None
         for sentence in sentences(text):
-            values = [(kind, value) for kind, value in line_values(sentence) if kind != "error"]
-            if not values or sentence in seen or (guarded and redact_all(sentence) != sentence):
+            room -= 1
+            values = line_values(sentence, errors=False)
+            if not values or sentence in seen:
+                continue
+            if guarded is None:
+                guarded = might_hold_credentials([text])
+            if guarded and redact_all(sentence) != sentence:
                 continue
             seen.add(sentence)
             extra.extend(values)
-            draft.add("context", sentence, TIER_NOTE, index, group=NOTES_GROUP)
+            found.append((index, sentence))
         if extra:
             reading.turn_facts[index] = (*reading.turn_facts[index], *extra)
+    for index, sentence in reversed(found):
+        draft.add("context", sentence, TIER_NOTE, index, group=NOTES_GROUP)

@@ -398,7 +398,10 @@ def read_turns(turns: Sequence[Mapping[str, Any]]) -> Reading:
             message = {"role": "tool", "tool_call_id": f"#text{index - 1}", "content": text}
         arguments = [view.arguments for view in views]
         found = parts_facts(str(role or ""), text, arguments)
-        if found and might_hold_credentials([text, *arguments]):
+        hinted = bool(found) and might_hold_credentials([text, *arguments])
+        if found:
+            reading.secret_hints[index] = hinted
+        if hinted:
             # A value a redaction would mask is no fact to promote into the summary, even when the
             # profile's own redaction let it through.
             places = [*text_pieces(text), *arguments]
