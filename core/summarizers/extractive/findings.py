@@ -67,7 +67,7 @@ _NOT_ERROR_RE = re.compile(
     re.IGNORECASE,
 )
 _DIGIT_RE = re.compile(r"\d")
-_GUTTER_RE = re.compile(r"^\s*\d+(?:→|\t|:(?=\S| |$)|\s*\|\s?)")
+_GUTTER_RE = re.compile(r"^\s*\d+(?:→|\t|:(?=\D|$)|\s*\|\s?)")
 _URL_RE = re.compile(r"https?://[^\s\"'`<>)\]}|]+")
 # Paths as an output prints them: also after ":" or "=" (``/etc/passwd``'s shells, ``PATH=``).
 _PATH_RE = re.compile(

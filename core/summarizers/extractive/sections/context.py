@@ -82,7 +82,8 @@ def build(draft: Draft, turns: Sequence[Mapping[str, Any]]) -> None:
     by_turn = draft.facts_by_turn = facts_by_turn(facts)
     quoted: set[int] = set()
     for item in draft.items:
-        quoted |= item_coverage(item, facts, by_turn)
+        if not item.alternative:  # a stand-in renders only when a fuller line is dropped: it holds nothing
+            quoted |= item_coverage(item, facts, by_turn)
     # A summary of ``limit`` tokens holds at most a few thousand values: on a long session only the
     # most valuable facts get lines of their own (every fact still counts for the lines quoting it).
     allowed: set[int] | None = None
