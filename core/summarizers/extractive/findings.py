@@ -82,11 +82,11 @@ SHORT_OUTPUT_LINES = 4
 # A listing this short is read (its entries' names on one line); a longer one stays a count.
 MAX_LISTED_ENTRIES = 40
 # Weights of the values read here, beside core.facts' 1 for a path or a number with a unit and 3
-# for an error line: a name or a bare number weighs what a function name does (a quarter of a key
-# fact), so a tight budget keeps the key facts first.
+# for an error line: a name or a bare number weighs a little less than a function or class name
+# core.facts reads (0.25), so a tight budget keeps the key facts first, then the names core.facts knows.
 # An error line only this module reads as one (``core.facts`` did not) weighs less than the error
 # lines core.facts reads: its wording is looser ("cannot", "undefined", "refused").
-FINDING_WEIGHTS = {"name": 0.25, "number": 0.25, "failure": 2.0}
+FINDING_WEIGHTS = {"name": 0.2, "number": 0.2, "failure": 2.0}
 
 
 def is_line_group(group: str) -> bool:
