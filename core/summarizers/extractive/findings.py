@@ -32,7 +32,8 @@ from core.summarizers.extractive.draft import Draft
 from core.summarizers.extractive.model import Action
 from core.summarizers.extractive.sections.common import TIER_FINDING, TIER_FINDING_ERROR, TIER_NOTE, sentences
 
-# A line longer than this is quoted up to here (a fact is capped at 200 characters too).
+# A longer line is quoted up to here and marked cut: core.facts caps a value at 200 characters too,
+# so the quoted part still holds it.
 MAX_LINE_CHARS = 200
 # Of a long output, the first lines and the last ones are read (a log ends with its verdict).
 MAX_LINES_READ = 400
@@ -152,7 +153,7 @@ def output_lines(text: str) -> Iterator[str]:
         for line in lines:
             line = _GUTTER_RE.sub("", line, count=1).strip()
             if len(line) >= 2:
-                yield line if len(line) <= MAX_LINE_CHARS else line[: MAX_LINE_CHARS - 1].rstrip() + "…"
+                yield line if len(line) <= MAX_LINE_CHARS else line[:MAX_LINE_CHARS].rstrip() + "…"
 
 
 def _repeats(piece: str, kept: list[str]) -> list[str]:
