@@ -1,4 +1,12 @@
-"""The evaluation corpus of the offline summary: 24 agent sessions of different shapes.
+"""The evaluation corpus of the offline summary: synthetic sessions, real logs and held-out look-alikes.
+
+Two splits, fixed before the summarizer was last changed: the **tuning** set (the 24 synthetic
+sessions below and half of the real logs) is what the summarizer was developed against; the
+**held-out** set (the other real logs and the look-alikes of :mod:`.lookalikes`) is only measured.
+A summarizer that holds on the tuning set but not on the held-out one has learned the corpus, not
+agent sessions.
+
+The 24 synthetic sessions:
 
 Written for the benchmark, not taken from anywhere: long test logs, CI failures, refactors across
 many files, compiler errors, web research, multi-day work resumed from a handoff, changes of
@@ -7,7 +15,9 @@ numbers, a data pipeline, work cut mid-step, one session of several hundred mess
 90-round session, in the tool
 shapes of five agent harnesses (see :mod:`bench.retention_corpus.builder`).
 
-``sessions()`` returns ``(name, harness, messages)`` for each, deterministically.
+``sessions()`` returns ``(name, harness, messages)`` for each, deterministically;
+``split_sessions()`` returns them by split. The real logs are :mod:`.real_logs` (sources and
+licences in ``real/SOURCES.md``).
 """
 
 from __future__ import annotations
@@ -18,6 +28,8 @@ from typing import Any
 from bench.retention_corpus import sessions_code as code
 from bench.retention_corpus import sessions_other as other
 from bench.retention_corpus.builder import Session
+from bench.retention_corpus.lookalikes import LOOKALIKES
+from bench.retention_corpus.real_logs import real_sessions
 from bench.retention_corpus.sessions_generated import generate_session
 
 BUILDERS: tuple[Callable[[], Session], ...] = (
@@ -55,3 +67,17 @@ def sessions() -> list[tuple[str, str, list[dict[str, Any]]]]:
         built.append((builder.__name__, session.harness, session.messages))
     built.append(("generated_rate_limiting", "hermes", generate_session()))
     return built
+
+
+SPLITS = ("tuning", "held-out")
+
+
+def split_sessions(split: str) -> list[tuple[str, str, list[dict[str, Any]]]]:
+    """(name, harness, messages) of one split: ``tuning`` or ``held-out``."""
+    if split == "tuning":
+        return sessions() + real_sessions("tuning")
+    if split == "held-out":
+        looks = [(f"lookalike:{builder.__name__}", (session := builder()).harness, session.messages)
+                 for builder in LOOKALIKES]
+        return real_sessions("held-out") + looks
+    raise ValueError(f"unknown split {split!r}; expected one of {SPLITS}")

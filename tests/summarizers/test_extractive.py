@@ -145,14 +145,13 @@ None.
 ## Relevant Files
 - tests/test_csv.py — used in a command
 - src/export/csv_writer.py — read, patched
-- tests/test_csv.py::test_empty_row — mentioned
 
 ## Remaining Work
 None.
 
 ## Critical Context
-- Earlier error: FAILED tests/test_csv.py::test_empty_row - IndexError: list index out of range
-- Identifiers: write_row"""
+- From `pytest -q tests/test_csv.py`: FAILED tests/test_csv.py::test_empty_row - IndexError: list index out of range
+- From src/export/csv_writer.py:30: def write_row(row):"""
 
 
 def test_exact_summary_of_a_finished_fix() -> None:
@@ -160,10 +159,11 @@ def test_exact_summary_of_a_finished_fix() -> None:
 
 
 def test_a_budget_a_little_short_drops_only_the_least_important_lines() -> None:
-    # 20 tokens short of the full summary: the loose identifier goes first; every action stays.
+    # 20 tokens short of the full summary: the quoted source line goes first (its one name stays, in a
+    # compact list); every action stays.
     summary = _summarize(CSV_FIX, budget=count_tokens(CSV_FIX_SUMMARY) - 20)
     assert count_tokens(summary) <= count_tokens(CSV_FIX_SUMMARY) - 20
-    assert "- Identifiers: write_row" not in summary
+    assert "def write_row(row):" not in summary and "write_row" in summary
     assert "2. PATCH src/export/csv_writer.py — applied [tool: patch]" in summary
     assert "4. REPLIED to user — All 8 tests pass now." in summary
 
@@ -184,7 +184,6 @@ None.
 
 ## Active State
 - Working directory: /work/shop
-- Modified files: src/export/csv_writer.py
 
 ## In Progress
 None.
@@ -209,8 +208,9 @@ None.
 
 ## Critical Context
 - Commands: `pytest -q tests/test_csv.py`
-- Earlier error: FAILED tests/test_csv.py::test_empty_row - IndexError: list index out of range
-- Values: 1 failed, 7 passed, 0.52s, 8 passed, 0.48s"""
+- Error seen: FAILED tests/test_csv.py::test_empty_row - IndexError: list index out of range
+- Values: 1 failed, 7 passed, 0.52s, 8 passed, 0.48s
+- Identifiers: write_row"""
 
 
 def test_exact_summary_under_a_tight_budget_keeps_every_key_value() -> None:
@@ -219,8 +219,8 @@ def test_exact_summary_under_a_tight_budget_keeps_every_key_value() -> None:
     facts = extract_facts(CSV_FIX)
     key = facts[facts["kind"].isin(KEY_FACT_KINDS)]
     assert retention_score(retention(key, summary)) == 1.0
-    # the one name (write_row) is what gave way: names are kept when there is room
-    assert set(facts.loc[~retention(facts, summary)["kept"], "value"]) == {"write_row"}
+    # the name (write_row) fits too: the state line that quoted a path already kept gave way
+    assert retention_score(retention(facts, summary)) == 1.0
 
 
 # --- work interrupted by a blocker, with an unanswered ask and a masked secret ----------------
@@ -300,8 +300,6 @@ None.
 
 ## Relevant Files
 - Dockerfile — read
-- requirements.txt — mentioned
-- /bin/sh — mentioned
 
 ## Remaining Work
 - Errors were still unresolved at the last attempt (see Blocked).
@@ -309,7 +307,8 @@ None.
 - The agent was mid-step when these turns were compacted (see In Progress).
 
 ## Critical Context
-None."""
+- From `docker build -t registry.example.com/shop:1.4.2 .`: Step 7/9 : RUN pip install -r requirements.txt | The command '/bin/sh -c pip install -r requirements.txt' returned a non-zero code: 1
+- From Dockerfile: FROM python:3.12-slim | COPY requirements.txt . | RUN pip install -r requirements.txt"""
 
 
 def test_exact_summary_of_interrupted_work() -> None:
@@ -394,7 +393,6 @@ None.
 ## Relevant Files
 - tests/test_csv.py — used in a command
 - src/export/csv_writer.py — read, patched
-- tests/test_csv.py::test_empty_row — mentioned
 - src/export/json_writer.py — patched
 - tests/test_json.py — used in a command
 
@@ -402,8 +400,8 @@ None.
 - Errors were still unresolved at the last attempt (see Blocked).
 
 ## Critical Context
-- Earlier error: FAILED tests/test_csv.py::test_empty_row - IndexError: list index out of range
-- Identifiers: write_row"""
+- From `pytest -q tests/test_csv.py`: FAILED tests/test_csv.py::test_empty_row - IndexError: list index out of range
+- From src/export/csv_writer.py:30: def write_row(row):"""
 
 
 def test_iterative_merge_continues_numbering_and_carries_context() -> None:

@@ -25,7 +25,9 @@ def item_coverage(item: Item, facts: Sequence[Fact], by_turn: dict[int, list[int
     if item.coverage is not None:
         return item.coverage
     found: set[int] = set()
-    text = item.text
+    # A grouped value renders after its group's label ("- From `cat plan.md`: …"), so a value the
+    # label quotes is kept by any line of the group.
+    text = item.text if item.group is None else f"{item.group}: {item.text}"
     for index in item.sources:
         for position in by_turn.get(index, ()):
             if position not in found and facts[position].value in text:

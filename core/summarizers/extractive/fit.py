@@ -25,6 +25,7 @@ import heapq
 from collections.abc import Mapping, Sequence
 
 from core.summarizers.extractive.coverage import facts_by_turn, item_coverage
+from core.summarizers.extractive.findings import FINDING_SEPARATOR, is_line_group
 from core.summarizers.extractive.model import EMPTY_SECTION_TEXT, SECTION_KEYS, Fact, Item
 from core.summarizers.extractive.tokens import count_tokens
 
@@ -41,6 +42,8 @@ COVERAGE_MARGIN = 1.0
 # best by priority and the best by value per token); a summary holds far fewer.
 CANDIDATES_PER_TOKEN = 1
 MIN_CANDIDATES = 2_000
+# Rounds of the value-per-token fill: each gives the room of redundant stand-ins to further lines.
+_FILL_ROUNDS = 3
 # A selection stops after this many lines in a row that did not fit the room left.
 _MAX_MISSES = 300
 # A text this many characters per token of the limit cannot fit: no need to count it.
@@ -67,7 +70,8 @@ def render(items: Sequence[Item], headings: Sequence[str]) -> str:
                 group_values[item.group] = [item.text]
                 lines.append("")
         for group, position in group_lines.items():
-            lines[position] = f"- {group}: " + ", ".join(group_values[group])
+            joiner = FINDING_SEPARATOR if is_line_group(group) else ", "
+            lines[position] = f"- {group}: " + joiner.join(group_values[group])
         blocks.append(heading + "\n" + ("\n".join(lines) if lines else EMPTY_SECTION_TEXT))
     return "\n\n".join(blocks)
 
@@ -204,27 +208,41 @@ def _by_coverage(
         if id(item) not in taken
     ]
     heapq.heapify(heap)
-    misses = 0
-    while heap and room > 0 and misses < _MAX_MISSES:
-        stale, position, exact, item = heapq.heappop(heap)
-        if item.alternative and not coverage[id(item)] - kept:
-            continue  # the value is already quoted by a kept line
-        cost = costs.of(item, started)
-        score = -gain(item) / max(cost, 1)
-        if heap and score > heap[0][0]:
-            heapq.heappush(heap, (score, position, True, item))
-            continue
-        if cost <= room:
-            take(item, cost)
-            misses = 0
-        else:
-            misses += 1
-    # An alternative taken before a fuller line that quotes the same value is redundant.
-    quoted_by_lines: set[int] = set()
-    for item in chosen:
-        if not item.alternative:
-            quoted_by_lines.update(coverage[id(item)])
-    return [item for item in chosen if not item.alternative or coverage[id(item)] - quoted_by_lines]
+    missed: list[tuple[int, Item]] = []
+    for _round in range(_FILL_ROUNDS):
+        for position, item in missed:  # lines that did not fit before may fit the room now freed
+            heapq.heappush(heap, (-gain(item) / max(costs.of(item, started), 1), position, True, item))
+        missed = []
+        misses = 0
+        while heap and room > 0 and misses < _MAX_MISSES:
+            stale, position, exact, item = heapq.heappop(heap)
+            if item.alternative and not coverage[id(item)] - kept:
+                continue  # the value is already quoted by a kept line
+            cost = costs.of(item, started)
+            score = -gain(item) / max(cost, 1)
+            if heap and score > heap[0][0]:
+                heapq.heappush(heap, (score, position, True, item))
+                continue
+            if cost <= room:
+                take(item, cost)
+                misses = 0
+            else:
+                misses += 1
+                missed.append((position, item))
+        # An alternative taken before a fuller line that quotes the same value is redundant; the
+        # room it held goes to the next best lines (a summary under its budget while values are
+        # dropped would waste what it was given).
+        quoted_by_lines: set[int] = set()
+        for item in chosen:
+            if not item.alternative:
+                quoted_by_lines.update(coverage[id(item)])
+        redundant = [item for item in chosen if item.alternative and not coverage[id(item)] - quoted_by_lines]
+        if not redundant:
+            break
+        dropped = {id(item) for item in redundant}
+        chosen[:] = [item for item in chosen if id(item) not in dropped]
+        room += sum(costs.of(item, {item.group} if item.group else set()) for item in redundant)
+    return chosen
 
 
 def _candidates(optional: list[Item], limit: int, facts: Sequence[Fact], coverage: Mapping[int, frozenset[int]],

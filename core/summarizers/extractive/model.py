@@ -134,3 +134,9 @@ class Reading:
     replies: dict[int, tuple[list[tuple[int, str]], bool]] = field(default_factory=dict)
     # The (kind, value) facts of each turn, in order (core.facts.message_facts).
     turn_facts: list[Sequence[tuple[str, str]]] = field(default_factory=list)
+    # Tool-result index -> its text, for the results that are outputs (not Phase-1 placeholders).
+    outputs: dict[int, str] = field(default_factory=dict)
+    # Turn index -> whether its text might hold a credential, where the reader asked already.
+    secret_hints: dict[int, bool] = field(default_factory=dict)
+    # A text-acting harness's last observation (index, text) when the turns end on one.
+    last_observation: tuple[int, str] | None = None

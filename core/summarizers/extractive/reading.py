@@ -4,6 +4,11 @@ Every step is one pass over the turns (a dict pairs results with calls; replies 
 ask they follow as they come), so the reading grows linearly with the session. Tool calls are read
 in the shapes of the common harnesses: shell commands as strings or argv lists, Codex
 ``apply_patch`` envelopes, ``str_replace_editor`` sub-commands, web searches and fetches.
+
+Harnesses that act through text (SWE-agent's classic and CTF modes, mini-swe-agent) end an
+assistant message with a fenced command and get its output back as the next *user* message. Read
+as they are, every observation would be a user request (the task, the goal, a constraint); they
+are read as a call and its result instead (see :func:`text_actions`).
 """
 
 from __future__ import annotations
@@ -26,7 +31,7 @@ from core.facts import (
 from core.facts.credentials import might_hold_credentials, without_credentials_by_line
 from core.facts.noise import LISTING, PASSING_TESTS, PROGRESS, REPEATED
 from core.facts.text import parse_json_container
-from core.message_view import call_view, content_text, role_of, tool_calls_of
+from core.message_view import CallView, call_view, content_text, role_of, tool_calls_of
 from core.summarizers.extractive.model import NO_RESULT, Action, Call, Reading
 
 MAX_TARGET_CHARS = 160
@@ -34,6 +39,9 @@ MAX_TARGET_CHARS = 160
 _PATH_KEYS = ("path", "file_path", "filepath", "filename", "file", "target_file", "output_path", "notebook_path")
 _WORKDIR_KEYS = ("workdir", "cwd", "working_dir", "directory")
 _COMMAND_KEYS = ("command", "cmd")
+# SWE-agent's file commands, written as text actions: views and edits, not shell runs.
+_AGENT_FILE_COMMANDS = {"open": "READ", "goto": "READ", "scroll_up": "READ", "scroll_down": "READ", "edit": "PATCH",
+                        "create": "WRITE", "find_file": "SEARCH", "search_dir": "SEARCH", "search_file": "SEARCH"}
 _EDITOR_COMMANDS = {"view": "READ", "create": "WRITE", "str_replace": "PATCH", "insert": "PATCH", "undo_edit": "PATCH"}
 
 TEST_COMMAND_RE = re.compile(
@@ -51,6 +59,7 @@ _EXIT_CODE_RES = (
     re.compile(r"\[The command completed with exit code (-?\d+)\.\]"),
     re.compile(r"(?:^|\n)Error: Exit code (\d+)\s*$"),
     re.compile(r"(?:^|\n)Exit code:? (-?\d+)\s*$"),
+    re.compile(r"^<returncode>(-?\d+)</returncode>"),  # mini-swe-agent
 )
 _TOTAL_COUNT_RE = re.compile(r'"total_count"\s*:\s*(\d+)|^Found (\d+) files?\b', re.MULTILINE)
 _BRANCH_RES = (
@@ -59,6 +68,7 @@ _BRANCH_RES = (
 )
 _BRANCH_OUTPUT_RE = re.compile(r"\b(?:On branch|Switched to (?:a new )?branch) '?([\w./-]+)'?")
 _CD_RE = re.compile(r"^\s*cd ([^\s;&|]+)\s*(?:&&|;)")
+_GUTTER_LINE_RE = re.compile(r"\s*\d+\s*(?:[:|\t→]|$)")
 _PATCH_FILE_RE = re.compile(r"^\*\*\* (Update|Add|Delete) File: (.+)$", re.MULTILINE)
 
 _NOISE_WORDS = {
@@ -81,6 +91,14 @@ _ONE_LINER_EXIT_RE = re.compile(r"-> exit (-?\d+|\?)")
 _ONE_LINER_MATCHES_RE = re.compile(r"-> (\d+|\?) matches")
 _ONE_LINER_SIZE_RE = re.compile(r"\(([\d,]+) chars(?: result)?\)$")
 _ONE_LINER_WRITE_RE = re.compile(r"\((\d+|\?) lines\)$")
+
+# An action written as text: a fenced block that ends an assistant message, in a shell-like language.
+_TEXT_ACTION_RE = re.compile(r"```([\w-]*)[ \t]*\n(.*?)\n?```\s*$", re.DOTALL)
+_ACTION_LANGUAGES = frozenset({"", "bash", "sh", "shell", "console", "zsh", "mswea_bash_command"})
+# What only an observation starts with or holds: mini-swe-agent's return code, SWE-agent's status lines.
+_OBSERVATION_MARKERS = ("<returncode>", "(Open file:", "(Current directory:", "bash-$", "OBSERVATION:", "[File:")
+# This many fenced-action / user-message pairs make a text-acting session, markers or not.
+MIN_TEXT_ACTIONS = 3
 
 _NOTE_FOR_VERB = {"READ": "read", "WRITE": "written", "PATCH": "patched", "RUN": "used in a command", "SEARCH": "searched"}
 
@@ -155,6 +173,11 @@ def describe(call: Call) -> tuple[str, str, str, str, tuple[str, ...]]:
     command = call.command
     path = _first_string(args, _PATH_KEYS)
     if command is not None:
+        word = command.split(maxsplit=1)[0]
+        if word in _AGENT_FILE_COMMANDS and call.call_id.startswith("#text"):
+            verb = _AGENT_FILE_COMMANDS[word]
+            kind = {"READ": "read", "PATCH": "patch", "WRITE": "write", "SEARCH": "search"}[verb]
+            return verb, f"`{first_line(command)}`", f"{verb.lower()}:" + command, kind, ()
         return "RUN", f"`{first_line(command)}`", "cmd:" + command, "run", ()
     if isinstance(args, dict):
         editor = args.get("command")
@@ -260,8 +283,12 @@ def classify(call: Call, result_errors: Sequence[str] | None = None) -> Action:
     text = decoded(result)
     clean, noise = sifted_text(result)
     errors = list(dict.fromkeys(error_lines(clean) if result_errors is None else result_errors))
-    if kind in ("read", "write", "patch") and line_count(text) > 3:
-        errors = []  # file contents or a diff, not a report that the call failed
+    if kind in ("read", "write") and line_count(text) > 3:
+        errors = []  # file contents, not a report that the call failed
+    elif kind == "patch" and line_count(text) > 3:
+        # The file shown after an edit holds code, not errors; an editor that rejects the edit
+        # (a linter's "E999 SyntaxError") says so outside the numbered lines.
+        errors = [line for line in errors if not _GUTTER_LINE_RE.match(line)]
     succeeded: bool | None = not errors
     parts: list[str] = []
     if kind == "run":
@@ -314,12 +341,40 @@ def note_file(reading: Reading, path: str, note: str, index: int) -> None:
         entry["indices"].append(index)
 
 
+def text_actions(turns: Sequence[Mapping[str, Any]]) -> tuple[dict[int, str], set[int]]:
+    """Assistant index -> the command it wrote as text, for the actions whose next user message is
+    their observation, and the indices of observations whose action was compacted earlier (one
+    pass; see the module docstring)."""
+    pairs: dict[int, str] = {}
+    marked = 0
+    orphans: set[int] = set()
+    for index in range(len(turns)):
+        if index == 0 and turns[0].get("role") == "user":
+            first = content_text(turns[0].get("content"))
+            if any(marker in first for marker in _OBSERVATION_MARKERS):
+                orphans.add(0)
+        if index + 1 >= len(turns):
+            break
+        message, following = turns[index], turns[index + 1]
+        if message.get("role") != "assistant" or following.get("role") != "user" or tool_calls_of(message):
+            continue
+        match = _TEXT_ACTION_RE.search(content_text(message.get("content")))
+        if match is None or match.group(1) not in _ACTION_LANGUAGES or not match.group(2).strip():
+            continue
+        pairs[index] = match.group(2).strip()
+        observation = content_text(following.get("content"))
+        marked += any(marker in observation for marker in _OBSERVATION_MARKERS)
+    # A chat where the assistant once ended on a code sample and the user answered is no harness.
+    return (pairs, orphans) if marked or len(pairs) >= MIN_TEXT_ACTIONS else ({}, set())
+
+
 def read_turns(turns: Sequence[Mapping[str, Any]]) -> Reading:
     """What the turns say: asks, texts, replies by ask, actions, files, working state."""
     reading = Reading(n_turns=len(turns))
     calls: dict[str, Call] = {}
     ordered_calls: list[Call] = []
     current_ask: int | None = None
+    written, orphans = text_actions(turns)
     for index, message in enumerate(turns):
         role = message.get("role")  # every turn is a mapping here (the summarizer wraps any other)
         text = content_text(message.get("content"))
@@ -330,9 +385,23 @@ def read_turns(turns: Sequence[Mapping[str, Any]]) -> Reading:
         views = [call_view(raw) for raw in tool_calls] if tool_calls else []
         if role != "assistant" and raw_calls:
             views = [call_view(raw) for raw in tool_calls_of(message)]
+        if index in written:
+            views = [CallView(f"#text{index}", "bash", json.dumps({"command": written[index]}))]
+        elif role == "user" and (index - 1 in written or index in orphans):
+            # The observation of the action above (or of one compacted earlier): a result, not the
+            # user's words.
+            if index in orphans:
+                views_before = Call(f"#text{index - 1}", "bash", {}, index)
+                calls[views_before.call_id] = views_before
+                ordered_calls.append(views_before)
+            role = "tool"
+            message = {"role": "tool", "tool_call_id": f"#text{index - 1}", "content": text}
         arguments = [view.arguments for view in views]
         found = parts_facts(str(role or ""), text, arguments)
-        if found and might_hold_credentials([text, *arguments]):
+        hinted = bool(found) and might_hold_credentials([text, *arguments])
+        if found:
+            reading.secret_hints[index] = hinted
+        if hinted:
             # A value a redaction would mask is no fact to promote into the summary, even when the
             # profile's own redaction let it through.
             places = [*text_pieces(text), *arguments]
@@ -368,6 +437,8 @@ def read_turns(turns: Sequence[Mapping[str, Any]]) -> Reading:
             if call is not None and call.result is None:
                 call.result = text
                 call.result_index = index
+                if text.strip() and _placeholder_outcome(text) is None:
+                    reading.outputs[index] = text
                 # Now, while the sifted pieces are fresh. The facts of the result hold its error lines,
                 # except where a URL was blanked out of them (read again, with the URL).
                 errors = None if "://" in text else [value for kind, value in found if kind == "error"]
@@ -376,6 +447,13 @@ def read_turns(turns: Sequence[Mapping[str, Any]]) -> Reading:
     reading.ends_mid_work = bool(
         last is not None and (role_of(last) == "tool" or (role_of(last) == "assistant" and tool_calls_of(last)))
     )
+    observed = [index + 1 for index in written if index + 1 < len(turns)] + sorted(orphans)
+    if observed:
+        # The last output a text-acting agent read, whether or not it had acted on it yet.
+        latest = max(observed)
+        reading.last_observation = (latest, content_text(turns[latest].get("content")).strip())
+        if latest == len(turns) - 1:
+            reading.ends_mid_work = True  # cut right after an output the agent had not acted on
     for call in ordered_calls:
         _read_call(reading, call)
     return reading

@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from core.summarizers.base import SummaryRequest
+from core.summarizers.extractive import findings
 from core.summarizers.extractive.draft import Draft, Focus, dedupe
 from core.summarizers.extractive.fit import fit, skeleton_tokens
 from core.summarizers.extractive.model import DEFAULT_HEADINGS, SECTION_KEYS, Fact, Item
@@ -64,6 +65,7 @@ def draft_items(
     pending.build(draft, active, replies)
     files.build(draft)
     remaining.build(draft, bool(blockers))
+    findings.build(draft)
     context.build(draft, turns)
     return dedupe(draft.items), draft.facts, draft.facts_by_turn
 

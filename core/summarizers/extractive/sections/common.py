@@ -21,6 +21,10 @@ TIER_FILE_MODIFIED = 5.0
 TIER_FILE_READ = 4.5
 TIER_RESOLVED = 4.0
 TIER_VALUE_CONTEXT = 4.0
+# A line an output said: an error line weighs like an earlier error, any other like a mentioned value.
+TIER_FINDING_ERROR = 5.5
+TIER_FINDING = 3.8
+TIER_NOTE = 3.3
 TIER_FILE_MENTIONED = 3.5
 TIER_QUANTITY_CONTEXT = 3.0
 TIER_IDENTIFIER_CONTEXT = 2.5

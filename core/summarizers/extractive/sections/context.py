@@ -15,6 +15,7 @@ from typing import Any
 from core.facts import latest_request
 from core.summarizers.extractive.coverage import facts_by_turn, item_coverage
 from core.summarizers.extractive.draft import Draft
+from core.summarizers.extractive.findings import FINDING_WEIGHTS
 from core.summarizers.extractive.model import Fact
 from core.summarizers.extractive.sections.common import (
     TIER_ERROR_CONTEXT,
@@ -27,7 +28,7 @@ from core.summarizers.extractive.sections.common import (
 
 # What each kind of value is worth to a continuing agent: an error line or the user's words above
 # a path, command or number; a function or class name below (any kind not named counts 1).
-FACT_WEIGHTS = {"user_request": 3.0, "error": 3.0, "identifier": 0.25}
+FACT_WEIGHTS = {"user_request": 3.0, "error": 3.0, "identifier": 0.25, **FINDING_WEIGHTS}
 CONTEXT_GROUPS = {
     "Commands": TIER_VALUE_CONTEXT,
     "URLs": TIER_VALUE_CONTEXT,
@@ -43,6 +44,8 @@ _GROUP_FOR_KIND = {
     "issue": ("context", "Issues", TIER_VALUE_CONTEXT),
     "quantity": ("context", "Values", TIER_QUANTITY_CONTEXT),
     "identifier": ("context", "Identifiers", TIER_IDENTIFIER_CONTEXT),
+    "name": ("context", "Identifiers", TIER_IDENTIFIER_CONTEXT),
+    "number": ("context", "Values", TIER_QUANTITY_CONTEXT),
     "path": ("files", "Also", TIER_FILE_MENTIONED),
 }
 
@@ -79,7 +82,8 @@ def build(draft: Draft, turns: Sequence[Mapping[str, Any]]) -> None:
     by_turn = draft.facts_by_turn = facts_by_turn(facts)
     quoted: set[int] = set()
     for item in draft.items:
-        quoted |= item_coverage(item, facts, by_turn)
+        if not item.alternative:  # a stand-in renders only when a fuller line is dropped: it holds nothing
+            quoted |= item_coverage(item, facts, by_turn)
     # A summary of ``limit`` tokens holds at most a few thousand values: on a long session only the
     # most valuable facts get lines of their own (every fact still counts for the lines quoting it).
     allowed: set[int] | None = None
