@@ -27,6 +27,7 @@ from typing import Any
 
 from core.formats.cline_history import HistoryConverter
 from core.formats.cline_ui import PanelConverter, kind_of_record, panel_reason, requests
+from core.formats.fields import SetAside
 from core.formats.messages import Builder, FieldProblem, text_of
 from core.formats.model import CompactionEvent, Conversation, FormatError, SessionInfo
 from core.formats.source import (
@@ -201,6 +202,7 @@ def _convert(task: _Task) -> Conversation:
         panel = PanelConverter(builder)
         for index, record in enumerate(task.panel):
             panel.add(index, record, f"{task.panel_name}[{index}]")
+        builder.warnings.extend(panel.aside.warnings())
         tally.unit = "record"
         builder.warnings.append(
             f"read from {task.panel_name} alone (what the chat panel showed): the output of tools other than "
@@ -219,7 +221,8 @@ def _convert(task: _Task) -> Conversation:
 
 def _panel_usage(task: _Task, history: HistoryConverter, builder: Builder) -> None:
     """Each request's usage on the assistant message that answered it (module docstring)."""
-    found = requests(task.panel or [])
+    aside = SetAside()
+    found = requests(task.panel or [], task.panel_name, aside)
     by_order = [history.assistant_at[i] for i in sorted(history.assistant_at)]
     indexed = all(request.history_index is not None for request in found)
     placed = 0
@@ -239,6 +242,7 @@ def _panel_usage(task: _Task, history: HistoryConverter, builder: Builder) -> No
             "history indexes: usage was matched in order and may be off where requests failed or were retried"
         )
     builder.metadata["requests_with_usage"] = placed
+    builder.warnings.extend(aside.warnings())
 
 
 def _events(task: _Task, history: HistoryConverter, builder: Builder) -> None:
@@ -251,7 +255,7 @@ def _events(task: _Task, history: HistoryConverter, builder: Builder) -> None:
             event.pre_tokens = details["prevContextTokens"]
         event.details.update({k: details[k] for k in ("newContextTokens", "cost") if k in details})
     previous = None
-    for request in requests(task.panel or []):
+    for request in requests(task.panel or [], task.panel_name):  # (its problems were reported by _panel_usage)
         deleted = request.deleted
         if deleted is None or deleted == previous:
             continue

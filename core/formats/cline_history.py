@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from core.formats.anthropic import AnthropicConverter
+from core.formats.fields import SetAside, is_flag, is_number, is_object, is_text, need_text, object_or_none
 from core.formats.messages import Builder, FieldProblem, kind_of, text_of
 from core.formats.tool_pairs import unanswered_calls_to_text
 
@@ -42,6 +43,7 @@ SUMMARY_TOOLS = ("summarize_task", "condense")
 _OPEN_TOOL = re.compile(r"<(" + "|".join(TOOL_NAMES) + r")>")
 _PARAM = re.compile(r"<([a-z_]+)>")
 _RESULT = re.compile(r"^\[(\w+)\b[^\n]*\] Result:")
+USAGE_NAMES = {"prompt": "input_tokens", "completion": "output_tokens", "cached": "cache_read_input_tokens"}
 
 
 def split_xml_tools(text: str) -> list[tuple[str, Any]]:
@@ -104,6 +106,7 @@ class HistoryConverter:
         self.text_results = 0
         self.condensed = 0
         self.seen_calls: set[str] = set()
+        self.aside = SetAside()
 
     def add(self, index: int, message: Any, where: str) -> None:
         if not isinstance(message, dict):
@@ -113,34 +116,93 @@ class HistoryConverter:
         blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
         if not isinstance(blocks, list):
             raise FieldProblem(f"{where}.content", f"expected a string or a list of content blocks, got {kind_of(content)}")
+        blocks = self._checked(blocks, f"{where}.content")
+        is_summary = self.aside.keep(message.get("isSummary"), is_flag, f"{where}.isSummary", "isSummary", "true or false",
+                                     "the message is not read as a summary")
         if role == "assistant":
             blocks = self._assistant_blocks(blocks)
-            if message.get("isSummary"):
+            if is_summary:
                 # Roo copies the calls whose results it keeps into its summary: the originals are earlier.
                 blocks = [b for b in blocks if not (isinstance(b, dict) and b.get("type") == "tool_use"
                                                     and str(b.get("id")) in self.seen_calls)]
         elif role == "user":
             blocks = self._user_blocks(blocks)
-        produced = self.anthropic.add({"role": role, "content": blocks}, where, usage=_metrics_usage(message))
+        produced = self.anthropic.add({"role": role, "content": blocks}, where, usage=self._usage(message, where))
         self.first_at[index] = produced[0]
         if message.get("condenseParent"):
             self.condensed += 1
         if role != "assistant":
             return
         self.assistant_at[index] = produced[0]
-        info = message.get("modelInfo")
-        if isinstance(info, dict) and isinstance(info.get("modelId"), str):
-            self.model = info["modelId"]
-        for block in blocks:
+        effect = "the task's model is taken from the other messages"
+        info = self.aside.keep(message.get("modelInfo"), is_object, f"{where}.modelInfo", "modelInfo",
+                               "an object describing the model", effect)
+        model = self.aside.keep((info or {}).get("modelId"), is_text, f"{where}.modelInfo.modelId", "modelId",
+                                "the model's name", effect)
+        if model is not None:
+            self.model = model
+        for position, block in enumerate(blocks):
             if isinstance(block, dict) and block.get("type") == "tool_use":
-                self.open.append((str(block.get("id")), str(block.get("name"))))
-                self.seen_calls.add(str(block.get("id")))
-                if block.get("name") in SUMMARY_TOOLS:
-                    context = block.get("input", {}).get("context") if isinstance(block.get("input"), dict) else None
-                    self.summaries.append(Summary(index, produced[0], "cline-summarize",
-                                                  context if isinstance(context, str) else None, where))
-        if message.get("isSummary"):
+                self.open.append((block["id"], block["name"]))
+                self.seen_calls.add(block["id"])
+                if block["name"] in SUMMARY_TOOLS:
+                    context = (block.get("input") or {}).get("context")
+                    context = self.aside.keep(context, is_text, f"{where}.content[{position}].input.context", "context",
+                                              "the summary as text", "the compaction event has no summary text")
+                    self.summaries.append(Summary(index, produced[0], "cline-summarize", context, where))
+        if is_summary:
             self.summaries.append(Summary(index, produced[0], "roo-condense", text_of(self.builder.messages[produced[0]]["content"]), where))
+
+    def _checked(self, blocks: list[Any], where: str) -> list[Any]:
+        """The blocks with the fields this reader and the Anthropic converter read checked: those the
+        conversation is made of must have their type (a FieldProblem otherwise); a thinking block whose
+        text is not a string is set aside (reasoning is optional)."""
+        out: list[Any] = []
+        for position, block in enumerate(blocks):
+            place = f"{where}[{position}]"
+            if not isinstance(block, dict):
+                out.append(block)  # a string is text; anything else the converter refuses
+                continue
+            kind = need_text(block.get("type"), f"{place}.type", "the block's type")
+            if kind == "text":
+                need_text(block.get("text"), f"{place}.text", "the block's text")
+            elif kind == "thinking":
+                if self.aside.keep(block.get("thinking"), is_text, f"{place}.thinking", "thinking", "the reasoning text",
+                                   "the message is read without that reasoning") is None:
+                    continue
+            elif kind == "tool_use":
+                if not isinstance(block.get("id"), str) or not block["id"]:
+                    raise FieldProblem(f"{place}.id", f"expected the call's id as a string, got {kind_of(block.get('id'))}")
+                need_text(block.get("name"), f"{place}.name", "the tool's name")
+                object_or_none(block.get("input"), f"{place}.input", "the tool's input")
+            elif kind == "tool_result":
+                if not isinstance(block.get("tool_use_id"), str) or not block["tool_use_id"]:
+                    raise FieldProblem(f"{place}.tool_use_id", "expected the id of the tool_use this result answers, "
+                                                               f"got {kind_of(block.get('tool_use_id'))}")
+                result = block.get("content")
+                if isinstance(result, list):
+                    block = {**block, "content": self._checked(result, f"{place}.content")}
+                elif result is not None and not isinstance(result, str):
+                    raise FieldProblem(f"{place}.content", f"expected the result as text or a list of blocks, got {kind_of(result)}")
+            out.append(block)
+        return out
+
+    def _usage(self, message: dict[str, Any], where: str) -> dict[str, Any] | None:
+        """Newer versions store each assistant message's usage as ``metrics.tokens``: ``prompt`` is the
+        uncached input and ``cached`` the cache reads and writes together (the UI records split them)."""
+        effect = "the message has no usage"
+        metrics = self.aside.keep(message.get("metrics"), is_object, f"{where}.metrics", "metrics",
+                                  "an object of token counts and cost", effect)
+        tokens = self.aside.keep((metrics or {}).get("tokens"), is_object, f"{where}.metrics.tokens", "tokens",
+                                 "an object of token counts", effect)
+        if metrics is None or tokens is None:
+            return None
+        usage = self.aside.counts(tokens, USAGE_NAMES, f"{where}.metrics.tokens")
+        cost = self.aside.keep(metrics.get("cost"), is_number, f"{where}.metrics.cost", "cost", "a number",
+                               "left out of the usage")
+        if cost is not None:
+            usage["cost"] = cost
+        return usage or None
 
     def _assistant_blocks(self, blocks: list[Any]) -> list[Any]:
         out: list[Any] = []
@@ -192,6 +254,7 @@ class HistoryConverter:
 
     def finish(self) -> None:
         self.anthropic.finish()
+        self.builder.warnings.extend(self.aside.warnings())
         unanswered_calls_to_text(self.builder)
         if self.xml_calls:
             self.builder.metadata["xml_tool_calls"] = self.xml_calls
@@ -200,16 +263,3 @@ class HistoryConverter:
         if self.condensed:
             self.builder.metadata["condensed_messages"] = self.condensed
 
-
-def _metrics_usage(message: dict[str, Any]) -> dict[str, Any] | None:
-    """Newer versions store each assistant message's usage as ``metrics.tokens``: ``prompt`` is the
-    uncached input and ``cached`` the cache reads and writes together (the UI records split them)."""
-    metrics = message.get("metrics")
-    tokens = metrics.get("tokens") if isinstance(metrics, dict) else None
-    if not isinstance(tokens, dict):
-        return None
-    names = {"prompt": "input_tokens", "completion": "output_tokens", "cached": "cache_read_input_tokens"}
-    usage: dict[str, Any] = {names[k]: v for k, v in tokens.items() if k in names and isinstance(v, int) and not isinstance(v, bool)}
-    if isinstance(metrics.get("cost"), (int, float)):
-        usage["cost"] = metrics["cost"]
-    return usage or None

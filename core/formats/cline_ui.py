@@ -22,9 +22,11 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from core.formats.fields import SetAside, is_count, is_number, list_or_empty, need_text, text_or_none
 from core.formats.messages import (
     Builder,
     image_part,
+    kind_of,
     make_message,
     simplify_parts,
     text_of,
@@ -63,14 +65,30 @@ def _json(text: Any) -> Any:
         return None
 
 
-def request_usage(request: dict[str, Any]) -> dict[str, Any] | None:
-    names = {"tokensIn": "input_tokens", "tokensOut": "output_tokens", "cacheWrites": "cache_creation_input_tokens",
-             "cacheReads": "cache_read_input_tokens"}
-    usage: dict[str, Any] = {names[k]: v for k, v in request.items()
-                             if k in names and isinstance(v, int) and not isinstance(v, bool)}
-    if isinstance(request.get("cost"), (int, float)) and not isinstance(request.get("cost"), bool):
-        usage["cost"] = request["cost"]
+USAGE_NAMES = {"tokensIn": "input_tokens", "tokensOut": "output_tokens", "cacheWrites": "cache_creation_input_tokens",
+               "cacheReads": "cache_read_input_tokens"}
+NO_USAGE = "that request has no usage"
+
+
+def request_usage(text: str, where: str, aside: SetAside | None = None) -> dict[str, Any] | None:
+    """The usage an ``api_req_started`` record's JSON text holds; ``aside`` (when given) hears about the
+    parts it could not read, so a caller reading the records twice reports them once."""
+    aside = aside if aside is not None else SetAside()
+    request = _json(text)
+    if not isinstance(request, dict):
+        if text:
+            aside.note(text, f"{where}.text", "api_req_started text", "the request as a JSON object", NO_USAGE)
+        return None
+    usage: dict[str, Any] = aside.counts(request, USAGE_NAMES, f"{where}.text")
+    cost = aside.keep(request.get("cost"), is_number,
+                      f"{where}.text.cost", "cost", "a number", "left out of the usage")
+    if cost is not None:
+        usage["cost"] = cost
     return usage or None
+
+
+def _is_range(value: Any) -> bool:
+    return isinstance(value, list) and len(value) == 2 and all(is_count(v) for v in value)
 
 
 @dataclass
@@ -83,20 +101,22 @@ class Request:
     deleted: tuple[int, int] | None
 
 
-def requests(records: list[Any]) -> list[Request]:
+def requests(records: list[Any], panel_name: str = "ui_messages.json", aside: SetAside | None = None) -> list[Request]:
+    """Every ``api_req_started`` record; ``aside`` (when given) hears about fields of the wrong type."""
+    aside = aside if aside is not None else SetAside()
     found = []
     for index, record in enumerate(records):
         if isinstance(record, dict) and record.get("type") == "say" and record.get("say") == "api_req_started":
-            request = _json(record.get("text"))
-            at = record.get("conversationHistoryIndex")
-            deleted = record.get("conversationHistoryDeletedRange")
-            found.append(Request(
-                index,
-                at if isinstance(at, int) and not isinstance(at, bool) else None,
-                request_usage(request) if isinstance(request, dict) else None,
-                (deleted[0], deleted[1]) if isinstance(deleted, list) and len(deleted) == 2
-                and all(isinstance(v, int) for v in deleted) else None,
-            ))
+            where = f"{panel_name}[{index}]"
+            text = record.get("text") if isinstance(record.get("text"), str) else ""
+            at = aside.keep(record.get("conversationHistoryIndex"), is_count, f"{where}.conversationHistoryIndex",
+                            "conversationHistoryIndex", "a message index",
+                            "the request's usage is matched to the assistant messages in order")
+            deleted = aside.keep(record.get("conversationHistoryDeletedRange"), _is_range,
+                                 f"{where}.conversationHistoryDeletedRange", "conversationHistoryDeletedRange",
+                                 "a pair of message indexes", "no truncation is read from it")
+            found.append(Request(index, at, request_usage(text, where, aside),
+                                 (deleted[0], deleted[1]) if deleted is not None else None))
     return found
 
 
@@ -116,23 +136,30 @@ class PanelConverter:
         self.counter = 0
         # The task itself is a "text" record written before the first request (newer versions).
         self.requested = False
+        self.aside = SetAside()
 
     def add(self, index: int, record: Any, where: str) -> None:
         if not isinstance(record, dict):
             self.tally.skip(index, "records that are not objects", where)
             return
-        kind = kind_of_record(record)
-        text = record.get("text") if isinstance(record.get("text"), str) else ""
         says = record.get("type") == "say"
+        raw_kind = record.get("say") if says else record.get("ask")
+        if not isinstance(raw_kind, str):
+            # What a record is decides where it goes: one that does not say is skipped, and said.
+            field = "say" if says else "ask"
+            self.tally.skip(index, f"records whose '{field}' is not a string ({kind_of(raw_kind)})", where)
+            return
+        kind = raw_kind
+        text = text_or_none(record.get("text"), f"{where}.text", "the record's text") or ""
         if kind == "api_req_started":
-            request = _json(text)
-            self.usage = request_usage(request) if isinstance(request, dict) else None
+            self.usage = request_usage(text, where, self.aside)
             self.assistant = None
             self.requested = True
             self.tally.meta(index, KINDS[kind], where)
         elif says and (kind in USER_SAYS or (kind == "text" and not self.requested)):
             parts = [text_part(text)] if text else []
-            parts += [image_part(str(url)) for url in record.get("images") or []]
+            images = list_or_empty(record.get("images"), f"{where}.images", "the attached images")
+            parts += [image_part(need_text(url, f"{where}.images[{i}]", "the image's data URL")) for i, url in enumerate(images)]
             self.builder.add(make_message("user", simplify_parts(parts)), where)
             self.assistant = None
             self.requested = False
@@ -140,7 +167,8 @@ class PanelConverter:
         elif says and kind in ASSISTANT_SAYS or kind in ("followup", "plan_mode_respond", "act_mode_respond"):
             payload = _json(text) if not says else None
             if isinstance(payload, dict):
-                text = str(payload.get("question") or payload.get("response") or text)
+                asked = payload.get("question") or payload.get("response")
+                text = text_or_none(asked, f"{where}.text", "the question or response the record's JSON holds") or text
             self._say(text, where)
             self.tally.place(index, where)
         elif says and kind == "reasoning":
@@ -176,7 +204,7 @@ class PanelConverter:
         payload = _json(text) if kind == "tool" else {"tool": "execute_command", "command": text}
         if not isinstance(payload, dict):
             payload = {"tool": kind, "text": text}
-        name = str(payload.get("tool") or kind)
+        name = text_or_none(payload.get("tool"), f"{where}.text.tool", "the tool's name") or kind
         arguments = {key: value for key, value in payload.items() if key != "tool"}
         self.counter += 1
         call_id = f"panel_call_{self.counter}"
@@ -186,7 +214,9 @@ class PanelConverter:
         if message.get("content") == "":
             message["content"] = None
         shown = payload.get("content") if kind == "tool" else ""
-        index = self.builder.add(make_message("tool", shown if isinstance(shown, str) else "", tool_call_id=call_id), where)
+        if shown is not None and not isinstance(shown, str):  # structured panel content: kept as its JSON
+            shown = json.dumps(shown, ensure_ascii=False)
+        index = self.builder.add(make_message("tool", shown or "", tool_call_id=call_id), where)
         self.command = index if kind == "command" else None
         # A later record of the same request must not land after this result: it starts a new message.
         self.assistant = None

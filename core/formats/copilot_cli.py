@@ -29,6 +29,22 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from core.formats.fields import (
+    SetAside,
+    arguments_or_empty,
+    call_id_or_none,
+    flag_or_none,
+    is_count,
+    is_list,
+    is_number,
+    is_object,
+    is_text,
+    is_time,
+    list_or_empty,
+    need_text,
+    object_or_none,
+    text_or_none,
+)
 from core.formats.messages import (
     Builder,
     FieldProblem,
@@ -76,6 +92,9 @@ TRANSIENT = "transient events (streaming deltas and status updates a saved log d
 SUBAGENT = "sub-agent events (its own model calls and tools, not this conversation's)"
 REWOUND = "events a rewind (session.snapshot_rewind) removed"
 SYSTEM_AGAIN = "system prompts sent again (the conversation keeps the first)"
+# Header fields the conversation's session is described with, and what each must be.
+HEADER_FIELDS = (("sessionId", is_text, "the session's id"), ("startTime", is_time, "a timestamp"),
+                 ("context", is_object, "an object"))
 KNOWN = frozenset({*META, *CONVERSATION_EVENTS, "assistant.reasoning", "assistant.usage", "session.compaction_complete"})
 
 
@@ -93,30 +112,44 @@ def looks_like(doc: Any) -> bool:
             and (isinstance(doc.get("chatMessages"), list) or isinstance(doc.get("timeline"), list)))
 
 
-def _usage(data: dict[str, Any]) -> dict[str, Any]:
+USAGE_NAMES = {"inputTokens": "input_tokens", "cacheReadTokens": "cached_input_tokens", "outputTokens": "output_tokens",
+               "cacheWriteTokens": "cache_write_tokens", "reasoningTokens": "reasoning_tokens"}
+# The other usage fields kept beside the counts, and what each must be.
+USAGE_EXTRAS = {"cost": (is_number, "a number"), "model": (is_text, "the model's name"),
+                "duration": (is_number, "a number of milliseconds")}
+
+
+def _usage(data: dict[str, Any], where: str, aside: SetAside) -> dict[str, Any]:
     """``assistant.usage`` in the keys the analyses read: Copilot's ``inputTokens`` is the whole prompt
     (cache reads included), so it maps like Codex's ``input_tokens`` / ``cached_input_tokens``."""
-    names = {"inputTokens": "input_tokens", "cacheReadTokens": "cached_input_tokens", "outputTokens": "output_tokens",
-             "cacheWriteTokens": "cache_write_tokens", "reasoningTokens": "reasoning_tokens"}
-    usage: dict[str, Any] = {names[k]: v for k, v in data.items()
-                             if k in names and isinstance(v, int) and not isinstance(v, bool)}
-    for key in ("cost", "model", "duration"):
-        if key in data:
-            usage[key] = data[key]
+    usage = aside.counts(data, USAGE_NAMES, f"{where} data")
+    for key, (ok, expected) in USAGE_EXTRAS.items():
+        value = aside.keep(data.get(key), ok, f"{where} data.{key}", key, expected, "left out of the usage")
+        if value is not None:
+            usage[key] = value
     return usage
 
 
-def _result(data: dict[str, Any]) -> Any:
-    result = data.get("result") if isinstance(data.get("result"), dict) else {}
-    text = result.get("content")
-    if not isinstance(text, str) or (not text and isinstance(result.get("detailedContent"), str)):
-        text = result.get("detailedContent") if isinstance(result.get("detailedContent"), str) else None
+def _result(data: dict[str, Any], where: str) -> Any:
+    """What the model was sent for a finished tool: ``result.content``, else ``detailedContent``, else the error."""
+    result = object_or_none(data.get("result"), f"{where} data.result", "the tool's result") or {}
+    text = text_or_none(result.get("content"), f"{where} data.result.content", "the result the model was sent")
+    if not text:  # (None when absent too: then the error says what happened)
+        text = text_or_none(result.get("detailedContent"), f"{where} data.result.detailedContent", "the result")
     if text is None:
         error = data.get("error")
-        text = error.get("message") if isinstance(error, dict) else (error if isinstance(error, str) else "")
-    images = [image_part(f"data:{c.get('mimeType', 'image/png')};base64,{c.get('data', '')}")
-              for c in result.get("contents") or [] if isinstance(c, dict) and c.get("type") == "image" and c.get("data")]
-    return [text_part(str(text)), *images] if images else str(text)
+        if isinstance(error, dict):
+            text = text_or_none(error.get("message"), f"{where} data.error.message", "the error message") or ""
+        else:
+            text = text_or_none(error, f"{where} data.error", "the error (an object or text)") or ""
+    images = []
+    for position, item in enumerate(list_or_empty(result.get("contents"), f"{where} data.result.contents", "the result's contents")):
+        if isinstance(item, dict) and item.get("type") == "image" and item.get("data"):
+            place = f"{where} data.result.contents[{position}]"
+            data_text = need_text(item["data"], f"{place}.data", "the image's base64 data")
+            mime = text_or_none(item.get("mimeType"), f"{place}.mimeType", "the image's media type") or "image/png"
+            images.append(image_part(f"data:{mime};base64,{data_text}"))
+    return [text_part(text), *images] if images else text
 
 
 class _Events:
@@ -135,6 +168,16 @@ class _Events:
         self.api_calls: dict[str, int] = {}
         self.compaction_tokens: int | None = None
         self.last_opaque: tuple[str, int] | None = None  # (reasoningOpaque, index) of the last assistant message
+        self.aside = SetAside()
+
+    def keep(self, data: dict[str, Any], key: str, ok: Any, where: str, expected: str, effect: str) -> Any:
+        """``data[key]`` when absent or of the kind ``ok`` accepts, else None (set aside with a warning)."""
+        return self.aside.keep(data.get(key), ok, f"{where} data.{key}", key, expected, effect)
+
+    def model_from(self, data: dict[str, Any], key: str, where: str) -> None:
+        model = self.keep(data, key, is_text, where, "the model's name", "the model is taken from the other events")
+        if model is not None:
+            self.model = model
 
     def add(self, line: int, event: dict[str, Any]) -> None:
         kind, where = event["type"], f"line {line}"
@@ -153,17 +196,20 @@ class _Events:
             self.tally.skip(line, f"event types this reader does not know ({kind})", where)
 
     def on_session_start(self, line: int, data: dict[str, Any], where: str) -> None:
-        self.header = data
-        self.model = data.get("selectedModel") if isinstance(data.get("selectedModel"), str) else self.model
+        self.header = dict(data)
+        for key, ok, expected in HEADER_FIELDS:
+            if data.get(key) is not None and self.keep(data, key, ok, where, expected, "the session is read without it") is None:
+                del self.header[key]
+        self.model_from(data, "selectedModel", where)
         self.tally.meta(line, META["session.start"], where)
 
     def on_session_model_change(self, line: int, data: dict[str, Any], where: str) -> None:
-        self.model = data.get("newModel") if isinstance(data.get("newModel"), str) else self.model
+        self.model_from(data, "newModel", where)
         self.tally.meta(line, META["session.model_change"], where)
 
     def on_system_message(self, line: int, data: dict[str, Any], where: str) -> None:
-        content = data.get("content")
-        if not isinstance(content, str) or (self.system is not None):
+        content = text_or_none(data.get("content"), f"{where} data.content", "the system prompt")
+        if content is None or (self.system is not None):
             self.tally.meta(line, SYSTEM_AGAIN, where)
             if isinstance(content, str) and content != self.system:
                 self.builder.note("later_system_prompts", {"source": where, "text": content})
@@ -174,7 +220,9 @@ class _Events:
         self.tally.place(line, where)
 
     def on_user_message(self, line: int, data: dict[str, Any], where: str) -> None:
-        text = data.get("transformedContent") if isinstance(data.get("transformedContent"), str) else data.get("content")
+        text = self.keep(data, "transformedContent", is_text, where, "the text sent to the model",
+                         "the message is read from its 'content'")
+        text = data.get("content") if text is None else text
         if not isinstance(text, str):
             raise FieldProblem(f"{where} data.content", f"expected the message text, got {kind_of(text)}")
         self.builder.add(make_message("user", text), where)
@@ -183,7 +231,10 @@ class _Events:
 
     def on_assistant_reasoning(self, line: int, data: dict[str, Any], where: str) -> None:
         text = data.get("content")
-        if not isinstance(text, str) or not text:
+        if text is not None and not isinstance(text, str):
+            self.tally.skip(line, f"reasoning records whose text is not a string ({kind_of(text)})", where)
+            return
+        if not text:
             self.tally.meta(line, TRANSIENT, where)
             return
         # Usually before its message; in the live stream after it, naming it by its opaque reasoning id.
@@ -197,39 +248,42 @@ class _Events:
 
     def on_assistant_message(self, line: int, data: dict[str, Any], where: str) -> None:
         calls = []
-        requests = data.get("toolRequests") or []
-        if not isinstance(requests, list):
-            raise FieldProblem(f"{where} data.toolRequests", f"expected a list of tool requests, got {kind_of(requests)}")
+        requests = list_or_empty(data.get("toolRequests"), f"{where} data.toolRequests", "the tool requests")
         for position, request in enumerate(requests):
+            place = f"{where} data.toolRequests[{position}]"
             if not isinstance(request, dict) or not isinstance(request.get("name"), str):
-                raise FieldProblem(f"{where} data.toolRequests[{position}]", "expected a tool request with a 'name'")
-            call_id = str(request.get("toolCallId") or "") or self.ids.new()
+                raise FieldProblem(place, "expected a tool request with a 'name'")
+            call_id = call_id_or_none(request.get("toolCallId"), f"{place}.toolCallId") or self.ids.new()
             self.ids.reserve(call_id)
             self.calls.add(call_id)
-            calls.append(tool_call(call_id, request["name"], request.get("arguments") or {}))
-        text = data.get("content") if isinstance(data.get("content"), str) else ""
-        if isinstance(data.get("reasoningText"), str) and data["reasoningText"] not in self.reasoning:
-            self.reasoning.append(data["reasoningText"])
+            calls.append(tool_call(call_id, request["name"], arguments_or_empty(request.get("arguments"), f"{place}.arguments")))
+        text = text_or_none(data.get("content"), f"{where} data.content", "the message text") or ""
+        effect = "the message is read without it"
+        thought = self.keep(data, "reasoningText", is_text, where, "the reasoning text", effect)
+        if thought is not None and thought not in self.reasoning:
+            self.reasoning.append(thought)
         reasoning = "\n".join(r for r in self.reasoning if r) or None
         self.reasoning = []
-        if isinstance(data.get("model"), str):
-            self.model = data["model"]
-        api = data.get("apiCallId") if isinstance(data.get("apiCallId"), str) else None
+        self.model_from(data, "model", where)
+        api = self.keep(data, "apiCallId", is_text, where, "the model call's id",
+                        "the message is not joined with the other chunks and usage of its model call")
+        output = self.keep(data, "outputTokens", is_count, where, "a whole number of tokens", "the message has no usage")
         last = self.builder.last()
         if api and self.last_api is not None and self.last_api[0] == api and last is self.builder.messages[self.last_api[1]]:
-            self._merge(self.last_api[1], text, calls, reasoning, data, where)
+            self._merge(self.last_api[1], text, calls, reasoning, output, where)
         else:
-            usage = {"output_tokens": data["outputTokens"]} if isinstance(data.get("outputTokens"), int) else None
+            usage = {"output_tokens": output} if output is not None else None
             index = self.builder.add(make_message("assistant", text or (None if calls else ""), tool_calls=calls or None),
                                      where, usage=usage, reasoning=reasoning)
             self.last_api = (api, index) if api else None
             if api:
                 self.api_calls[api] = index
-            opaque = data.get("reasoningOpaque")
-            self.last_opaque = (opaque, index) if isinstance(opaque, str) and opaque else None
+            opaque = self.keep(data, "reasoningOpaque", is_text, where, "the reasoning's id",
+                               "a later reasoning record is not matched to this message")
+            self.last_opaque = (opaque, index) if opaque else None
         self.tally.place(line, where)
 
-    def _merge(self, index: int, text: str, calls: list[dict[str, Any]], reasoning: str | None, data: dict[str, Any],
+    def _merge(self, index: int, text: str, calls: list[dict[str, Any]], reasoning: str | None, output: int | None,
                where: str) -> None:
         """Another chunk of the same model call joins its message."""
         message = self.builder.messages[index]
@@ -240,9 +294,9 @@ class _Events:
         if reasoning:
             current = self.builder.reasoning[index]
             self.builder.reasoning[index] = f"{current}\n{reasoning}" if current else reasoning
-        if isinstance(data.get("outputTokens"), int):
+        if output is not None:
             usage = self.builder.usage[index] or {}
-            usage["output_tokens"] = usage.get("output_tokens", 0) + data["outputTokens"]
+            usage["output_tokens"] = usage.get("output_tokens", 0) + output
             self.builder.usage[index] = usage
         first = self.builder.sources[index].split(" ", 1)[-1].split("-")[0]
         self.builder.sources[index] = f"lines {first}-{where.split(' ', 1)[-1]}"
@@ -251,34 +305,38 @@ class _Events:
         if "compaction" in str(data.get("interactionType", "")):
             self.tally.meta(line, "usage of compaction calls", where)
             return
-        api = data.get("apiCallId")
-        target = self.api_calls.get(api) if isinstance(api, str) else None
+        api = self.keep(data, "apiCallId", is_text, where, "the model call's id",
+                        "the usage goes to the last assistant message")
+        target = self.api_calls.get(api) if api is not None else None
         if target is None:
             target = next((i for i in range(len(self.builder) - 1, -1, -1) if self.builder.messages[i]["role"] == "assistant"), None)
         if target is not None:
-            self.builder.usage[target] = _usage(data)
+            self.builder.usage[target] = _usage(data, where, self.aside)
         self.tally.meta(line, USAGE_META, where)
 
     def on_tool_execution_complete(self, line: int, data: dict[str, Any], where: str) -> None:
-        call_id = data.get("toolCallId")
-        if data.get("isUserRequested") or call_id not in self.calls:
+        call_id = call_id_or_none(data.get("toolCallId"), f"{where} data.toolCallId")
+        if data.get("isUserRequested") or call_id is None or call_id not in self.calls:
             self.tally.meta(line, "tools the user ran, or results without a call in the log", where)
             return
         self.calls.discard(call_id)
-        self.builder.add(make_message("tool", _result(data), tool_call_id=str(call_id)), where)
+        self.builder.add(make_message("tool", _result(data, where), tool_call_id=call_id), where)
         self.tally.place(line, where)
 
     def on_session_compaction_start(self, line: int, data: dict[str, Any], where: str) -> None:
-        tokens = data.get("currentTokens")
-        self.compaction_tokens = tokens if isinstance(tokens, int) else None
+        self.compaction_tokens = self.keep(data, "currentTokens", is_count, where, "a whole number of tokens",
+                                           "the compaction's size before is taken from its own record")
         self.tally.meta(line, META["session.compaction_start"], where)
 
     def on_session_compaction_complete(self, line: int, data: dict[str, Any], where: str) -> None:
-        if not data.get("success"):
+        # Whether it happened decides what the model saw afterwards: a wrong type there is refused.
+        if not flag_or_none(data.get("success"), f"{where} data.success", "whether the compaction succeeded"):
             self.tally.meta(line, "compactions that failed (nothing changed)", where)
             return
-        pre = data.get("preCompactionTokens") if isinstance(data.get("preCompactionTokens"), int) else self.compaction_tokens
-        summary = data.get("summaryContent") if isinstance(data.get("summaryContent"), str) else None
+        pre = self.keep(data, "preCompactionTokens", is_count, where, "a whole number of tokens",
+                        "the compaction event has no size before")
+        pre = self.compaction_tokens if pre is None else pre
+        summary = text_or_none(data.get("summaryContent"), f"{where} data.summaryContent", "the summary the model reads")
         keys = ("postCompactionTokens", "messagesRemoved", "tokensRemoved", "checkpointNumber", "trigger")
         self.builder.events.append(CompactionEvent(len(self.builder), "copilot-compaction", summary=summary, pre_tokens=pre,
                                                    source=where, details={k: data[k] for k in keys if k in data}))
@@ -291,8 +349,9 @@ class _Events:
 
     def on_session_truncation(self, line: int, data: dict[str, Any], where: str) -> None:
         keys = ("messagesRemovedDuringTruncation", "tokensRemovedDuringTruncation", "performedBy", "tokenLimit")
-        pre = data.get("preTruncationTokensInMessages")
-        self.builder.events.append(CompactionEvent(len(self.builder), "copilot-truncation", pre_tokens=pre if isinstance(pre, int) else None,
+        pre = self.keep(data, "preTruncationTokensInMessages", is_count, where, "a whole number of tokens",
+                        "the truncation event has no size before")
+        self.builder.events.append(CompactionEvent(len(self.builder), "copilot-truncation", pre_tokens=pre,
                                                    source=where, details={k: data[k] for k in keys if k in data}))
         self.tally.meta(line, META["session.truncation"], where)
 
@@ -302,12 +361,16 @@ class _Events:
         self.tally.meta(line, META["session.context_cleared"], where)
 
 
-def _rewind(records: list[tuple[int, dict[str, Any]]], tally: Any) -> list[tuple[int, dict[str, Any]]]:
+def _rewind(records: list[tuple[int, dict[str, Any]]], tally: Any, aside: SetAside) -> list[tuple[int, dict[str, Any]]]:
     """The events a ``session.snapshot_rewind`` left: the one it names and every later one go."""
     kept: list[tuple[int, dict[str, Any]]] = []
     for line, event in records:
-        if event["type"] == "session.snapshot_rewind" and isinstance(event["data"].get("upToEventId"), str):
-            target = event["data"]["upToEventId"]
+        if event["type"] != "session.snapshot_rewind":
+            kept.append((line, event))
+            continue
+        target = aside.keep(event["data"].get("upToEventId"), is_text, f"line {line} data.upToEventId", "upToEventId",
+                            "the id of the event rewound to", "nothing is rewound")
+        if target is not None:
             cut = next((i for i, (_, e) in enumerate(kept) if e.get("id") == target), None)
             if cut is not None:
                 for removed_line, _ in kept[cut:]:
@@ -326,13 +389,14 @@ def parse_records(lines: JsonLines, src: InputSource, session: str | None) -> Co
         else:
             builder.tally.skip(line, "lines that are not events ({type, data})", f"line {line}")
     reader = _Events(builder)
-    for line, event in _rewind(events, builder.tally):
+    for line, event in _rewind(events, builder.tally, reader.aside):
         reader.add(line, event)
     unanswered_calls_to_text(builder)
     builder.warnings[:0] = lines.warnings
+    builder.warnings.extend(reader.aside.warnings())
     header = reader.header
     session_id = str(header.get("sessionId") or src.name)
-    context = header.get("context") if isinstance(header.get("context"), dict) else {}
+    context = header.get("context") or {}
     builder.metadata["session"] = {k: header[k] for k in ("copilotVersion", "producer", "startTime", "version") if k in header}
     if context:
         builder.metadata["session"]["context"] = context
@@ -348,8 +412,13 @@ def parse_document(doc: Any, src: InputSource, session: str | None) -> Conversat
     if not looks_like(doc):
         raise FieldProblem(None, "expected a Copilot CLI session object with 'sessionId' and 'chatMessages' or 'timeline'")
     builder = Builder(NAME, src.name, unit="item")
-    timeline = doc.get("timeline") if isinstance(doc.get("timeline"), list) else []
-    chat = doc.get("chatMessages") if isinstance(doc.get("chatMessages"), list) else None
+    aside = SetAside()
+    # The chat messages are the conversation: one of another type must not quietly make the timeline it.
+    chat = doc.get("chatMessages")
+    if chat is not None and not isinstance(chat, list):
+        raise FieldProblem("chatMessages", f"expected the list of chat messages, got {kind_of(chat)}")
+    timeline = aside.keep(doc.get("timeline"), is_list, "timeline", "timeline",
+                          "the list of timeline records", "the session is read from its chat messages alone") or []
     if chat is not None:
         normalizer = MessageNormalizer(builder)
         for index, raw in enumerate(chat):
@@ -362,7 +431,9 @@ def parse_document(doc: Any, src: InputSource, session: str | None) -> Conversat
         _timeline(timeline, builder)
     unanswered_calls_to_text(builder)
     session_id = str(doc["sessionId"])
-    info = SessionInfo(id=session_id, message_count=len(builder), started_at=doc.get("startTime"))
+    started = aside.keep(doc.get("startTime"), is_time, "startTime", "startTime", "a timestamp", "the session has no start time")
+    builder.warnings.extend(aside.warnings())
+    info = SessionInfo(id=session_id, message_count=len(builder), started_at=started)
     return builder.build(sessions=[info], session_id=session_id)
 
 
@@ -371,16 +442,22 @@ def _timeline(timeline: list[Any], builder: Builder) -> None:
     ids = IdMaker("call_")
     for index, item in enumerate(timeline):
         where, key = f"timeline[{index}]", ("timeline", index)
-        kind = item.get("type") if isinstance(item, dict) else None
-        text = item.get("text") if isinstance(item, dict) and isinstance(item.get("text"), str) else ""
+        if not isinstance(item, dict) or not isinstance(item.get("type"), str):
+            what = kind_of(item) if not isinstance(item, dict) else f"'type' is {kind_of(item.get('type'))}"
+            builder.tally.skip(key, f"timeline records that are not objects with a string 'type' ({what})", where)
+            continue
+        kind = item["type"]
+        text = text_or_none(item.get("text"), f"{where}.text", "the text shown") or ""
         if kind == "user":
             builder.add(make_message("user", text), where)
         elif kind == "copilot":
             builder.add(make_message("assistant", text), where)
         elif kind == "tool_call_requested":
-            call_id = str(item.get("callId") or "") or ids.new()
-            arguments = item.get("arguments") if item.get("arguments") is not None else {}
-            call = tool_call(call_id, str(item.get("name") or item.get("toolTitle") or "tool"), arguments)
+            call_id = call_id_or_none(item.get("callId"), f"{where}.callId") or ids.new()
+            # The name, else the title the terminal showed; "tool" only when the record has neither.
+            name = text_or_none(item.get("name"), f"{where}.name", "the tool's name") or text_or_none(
+                item.get("toolTitle"), f"{where}.toolTitle", "the tool's title") or "tool"
+            call = tool_call(call_id, name, arguments_or_empty(item.get("arguments"), f"{where}.arguments"))
             last = builder.last()
             if last is not None and last["role"] == "assistant":
                 last.setdefault("tool_calls", []).append(call)
@@ -388,11 +465,11 @@ def _timeline(timeline: list[Any], builder: Builder) -> None:
                     last["content"] = None
             else:
                 builder.add(make_message("assistant", None, tool_calls=[call]), where)
-        elif kind == "tool_call_completed" and item.get("callId"):
+        elif kind == "tool_call_completed" and (call_id := call_id_or_none(item.get("callId"), f"{where}.callId")):
             result = item.get("result")
             output = result.get("log") if isinstance(result, dict) and isinstance(result.get("log"), str) else result
             text = output if isinstance(output, str) else json.dumps(output, ensure_ascii=False)
-            builder.add(make_message("tool", text, tool_call_id=str(item["callId"])), where)
+            builder.add(make_message("tool", text, tool_call_id=call_id), where)
         else:
             builder.tally.meta(key, "timeline notices (info, errors)", where)
             continue

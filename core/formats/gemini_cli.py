@@ -31,6 +31,19 @@ from collections.abc import Hashable
 from dataclasses import dataclass
 from typing import Any
 
+from core.formats.fields import (
+    SetAside,
+    arguments_or_empty,
+    call_id_or_none,
+    flag_or_none,
+    is_list,
+    is_object,
+    is_text,
+    is_time,
+    list_or_empty,
+    object_or_none,
+    text_or_none,
+)
 from core.formats.messages import (
     Builder,
     FieldProblem,
@@ -53,6 +66,7 @@ NOTICE_TYPES = ("info", "warning", "error")
 MESSAGE_TYPES = ("user", "gemini", *NOTICE_TYPES)
 INJECTED_PREFIXES = ("<session_context>", "<hook_context>")
 HEADER_KEYS = ("projectHash", "startTime", "lastUpdated", "summary", "kind", "directories")
+NOT_A_MESSAGE = f"a message record (an object with a string 'id' and a 'type' of {', '.join(MESSAGE_TYPES)})"
 
 # Outcomes of a row, best first: a JSONL line holding several records takes the best of theirs.
 PLACED = (0, "place", "")
@@ -106,7 +120,7 @@ def looks_like_records(records: list[tuple[int, Any]]) -> bool:
 # Records to messages
 
 
-def _parts(content: Any, where: str) -> list[Any]:
+def _parts(content: Any, where: str, name: str = "content") -> list[Any]:
     """A ``PartListUnion`` as a list: a string, one part, or a list of parts and strings."""
     if content is None:
         return []
@@ -114,7 +128,18 @@ def _parts(content: Any, where: str) -> list[Any]:
         return [content]
     if isinstance(content, list):
         return content
-    raise FieldProblem(_at(where, "content"), f"expected a string, a part or a list of parts, got {kind_of(content)}")
+    raise FieldProblem(_at(where, name), f"expected a string, a part or a list of parts, got {kind_of(content)}")
+
+
+def _check_part(part: Any, where: str) -> None:
+    """The keys of a part that decide what it is: a wrong type there would turn a call, a result or
+    a thought into visible text (or drop it), so it is refused."""
+    if not isinstance(part, dict):
+        return
+    for key in ("functionCall", "functionResponse", "inlineData", "fileData"):
+        object_or_none(part.get(key), _at(where, key), f"the part's {key}")
+    text_or_none(part.get("text"), _at(where, "text"), "the part's text")
+    flag_or_none(part.get("thought"), _at(where, "thought"), "whether the part is a thought")
 
 
 def _part_text(part: Any) -> str:
@@ -151,12 +176,13 @@ class _Entry:
 class _Converter:
     """Message records into canonical messages on a Builder (see the module docstring)."""
 
-    def __init__(self, builder: Builder) -> None:
+    def __init__(self, builder: Builder, aside: SetAside) -> None:
         self.builder = builder
         self.ids = IdMaker("call_")
         self.open: dict[str, tuple[int, str, Any]] = {}  # call id -> (message index, name, arguments)
         self.answered: set[str] = set()
         self.model: str | None = None
+        self.aside = aside
         self.unusual: Counter[str] = Counter()
         self.unanswered: list[dict[str, Any]] = []
 
@@ -180,35 +206,43 @@ class _Converter:
             return text_part(part["text"])
         inline = part.get("inlineData")
         if isinstance(inline, dict):
-            mime = str(inline.get("mimeType") or "application/octet-stream")
-            url = data_url(mime, str(inline.get("data", "")))
+            mime = text_or_none(inline.get("mimeType"), _at(where, "inlineData.mimeType"), "the media type")
+            mime = mime or "application/octet-stream"
+            data = text_or_none(inline.get("data"), _at(where, "inlineData.data"), "the base64 data") or ""
+            url = data_url(mime, data)
             return image_part(url) if mime.startswith("image/") else {"type": "file", "file": {"file_data": url}}
         linked = part.get("fileData")
         if isinstance(linked, dict):
-            uri = str(linked.get("fileUri", ""))
-            mime = str(linked.get("mimeType") or "")
+            uri = text_or_none(linked.get("fileUri"), _at(where, "fileData.fileUri"), "the file's URI") or ""
+            mime = text_or_none(linked.get("mimeType"), _at(where, "fileData.mimeType"), "the media type") or ""
             return image_part(uri) if mime.startswith("image/") else {"type": "file", "file": {"file_id": uri}}
         kind = next(iter(part), "empty")
         self.unusual[kind] += 1
         return text_part(json.dumps(part, ensure_ascii=False))
 
     def user(self, record: dict[str, Any], where: str) -> Outcome:
-        parts = _parts(record.get("content"), where)
-        responses = [p for p in parts if isinstance(p, dict) and isinstance(p.get("functionResponse"), dict)]
-        others = [p for p in parts if not (isinstance(p, dict) and "functionResponse" in p)]
-        text = "".join(_part_text(p) for p in others).strip()
+        responses: list[tuple[dict[str, Any], str]] = []
+        others: list[tuple[Any, str]] = []  # each part with its place, so messages name the right one
+        for position, raw in enumerate(_parts(record.get("content"), where)):
+            part_where = _at(where, f"content[{position}]")
+            _check_part(raw, part_where)
+            if isinstance(raw, dict) and isinstance(raw.get("functionResponse"), dict):
+                responses.append((raw["functionResponse"], part_where))
+            else:
+                others.append((raw, part_where))
+        text = "".join(_part_text(p) for p, _ in others).strip()
         if not responses:
             if text.startswith(INJECTED_PREFIXES):
                 kind = text.split(">", 1)[0] + ">"
                 self.builder.injected.append(InjectedContext(len(self.builder), kind, text, where))
                 return INJECTED
-            only_text = all(isinstance(p, str) or (isinstance(p, dict) and set(p) <= {"text"}) for p in others)
+            only_text = all(isinstance(p, str) or (isinstance(p, dict) and set(p) <= {"text"}) for p, _ in others)
             if only_text and (not text or text.startswith(("/", "?"))):
                 return IGNORED
         placed = False
-        for position, response in enumerate(responses):
-            placed |= self.result(response["functionResponse"], _at(where, f"content[{position}]"))
-        converted = [p for i, raw in enumerate(others) if (p := self.part(raw, _at(where, f"content[{i}]"))) is not None]
+        for response, part_where in responses:
+            placed |= self.result(response, part_where)
+        converted = [p for raw, part_where in others if (p := self.part(raw, part_where)) is not None]
         if converted and (text or any(p["type"] != "text" for p in converted)):
             self.builder.add(make_message("user", simplify_parts(converted)), where)
             placed = True
@@ -216,7 +250,7 @@ class _Converter:
 
     def result(self, response: dict[str, Any], where: str, extra: list[dict[str, Any]] | None = None) -> bool:
         """One ``functionResponse`` as the tool message answering its call (False when it was answered)."""
-        call_id = response.get("id") if isinstance(response.get("id"), str) else None
+        call_id = call_id_or_none(response.get("id"), _at(where, "functionResponse.id"))
         if call_id is not None and call_id in self.answered:
             return False
         if call_id is None:
@@ -237,6 +271,7 @@ class _Converter:
         calls: list[dict[str, Any]] = []
         for position, raw in enumerate(parts):
             part_where = _at(where, f"content[{position}]")
+            _check_part(raw, part_where)
             if isinstance(raw, dict) and raw.get("thought") is True:
                 reasoning.append(_part_text(raw))
             elif isinstance(raw, dict) and isinstance(raw.get("functionCall"), dict):
@@ -245,23 +280,28 @@ class _Converter:
                 continue  # an opaque signature: nothing the model reads as text
             elif (converted := self.part(raw, part_where)) is not None and (converted["type"] != "text" or converted["text"]):
                 texts.append(converted)
-        for thought in [] if reasoning else record.get("thoughts") or []:  # thought parts are the newer form of the same
-            if isinstance(thought, dict):
-                subject, description = thought.get("subject"), thought.get("description")
-                reasoning.append(f"**{subject}** {description}" if subject else str(description or ""))
-        records = [tc for tc in record.get("toolCalls") or [] if isinstance(tc, dict)]
+        if not reasoning:  # thought parts are the newer form of the same
+            reasoning = self.thoughts(record.get("thoughts"), _at(where, "thoughts"))
+        records = list_or_empty(record.get("toolCalls"), _at(where, "toolCalls"), "the message's tool calls")
+        for position, tc in enumerate(records):
+            if not isinstance(tc, dict):
+                raise FieldProblem(_at(where, f"toolCalls[{position}]"), f"expected a tool call object, got {kind_of(tc)}")
+        records = list(records)  # a copy: ids are filled in below, the record itself stays as read
         known = {call["id"] for call in calls}
         for position, tc in enumerate(records):
             if not (isinstance(tc.get("id"), str) and tc["id"] in known):
                 calls.append(self.call({"id": tc.get("id"), "name": tc.get("name"), "args": tc.get("args")},
                                        _at(where, f"toolCalls[{position}]")))
                 records[position] = {**tc, "id": calls[-1]["id"]}
-        if isinstance(record.get("model"), str) and record["model"]:
-            self.model = record["model"]
+        model = self.aside.keep(record.get("model"), is_text, _at(where, "model"), "model", "the model's name",
+                                "the conversation's model is taken from the other messages")
+        if model:
+            self.model = model
         content = simplify_parts(texts) if texts else (None if calls else "")
         index = self.builder.add(
             make_message("assistant", content, tool_calls=calls or None), where,
-            usage=_usage(record.get("tokens")), reasoning="\n".join(r for r in reasoning if r) or None,
+            usage=_usage(record.get("tokens"), _at(where, "tokens"), self.aside),
+            reasoning="\n".join(r for r in reasoning if r) or None,
         )
         for call in calls:
             self.open[call["id"]] = (index, call["function"]["name"], call["function"]["arguments"])
@@ -269,16 +309,33 @@ class _Converter:
             self.call_result(tc, _at(where, f"toolCalls[{position}]"))
         return PLACED
 
+    def thoughts(self, thoughts: Any, where: str) -> list[str]:
+        """The ``thoughts`` summaries as reasoning; a summary of the wrong shape is set aside."""
+        found: list[str] = []
+        effect = "the message is read without that thought summary"
+        listed = self.aside.keep(thoughts, is_list, where, "thoughts", "a list of thought summaries",
+                                 "the message is read without its thought summaries")
+        for position, thought in enumerate(listed or []):
+            place = f"{where}[{position}]"
+            if not isinstance(thought, dict):
+                self.aside.note(thought, place, "thoughts[]", "a thought summary object", effect)
+                continue
+            subject = self.aside.keep(thought.get("subject"), is_text, f"{place}.subject", "subject", "text", effect)
+            description = self.aside.keep(thought.get("description"), is_text, f"{place}.description", "description",
+                                          "text", effect)
+            found.append(" ".join(piece for piece in (f"**{subject}**" if subject else "", description or "") if piece))
+        return found
+
     def call(self, call: dict[str, Any], where: str) -> dict[str, Any]:
-        call_id = call.get("id")
-        if isinstance(call_id, str) and call_id:
+        call_id = call_id_or_none(call.get("id"), _at(where, "id"))
+        if call_id is not None:
             self.ids.reserve(call_id)
         else:
             call_id = self.ids.new()
         name = call.get("name")
         if not isinstance(name, str):
             raise FieldProblem(_at(where, "name"), f"expected the tool's name, got {kind_of(name)}")
-        return tool_call(call_id, name, call.get("args") or {})
+        return tool_call(call_id, name, arguments_or_empty(call.get("args"), _at(where, "args")))
 
     def call_result(self, tc: dict[str, Any], where: str) -> None:
         """The tool message a ``toolCalls`` record's ``result`` holds."""
@@ -287,7 +344,8 @@ class _Converter:
             return  # no result yet: answered later, or turned into text by finish()
         extra: list[dict[str, Any]] = []
         response: dict[str, Any] | None = None
-        for position, raw in enumerate(_parts(result, where)):
+        for position, raw in enumerate(_parts(result, where, "result")):
+            _check_part(raw, _at(where, f"result[{position}]"))
             if isinstance(raw, dict) and isinstance(raw.get("functionResponse"), dict) and response is None:
                 response = raw["functionResponse"]
             elif (converted := self.part(raw, _at(where, f"result[{position}]"))) is not None:
@@ -322,15 +380,18 @@ class _Converter:
             self.builder.warnings.append(f"left out {len(self.builder.injected)} context block(s) Gemini CLI adds itself: {listed}")
 
 
-def _usage(tokens: Any) -> dict[str, Any] | None:
+USAGE_NAMES = {"input": "input_tokens", "cached": "cached_input_tokens", "output": "output_tokens",
+               "thoughts": "reasoning_output_tokens", "tool": "tool_use_prompt_tokens", "total": "total_tokens"}
+
+
+def _usage(tokens: Any, where: str, aside: SetAside) -> dict[str, Any] | None:
     """``tokens`` in the usage keys the analyses read: ``input`` is the whole prompt (promptTokenCount,
     cached tokens included), so it maps like Codex's ``input_tokens`` / ``cached_input_tokens``."""
-    if not isinstance(tokens, dict):
+    tokens = aside.keep(tokens, is_object, where, "tokens", "an object of token counts",
+                        "the message has no usage")
+    if tokens is None:
         return None
-    names = {"input": "input_tokens", "cached": "cached_input_tokens", "output": "output_tokens",
-             "thoughts": "reasoning_output_tokens", "tool": "tool_use_prompt_tokens", "total": "total_tokens"}
-    usage = {names[k]: v for k, v in tokens.items() if k in names and isinstance(v, int) and not isinstance(v, bool)}
-    return usage or None
+    return aside.counts(tokens, USAGE_NAMES, where) or None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -359,8 +420,9 @@ class _Outcomes:
                 tally.skip(key, reason, where, announced=reason == INJECTED[2])
 
 
-def _convert(builder: Builder, segments: list[tuple[list[_Entry], CompactionEvent | None]], outcomes: _Outcomes) -> _Converter:
-    converter = _Converter(builder)
+def _convert(builder: Builder, segments: list[tuple[list[_Entry], CompactionEvent | None]], outcomes: _Outcomes,
+             aside: SetAside) -> _Converter:
+    converter = _Converter(builder, aside)
     for entries, event in segments:
         for entry in entries:
             outcomes.mark(entry.key, converter.convert(entry.record, entry.where), entry.where)
@@ -372,11 +434,17 @@ def _convert(builder: Builder, segments: list[tuple[list[_Entry], CompactionEven
 
 
 def _build(builder: Builder, converter: _Converter, header: dict[str, Any], src: InputSource) -> Conversation:
-    session_id = str(header.get("sessionId") or src.name)
-    title = header.get("summary") if isinstance(header.get("summary"), str) else None
+    aside = converter.aside
+    session_id = aside.keep(header.get("sessionId"), is_text, "sessionId", "sessionId", "the session's id",
+                            "the file's name is the session's id instead") or src.name
+    title = aside.keep(header.get("summary"), is_text, "summary", "summary", "the session's title as text",
+                       "the session has no title")
+    started = aside.keep(header.get("startTime"), is_time, "startTime", "startTime", "a timestamp",
+                         "the session has no start time")
     builder.metadata["session"] = {key: header[key] for key in HEADER_KEYS if key in header and key != "summary"}
-    info = SessionInfo(id=session_id, title=title, message_count=len(builder), started_at=header.get("startTime"),
+    info = SessionInfo(id=session_id, title=title, message_count=len(builder), started_at=started,
                        model=converter.model)
+    builder.warnings.extend(aside.warnings())
     return builder.build(model=converter.model, sessions=[info], session_id=session_id)
 
 
@@ -392,7 +460,7 @@ def parse_document(doc: Any, src: InputSource, session: str | None) -> Conversat
             entries.append(_Entry(record, index, where))
         else:
             outcomes.mark(index, (8, "skip", f"messages that are not objects ({kind_of(record)})"), where)
-    converter = _convert(builder, [(entries, None)], outcomes)
+    converter = _convert(builder, [(entries, None)], outcomes, SetAside())
     outcomes.apply(builder)
     return _build(builder, converter, doc, src)
 
@@ -407,6 +475,7 @@ class _Log:
         self.has_header = False
         self.segments: list[tuple[list[_Entry], CompactionEvent | None]] = []
         self.outcomes = _Outcomes()
+        self.aside = SetAside()
 
     def put(self, record: dict[str, Any], line: int, where: str) -> None:
         entry = _Entry(record, line, where, self.first_line.setdefault(record["id"], line))
@@ -427,9 +496,12 @@ class _Log:
         """A ``$set`` of ``messages``: the new list; earlier conversation messages it drops stay before a compaction event."""
         new: list[_Entry] = []
         for position, record in enumerate(messages):
+            where = f"line {line} $set.messages[{position}]"
             if _is_message(record):
                 first = self.first_line.setdefault(record["id"], line)
-                new.append(_Entry(record, line, f"line {line} $set.messages[{position}]", first))
+                new.append(_Entry(record, line, where, first))
+            else:
+                self.aside.note(record, where, "$set.messages[]", NOT_A_MESSAGE, "left out of the new history")
         kept = {entry.record["id"] for entry in new}
         dropped = [e for message_id, e in self.state.items() if message_id not in kept]
         for entry in new:
@@ -464,8 +536,8 @@ def parse_records(lines: JsonLines, src: InputSource, session: str | None) -> Co
         elif isinstance(record.get("$set"), dict):
             update = record["$set"]
             log.outcomes.mark(line, SET, where)
-            if isinstance(update.get("messages"), list):
-                log.checkpoint(update["messages"], line)
+            if update.get("messages") is not None:  # the new history: anything but a list is refused
+                log.checkpoint(list_or_empty(update["messages"], f"{where} $set.messages", "the new history"), line)
             log.header.update({key: value for key, value in update.items() if key != "messages"})
         elif _is_message(record):
             log.put(record, line, where)
@@ -473,13 +545,17 @@ def parse_records(lines: JsonLines, src: InputSource, session: str | None) -> Co
             log.outcomes.mark(line, HEADER, where)
             log.has_header = True
             log.header.update({key: value for key, value in record.items() if key != "messages"})
-            for position, message in enumerate(record.get("messages") or []):
-                if _is_message(message):  # a whole legacy record written on one line
+            messages = list_or_empty(record.get("messages"), f"{where} messages", "the session's messages")
+            for position, message in enumerate(messages):  # a whole legacy record written on one line
+                if _is_message(message):
                     log.put(message, line, f"line {line} messages[{position}]")
+                else:
+                    log.aside.note(message, f"line {line} messages[{position}]", "messages[]", NOT_A_MESSAGE,
+                                   "left out of the conversation")
         else:
             reason = "lines that are neither a message, a metadata update nor the session header"
             log.outcomes.mark(line, (8, "skip", reason), where)
-    converter = _convert(builder, [*log.segments, (list(log.state.values()), None)], log.outcomes)
+    converter = _convert(builder, [*log.segments, (list(log.state.values()), None)], log.outcomes, log.aside)
     log.outcomes.apply(builder)
     builder.warnings[:0] = lines.warnings
     if not log.has_header:

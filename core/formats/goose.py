@@ -120,10 +120,15 @@ def looks_like(records: list[tuple[int, Any]]) -> bool:
 
 
 def looks_like_store(conn: sqlite3.Connection) -> bool:
-    tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-    if not {"sessions", "messages"} <= tables:
+    # A damaged schema page can hold names that are not UTF-8: then this is not a store Goose wrote
+    # (the reader the other checks pick says what is wrong with it).
+    try:
+        tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if not {"sessions", "messages"} <= tables:
+            return False
+        columns = {row[1] for row in conn.execute("PRAGMA table_info(messages)")}
+    except sqlite3.DatabaseError:
         return False
-    columns = {row[1] for row in conn.execute("PRAGMA table_info(messages)")}
     return "content_json" in columns
 
 

@@ -24,6 +24,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from core.formats.fields import is_object, is_text, list_or_empty
 from core.formats.messages import Builder, FieldProblem, kind_of
 from core.formats.model import Conversation, FormatError, SessionInfo
 from core.formats.opencode_parts import Message, SessionConverter
@@ -99,7 +100,8 @@ def _time(info: dict[str, Any], key: str) -> float | None:
 
 def _convert(messages: list[Message], session: dict[str, Any], builder: Builder) -> SessionConverter:
     converter = SessionConverter(builder)
-    revert = session.get("revert") if isinstance(session.get("revert"), dict) else {}
+    revert = converter.aside.keep(session.get("revert"), is_object, "revert", "revert", "the point the session was "
+                                  "reverted to (an object)", "no messages are skipped as reverted") or {}
     reverted = False
     for message in messages:
         reverted = reverted or message.info.get("id") == revert.get("messageID")
@@ -109,15 +111,21 @@ def _convert(messages: list[Message], session: dict[str, Any], builder: Builder)
                 builder.tally.skip(key, f"parts of {REVERTED}", where)
             continue
         converter.add(message)
+    # The session's own fields: one of the wrong type is said, not silently dropped.
+    aside = converter.aside
+    aside.keep(session.get("title"), is_text, "title", "title", "the session's title as text", "the session has no title")
+    aside.keep(session.get("parentID"), is_text, "parentID", "parentID", "the parent session's id",
+               "the session is listed as a top-level one")
+    aside.keep(session.get("time"), is_object, "time", "time", "an object of times", "the session has no times")
     converter.finish()
     return converter
 
 
 def _info(session: dict[str, Any], count: int, model: str | None) -> SessionInfo:
-    parent = session.get("parentID")
+    parent = session.get("parentID") if isinstance(session.get("parentID"), str) else None
     return SessionInfo(
         id=str(session["id"]),
-        title=session.get("title") if isinstance(session.get("title"), str) else None,
+        title=session.get("title") if isinstance(session.get("title"), str) else None,  # checked in _convert
         message_count=count,
         parent_id=str(parent) if parent else None,
         is_sidechain=bool(parent),
@@ -200,8 +208,9 @@ def parse_document(doc: Any, src: InputSource, session: str | None) -> Conversat
     def read(_: str, builder: Builder) -> list[Message]:
         found = []
         for index, entry in enumerate(entries):
-            parts = entry.get("parts") if isinstance(entry, dict) else []
-            rows = [((index, position), part, f"messages[{index}].parts[{position}]") for position, part in enumerate(parts or [])]
+            parts = list_or_empty(entry.get("parts"), f"messages[{index}].parts", "the message's parts") \
+                if isinstance(entry, dict) else []
+            rows = [((index, position), part, f"messages[{index}].parts[{position}]") for position, part in enumerate(parts)]
             info = entry.get("info") if isinstance(entry, dict) else entry
             message = _message(info, rows, (index,), f"messages[{index}]", builder)
             if message is not None:

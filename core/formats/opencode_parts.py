@@ -22,15 +22,28 @@ A user message with a ``compaction`` part followed by the ``summary`` assistant 
 
 from __future__ import annotations
 
-import json
 from collections.abc import Hashable
 from dataclasses import dataclass, field
 from typing import Any
 
+from core.formats.fields import (
+    SetAside,
+    arguments_or_empty,
+    call_id_or_none,
+    is_number,
+    is_object,
+    is_text,
+    list_or_empty,
+    need_text,
+    object_or_none,
+    text_or_none,
+)
 from core.formats.messages import (
     Builder,
+    FieldProblem,
     IdMaker,
     image_part,
+    kind_of,
     make_message,
     simplify_parts,
     text_part,
@@ -70,28 +83,31 @@ class Message:
     part_wheres: list[str] = field(default_factory=list)
 
 
-def usage_of(tokens: Any, cost: Any = None) -> dict[str, Any] | None:
+USAGE_NAMES = {"input": "input_tokens", "output": "output_tokens", "reasoning": "reasoning_tokens",
+               "total": "total_tokens"}
+CACHE_NAMES = {"read": "cache_read_input_tokens", "write": "cache_creation_input_tokens"}
+NO_USAGE = "that model call has no usage"
+
+
+def usage_of(tokens: Any, cost: Any, where: str, aside: SetAside) -> dict[str, Any] | None:
     """OpenCode's ``tokens`` in the usage keys the analyses read. OpenCode stores ``input`` without the
-    cache (it subtracts it for the providers that include it), so it maps like Anthropic's usage."""
-    if not isinstance(tokens, dict):
+    cache (it subtracts it for the providers that include it), so it maps like Anthropic's usage.
+    Counts of the wrong type are set aside (OpenCode's counts may be fractional: they are rounded down)."""
+    tokens = aside.keep(tokens, is_object, f"{where}.tokens", "tokens", "an object of token counts", NO_USAGE)
+    if tokens is None:
         return None
-
-    def number(value: Any) -> int | None:
-        return int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
-
-    cache = tokens.get("cache") if isinstance(tokens.get("cache"), dict) else {}
-    usage = {
-        "input_tokens": number(tokens.get("input")),
-        "output_tokens": number(tokens.get("output")),
-        "reasoning_tokens": number(tokens.get("reasoning")),
-        "cache_read_input_tokens": number(cache.get("read")),
-        "cache_creation_input_tokens": number(cache.get("write")),
-        "total_tokens": number(tokens.get("total")),
-    }
-    found = {key: value for key, value in usage.items() if value is not None}
-    if isinstance(cost, (int, float)) and not isinstance(cost, bool):
-        found["cost"] = cost
-    return found or None
+    found = aside.counts(tokens, USAGE_NAMES, f"{where}.tokens", whole=False)
+    cache = aside.keep(tokens.get("cache"), is_object, f"{where}.tokens.cache", "cache", "an object of cache counts",
+                       "the usage has no cache counts")
+    found.update(aside.counts(cache or {}, CACHE_NAMES, f"{where}.tokens.cache", whole=False))
+    # Keys in the order the analyses have always seen them.
+    order = ("input_tokens", "output_tokens", "reasoning_tokens", "cache_read_input_tokens",
+             "cache_creation_input_tokens", "total_tokens")
+    usage: dict[str, Any] = {key: found[key] for key in order if key in found}
+    cost = aside.keep(cost, is_number, f"{where}.cost", "cost", "a number", "left out of the usage")
+    if cost is not None:
+        usage["cost"] = cost
+    return usage or None
 
 
 class SessionConverter:
@@ -105,6 +121,7 @@ class SessionConverter:
         self.system: str | None = None
         self.cleared_outputs = 0
         self.pending_compaction: CompactionEvent | None = None
+        self.aside = SetAside()
 
     def add(self, message: Message) -> None:
         role = message.info.get("role")
@@ -125,6 +142,10 @@ class SessionConverter:
     def _parts(self, message: Message) -> list[tuple[dict[str, Any], Hashable, str]]:
         return list(zip(message.parts, message.part_keys, message.part_wheres, strict=True))
 
+    def _text(self, part: dict[str, Any], where: str) -> str:
+        """A text or reasoning part's text (absent is empty)."""
+        return text_or_none(part.get("text"), f"{where}.text", "the part's text") or ""
+
     def user(self, message: Message) -> bool:
         content: list[dict[str, Any]] = []
         compaction: dict[str, Any] | None = None
@@ -134,15 +155,16 @@ class SessionConverter:
                 if part.get("ignored"):
                     self.tally.meta(key, IGNORED_TEXT, where)
                     continue
-                content.append(text_part(str(part.get("text", ""))))
+                content.append(text_part(self._text(part, where)))
             elif kind == "file":
-                mime = str(part.get("mime") or "")
+                mime = text_or_none(part.get("mime"), f"{where}.mime", "the file's media type") or ""
                 if mime in TEXT_MIMES:
                     self.tally.meta(key, TEXT_FILE, where)
                     continue
-                url = str(part.get("url", ""))
+                url = text_or_none(part.get("url"), f"{where}.url", "the file's URL") or ""
+                filename = text_or_none(part.get("filename"), f"{where}.filename", "the file's name") or "file"
                 content.append(image_part(url) if mime.startswith("image/") else
-                               {"type": "file", "file": {"file_data": url, "filename": str(part.get("filename") or "file")}})
+                               {"type": "file", "file": {"file_data": url, "filename": filename}})
             elif kind == "compaction":
                 compaction = part
                 content.append(text_part(COMPACTION_PROMPT))
@@ -165,29 +187,33 @@ class SessionConverter:
 
     def _other(self, part: dict[str, Any], key: Hashable, where: str) -> None:
         kind = part.get("type")
-        if isinstance(kind, str) and kind in BOOKKEEPING:
+        if not isinstance(kind, str):
+            self.tally.skip(key, f"parts whose 'type' is not a string ({kind_of(kind)})", where)
+        elif kind in BOOKKEEPING:
             self.tally.meta(key, BOOKKEEPING[kind], where)
         else:
             self.tally.meta(key, f"{UNKNOWN}: {kind}", where)
 
     def assistant(self, message: Message) -> bool:
         info = message.info
-        error = info.get("error")
+        error = self.aside.keep(info.get("error"), is_object, f"{message.where}.error", "error", "an error object",
+                                "the message is read as one that did not fail")
         real = [p for p in message.parts if p.get("type") not in ("step-start", "reasoning")]
-        if isinstance(error, dict) and not (error.get("name") == "MessageAbortedError" and real):
+        if error is not None and not (error.get("name") == "MessageAbortedError" and real):
             self.tally.skip(message.key, ERRORED, message.where)
             for _, key, where in self._parts(message):
                 self.tally.skip(key, f"parts of {ERRORED}", where)
             return False
-        if isinstance(info.get("modelID"), str) and info["modelID"]:
-            self.model = info["modelID"]
-        system = info.get("system")
-        if self.system is None and isinstance(system, list) and system:
-            self.system = "\n".join(str(item) for item in system)  # older versions stored the system prompt here
+        model = self.aside.keep(info.get("modelID"), is_text, f"{message.where}.modelID", "modelID", "the model's name",
+                                "the model is taken from the other messages")
+        if model:
+            self.model = model
+        if self.system is None:
+            self.system = self._system(info.get("system"), f"{message.where}.system")
         steps = self._steps(message)
         # Without step records (older versions) the message's own tokens are its one call's usage.
         recorded = any(part.get("type") == "step-finish" for part in message.parts)
-        fallback = None if recorded else usage_of(info.get("tokens"), info.get("cost"))
+        fallback = None if recorded else usage_of(info.get("tokens"), info.get("cost"), message.where, self.aside)
         produced = False
         for position, step in enumerate(steps):
             where = message.where if position == 0 else f"{message.where} step {position + 1}"
@@ -198,6 +224,15 @@ class SessionConverter:
                 self.pending_compaction.summary = summary["content"]
             self.pending_compaction = None
         return produced
+
+    @staticmethod
+    def _system(system: Any, where: str) -> str | None:
+        """The system prompt older versions stored on the message (a list of strings), else None."""
+        if not list_or_empty(system, where, "the system prompt's texts"):
+            return None
+        for position, item in enumerate(system):
+            need_text(item, f"{where}[{position}]", "a text of the system prompt")
+        return "\n".join(system)
 
     def _steps(self, message: Message) -> list[list[tuple[dict[str, Any], Hashable, str]]]:
         """The parts split at each ``step-start``: one model call each."""
@@ -217,19 +252,22 @@ class SessionConverter:
         for part, key, part_where in parts:
             kind = part.get("type")
             if kind == "text":
-                texts.append(text_part(str(part.get("text", ""))))
+                texts.append(text_part(self._text(part, part_where)))
                 self.tally.place(key, part_where)
             elif kind == "reasoning":
-                reasoning.append(str(part.get("text", "")))
+                reasoning.append(self._text(part, part_where))
                 self.tally.place(key, part_where)
             elif kind == "tool":
-                call_id = str(part.get("callID") or "") or self.ids.new()
-                state = part.get("state") if isinstance(part.get("state"), dict) else {}
-                calls.append(tool_call(call_id, str(part.get("tool", "")), state.get("input") or {}))
-                results.append((call_id, self._output(state), key, part_where))
+                call_id = call_id_or_none(part.get("callID"), f"{part_where}.callID") or self.ids.new()
+                name = need_text(part.get("tool"), f"{part_where}.tool", "the tool's name")
+                # A tool part without a state was never run: its call stays, answered as interrupted.
+                state = object_or_none(part.get("state"), f"{part_where}.state", "the tool's state") or {}
+                arguments = arguments_or_empty(state.get("input"), f"{part_where}.state.input")
+                calls.append(tool_call(call_id, name, arguments))
+                results.append((call_id, self._output(state, f"{part_where}.state"), key, part_where))
             else:
                 if kind == "step-finish":
-                    usage = usage_of(part.get("tokens"), part.get("cost"))
+                    usage = usage_of(part.get("tokens"), part.get("cost"), part_where, self.aside)
                 self._other(part, key, part_where)
         usage = usage or fallback
         if not (texts or calls or reasoning):
@@ -242,26 +280,34 @@ class SessionConverter:
             self.tally.place(key, part_where)
         return True
 
-    def _output(self, state: dict[str, Any]) -> Any:
+    def _output(self, state: dict[str, Any], where: str) -> Any:
         """A tool part's result as OpenCode sends it (the output of a cleared result is kept: it is the log's)."""
-        status = state.get("status")
+        # Pending and running calls (and a state without a status) were interrupted.
+        status = text_or_none(state.get("status"), f"{where}.status", "the tool's status")
         if status == "completed":
-            time = state.get("time") if isinstance(state.get("time"), dict) else {}
+            time = self.aside.keep(state.get("time"), is_object, f"{where}.time", "time", "an object of times",
+                                   "whether OpenCode later cleared the output is not known") or {}
             if time.get("compacted"):
                 self.cleared_outputs += 1
-            output = state.get("output")
-            text = output if isinstance(output, str) else json.dumps(output, ensure_ascii=False)
-            images = [image_part(str(a.get("url", ""))) for a in state.get("attachments") or []
-                      if isinstance(a, dict) and str(a.get("mime", "")).startswith("image/")]
+            text = text_or_none(state.get("output"), f"{where}.output", "the tool's output") or ""
+            images = []
+            for position, item in enumerate(list_or_empty(state.get("attachments"), f"{where}.attachments", "the attachments")):
+                if not isinstance(item, dict):
+                    raise FieldProblem(f"{where}.attachments[{position}]", f"expected an attachment object, got {kind_of(item)}")
+                mime = text_or_none(item.get("mime"), f"{where}.attachments[{position}].mime", "the media type") or ""
+                if mime.startswith("image/"):
+                    url = text_or_none(item.get("url"), f"{where}.attachments[{position}].url", "the image's URL")
+                    images.append(image_part(url or ""))
             return [text_part(text), *images] if images else text
         if status == "error":
             metadata = state.get("metadata") if isinstance(state.get("metadata"), dict) else {}
             if metadata.get("interrupted") is True and isinstance(metadata.get("output"), str):
                 return metadata["output"]
-            return str(state.get("error", ""))
+            return text_or_none(state.get("error"), f"{where}.error", "the error message") or ""
         return INTERRUPTED
 
     def finish(self) -> None:
+        self.builder.warnings.extend(self.aside.warnings())
         if self.cleared_outputs:
             self.builder.metadata["cleared_tool_outputs"] = self.cleared_outputs
             self.builder.warnings.append(

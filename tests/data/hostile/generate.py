@@ -557,23 +557,34 @@ SEEDS += [
 ]
 
 
-# Gemini CLI, Copilot CLI, OpenCode and Cline
+# Gemini CLI, Copilot CLI, OpenCode and Cline: each seed holds the records whose fields the reader
+# interprets (thoughts, part lists, usage, compactions, step markers, tool results), so the mutations
+# reach them.
 SEEDS += [
     Seed(
         "gemini_cli_session",
         "gemini-cli",
         "json",
         {"sessionId": "s1", "projectHash": "ab12", "startTime": "2026-01-02T10:00:00.000Z",
-         "lastUpdated": "2026-01-02T10:01:00.000Z", "messages": [
-             {"id": "m1", "timestamp": "2026-01-02T10:00:01.000Z", "type": "user", "content": "Fix the test."},
+         "lastUpdated": "2026-01-02T10:01:00.000Z", "summary": "Fix the test", "messages": [
+             {"id": "m1", "timestamp": "2026-01-02T10:00:01.000Z", "type": "user",
+              "content": [{"text": "Fix the test."}, {"inlineData": {"mimeType": "image/png", "data": "iVBORw0KGgo="}}]},
              {"id": "m2", "timestamp": "2026-01-02T10:00:05.000Z", "type": "gemini", "content": "Running it.",
-              "model": "gemini-2.5-pro", "tokens": {"input": 10, "output": 2, "cached": 0, "thoughts": 0, "tool": 0,
-                                                     "total": 12},
+              "thoughts": [{"subject": "Reproduce first", "description": "Run the tests.",
+                            "timestamp": "2026-01-02T10:00:04.000Z"}],
+              "model": "gemini-2.5-pro", "tokens": {"input": 10, "output": 2, "cached": 0, "thoughts": 1, "tool": 0,
+                                                     "total": 13},
               "toolCalls": [{"id": "c1", "name": "run_shell_command", "args": {"command": "pytest"},
                              "result": [{"functionResponse": {"id": "c1", "name": "run_shell_command",
                                                               "response": {"output": "1 passed"}}}],
                              "status": "success"}]},
-             {"id": "m3", "timestamp": "2026-01-02T10:00:09.000Z", "type": "gemini", "content": "Done."},
+             {"id": "m3", "timestamp": "2026-01-02T10:00:06.000Z", "type": "gemini", "content": [
+                 {"text": "**Reading** the file.", "thought": True},
+                 {"functionCall": {"id": "c2", "name": "read_file", "args": {"path": "a.py"}}}]},
+             {"id": "m4", "timestamp": "2026-01-02T10:00:07.000Z", "type": "user", "content": [
+                 {"functionResponse": {"id": "c2", "name": "read_file", "response": {"output": "x = 1"}}}]},
+             {"id": "m5", "timestamp": "2026-01-02T10:00:08.000Z", "type": "info", "content": "Saved."},
+             {"id": "m6", "timestamp": "2026-01-02T10:00:09.000Z", "type": "gemini", "content": "Done."},
          ]},
     ),
     Seed(
@@ -582,16 +593,36 @@ SEEDS += [
         "jsonl",
         [
             {"type": "session.start", "data": {"sessionId": "s1", "version": 1, "producer": "copilot-agent",
-                                               "selectedModel": "claude-sonnet-4.5"},
+                                               "selectedModel": "claude-sonnet-4.5", "context": {"cwd": "/w"}},
              "id": "e1", "timestamp": "2026-01-02T10:00:00.000Z", "parentId": None},
-            {"type": "user.message", "data": {"content": "Fix the test."}, "id": "e2",
-             "timestamp": "2026-01-02T10:00:01.000Z", "parentId": "e1"},
-            {"type": "assistant.message", "data": {"messageId": "a1", "content": "Running it.", "toolRequests": [
-                {"toolCallId": "c1", "name": "bash", "arguments": {"command": "pytest"}}]},
-             "id": "e3", "timestamp": "2026-01-02T10:00:02.000Z", "parentId": "e2"},
-            {"type": "tool.execution_complete", "data": {"toolCallId": "c1", "success": True,
-                                                         "result": {"content": "1 passed"}},
+            {"type": "user.message", "data": {"content": "Fix the test.", "transformedContent": "Fix the test."},
+             "id": "e2", "timestamp": "2026-01-02T10:00:01.000Z", "parentId": "e1"},
+            {"type": "assistant.reasoning", "data": {"reasoningId": "r1", "content": "Run it first."}, "id": "e3",
+             "timestamp": "2026-01-02T10:00:02.000Z", "parentId": "e2"},
+            {"type": "assistant.message", "data": {"messageId": "a1", "content": "Running it.", "apiCallId": "api1",
+                                                   "outputTokens": 2, "toolRequests": [
+                {"toolCallId": "c1", "name": "bash", "arguments": {"command": "pytest"}, "type": "function"}]},
              "id": "e4", "timestamp": "2026-01-02T10:00:03.000Z", "parentId": "e3"},
+            {"type": "assistant.usage", "data": {"model": "claude-sonnet-4.5", "apiCallId": "api1", "inputTokens": 10,
+                                                 "outputTokens": 2, "cacheReadTokens": 4, "cacheWriteTokens": 1,
+                                                 "duration": 900, "cost": 1},
+             "id": "e5", "timestamp": "2026-01-02T10:00:04.000Z", "parentId": "e4"},
+            {"type": "tool.execution_complete", "data": {"toolCallId": "c1", "success": True,
+                                                         "result": {"content": "1 passed", "detailedContent": "1 passed"}},
+             "id": "e6", "timestamp": "2026-01-02T10:00:05.000Z", "parentId": "e5"},
+            {"type": "session.model_change", "data": {"previousModel": "claude-sonnet-4.5", "newModel": "gpt-5.1",
+                                                      "cause": "user"},
+             "id": "e7", "timestamp": "2026-01-02T10:00:06.000Z", "parentId": "e6"},
+            {"type": "session.compaction_start", "data": {"currentTokens": 900}, "id": "e8",
+             "timestamp": "2026-01-02T10:00:07.000Z", "parentId": "e7"},
+            {"type": "session.compaction_complete", "data": {
+                "success": True, "preCompactionTokens": 900, "postCompactionTokens": 100, "messagesRemoved": 3,
+                "checkpointNumber": 1, "trigger": "threshold", "summaryContent": "Ran the tests; they pass.",
+                "compactionTokensUsed": {"inputTokens": 800, "outputTokens": 20, "model": "gpt-5.1"}},
+             "id": "e9", "timestamp": "2026-01-02T10:00:08.000Z", "parentId": "e8"},
+            {"type": "assistant.message", "data": {"messageId": "a2", "content": "Done.", "apiCallId": "api2",
+                                                   "reasoningText": "Nothing left.", "model": "gpt-5.1"},
+             "id": "e10", "timestamp": "2026-01-02T10:00:09.000Z", "parentId": "e9"},
         ],
         ".jsonl",
     ),
@@ -604,14 +635,29 @@ SEEDS += [
          "messages": [
              {"info": {"id": "msg_1", "sessionID": "ses_1", "role": "user", "time": {"created": 1}},
               "parts": [{"id": "prt_1", "sessionID": "ses_1", "messageID": "msg_1", "type": "text",
-                         "text": "Fix the test."}]},
-             {"info": {"id": "msg_2", "sessionID": "ses_1", "role": "assistant", "time": {"created": 2},
-                       "modelID": "m", "providerID": "p"},
-              "parts": [{"id": "prt_2", "sessionID": "ses_1", "messageID": "msg_2", "type": "tool", "callID": "c1",
+                         "text": "Fix the test."},
+                        {"id": "prt_2", "sessionID": "ses_1", "messageID": "msg_1", "type": "file", "mime": "image/png",
+                         "filename": "shot.png", "url": "data:image/png;base64,iVBORw0KGgo="}]},
+             {"info": {"id": "msg_2", "sessionID": "ses_1", "role": "assistant", "time": {"created": 2, "completed": 3},
+                       "modelID": "m", "providerID": "p", "cost": 0.01,
+                       "tokens": {"input": 10, "output": 4, "reasoning": 1, "cache": {"read": 5, "write": 2}}},
+              "parts": [{"id": "prt_3", "sessionID": "ses_1", "messageID": "msg_2", "type": "step-start",
+                         "snapshot": "a1"},
+                        {"id": "prt_4", "sessionID": "ses_1", "messageID": "msg_2", "type": "reasoning",
+                         "text": "Run it first.", "time": {"start": 2, "end": 2}},
+                        {"id": "prt_5", "sessionID": "ses_1", "messageID": "msg_2", "type": "tool", "callID": "c1",
                          "tool": "bash", "state": {"status": "completed", "input": {"command": "pytest"},
-                                                   "output": "1 passed"}},
-                        {"id": "prt_3", "sessionID": "ses_1", "messageID": "msg_2", "type": "text",
-                         "text": "Done."}]},
+                                                   "output": "1 passed", "time": {"start": 2, "end": 3}}},
+                        {"id": "prt_6", "sessionID": "ses_1", "messageID": "msg_2", "type": "step-finish",
+                         "reason": "tool-calls", "cost": 0.004,
+                         "tokens": {"input": 6, "output": 2, "reasoning": 1, "cache": {"read": 5, "write": 1}}},
+                        {"id": "prt_7", "sessionID": "ses_1", "messageID": "msg_2", "type": "step-start",
+                         "snapshot": "a2"},
+                        {"id": "prt_8", "sessionID": "ses_1", "messageID": "msg_2", "type": "text",
+                         "text": "Done."},
+                        {"id": "prt_9", "sessionID": "ses_1", "messageID": "msg_2", "type": "step-finish",
+                         "reason": "stop", "cost": 0.006,
+                         "tokens": {"input": 4, "output": 2, "reasoning": 0, "cache": {"read": 5, "write": 1}}}]},
          ]},
     ),
     Seed(
@@ -624,6 +670,90 @@ SEEDS += [
              "text": "{\"request\": \"<task>Fix the test.</task>\", \"tokensIn\": 10, \"tokensOut\": 2}"},
             {"ts": 3, "type": "say", "say": "text", "text": "Done."},
         ],
+    ),
+    Seed(
+        "cline_api_history",
+        "cline",
+        "json",
+        [
+            {"role": "user", "content": [
+                {"type": "text", "text": "<task>\nFix the test.\n</task>"},
+                {"type": "text", "text": "<environment_details>\n# Current Mode\nACT MODE\n</environment_details>"}]},
+            {"role": "assistant", "content": [
+                {"type": "thinking", "thinking": "Run it first.", "signature": "sig"},
+                {"type": "text", "text": "Running the tests."},
+                {"type": "tool_use", "id": "toolu_1", "name": "execute_command",
+                 "input": {"command": "pytest", "requires_approval": False}}],
+             "modelInfo": {"modelId": "claude-sonnet-4-5", "providerId": "anthropic", "mode": "act"},
+             "metrics": {"tokens": {"prompt": 10, "completion": 5, "cached": 100}, "cost": 0.01}},
+            {"role": "user", "content": [
+                {"type": "tool_result", "tool_use_id": "toolu_1",
+                 "content": [{"type": "text", "text": "[execute_command for 'pytest'] Result:\n1 passed"}]}]},
+            {"role": "assistant", "content": [{"type": "text", "text": "<read_file>\n<path>a.py</path>\n</read_file>"}]},
+            {"role": "user", "content": [{"type": "text", "text": "[read_file for 'a.py'] Result:\nx = 1"}]},
+            {"role": "assistant", "content": [
+                {"type": "tool_use", "id": "toolu_2", "name": "summarize_task", "input": {"context": "Tests pass."}}]},
+            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_2", "content": "ok"}]},
+            {"role": "assistant", "content": "Done.", "ts": 7, "isSummary": False},
+        ],
+    ),
+    # The other layouts of Gemini CLI and Copilot CLI: the JSONL log with its updates and rewinds, and
+    # Copilot's older session object, read from its chat messages or, without them, its timeline.
+    Seed(
+        "gemini_cli_log",
+        "gemini-cli",
+        "jsonl",
+        [
+            {"sessionId": "s1", "projectHash": "ab12", "startTime": "2026-01-02T10:00:00.000Z",
+             "lastUpdated": "2026-01-02T10:00:00.000Z", "kind": "main"},
+            {"id": "m1", "timestamp": "2026-01-02T10:00:01.000Z", "type": "user", "content": [{"text": "Fix the test."}]},
+            {"id": "m2", "timestamp": "2026-01-02T10:00:02.000Z", "type": "gemini", "content": [
+                {"text": "**Reproduce** first.", "thought": True},
+                {"functionCall": {"id": "c1", "name": "run_shell_command", "args": {"command": "pytest"}}}],
+             "toolCalls": [{"id": "c1", "name": "run_shell_command", "args": {"command": "pytest"},
+                            "result": [{"functionResponse": {"id": "c1", "name": "run_shell_command",
+                                                             "response": {"output": "1 passed"}}}],
+                            "status": "success"}],
+             "tokens": {"input": 10, "output": 2, "total": 12}, "model": "gemini-3-pro-preview"},
+            {"$set": {"lastUpdated": "2026-01-02T10:00:03.000Z"}},
+            {"id": "m3", "timestamp": "2026-01-02T10:00:04.000Z", "type": "user", "content": [{"text": "Not that."}]},
+            {"$rewindTo": "m3"},
+            {"id": "m4", "timestamp": "2026-01-02T10:00:05.000Z", "type": "user",
+             "content": [{"text": "<state_snapshot>Tests pass.</state_snapshot>"}]},
+            {"$set": {"messages": [
+                {"id": "m4", "timestamp": "2026-01-02T10:00:05.000Z", "type": "user",
+                 "content": [{"text": "<state_snapshot>Tests pass.</state_snapshot>"}]}]}},
+            {"id": "m5", "timestamp": "2026-01-02T10:00:06.000Z", "type": "gemini", "content": [{"text": "Done."}]},
+        ],
+        ".jsonl",
+    ),
+    Seed(
+        "copilot_cli_history",
+        "copilot-cli",
+        "json",
+        {"sessionId": "s1", "startTime": "2026-01-02T10:00:00.000Z", "chatMessages": [
+            {"role": "user", "content": "Fix the test."},
+            {"role": "assistant", "content": "", "tool_calls": [
+                {"id": "c1", "type": "function", "function": {"name": "bash", "arguments": "{\"command\": \"pytest\"}"}}]},
+            {"role": "tool", "tool_call_id": "c1", "content": "1 passed"},
+            {"role": "assistant", "content": "Done."},
+        ], "timeline": [
+            {"id": "t1", "timestamp": "2026-01-02T10:00:01.000Z", "type": "user", "text": "Fix the test."},
+        ]},
+    ),
+    Seed(
+        "copilot_cli_timeline",
+        "copilot-cli",
+        "json",
+        {"sessionId": "s1", "startTime": "2026-01-02T10:00:00.000Z", "timeline": [
+            {"id": "t1", "timestamp": "2026-01-02T10:00:01.000Z", "type": "user", "text": "Fix the test."},
+            {"id": "t2", "timestamp": "2026-01-02T10:00:02.000Z", "type": "tool_call_requested", "callId": "c1",
+             "name": "bash", "toolTitle": "bash", "arguments": {"command": "pytest"}},
+            {"id": "t3", "timestamp": "2026-01-02T10:00:03.000Z", "type": "tool_call_completed", "callId": "c1",
+             "name": "bash", "result": {"type": "success", "log": "1 passed"}},
+            {"id": "t4", "timestamp": "2026-01-02T10:00:04.000Z", "type": "copilot", "text": "Done."},
+            {"id": "t5", "timestamp": "2026-01-02T10:00:05.000Z", "type": "info", "text": "Session saved."},
+        ]},
     ),
 ]
 
