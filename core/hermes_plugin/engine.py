@@ -288,6 +288,8 @@ class ContextLensEngine(_hermes_base()):  # type: ignore[misc]
             return None  # no model anywhere: "no provider", the release's own fallback
         from core.summarizers.llm import LiteLLMSummarizer
 
+        # litellm logs every call at INFO, which Hermes' console would show in the middle of a chat.
+        logging.getLogger("LiteLLM").setLevel(logging.WARNING)
         return LiteLLMSummarizer(kwargs.pop("model"), **kwargs)
 
     # --- host hooks -------------------------------------------------------------------------------

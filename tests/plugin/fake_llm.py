@@ -172,6 +172,7 @@ def is_summary_request(body: dict[str, Any]) -> bool:
 
 
 def _usage(body: dict[str, Any], message: dict[str, Any]) -> dict[str, int]:
-    prompt = len(json.dumps(body.get("messages") or [], ensure_ascii=False)) // 4
+    sent = json.dumps(body.get("messages") or [], ensure_ascii=False) + json.dumps(body.get("tools") or [])
+    prompt = len(sent) // 4
     completion = max(1, len(json.dumps(message, ensure_ascii=False)) // 4)
     return {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
