@@ -38,8 +38,12 @@ from tests.differential.hermes_env import runner_env
 from tests.plugin.fake_llm import FINAL_TEXT, SUMMARY_TEXT, FakeLLM, Script
 from tests.plugin.hermes_agent_env import hermes_agent_env, install_project_code
 
-# The newest release and the oldest the plugin supports (every release since v0.15.1 has the interface).
-RELEASES = {"0.19.0": "v0.19.0", "0.15.1": "v0.15.1"}
+# The newest release and the oldest the plugin supports (every release since v0.15.1 has the interface);
+# CONTEXT_LENS_PLUGIN_RELEASES=0.16.0,0.17.0,... checks others (each with its own profile).
+PROFILE_OF = {"0.15.1": "v0.15.1", "0.16.0": "v0.16.0", "0.17.0": "v0.17.0", "0.18.0": "v0.18.0",
+              "0.18.1": "v0.18.1", "0.19.0": "v0.19.0"}
+RELEASES = {release: PROFILE_OF[release]
+            for release in os.environ.get("CONTEXT_LENS_PLUGIN_RELEASES", "0.19.0,0.15.1").split(",")}
 SESSION_TIMEOUT_S = 240
 CONTEXT_LENGTH = 80_000
 FILES = 7
