@@ -23,8 +23,6 @@ SUMMARY_TEXT = (
     "## Remaining Work\nRead the remaining notes, then answer."
 )
 FINAL_TEXT = "All notes were read. Done."
-# What marks a compaction's summary request (every release's prompt says it).
-SUMMARY_MARKERS = ("TURNS TO SUMMARIZE", "summary", "Summarize")
 
 
 @dataclass
@@ -166,6 +164,7 @@ class FakeLLM:
 
 
 def is_summary_request(body: dict[str, Any]) -> bool:
+    """A compaction's summary request: every release's prompt names the turns to summarise or a handoff."""
     messages = body.get("messages") or []
     text = " ".join(str(m.get("content")) for m in messages if isinstance(m, dict))
     return "TURNS TO SUMMARIZE" in text or "CONTEXT CHECKPOINT" in text.upper() or "handoff" in text.lower()

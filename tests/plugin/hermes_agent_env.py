@@ -121,10 +121,14 @@ def _build(release: str) -> None:
     (target / STAMP_NAME).write_text(json.dumps(stamp, indent=1))
 
 
-def install_project_code(python: Path) -> None:
-    """Put this checkout's code into the venv (its dependencies are already there): a real wheel install."""
-    _run_pip(python, "install", "--no-compile", "--no-deps", "--force-reinstall", str(PROJECT),
-             what="reinstalling Context Lens' code")
+def install_project_code(release: str) -> Path:
+    """Put this checkout's code into the release's venv (its dependencies are already there) and
+    return its python; under the build lock, so two test runs never reinstall at once."""
+    python = hermes_agent_env(release)
+    with _locked(cache_root() / f"agent-venv-{release}.lock"):
+        _run_pip(python, "install", "--no-compile", "--no-deps", "--force-reinstall", str(PROJECT),
+                 what="reinstalling Context Lens' code")
+    return python
 
 
 def main(argv: list[str]) -> int:

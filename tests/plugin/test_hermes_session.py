@@ -36,7 +36,7 @@ from core.config import CompressorConfig
 from core.formats import tool_pair_problems
 from tests.differential.hermes_env import runner_env
 from tests.plugin.fake_llm import FINAL_TEXT, SUMMARY_TEXT, FakeLLM, Script
-from tests.plugin.hermes_agent_env import hermes_agent_env, install_project_code
+from tests.plugin.hermes_agent_env import install_project_code
 
 # The newest release and the oldest the plugin supports (every release since v0.15.1 has the interface);
 # CONTEXT_LENS_PLUGIN_RELEASES=0.16.0,0.17.0,... checks others (each with its own profile).
@@ -49,17 +49,12 @@ CONTEXT_LENGTH = 80_000
 FILES = 7
 PROMPT = "Read every notes file in this folder, one by one, then report what they say."
 
-_installed: set[Path] = set()
-
-
 @pytest.fixture(scope="module", params=sorted(RELEASES))
 def hermes(request: pytest.FixtureRequest) -> tuple[str, Path]:
+    """The release and its venv's python: built once into the cache (a failure to build fails the
+    test), then this checkout's code installed into it, not the code the venv was built with."""
     release = request.param
-    python = hermes_agent_env(release)  # built once into the cache; raises (fails) when it cannot be
-    if python not in _installed:
-        install_project_code(python)  # this checkout's code, not the one the venv was built with
-        _installed.add(python)
-    return release, python
+    return release, install_project_code(release)
 
 
 def _write_notes(folder: Path) -> list[str]:
