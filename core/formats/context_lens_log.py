@@ -33,6 +33,19 @@ DETAIL_KEYS = ("outcome", "aborted", "abort_reason", "failure_reason", "fallback
                "session_id", "time", "output")
 
 
+def _dict(record: dict[str, Any], key: str) -> dict[str, Any]:
+    value = record.get(key)
+    return value if isinstance(value, dict) else {}
+
+
+def _int(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
 def is_record(record: Any) -> bool:
     return (isinstance(record, dict) and record.get("record") == RECORD_KIND
             and isinstance(record.get("version"), int) and isinstance(record.get("messages"), list))
@@ -45,36 +58,36 @@ def looks_like(records: list[tuple[int, Any]]) -> bool:
 
 
 def _number(record: dict[str, Any]) -> int:
-    call = record.get("call") if isinstance(record.get("call"), dict) else {}
-    count = call.get("compression_count_before")
-    return count + 1 if isinstance(count, int) and not isinstance(count, bool) else 0
+    count = _int(_dict(record, "call").get("compression_count_before"))
+    return count + 1 if count is not None else 0
 
 
 def session_info(line: int, record: dict[str, Any]) -> SessionInfo:
-    session = record.get("session_id") or "session"
-    tokens = record.get("tokens") if isinstance(record.get("tokens"), dict) else {}
+    session = _text(record.get("session_id")) or "session"
+    tokens = _dict(record, "tokens")
     number = _number(record)
     identity = f"{session}#{number}" if number else f"{session}@line {line}"
     title = (f"{record.get('outcome', '?')}: {tokens.get('before', '?')} → {tokens.get('after', '?')} tokens, "
              f"{tokens.get('messages_before', '?')} → {tokens.get('messages_after', '?')} messages")
-    settings = record.get("settings") if isinstance(record.get("settings"), dict) else {}
     return SessionInfo(id=identity, title=title, message_count=len(record["messages"]),
-                       started_at=record.get("time"), model=settings.get("model") or None, kind="session")
+                       started_at=_text(record.get("time")), model=_text(_dict(record, "settings").get("model")),
+                       kind="session")
 
 
 def _placeholder(entry: dict[str, Any]) -> dict[str, Any] | None:
     role = entry.get("role")
-    if role not in ROLES:
-        return None
-    size = entry.get("chars")
-    described = f"{size:,} characters" if isinstance(size, int) else "size unknown"
-    text = f"[{role} message {entry.get('index', '?')}: {described}, text not recorded]"
+    if role not in ROLES or (role == "tool" and _text(entry.get("tool_call_id")) is None):
+        return None  # a tool result needs the id of its call
+    size, index = _int(entry.get("chars")), _int(entry.get("index"))
+    described = f"{size:,} characters" if size is not None else "size unknown"
+    text = f"[{role} message {index if index is not None else '?'}: {described}, text not recorded]"
+    listed = entry.get("tool_calls") if isinstance(entry.get("tool_calls"), list) else []
     calls = [
-        tool_call(str(call.get("id") or f"call_{entry.get('index')}_{position}"), str(call.get("name") or "tool"), {})
-        for position, call in enumerate(entry.get("tool_calls") or []) if isinstance(call, dict)
+        tool_call(_text(call.get("id")) or f"call_{index}_{position}", _text(call.get("name")) or "tool", {})
+        for position, call in enumerate(listed) if isinstance(call, dict)
     ]
     return make_message(role, text, tool_calls=calls or None,
-                        tool_call_id=str(entry["tool_call_id"]) if entry.get("tool_call_id") is not None else None)
+                        tool_call_id=_text(entry.get("tool_call_id")))
 
 
 def convert(line: int, record: dict[str, Any], src: InputSource) -> Conversation:
@@ -87,28 +100,24 @@ def convert(line: int, record: dict[str, Any], src: InputSource) -> Conversation
         builder = Builder(NAME, src.name)
         for entry in record["messages"]:
             message = _placeholder(entry) if isinstance(entry, dict) else None
-            where = f"line {line} message {entry.get('index') if isinstance(entry, dict) else '?'}"
+            where = f"line {line} message {_int(entry.get('index')) if isinstance(entry, dict) else '?'}"
             if message is None:
-                builder.tally.skip(where, "messages with a role the log does not name", where)
+                builder.tally.skip(where, "messages without a known role (or tool results without a call id)", where)
                 continue
             builder.add(message, where)
             builder.tally.place(where)
         conv = builder.build()
         conv.warnings.append(f"line {line}: the log holds no message text (record_message_text was off); "
                              "messages are placeholders with their roles, sizes and tool-call ids")
-    zones = record.get("zones") if isinstance(record.get("zones"), dict) else {}
-    start = zones.get("compress_start")
-    position = start if isinstance(start, int) and 0 <= start <= len(conv.messages) else len(conv.messages)
-    summary = record.get("summary") if isinstance(record.get("summary"), dict) else {}
-    tokens = record.get("tokens") if isinstance(record.get("tokens"), dict) else {}
-    before = tokens.get("before")
+    start = _int(_dict(record, "zones").get("compress_start"))
+    position = start if start is not None and 0 <= start <= len(conv.messages) else len(conv.messages)
+    outcome = _text(record.get("outcome")) or ""
     conv.compaction_events.append(CompactionEvent(
-        position=position, kind=f"context-lens {record.get('outcome', '')}".strip(), summary=summary.get("text"),
-        pre_tokens=before if isinstance(before, int) else None, source=f"line {line}",
+        position=position, kind=f"context-lens {outcome}".strip(), summary=_text(_dict(record, "summary").get("text")),
+        pre_tokens=_int(_dict(record, "tokens").get("before")), source=f"line {line}",
         details={key: record[key] for key in DETAIL_KEYS if key in record},
     ))
-    settings = record.get("settings") if isinstance(record.get("settings"), dict) else {}
-    conv.model = conv.model or settings.get("model") or None
+    conv.model = conv.model or _text(_dict(record, "settings").get("model"))
     conv.metadata["hermes_plugin"] = {"profile": record.get("profile"), "hermes_release": record.get("hermes_release"),
                                       "session_id": record.get("session_id"), "text_recorded": raw is not None}
     return conv
