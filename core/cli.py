@@ -39,6 +39,7 @@ from core.batch import (
 from core.bulk_work import collector_paused
 from core.config import DEFAULTS, CompressorConfig
 from core.formats import DUMP_FORMATS, FORMAT_NAMES, Conversation, FormatError
+from core.hermes_plugin import settings_cli as hermes_settings
 from core.summarizers.llm import DEFAULT_TIMEOUT_S
 
 PROG = "context-lens"
@@ -228,6 +229,7 @@ def build_parser() -> argparse.ArgumentParser:
     serve = commands.add_parser("serve", help="start the dashboard on 127.0.0.1",
                                 description="Start the Context Lens dashboard on 127.0.0.1.")
     serve.add_argument("--port", type=_port, default=8501, help="port (default 8501)")
+    hermes_settings.add_command(commands)  # the settings file of the Hermes plugin (core.hermes_plugin)
     return parser
 
 
@@ -714,7 +716,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 # --- entry point ---------------------------------------------------------------------------------
 
-_COMMANDS = {"analyze": cmd_analyze, "compress": cmd_compress, "batch": cmd_batch, "serve": cmd_serve}
+_COMMANDS = {"analyze": cmd_analyze, "compress": cmd_compress, "batch": cmd_batch, "serve": cmd_serve,
+             hermes_settings.COMMAND: hermes_settings.run}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -15,9 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from functools import lru_cache
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from core.facts.credentials import CredentialCheck, redact_all
 from core.facts.noise import sift
@@ -31,6 +29,9 @@ from core.facts.text import (
 )
 from core.message_view import content_text
 from core.unicode_text import replace_lone_surrogates
+
+if TYPE_CHECKING:  # pandas only where a table is built: the Hermes plugin reads facts without it
+    import pandas as pd
 
 # Fixed order of kinds: rows of a facts table are sorted by message, then by this order.
 FACT_KINDS: tuple[str, ...] = (
@@ -475,5 +476,7 @@ def extract_facts(messages: Sequence[Mapping[str, Any]], *, exclude_credentials:
 
 def facts_frame(rows: Iterable[tuple[str, str, int]]) -> pd.DataFrame:
     """A facts table from ``(kind, value, message_index)`` rows."""
+    import pandas as pd
+
     # Object columns from the start: the rows' strings are referenced, not copied to Arrow and back.
     return pd.DataFrame(list(rows), columns=FACT_COLUMNS, dtype=object).astype({"message_index": "int64"})

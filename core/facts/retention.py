@@ -7,18 +7,21 @@ scores any summary (an LLM's, the extractive one, the deterministic fallback) th
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from core.facts.extract import FACT_KINDS
 from core.facts.search import found_in
 from core.facts.text import searchable_text
 
+if TYPE_CHECKING:  # imported where used: the Hermes plugin imports core.facts without pandas
+    import pandas as pd
+
 
 def retention(facts: pd.DataFrame, text_or_messages: str | Sequence[Mapping[str, Any]]) -> pd.DataFrame:
     """A copy of ``facts`` with a boolean ``kept`` column: whether each value appears verbatim in
     the text (or in ``searchable_text`` of the given messages)."""
+    import pandas as pd
+
     if not isinstance(facts, pd.DataFrame) or "value" not in facts.columns:
         raise TypeError("facts must be a DataFrame with a 'value' column (as returned by extract_facts)")
     if isinstance(text_or_messages, str):
@@ -32,6 +35,8 @@ def retention(facts: pd.DataFrame, text_or_messages: str | Sequence[Mapping[str,
 
 
 def _check_scored(df: Any) -> None:
+    import pandas as pd
+
     if not isinstance(df, pd.DataFrame) or "kept" not in df.columns:
         raise TypeError("expected a DataFrame with a 'kept' column (as returned by retention)")
 
@@ -56,4 +61,6 @@ def retention_by_kind(df: pd.DataFrame) -> pd.DataFrame:
         total = int(kept_flags.size)
         kept = int(kept_flags.sum())
         records.append({"kind": kind, "total": total, "kept": kept, "score": kept / total})
+    import pandas as pd
+
     return pd.DataFrame(records, columns=["kind", "total", "kept", "score"])

@@ -18,6 +18,7 @@ from core.formats import (
     cline,
     codex,
     codex_exec,
+    context_lens_log,
     continue_sessions,
     copilot_cli,
     gemini_cli,
@@ -40,6 +41,8 @@ FORMATS: tuple[FormatSpec, ...] = (
     claude_code.FORMAT,
     codex.FORMAT,
     codex_exec.FORMAT,
+    # Context Lens' own Hermes plugin log: its records carry a "record": "compaction" marker.
+    context_lens_log.FORMAT,
     # Agents' own session logs and folders: their rules need keys (or file names) those agents write.
     gemini_cli.FORMAT,
     copilot_cli.FORMAT,

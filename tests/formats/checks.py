@@ -48,6 +48,8 @@ SAMPLE_FORMATS.update({
     "opencode_export_session.json": "opencode",
     "cline_task/api_conversation_history.json": "cline",
 })
+# Context Lens' own Hermes plugin log (no message text: placeholders).
+SAMPLE_FORMATS["context_lens_compactions.jsonl"] = "context-lens-log"
 
 ALLOWED_KEYS = {"role", "content", "tool_calls", "tool_call_id", "name"}
 ROLES = {"system", "developer", "user", "assistant", "tool"}

@@ -758,6 +758,34 @@ SEEDS += [
 ]
 
 
+# Context Lens' own Hermes plugin log (appended last: the earlier seeds' mutations stay as they were)
+SEEDS += [
+    Seed(
+        "context_lens_log",
+        "context-lens-log",
+        "jsonl",
+        [
+            {"record": "compaction", "version": 1, "session_id": "20260601_101500_a1b2c3",
+             "time": "2026-06-01T10:15:00.000+00:00", "profile": "v0.19.0", "outcome": "summarized",
+             "call": {"current_tokens": 90000, "compression_count_before": 0},
+             "tokens": {"before": 90000, "after": 30000, "messages_before": 4, "messages_after": 3},
+             "zones": {"head_size": 1, "compress_start": 1, "compress_end": 3},
+             "messages": [
+                 {"index": 0, "id": "a1", "role": "user", "chars": 12, "zone": "head", "fate": "kept"},
+                 {"index": 1, "id": "a2", "role": "assistant", "chars": 40, "zone": "middle", "fate": "summarised",
+                  "tool_calls": [{"id": "c1", "name": "read_file"}]},
+                 {"index": 2, "id": "a3", "role": "tool", "chars": 900, "zone": "middle", "fate": "summarised",
+                  "tool_call_id": "c1"},
+                 {"index": 3, "id": "a4", "role": "assistant", "chars": 5, "zone": "tail", "fate": "kept"},
+             ],
+             "facts": {"total": 1, "kept": 0, "lost": 1, "items": [{"kind": "path", "value": "a.py", "kept": False}]},
+             "summary": {"text": "## Active Task\nFix the test.", "role": "user", "merged": False}},
+        ],
+        ".jsonl",
+    ),
+]
+
+
 def seed_bytes(seed: Seed, value: Any = None) -> bytes:
     value = seed.value if value is None else value
     if seed.layout == "text":  # a line replaced by another value is written as its JSON
