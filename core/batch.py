@@ -529,16 +529,22 @@ def _progress(total: int, enabled: bool) -> Any:
     return tqdm(total=total, unit="file", file=sys.stderr, disable=not enabled, dynamic_ncols=True)
 
 
-def _run_inline(paths: Sequence[str], settings: dict[str, Any], bar: Any) -> dict[str, list[dict[str, Any]]]:
+#: What an engine runs per file: ``task(path, settings, data=None)`` → that file's rows (never raising).
+FileTask = Callable[..., list[dict[str, Any]]]
+
+
+def _run_inline(
+    paths: Sequence[str], settings: dict[str, Any], bar: Any, task: FileTask = process_file
+) -> dict[str, list[dict[str, Any]]]:
     results: dict[str, list[dict[str, Any]]] = {}
     for path in paths:
-        results[path] = process_file(path, settings)
+        results[path] = task(path, settings)
         bar.update(1)
     return results
 
 
 def _run_local(
-    paths: Sequence[str], settings: dict[str, Any], workers: int, bar: Any
+    paths: Sequence[str], settings: dict[str, Any], workers: int, bar: Any, task: FileTask = process_file
 ) -> dict[str, list[dict[str, Any]]]:
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -550,7 +556,7 @@ def _run_local(
         context.set_forkserver_preload(["core.batch", "core.analysis.savings", "core.summarizers.extractive"])
     results: dict[str, list[dict[str, Any]]] = {}
     with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-        futures = {pool.submit(process_file, path, settings): path for path in paths}
+        futures = {pool.submit(task, path, settings): path for path in paths}
         for future in as_completed(futures):
             path = futures[future]
             try:
@@ -573,6 +579,7 @@ def _run_ray(
     workers: int | None,
     address: str | None,
     bar: Any,
+    task: FileTask = process_file,
 ) -> dict[str, list[dict[str, Any]]]:
     try:
         import ray
@@ -599,7 +606,7 @@ def _run_ray(
             ray.init(num_cpus=workers or os.cpu_count() or 1, **options)
         started_here = True
     try:
-        task = ray.remote(num_cpus=1, max_retries=1)(process_file)
+        remote = ray.remote(num_cpus=1, max_retries=1)(task)
         # On a cluster the workers may not see this machine's files: send the bytes along.
         ship = bool(address)
         window = max(4, 4 * int(ray.cluster_resources().get("CPU", workers or 1)))
@@ -619,9 +626,9 @@ def _run_ray(
                     results[path] = [row]
                     bar.update(1)
                     return
-                pending[task.remote(path, settings, data)] = path
+                pending[remote.remote(path, settings, data)] = path
             else:
-                pending[task.remote(path, settings)] = path
+                pending[remote.remote(path, settings)] = path
 
         while queue or pending:
             while queue and len(pending) < window:
@@ -663,25 +670,44 @@ def run_batch(
         address: Ray cluster to join (``"auto"``, ``"ray://host:10001"``); None starts Ray locally.
         progress: Show a progress bar on stderr.
     """
+    values = settings.as_dict() if isinstance(settings, AnalysisSettings) else dict(settings)
+    paths = list(paths)
+    results = map_files(process_file, paths, values, engine=engine, workers=workers, address=address,
+                        progress=progress)
+    rows = [row for path in paths for row in results[path]]
+    return report_frame(rows)
+
+
+def map_files(
+    task: FileTask,
+    paths: Sequence[str],
+    settings: dict[str, Any],
+    *,
+    engine: str = "local",
+    workers: int | None = None,
+    address: str | None = None,
+    progress: bool = False,
+) -> dict[str, list[dict[str, Any]]]:
+    """Run ``task(path, settings)`` for every path on an engine; its rows by path.
+
+    The engines of :func:`run_batch`, for any per-file task: a top-level (picklable) function that
+    turns its own failures into rows, as :func:`process_file` does. With Ray on a cluster the task
+    gets the file's bytes as ``data``.
+    """
     if engine not in ENGINES:
         raise BatchError(f"unknown engine {engine!r}; expected one of {', '.join(ENGINES)}")
     if workers is not None and workers < 1:
         raise BatchError(f"--workers must be at least 1, got {workers}")
     if address and engine != "ray":
         raise BatchError("--address only applies to --engine ray")
-    values = settings.as_dict() if isinstance(settings, AnalysisSettings) else dict(settings)
     paths = list(paths)
     with _progress(len(paths), progress) as bar:
         if engine == "ray":
-            results = _run_ray(paths, values, workers, address, bar)
-        else:
-            count = min(workers or os.cpu_count() or 1, max(1, len(paths)))
-            if count == 1:
-                results = _run_inline(paths, values, bar)
-            else:
-                results = _run_local(paths, values, count, bar)
-    rows = [row for path in paths for row in results[path]]
-    return report_frame(rows)
+            return _run_ray(paths, settings, workers, address, bar, task)
+        count = min(workers or os.cpu_count() or 1, max(1, len(paths)))
+        if count == 1:
+            return _run_inline(paths, settings, bar, task)
+        return _run_local(paths, settings, count, bar, task)
 
 
 def report_frame(rows: Sequence[dict[str, Any]]) -> pd.DataFrame:
