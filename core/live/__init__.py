@@ -16,10 +16,10 @@ For the command line and the dashboard page:
 
 Nothing here writes to the watched files or folders. See the modules for the details:
 ``tail`` (a growing file), ``sources`` (one resumable reader per layout), ``status`` (the figures),
-``follow`` (the follower), ``index`` (the sessions index), ``cli`` (``python -m core.live``).
+``follower`` (the follower), ``index`` (the sessions index), ``cli`` (``python -m core.live``).
 """
 
-from core.live.follow import SessionFollower, follow
+from core.live.follower import SessionFollower, follow
 from core.live.status import LiveStatus, Measurement, Zones, measure
 
 __all__ = ["LiveStatus", "Measurement", "SessionFollower", "Zones", "follow", "measure"]

@@ -141,7 +141,7 @@ class _Printer:
 
 def cmd_watch(args: argparse.Namespace) -> int:
     from core.bulk_work import collector_paused
-    from core.live.follow import SessionFollower, follow
+    from core.live.follower import SessionFollower, follow
 
     config = config_from_args(args)
     follower = SessionFollower(args.path, config, format=args.format, session=args.session)

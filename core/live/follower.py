@@ -130,7 +130,7 @@ class SessionFollower:
         except OSError as exc:
             return self._status("unreadable", "unreadable", f"cannot look at the file: {describe_os_error(exc)}")
         if signature == self.open_signature and self.open_error is not None:
-            return None  # the same file that could not be opened: wait for it to change
+            return None  # the same file that is no transcript: wait for it to change
         self.open_signature = signature
         try:
             source = open_source(self.path, self.format, self.session, self.max_bytes, self.name)
@@ -140,8 +140,7 @@ class SessionFollower:
             if "the file is empty" in text:
                 return self._status(WAITING, "start", "the file is empty")
             return self._status(INVALID, "start", text)
-        except OSError as exc:
-            self.open_error = describe_os_error(exc)
+        except OSError as exc:  # tried again at the next poll (a permission may be given back)
             return self._status("unreadable", "unreadable", f"cannot read the file: {describe_os_error(exc)}")
         self.open_error = None
         return source
