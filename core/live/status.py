@@ -31,6 +31,8 @@ __all__ = ["RECENT_TURNS", "LiveStatus", "Measurement", "Zones", "compaction_rec
 
 #: Requests over which the growth rate is averaged.
 RECENT_TURNS = 8
+# Points of the trigger series looked at: the growth window and room to find a drop before it.
+SERIES_LENGTH = 4 * RECENT_TURNS
 # A fall of the trigger series by more than this share is a compaction or a reset, not noise.
 DROP_SHARE = 0.10
 # Characters of a compaction summary shown in a status.
@@ -91,12 +93,22 @@ def growth_per_turn(series: Sequence[int], recent: int = RECENT_TURNS) -> float 
 
 def _trigger_series(conversation: Conversation, config: CompressorConfig, source: str, now: int) -> list[int]:
     """The trigger's size at each recent request, in the trigger's unit, ending with ``now``."""
-    from core.analysis.request import recorded_prompts, request_breakdown, weigher_for
+    from core.analysis.request import recorded_prompt, request_breakdown, weigher_for
 
     if source == "recorded":
-        return [prompt.prompt_tokens for prompt in recorded_prompts(conversation)]
+        # The recent recorded prompts only (read backwards: a long log has thousands).
+        found: list[int] = []
+        usage = conversation.usage
+        for index in range(len(usage) - 1, -1, -1):
+            prompt = recorded_prompt(usage[index], index)
+            if prompt is not None and prompt.prompt_tokens > 0:
+                found.append(prompt.prompt_tokens)
+                if len(found) > SERIES_LENGTH:
+                    break
+        found.reverse()
+        return found
     breakdown = request_breakdown(conversation, weigher_for(config), every_turn=True)
-    series = [turn.counted for turn in breakdown.turns[-(RECENT_TURNS + 1):]]
+    series = [turn.counted for turn in breakdown.turns[-SERIES_LENGTH:]]
     return [*series, now]
 
 
