@@ -170,7 +170,7 @@ def cmd_sessions(args: argparse.Namespace) -> int:
     index = SessionIndex(args.folders or default_roots(), config=config, cache_dir=args.cache_dir,
                          engine=args.engine, workers=args.workers, address=args.address)
     summary = index.refresh(progress=sys.stderr.isatty())
-    rows = index.rows(query=args.search, sort_by=args.sort, descending=not args.ascending)
+    rows = index.rows(args.search, sort_by=args.sort, descending=not args.ascending, snippets=args.limit)
     if args.json:
         payload = {"refresh": summary.to_dict(), "rows": [row.to_dict() for row in rows[: args.limit]],
                    "total": len(rows)}

@@ -267,24 +267,41 @@ class SessionIndex:
         return summary
 
     def rows(self, query: str | None = None, *, sort_by: str = "last_activity", descending: bool = True,
-             tool: str | None = None, include_errors: bool = False) -> list[SessionRow]:
-        """The indexed sessions: only those whose text holds every word of ``query`` (with a
-        ``snippet``), of ``tool``; sorted by ``sort_by`` (one of ``SORTABLE``; empty values last)."""
+             tool: str | None = None, include_errors: bool = False, snippets: int = 50) -> list[SessionRow]:
+        """The indexed sessions: only those whose text holds every word of ``query``, of ``tool``;
+        sorted by ``sort_by`` (one of ``SORTABLE``; empty values last). With a query, the first
+        ``snippets`` rows carry the text around the match."""
         if sort_by not in SORTABLE:
             raise ValueError(f"cannot sort by {sort_by!r}; expected one of {', '.join(SORTABLE)}")
+        matching = set(self.store.matches(query)) if query and query.strip() else None
+        rows = [row for row in self._all_rows(include_errors)
+                if (tool is None or row.tool == tool) and (matching is None or (row.file, row.session) in matching)]
+        present = [row for row in rows if getattr(row, sort_by) is not None]
+        empty = [row for row in rows if getattr(row, sort_by) is None]
+        present.sort(key=lambda row: getattr(row, sort_by), reverse=descending)
+        rows = present + empty
+        if query and matching:
+            self._add_snippets(query, rows[:snippets])
+        return rows
+
+    def search(self, text: str, limit: int = 50) -> list[SessionRow]:
+        """The sessions whose text holds every word of ``text``, best match first, with an excerpt."""
+        by_key = {(row.file, row.session): row for row in self._all_rows(False)}
+        found = [by_key[key] for key in self.store.matches(text) if key in by_key][:limit]
+        self._add_snippets(text, found)
+        return found
+
+    def _add_snippets(self, text: str, rows: list[SessionRow]) -> None:
+        excerpts = self.store.snippets(text, [(row.file, row.session) for row in rows])
+        for row in rows:
+            row.snippet = excerpts.get((row.file, row.session))
+
+    def _all_rows(self, include_errors: bool) -> list[SessionRow]:
         threshold = self.config.threshold_tokens
-        matches = self.store.search(query) if query and query.strip() else None
         rows = []
         for record in self.store.sessions():
             if record["error"] and not include_errors:
                 continue
-            if tool and record["tool"] != tool:
-                continue
-            snippet = None
-            if matches is not None:
-                snippet = matches.get((record["file"], record["session"]))
-                if snippet is None:
-                    continue
             trigger = record["trigger_tokens"]
             rows.append(SessionRow(
                 file=record["file"], session=record["session"], tool=record["tool"], project=record["project"],
@@ -292,18 +309,9 @@ class SessionIndex:
                 messages=record["messages"], request_tokens=record["request_tokens"], trigger_tokens=trigger,
                 trigger_source=record["trigger_source"], compactions=record["compactions"], threshold_tokens=threshold,
                 would_compress=None if trigger is None else trigger >= threshold, model=record["model"],
-                size=record["size"] or 0, error=record["error"], snippet=snippet,
+                size=record["size"] or 0, error=record["error"],
             ))
-        present = [row for row in rows if getattr(row, sort_by) is not None]
-        empty = [row for row in rows if getattr(row, sort_by) is None]
-        present.sort(key=lambda row: getattr(row, sort_by), reverse=descending)
-        return present + empty
-
-    def search(self, text: str, limit: int = 50) -> list[SessionRow]:
-        """The sessions whose text holds every word of ``text``, best match first, with a snippet."""
-        order = list(self.store.search(text, limit=limit))
-        rows = {(row.file, row.session): row for row in self.rows(text)}
-        return [rows[key] for key in order if key in rows]
+        return rows
 
     def frame(self, query: str | None = None, **options: Any) -> pd.DataFrame:
         """:meth:`rows` as a pandas table (the page's; ``last_activity`` as a local time)."""

@@ -22,7 +22,7 @@ from typing import Any
 __all__ = ["INDEX_VERSION", "IndexStore", "default_cache_dir"]
 
 #: Bumped when what a row holds changes: older caches are rebuilt.
-INDEX_VERSION = 1
+INDEX_VERSION = 2
 SESSION_COLUMNS = ("file", "session", "tool", "project", "title", "started", "model", "messages", "request_tokens",
                    "trigger_tokens", "trigger_source", "compactions", "error")
 
@@ -132,26 +132,61 @@ class IndexStore:
             names = [*SESSION_COLUMNS, "last_activity", "size"]
             return [dict(zip(names, row, strict=True)) for row in cursor]
 
-    def search(self, text: str, limit: int | None = None) -> dict[tuple[str, str], str]:
-        """``(file, session) → snippet`` of the sessions whose text holds every word of ``text``."""
-        words = [word for word in text.split() if word.strip('"')]
+    def matches(self, text: str) -> list[tuple[str, str]]:
+        """``(file, session)`` of the sessions whose text holds every word of ``text``, best first."""
+        words = _words(text)
         if not words:
-            return {}
+            return []
         with self.lock:
             if self.fts:
-                query = " ".join('"' + word.replace('"', '""') + '"' for word in words)
-                sql = ("SELECT file, session, snippet(texts, 2, '**', '**', '…', 12) FROM texts WHERE texts MATCH ? "
-                       "ORDER BY rank" + (f" LIMIT {int(limit)}" if limit else ""))
                 try:
-                    return {(file, session): snippet for file, session, snippet in self.conn.execute(sql, (query,))}
+                    return [(file, session) for file, session in self.conn.execute(
+                        "SELECT file, session FROM texts WHERE texts MATCH ? ORDER BY rank", (_fts_query(words),))]
                 except sqlite3.OperationalError:
-                    pass  # a query FTS5 cannot parse: fall back to the scan
+                    pass  # a query FTS5 cannot parse: scan instead
             clauses = " AND ".join("instr(lower(body), ?) > 0" for _ in words)
-            found = {}
-            for file, session, body in self.conn.execute(f"SELECT file, session, body FROM texts WHERE {clauses}",
-                                                         [word.lower() for word in words]):
-                at = body.lower().find(words[0].lower())
-                found[(file, session)] = "…" + body[max(0, at - 60): at + 60].replace("\n", " ") + "…"
-                if limit and len(found) >= limit:
-                    break
-            return found
+            return [(file, session) for file, session in self.conn.execute(
+                f"SELECT file, session FROM texts WHERE {clauses}", [word.lower() for word in words])]
+
+    def snippets(self, text: str, keys: Iterable[tuple[str, str]]) -> dict[tuple[str, str], str]:
+        """A short excerpt around the match for each of ``keys`` (only those: excerpts cost)."""
+        words = _words(text)
+        wanted = set(keys)
+        if not words or not wanted:
+            return {}
+        found: dict[tuple[str, str], str] = {}
+        with self.lock:
+            for file, session, body in self.conn.execute(
+                    f"SELECT file, session, body FROM texts WHERE {' OR '.join(['(file = ? AND session = ?)'] * len(wanted))}",
+                    [value for key in wanted for value in key]):
+                found[(file, session)] = _excerpt(body, words)
+        return found
+
+
+def _words(text: str) -> list[str]:
+    return [word for word in (text or "").split() if word.strip('"')]
+
+
+def _fts_query(words: list[str]) -> str:
+    """Every word as a quoted string: FTS5 operators and quotes in the user's text stay text."""
+    return " ".join('"' + word.replace('"', '""') + '"' for word in words)
+
+
+EXCERPT_CHARS = 60
+
+
+def _excerpt(body: str, words: list[str]) -> str:
+    """The text around the first word found, with the words marked ``**like this**``."""
+    lower = body.lower()
+    at = min((index for index in (lower.find(word.lower().strip('"')) for word in words) if index >= 0), default=0)
+    start, end = max(0, at - EXCERPT_CHARS), at + 2 * EXCERPT_CHARS
+    excerpt = " ".join(body[start:end].split())
+    for word in {word.strip('"') for word in words}:
+        excerpt = _mark(excerpt, word)
+    return ("…" if start else "") + excerpt + ("…" if end < len(body) else "")
+
+
+def _mark(text: str, word: str) -> str:
+    import re
+
+    return re.sub(re.escape(word), lambda match: f"**{match.group(0)}**", text, flags=re.IGNORECASE) if word else text

@@ -5,8 +5,10 @@ in-process, in the batch engine's process pool, or as a Ray task). It never rais
 cannot be read becomes one row with its ``error``. Each row is one session (a SQLite store holds
 many; a log file is one, its sidechains and abandoned branches being part of it): the tool, the
 project, when it started, its messages, its whole request (``request_report``'s ``total`` and
-trigger), its compactions, and its text for the search (user and assistant text and tool results,
-each message cut at ``MESSAGE_TEXT_CHARS`` and the whole at ``SESSION_TEXT_CHARS``).
+trigger), its compactions, and its text for the search: what the user and the assistant wrote and
+the tool calls (names and arguments), each message cut at ``MESSAGE_TEXT_CHARS`` and the whole at
+``SESSION_TEXT_CHARS``. Tool results (file contents, command output) are left out: they are most of
+a log's bytes and would make the cache as large as the logs.
 """
 
 from __future__ import annotations
@@ -18,8 +20,8 @@ from typing import Any
 
 __all__ = ["MESSAGE_TEXT_CHARS", "SESSION_TEXT_CHARS", "index_file", "session_text"]
 
-MESSAGE_TEXT_CHARS = 4_000
-SESSION_TEXT_CHARS = 256_000
+MESSAGE_TEXT_CHARS = 2_000
+SESSION_TEXT_CHARS = 64_000
 # Lines of a JSONL log looked at for its working directory and first time stamp.
 PEEK_LINES = 40
 PEEK_BYTES = 256 * 1024
@@ -31,7 +33,7 @@ def session_text(messages: list[Any]) -> str:
 
     pieces, total = [], 0
     for message in messages:
-        if not isinstance(message, dict):
+        if not isinstance(message, dict) or message.get("role") == "tool":
             continue
         text = content_text(message.get("content"))
         for call in message.get("tool_calls") or []:
