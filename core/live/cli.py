@@ -153,7 +153,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
             if status is not None:
                 printer.show(status)
             return EXIT_OK
-        for status in follow(args.path, config, interval=args.interval, follower=follower):
+        for status in follow(args.path, config, interval=args.interval, follower=follower, pause_collector=True):
             printer.show(status)
     finally:
         printer.close()

@@ -40,8 +40,10 @@ __all__ = ["DEFAULT_INTERVAL", "MAX_GAP", "SessionFollower", "follow"]
 DEFAULT_INTERVAL = 0.5
 #: An update waits at most this long after the previous one (the cost-based spacing is capped here).
 MAX_GAP = 2.5
-# The pause after an update is at least this many times what the update cost.
-COST_FACTOR = 2.0
+# The pause after an update is at least this many times what the update cost: updates then take at
+# most a fifth of a processor however fast the agent writes (an update re-reads what the file holds
+# in memory, so its cost grows with the log; see core.live.sources).
+COST_FACTOR = 4.0
 
 
 def _key(record: dict[str, object]) -> tuple[object, ...]:
@@ -119,7 +121,9 @@ class SessionFollower:
         if self.was_missing:
             self.was_missing = False
             event, note = "reappeared", "the file is back; read from the start" + (f"; {note}" if note else "")
-        return self._measured(update.conversation, event, note, lines, size)
+        status = self._measured(update.conversation, event, note, lines, size)
+        status.file_bytes = update.size
+        return status
 
     def _open(self) -> LiveSource | LiveStatus | None:
         try:
@@ -157,6 +161,7 @@ class SessionFollower:
     # -- statuses ----------------------------------------------------------------------------------
 
     def _measured(self, conversation: Conversation, event: str, note: str, lines: int, size: int) -> LiveStatus:
+        """The status of a new conversation state (compactions new since the last one listed)."""
         first = self.measurement is None
         self.measurement = measure(conversation, self.config, zones=self.zones)
         self.conversation = conversation
@@ -167,7 +172,9 @@ class SessionFollower:
             new.append({"position": None, "kind": "session-continued", "pre_tokens": None, "source": "",
                         "summary": note})
         self.reported = None
-        return self._status("live", event, note, conversation=conversation, new=new, lines=lines, size=size)
+        status = self._status("live", event, note, conversation=conversation, new=new, lines=lines, size=size)
+        assert status is not None  # a live status is always said
+        return status
 
     def _status(self, state: str, event: str, note: str, *, conversation: Conversation | None = None,
                 new: list[dict[str, object]] | None = None, lines: int = 0, size: int = 0) -> LiveStatus | None:
@@ -205,6 +212,7 @@ def follow(
     interval: float = DEFAULT_INTERVAL,
     stop: threading.Event | None = None,
     follower: SessionFollower | None = None,
+    pause_collector: bool = False,
     **options: object,
 ) -> Iterator[LiveStatus]:
     """Follow ``path`` until ``stop`` is set (forever when None), yielding each status.
@@ -212,13 +220,22 @@ def follow(
     ``options`` go to :class:`SessionFollower` (``format``, ``session``, ``max_bytes``, ``name``,
     ``zones``). The first status comes at once; later ones within ``interval`` of a change, spaced by
     ``COST_FACTOR`` times what the previous update cost (at most ``MAX_GAP`` seconds).
+    ``pause_collector`` turns the cyclic garbage collector off during each poll (``core.bulk_work``:
+    only for a process that does nothing else, such as ``watch``).
     """
+    from contextlib import nullcontext
+
+    from core.bulk_work import collector_paused
+
     follower = follower or SessionFollower(path, config, **options)  # type: ignore[arg-type]
     stop = stop or threading.Event()
     while not stop.is_set():
-        status = follower.poll()
+        with collector_paused() if pause_collector else nullcontext():
+            status = follower.poll()
         pause = interval
         if status is not None:
-            pause = max(interval, min(MAX_GAP, COST_FACTOR * status.seconds))
+            if status.event == "appended":
+                # Spaced by what following costs; a first read (whole file, tokenizer loaded) says nothing of it.
+                pause = max(interval, min(MAX_GAP, COST_FACTOR * status.seconds))
             yield status
         stop.wait(pause)

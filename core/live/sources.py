@@ -82,6 +82,7 @@ class SourceUpdate:
     lines: int = 0
     bytes: int = 0
     more: bool = False
+    size: int | None = None  # how much of the file the conversation was read from (bytes)
 
 
 class LiveSource:
@@ -196,7 +197,7 @@ class LinesSource(LiveSource):
             conversation = load_lines(lines, self.format, session=self.session)
         except FormatError as exc:
             return SourceUpdate(INVALID, "", _error_text(exc))
-        return SourceUpdate(CHANGED, conversation=conversation)
+        return SourceUpdate(CHANGED, conversation=conversation, size=position)
 
     @staticmethod
     def suits(path: str, name: str, max_bytes: int) -> bool:
@@ -259,7 +260,8 @@ class _SnapshotSource(LiveSource):
             return SourceUpdate(UNREADABLE, "unreadable", f"cannot read the file: {describe_os_error(exc)}")
         self.retries = 0
         self.started = True
-        return SourceUpdate(CHANGED, event, conversation=conversation)
+        size = signature[2] if isinstance(signature, tuple) and len(signature) == 4 else None
+        return SourceUpdate(CHANGED, event, conversation=conversation, size=size)
 
 
 class DocumentSource(_SnapshotSource):

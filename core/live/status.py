@@ -194,6 +194,7 @@ class LiveStatus:
     new_compactions: list[dict[str, Any]] = field(default_factory=list)
     appended_lines: int = 0
     appended_bytes: int = 0
+    file_bytes: int | None = None  # how much of the file the figures were read from
     seconds: float = 0.0  # processor time of this update (reading, converting, measuring)
     warnings: int = 0
 
@@ -224,6 +225,7 @@ class LiveStatus:
             "new_compactions": self.new_compactions,
             "appended_lines": self.appended_lines,
             "appended_bytes": self.appended_bytes,
+            "file_bytes": self.file_bytes,
             "warnings": self.warnings,
             "seconds": round(self.seconds, 4),
             "note": self.note,
