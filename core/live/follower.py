@@ -39,7 +39,7 @@ __all__ = ["DEFAULT_INTERVAL", "MAX_GAP", "SessionFollower", "follow"]
 #: Seconds between two looks at the file.
 DEFAULT_INTERVAL = 0.5
 #: An update waits at most this long after the previous one (the cost-based spacing is capped here).
-MAX_GAP = 2.5
+MAX_GAP = 2.0
 # The pause after an update is at least this many times what the update cost: updates then take at
 # most a fifth of a processor however fast the agent writes (an update re-reads what the file holds
 # in memory, so its cost grows with the log; see core.live.sources).
@@ -116,6 +116,8 @@ class SessionFollower:
             self.source, self.was_missing = None, True
             return self._status(GONE, "missing", update.note)
         if update.state != CHANGED or update.conversation is None:
+            if update.state == INVALID and update.event == "reset":
+                self.source = None  # rewritten as something else: its layout is found again at the next poll
             return self._status(update.state, update.event or update.state, update.note)
         event, note = update.event, update.note
         if self.was_missing:

@@ -14,12 +14,13 @@ window or the percentage needs no rescan.
 Which files are sessions, by folder: ``~/.claude/projects`` its ``*.jsonl`` logs (subagent files
 are part of their session), ``~/.codex/sessions`` (and ``archived_sessions``) its ``rollout-*.jsonl``,
 ``~/.gemini/tmp`` the ``chats/session-*.json`` / ``.jsonl`` files, ``~/.hermes`` its ``state.db``
-(one row per session) and the transcripts under ``sessions/``; any other folder, every file with a
-transcript extension (``core.batch.TRANSCRIPT_EXTENSIONS``).
+(one row per session) and the transcripts under ``sessions/`` (``SESSION_FILES``); any other
+folder, every file with a transcript extension (``core.batch.TRANSCRIPT_EXTENSIONS``).
 """
 
 from __future__ import annotations
 
+import fnmatch
 import os
 import time
 from collections.abc import Callable, Sequence
@@ -121,22 +122,28 @@ def _root_kind(root: Path) -> str:
     return "any"
 
 
-def _wanted(kind: str, rel_dirs: tuple[str, ...], name: str) -> bool:
+#: Which files under an agent's folder are sessions: patterns of their path below the folder
+#: (``fnmatch``: ``*`` crosses folders too); a file whose name matches ``NOT_SESSIONS`` never is one.
+#: A new kind of session file (the Hermes plugin's compaction log, say) is one more pattern here;
+#: how it is read comes from the format registry, as for every file.
+SESSION_FILES: dict[str, tuple[str, ...]] = {
+    "claude": ("*/*.jsonl",),  # <project>/<session>.jsonl
+    "codex": ("*rollout-*.jsonl",),  # YYYY/MM/DD/rollout-*.jsonl
+    "gemini": ("*/chats/session-*.json", "*/chats/session-*.jsonl"),
+    "hermes": ("state.db", "sessions/*.jsonl", "sessions/*.json"),
+}
+# Subagent runs (part of their session's file) and the tools' own indexes.
+NOT_SESSIONS: tuple[str, ...] = ("agent-*.jsonl", "sessions.json", "sessions-index.json")
+
+
+def _wanted(kind: str, relative: str, name: str) -> bool:
     from core.batch import TRANSCRIPT_EXTENSIONS
 
-    if name.startswith("."):
+    if name.startswith(".") or any(fnmatch.fnmatchcase(name, pattern) for pattern in NOT_SESSIONS):
         return False
-    if kind == "claude":
-        return name.endswith(".jsonl") and "subagents" not in rel_dirs and not name.startswith("agent-")
-    if kind == "codex":
-        return name.startswith("rollout-") and name.endswith(".jsonl")
-    if kind == "gemini":
-        return rel_dirs[-1:] == ("chats",) and name.startswith("session-") and name.endswith((".json", ".jsonl"))
-    if kind == "hermes":
-        if not rel_dirs:
-            return name == "state.db"
-        return rel_dirs[0] == "sessions" and name.endswith((".jsonl", ".json")) and name != "sessions.json"
-    return name.lower().endswith(TRANSCRIPT_EXTENSIONS)
+    if kind == "any":
+        return name.lower().endswith(TRANSCRIPT_EXTENSIONS)
+    return any(fnmatch.fnmatchcase(relative, pattern) for pattern in SESSION_FILES[kind])
 
 
 def _key(path: str, st: os.stat_result) -> tuple[int, int, str]:
@@ -162,10 +169,10 @@ def discover(roots: Sequence[str | os.PathLike[str]]) -> tuple[dict[str, tuple[t
             continue
         kind = _root_kind(base)
         for directory, dirs, files in os.walk(base):
-            rel = Path(directory).relative_to(base).parts
+            rel = Path(directory).relative_to(base).as_posix()
             dirs[:] = sorted(d for d in dirs if not d.startswith("."))
             for name in files:
-                if not _wanted(kind, rel, name):
+                if not _wanted(kind, name if rel == "." else f"{rel}/{name}", name):
                     continue
                 path = os.path.join(directory, name)
                 try:

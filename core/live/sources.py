@@ -125,6 +125,7 @@ class LinesSource(LiveSource):
         self.path, self.name, self.format, self.session, self.max_bytes = path, name, format, session, max_bytes
         self.tail = FileTail(path, keep_head=HEAD_BYTES)
         self.reads: list[LineRead] = []
+        self.records = 0  # complete lines that held a JSON value
         self.last: LineRead | None = None  # the unterminated last line, read as load reads it
         self.src: InputSource | None = None
         self.src_head = -1  # how much of the file's start ``src`` was made from
@@ -143,12 +144,19 @@ class LinesSource(LiveSource):
         event, note = ("appended" if self.started else "start"), ""
         last_was_record = self.last is not None and self.last.ok
         if change.kind == RESET:
-            self.reads, self.last, self.src, self.src_head = [], None, None, -1
+            self.reads, self.records, self.last, self.src, self.src_head = [], 0, None, None, -1
             event, note = "reset", f"{change.reason}; read again from the start"
+        if self.tail.position > self.max_bytes:
+            # Refused as load refuses it, before holding more of it.
+            self.reads, self.records, self.last = [], 0, None
+            return SourceUpdate(INVALID, event, f"the file is {self.tail.position:,} bytes, above the "
+                                                f"{self.max_bytes:,}-byte limit (pass a larger limit to follow it anyway)")
         for line_no, raw in change.lines:
             if line_no == 1 and raw.startswith(codecs.BOM_UTF8):
                 raw = raw[len(codecs.BOM_UTF8):]
-            self.reads.append(read_line(line_no, raw))
+            read = read_line(line_no, raw)
+            self.reads.append(read)
+            self.records += read.ok
         partial = change.partial
         if not self.reads and partial.startswith(codecs.BOM_UTF8):
             partial = partial[len(codecs.BOM_UTF8):]
@@ -184,10 +192,7 @@ class LinesSource(LiveSource):
 
     def _convert(self) -> SourceUpdate:
         position = self.tail.position
-        if position > self.max_bytes:
-            return SourceUpdate(INVALID, "", f"the file is {position:,} bytes, above the {self.max_bytes:,}-byte limit "
-                                             "(pass a larger limit to follow it anyway)")
-        if not any(read.ok or read.problem for read in self.reads) and (self.last is None or not self.last.ok):
+        if not self.records and not any(read.problem for read in self.reads) and (self.last is None or not self.last.ok):
             return SourceUpdate(WAITING, "", "no complete line yet")
         try:
             src = self._source()

@@ -278,3 +278,37 @@ def test_an_unexpected_failure_is_a_status(tmp_path, monkeypatch):
     monkeypatch.setattr(follow_module, "measure", broken)
     status = SessionFollower(path).poll()
     assert status is not None and status.state == "error" and "boom" in status.note
+
+
+def test_a_file_above_the_size_limit(tmp_path):
+    path = tmp_path / "s.jsonl"
+    path.write_bytes((SAMPLES / "codex_rollout.jsonl").read_bytes())
+    follower = SessionFollower(path, max_bytes=10_000)
+    status = follower.poll()
+    assert status is not None and status.state == "invalid" and "limit" in status.note
+
+
+def test_a_log_rewritten_as_another_layout(tmp_path):
+    path = tmp_path / "session.jsonl"
+    path.write_bytes((SAMPLES / "codex_rollout.jsonl").read_bytes())
+    follower = SessionFollower(path)
+    assert follower.poll().format == "codex"
+    path.write_bytes((SAMPLES / "hermes_state.db").read_bytes())  # same path, now a SQLite store
+    status = follower.poll()
+    assert status is not None and status.state == "invalid"
+    status = follower.poll()
+    assert status is not None and status.state == "live" and status.format == "hermes"
+    assert isinstance(follower.source, StoreSource)
+
+
+def test_a_byte_order_mark_and_crlf_lines(tmp_path):
+    lines = (SAMPLES / "codex_rollout.jsonl").read_bytes().split(b"\n")
+    data = b"\xef\xbb\xbf" + b"\r\n".join(lines)
+    path = tmp_path / "rollout.jsonl"
+    path.write_bytes(data[:5])  # a piece of the mark and the first line
+    follower = SessionFollower(path)
+    follower.poll()
+    append(path, data[5:])
+    status = follower.poll()
+    assert status is not None and status.state == "live"
+    assert_matches_fresh_load(follower, path)
