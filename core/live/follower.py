@@ -14,8 +14,9 @@ from __future__ import annotations
 import os
 import threading
 import time
+from collections import deque
 from collections.abc import Iterator
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from core.config import CompressorConfig
 from core.formats import Conversation, FormatError
@@ -34,7 +35,7 @@ from core.live.sources import (
 from core.live.status import LiveStatus, Measurement, compaction_record, measure
 from core.live.tail import describe_os_error
 
-__all__ = ["DEFAULT_INTERVAL", "MAX_GAP", "SessionFollower", "follow"]
+__all__ = ["DEFAULT_INTERVAL", "MAX_GAP", "Point", "SessionFollower", "follow"]
 
 #: Seconds between two looks at the file.
 DEFAULT_INTERVAL = 0.5
@@ -44,6 +45,22 @@ MAX_GAP = 2.0
 # most a fifth of a processor however fast the agent writes (an update re-reads what the file holds
 # in memory, so its cost grows with the log; see core.live.sources).
 COST_FACTOR = 4.0
+
+
+#: Points kept in :attr:`SessionFollower.history`.
+HISTORY_POINTS = 2_000
+
+
+@dataclass(frozen=True)
+class Point:
+    """One live status, as a chart of the session's growth needs it."""
+
+    time: float
+    messages: int
+    request_tokens: int
+    trigger_tokens: int
+    threshold_tokens: int
+    compactions: int
 
 
 def _key(record: dict[str, object]) -> tuple[object, ...]:
@@ -61,6 +78,9 @@ class SessionFollower:
         max_bytes: Files larger than this are not read (as ``load``'s limit).
         name: How the file is named in statuses and errors (the path as given when None).
         zones: Also plan the zones (``core.plan.plan``) at each update.
+
+    ``last`` is the last status, ``conversation`` the conversation it measured, ``history`` the live
+    statuses so far (the last ``HISTORY_POINTS``) for a chart. One thread polls a follower.
     """
 
     def __init__(self, path: str | os.PathLike[str], config: CompressorConfig | None = None, *,
@@ -76,6 +96,7 @@ class SessionFollower:
         self.measurement: Measurement | None = None
         self.conversation: Conversation | None = None
         self.seen_compactions: set[tuple[object, ...]] = set()
+        self.history: deque[Point] = deque(maxlen=HISTORY_POINTS)
         self.reported: tuple[str, str] | None = None  # (state, note) of the last status that was not live
         self.was_missing = False
         self.open_error: str | None = None
@@ -102,7 +123,7 @@ class SessionFollower:
             if isinstance(opened, LiveStatus) or opened is None:
                 return opened
             self.source = opened
-        elif isinstance(self.source, DocumentSource) and self._became_lines():
+        elif isinstance(self.source, DocumentSource) and self._became_lines(self.source):
             self.source = LinesSource(self.path, self.name, self.format, self.session, self.max_bytes)
         update = self.source.poll()
         lines, size = update.lines, update.bytes
@@ -151,10 +172,12 @@ class SessionFollower:
         self.open_error = None
         return source
 
-    def _became_lines(self) -> bool:
-        """A small file first seen as one document that has grown into JSON Lines."""
+    def _became_lines(self, source: DocumentSource) -> bool:
+        """A small file first seen as one document that has grown into JSON Lines (looked at only
+        when the file changed: an unchanged document costs one ``stat``)."""
         try:
-            if os.path.getsize(self.path) >= HEAD_BYTES:
+            signature = source.signature_now()
+            if signature == source.signature or os.path.getsize(self.path) >= HEAD_BYTES:
                 return False
             return LinesSource.suits(self.path, self.name, self.max_bytes)
         except (OSError, FormatError):
@@ -176,6 +199,9 @@ class SessionFollower:
         self.reported = None
         status = self._status("live", event, note, conversation=conversation, new=new, lines=lines, size=size)
         assert status is not None  # a live status is always said
+        m = self.measurement
+        self.history.append(Point(status.time, m.messages, m.request_tokens, m.trigger_tokens, m.threshold_tokens,
+                                  m.compactions))
         return status
 
     def _status(self, state: str, event: str, note: str, *, conversation: Conversation | None = None,

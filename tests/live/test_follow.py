@@ -312,3 +312,47 @@ def test_a_byte_order_mark_and_crlf_lines(tmp_path):
     status = follower.poll()
     assert status is not None and status.state == "live"
     assert_matches_fresh_load(follower, path)
+
+
+def test_the_history_of_a_followed_session(tmp_path):
+    lines = (SAMPLES / "claude_code_v2_session.jsonl").read_bytes().splitlines(keepends=True)
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(b"".join(lines[:20]))
+    follower = SessionFollower(path)
+    follower.poll()
+    append(path, b"".join(lines[20:]))
+    follower.poll()
+    follower.poll()  # nothing new: no point
+    points = list(follower.history)
+    assert len(points) == 2 and points[0].messages < points[1].messages
+    assert points[1].request_tokens == follower.measurement.request_tokens
+
+
+@pytest.mark.parametrize("sample", ["codex_rollout.jsonl", "gemini_cli_session.json", "hermes_state.db"])
+def test_an_unchanged_file_is_looked_at_not_read(tmp_path, monkeypatch, sample):
+    import builtins
+    import sqlite3 as sqlite
+
+    path = tmp_path / sample
+    shutil.copy(SAMPLES / sample, path)
+    follower = SessionFollower(path)
+    assert follower.poll().state == "live"
+    opened: list[str] = []
+    real_open, real_connect = builtins.open, sqlite.connect
+
+    def counting_open(file, *args, **kwargs):
+        opened.append(os.fspath(file))
+        return real_open(file, *args, **kwargs)
+
+    def counting_connect(database, *args, **kwargs):
+        opened.append(str(database))
+        return real_connect(database, *args, **kwargs)
+
+    import io
+
+    monkeypatch.setattr(builtins, "open", counting_open)
+    monkeypatch.setattr(io, "open", counting_open)  # what pathlib opens files with
+    monkeypatch.setattr(sqlite, "connect", counting_connect)
+    for _ in range(5):
+        assert follower.poll() is None
+    assert opened == []
