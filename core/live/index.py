@@ -255,7 +255,8 @@ class SessionIndex:
             if callback is not None:
                 callback(done, len(todo))
 
-        if len(todo) >= ENGINE_MIN_FILES and (self.workers or os.cpu_count() or 1) > 1 or self.engine == "ray" and todo:
+        pooled = len(todo) >= ENGINE_MIN_FILES and (self.workers or os.cpu_count() or 1) > 1
+        if pooled or (self.engine == "ray" and todo):
             from core.batch import map_files
             from core.live.index_worker import index_file
 
@@ -321,7 +322,7 @@ class SessionIndex:
         return rows
 
     def frame(self, query: str | None = None, **options: Any) -> pd.DataFrame:
-        """:meth:`rows` as a pandas table (the page's; ``last_activity`` as a local time)."""
+        """:meth:`rows` as a pandas table (the page's; ``last_activity`` as a UTC time)."""
         import pandas as pd
 
         rows = [row.to_dict() for row in self.rows(query, **options)]
@@ -350,7 +351,10 @@ class SessionIndex:
 
 
 def _short(text: str | None, width: int) -> str:
+    """``text`` on one line in ``width`` characters: a path keeps its end, other text its start."""
     if not text:
         return "-"
     text = " ".join(text.split())
-    return text if len(text) <= width else "…" + text[-(width - 1):] if text.startswith("/") else text[: width - 1] + "…"
+    if len(text) <= width:
+        return text
+    return "…" + text[-(width - 1):] if text.startswith("/") else text[: width - 1] + "…"
