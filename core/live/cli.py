@@ -109,6 +109,7 @@ class _Printer:
         self.stream = stream or sys.stdout
         self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
         self.open_line = False
+        self.headed = False
 
     def show(self, status: Any) -> None:
         if self.json_lines:
@@ -121,6 +122,11 @@ class _Printer:
                  for item in status.new_compactions]
         if status.event not in ("appended", "start") and status.note and status.live:
             notes.insert(0, f"{status.event}: {status.note}")
+        if status.live and (status.event in ("start", "reset", "reappeared", "session") or not self.headed):
+            # Which file, read as which format and session: said again when that may have changed.
+            session = f" · session {status.session}" if status.session else ""
+            notes.insert(0, f"{status.path} · {status.format}{session}")
+            self.headed = True
         for note in notes:
             self._line(note, final=True)
         self._line(status.gauge(), final=not self.tty)

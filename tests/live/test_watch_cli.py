@@ -135,8 +135,10 @@ def test_watch_once_prints_the_gauge(tmp_path):
     run = subprocess.run([sys.executable, "-m", "core.live", "watch", str(path), "--once"], cwd=ROOT, env=_env(),
                          capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stderr
+    header, gauge = run.stdout.strip().splitlines()
+    assert header == f"{path} · claude-code · session 72e04900-fcf9-4a53-ab1a-9216228923a4"
     assert re.match(r"^\[[#-]{10}\] \d+% of threshold · 23 msgs · [\d,]+/96,000 tok · ~\d+ turns to compaction$",
-                    run.stdout.strip()), run.stdout
+                    gauge), run.stdout
     tight = subprocess.run([sys.executable, "-m", "core.live", "watch", str(path), "--once", "--json",
                             "--context-length", "60000"], cwd=ROOT, env=_env(), capture_output=True, text=True,
                            timeout=120)
@@ -165,3 +167,29 @@ def test_watch_bad_options_are_one_line(tmp_path):
     run = subprocess.run([sys.executable, "-m", "core.live", "watch", str(tmp_path / "x.jsonl"), "--interval", "0"],
                          cwd=ROOT, env=_env(), capture_output=True, text=True, timeout=60)
     assert run.returncode == 2 and run.stderr.count("\n") == 1
+
+
+def test_the_terminal_form_rewrites_one_line_and_says_events_apart(tmp_path):
+    import io
+
+    from core.live.cli import _Printer
+    from core.live.follower import SessionFollower
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    lines = (SAMPLES / "codex_rollout.jsonl").read_bytes().splitlines(keepends=True)
+    at = next(i for i, line in enumerate(lines) if b'"compacted"' in line)
+    path = tmp_path / "rollout.jsonl"
+    path.write_bytes(b"".join(lines[:at]))
+    screen = Terminal()
+    printer = _Printer(json_lines=False, stream=screen)
+    follower = SessionFollower(path)
+    printer.show(follower.poll())
+    append(path, b"".join(lines[at:]))
+    printer.show(follower.poll())
+    printer.close()
+    shown = screen.getvalue()
+    assert shown.count("\r\x1b[2K") == 4  # the header, a gauge, the compaction, the gauge again
+    assert "compaction (compacted) at message" in shown and shown.endswith("\n")
