@@ -531,20 +531,30 @@ def _progress(total: int, enabled: bool) -> Any:
 
 #: What an engine runs per file: ``task(path, settings, data=None)`` → that file's rows (never raising).
 FileTask = Callable[..., list[dict[str, Any]]]
+#: Told each file's rows as they come (in the calling process), before the run ends.
+ResultCallback = Callable[[str, list[dict[str, Any]]], None]
+
+
+def _done(bar: Any, on_result: ResultCallback | None, path: str, results: dict[str, list[dict[str, Any]]]) -> None:
+    bar.update(1)
+    if on_result is not None:
+        on_result(path, results[path])
 
 
 def _run_inline(
-    paths: Sequence[str], settings: dict[str, Any], bar: Any, task: FileTask = process_file
+    paths: Sequence[str], settings: dict[str, Any], bar: Any, task: FileTask = process_file,
+    on_result: ResultCallback | None = None,
 ) -> dict[str, list[dict[str, Any]]]:
     results: dict[str, list[dict[str, Any]]] = {}
     for path in paths:
         results[path] = task(path, settings)
-        bar.update(1)
+        _done(bar, on_result, path, results)
     return results
 
 
 def _run_local(
-    paths: Sequence[str], settings: dict[str, Any], workers: int, bar: Any, task: FileTask = process_file
+    paths: Sequence[str], settings: dict[str, Any], workers: int, bar: Any, task: FileTask = process_file,
+    on_result: ResultCallback | None = None,
 ) -> dict[str, list[dict[str, Any]]]:
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -565,7 +575,7 @@ def _run_local(
                 row = _empty_row(path)
                 row["error"] = f"{path}: worker failed: {type(exc).__name__}: {' '.join(str(exc).split())}"
                 results[path] = [row]
-            bar.update(1)
+            _done(bar, on_result, path, results)
     return results
 
 
@@ -580,6 +590,7 @@ def _run_ray(
     address: str | None,
     bar: Any,
     task: FileTask = process_file,
+    on_result: ResultCallback | None = None,
 ) -> dict[str, list[dict[str, Any]]]:
     try:
         import ray
@@ -624,7 +635,7 @@ def _run_ray(
                     row = _empty_row(path)
                     row["error"] = f"{path}: cannot read the file: {exc.strerror or exc}"
                     results[path] = [row]
-                    bar.update(1)
+                    _done(bar, on_result, path, results)
                     return
                 pending[remote.remote(path, settings, data)] = path
             else:
@@ -644,7 +655,7 @@ def _run_ray(
                     row = _empty_row(path)
                     row["error"] = f"{path}: worker failed: {type(exc).__name__}: {' '.join(str(exc).split())[:300]}"
                     results[path] = [row]
-                bar.update(1)
+                _done(bar, on_result, path, results)
         return results
     finally:
         if started_here:
@@ -687,12 +698,14 @@ def map_files(
     workers: int | None = None,
     address: str | None = None,
     progress: bool = False,
+    on_result: ResultCallback | None = None,
 ) -> dict[str, list[dict[str, Any]]]:
     """Run ``task(path, settings)`` for every path on an engine; its rows by path.
 
     The engines of :func:`run_batch`, for any per-file task: a top-level (picklable) function that
     turns its own failures into rows, as :func:`process_file` does. With Ray on a cluster the task
-    gets the file's bytes as ``data``.
+    gets the file's bytes as ``data``. ``on_result(path, rows)`` is called in this process as each
+    file is done (a caller can keep the rows before the last file is read).
     """
     if engine not in ENGINES:
         raise BatchError(f"unknown engine {engine!r}; expected one of {', '.join(ENGINES)}")
@@ -703,11 +716,11 @@ def map_files(
     paths = list(paths)
     with _progress(len(paths), progress) as bar:
         if engine == "ray":
-            return _run_ray(paths, settings, workers, address, bar, task)
+            return _run_ray(paths, settings, workers, address, bar, task, on_result)
         count = min(workers or os.cpu_count() or 1, max(1, len(paths)))
         if count == 1:
-            return _run_inline(paths, settings, bar, task)
-        return _run_local(paths, settings, count, bar, task)
+            return _run_inline(paths, settings, bar, task, on_result)
+        return _run_local(paths, settings, count, bar, task, on_result)
 
 
 def report_frame(rows: Sequence[dict[str, Any]]) -> pd.DataFrame:

@@ -6,8 +6,8 @@ session file), reads only the files whose size or modification time moved since 
 moved), and forgets the files that are gone. What it reads is kept in a small cache outside the
 watched folders (``core.live.index_store``), so a rescan of thousands of unchanged sessions costs
 their ``stat`` calls. A large first scan runs on the batch engine (``core.batch.map_files``: the
-local process pool, or Ray), in chunks so that the first rows are there before the last file is
-read. :meth:`SessionIndex.rows` lists the sessions (filtered by text, sorted by any column);
+local process pool, or Ray), whose results are stored as each file is done, so that the first rows
+are there before the last file is read. :meth:`SessionIndex.rows` lists the sessions (filtered by text, sorted by any column);
 ``would_compress`` is decided at that moment against the configured threshold, so a change of the
 window or the percentage needs no rescan.
 
@@ -40,8 +40,6 @@ DEFAULT_ROOTS: tuple[str, ...] = ("~/.claude/projects", "~/.codex/sessions", "~/
 #: A refresh with at least this many files to read uses the batch engine (below it, starting worker
 #: processes costs more than it saves).
 ENGINE_MIN_FILES = 48
-#: Files per call of the engine: the rows of each chunk are stored before the next one starts.
-CHUNK_FILES = 400
 SORTABLE = ("tool", "project", "title", "started", "last_activity", "messages", "request_tokens", "trigger_tokens",
             "compactions", "would_compress", "file", "size")
 
@@ -244,32 +242,30 @@ class SessionIndex:
         settings["known"] = {path: self.store.known_sessions(path) for path in stores}
         done = 0
 
-        def keep(results: dict[str, list[dict[str, Any]]]) -> None:
+        def keep(path: str, rows: list[dict[str, Any]]) -> None:
             nonlocal done
-            for path, rows in results.items():
-                key, mtime = found[path]
-                if any(row.get("error") for row in rows):
-                    summary.failed += 1
-                self.store.put(path, key, mtime, rows)
-                done += 1
+            key, mtime = found[path]
+            if any(row.get("error") for row in rows):
+                summary.failed += 1
+            self.store.put(path, key, mtime, rows)
+            done += 1
             if callback is not None:
                 callback(done, len(todo))
+
+        from core.live.index_worker import index_file
 
         pooled = len(todo) >= ENGINE_MIN_FILES and (self.workers or os.cpu_count() or 1) > 1
         if pooled or (self.engine == "ray" and todo):
             from core.batch import map_files
-            from core.live.index_worker import index_file
 
+            # One pool for the whole scan; each file's rows are kept as it is done, so the first
+            # rows can be listed before the last file is read.
             summary.engine = self.engine
-            chunk = len(todo) if self.engine == "ray" else CHUNK_FILES
-            for start in range(0, len(todo), chunk):
-                keep(map_files(index_file, todo[start:start + chunk], settings, engine=self.engine,
-                               workers=self.workers, address=self.address, progress=bar))
+            map_files(index_file, todo, settings, engine=self.engine, workers=self.workers, address=self.address,
+                      progress=bar, on_result=keep)
         else:
-            from core.live.index_worker import index_file
-
             for path in todo:
-                keep({path: index_file(path, settings)})
+                keep(path, index_file(path, settings))
         summary.indexed = len(todo)
         summary.seconds = time.perf_counter() - started
         return summary

@@ -182,12 +182,11 @@ def test_a_large_scan_runs_on_the_batch_engine(home, tmp_path, monkeypatch):
     inline = SessionIndex(_roots(home), cache_dir=tmp_path / "inline")
     inline.refresh()
     monkeypatch.setattr(index_module, "ENGINE_MIN_FILES", 2)
-    monkeypatch.setattr(index_module, "CHUNK_FILES", 4)  # two chunks
     pooled = SessionIndex(_roots(home), cache_dir=tmp_path / "pooled", workers=2)
     done: list[tuple[int, int]] = []
     summary = pooled.refresh(progress=lambda d, t: done.append((d, t)))
     assert summary.engine == "local" and summary.indexed == 6
-    assert done == [(4, 6), (6, 6)]
+    assert done == [(n, 6) for n in range(1, 7)]  # each file kept as it is done
     assert [row.to_dict() for row in pooled.rows()] == [row.to_dict() for row in inline.rows()]
 
 
