@@ -529,16 +529,32 @@ def _progress(total: int, enabled: bool) -> Any:
     return tqdm(total=total, unit="file", file=sys.stderr, disable=not enabled, dynamic_ncols=True)
 
 
-def _run_inline(paths: Sequence[str], settings: dict[str, Any], bar: Any) -> dict[str, list[dict[str, Any]]]:
+#: What an engine runs per file: ``task(path, settings, data=None)`` → that file's rows (never raising).
+FileTask = Callable[..., list[dict[str, Any]]]
+#: Told each file's rows as they come (in the calling process), before the run ends.
+ResultCallback = Callable[[str, list[dict[str, Any]]], None]
+
+
+def _done(bar: Any, on_result: ResultCallback | None, path: str, results: dict[str, list[dict[str, Any]]]) -> None:
+    bar.update(1)
+    if on_result is not None:
+        on_result(path, results[path])
+
+
+def _run_inline(
+    paths: Sequence[str], settings: dict[str, Any], bar: Any, task: FileTask = process_file,
+    on_result: ResultCallback | None = None,
+) -> dict[str, list[dict[str, Any]]]:
     results: dict[str, list[dict[str, Any]]] = {}
     for path in paths:
-        results[path] = process_file(path, settings)
-        bar.update(1)
+        results[path] = task(path, settings)
+        _done(bar, on_result, path, results)
     return results
 
 
 def _run_local(
-    paths: Sequence[str], settings: dict[str, Any], workers: int, bar: Any
+    paths: Sequence[str], settings: dict[str, Any], workers: int, bar: Any, task: FileTask = process_file,
+    on_result: ResultCallback | None = None,
 ) -> dict[str, list[dict[str, Any]]]:
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -550,7 +566,7 @@ def _run_local(
         context.set_forkserver_preload(["core.batch", "core.analysis.savings", "core.summarizers.extractive"])
     results: dict[str, list[dict[str, Any]]] = {}
     with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-        futures = {pool.submit(process_file, path, settings): path for path in paths}
+        futures = {pool.submit(task, path, settings): path for path in paths}
         for future in as_completed(futures):
             path = futures[future]
             try:
@@ -559,7 +575,7 @@ def _run_local(
                 row = _empty_row(path)
                 row["error"] = f"{path}: worker failed: {type(exc).__name__}: {' '.join(str(exc).split())}"
                 results[path] = [row]
-            bar.update(1)
+            _done(bar, on_result, path, results)
     return results
 
 
@@ -573,6 +589,8 @@ def _run_ray(
     workers: int | None,
     address: str | None,
     bar: Any,
+    task: FileTask = process_file,
+    on_result: ResultCallback | None = None,
 ) -> dict[str, list[dict[str, Any]]]:
     try:
         import ray
@@ -599,7 +617,7 @@ def _run_ray(
             ray.init(num_cpus=workers or os.cpu_count() or 1, **options)
         started_here = True
     try:
-        task = ray.remote(num_cpus=1, max_retries=1)(process_file)
+        remote = ray.remote(num_cpus=1, max_retries=1)(task)
         # On a cluster the workers may not see this machine's files: send the bytes along.
         ship = bool(address)
         window = max(4, 4 * int(ray.cluster_resources().get("CPU", workers or 1)))
@@ -617,11 +635,11 @@ def _run_ray(
                     row = _empty_row(path)
                     row["error"] = f"{path}: cannot read the file: {exc.strerror or exc}"
                     results[path] = [row]
-                    bar.update(1)
+                    _done(bar, on_result, path, results)
                     return
-                pending[task.remote(path, settings, data)] = path
+                pending[remote.remote(path, settings, data)] = path
             else:
-                pending[task.remote(path, settings)] = path
+                pending[remote.remote(path, settings)] = path
 
         while queue or pending:
             while queue and len(pending) < window:
@@ -637,7 +655,7 @@ def _run_ray(
                     row = _empty_row(path)
                     row["error"] = f"{path}: worker failed: {type(exc).__name__}: {' '.join(str(exc).split())[:300]}"
                     results[path] = [row]
-                bar.update(1)
+                _done(bar, on_result, path, results)
         return results
     finally:
         if started_here:
@@ -663,25 +681,46 @@ def run_batch(
         address: Ray cluster to join (``"auto"``, ``"ray://host:10001"``); None starts Ray locally.
         progress: Show a progress bar on stderr.
     """
+    values = settings.as_dict() if isinstance(settings, AnalysisSettings) else dict(settings)
+    paths = list(paths)
+    results = map_files(process_file, paths, values, engine=engine, workers=workers, address=address,
+                        progress=progress)
+    rows = [row for path in paths for row in results[path]]
+    return report_frame(rows)
+
+
+def map_files(
+    task: FileTask,
+    paths: Sequence[str],
+    settings: dict[str, Any],
+    *,
+    engine: str = "local",
+    workers: int | None = None,
+    address: str | None = None,
+    progress: bool = False,
+    on_result: ResultCallback | None = None,
+) -> dict[str, list[dict[str, Any]]]:
+    """Run ``task(path, settings)`` for every path on an engine; its rows by path.
+
+    The engines of :func:`run_batch`, for any per-file task: a top-level (picklable) function that
+    turns its own failures into rows, as :func:`process_file` does. With Ray on a cluster the task
+    gets the file's bytes as ``data``. ``on_result(path, rows)`` is called in this process as each
+    file is done (a caller can keep the rows before the last file is read).
+    """
     if engine not in ENGINES:
         raise BatchError(f"unknown engine {engine!r}; expected one of {', '.join(ENGINES)}")
     if workers is not None and workers < 1:
         raise BatchError(f"--workers must be at least 1, got {workers}")
     if address and engine != "ray":
         raise BatchError("--address only applies to --engine ray")
-    values = settings.as_dict() if isinstance(settings, AnalysisSettings) else dict(settings)
     paths = list(paths)
     with _progress(len(paths), progress) as bar:
         if engine == "ray":
-            results = _run_ray(paths, values, workers, address, bar)
-        else:
-            count = min(workers or os.cpu_count() or 1, max(1, len(paths)))
-            if count == 1:
-                results = _run_inline(paths, values, bar)
-            else:
-                results = _run_local(paths, values, count, bar)
-    rows = [row for path in paths for row in results[path]]
-    return report_frame(rows)
+            return _run_ray(paths, settings, workers, address, bar, task, on_result)
+        count = min(workers or os.cpu_count() or 1, max(1, len(paths)))
+        if count == 1:
+            return _run_inline(paths, settings, bar, task, on_result)
+        return _run_local(paths, settings, count, bar, task, on_result)
 
 
 def report_frame(rows: Sequence[dict[str, Any]]) -> pd.DataFrame:

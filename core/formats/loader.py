@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -94,7 +95,12 @@ def _parse(src: InputSource) -> _Parsed:
                 raise src.error(exc.where, exc.what) from None
         # Several values one after another: JSON Lines after all.
     check_jsonl_encoding(src)
-    lines = JsonLines(src)
+    return _lines_layout(JsonLines(src))
+
+
+def _lines_layout(lines: JsonLines) -> _Parsed:
+    """JSON Lines, or the one value of an input holding a single non-object line."""
+    src = lines.src
     head = lines.head()
     if not head:
         # Nothing parsed: report the first line's own problem.
@@ -285,10 +291,30 @@ def load(
     if folder is not None:
         return _load_folder(folder, path_or_bytes, filename, format, max_bytes, session)
     src = open_input(path_or_bytes, filename, max_bytes)
+    return _load_source(src, lambda: _parse(src), format, session, path_or_bytes, filename)
+
+
+def load_lines(lines: JsonLines, format: str | None = None, *, session: str | None = None) -> Conversation:
+    """Read JSON Lines exactly as :func:`load` reads a JSONL file (detection, reader, report, checks).
+
+    ``lines`` may give lines it has already read (:meth:`JsonLines.line_reads`): a follower of a
+    growing log reads each appended line once, and converts what it holds without reading the file
+    again. ``lines.src`` names the input (its ``path`` when it is a file).
+    """
+    src = lines.src
+    check_jsonl_encoding(src)
+    origin = src.path if src.path is not None else src.data
+    return _load_source(src, lambda: _lines_layout(lines), format, session, origin, None)
+
+
+def _load_source(
+    src: InputSource, parse: Callable[[], _Parsed], format: str | None, session: str | None, path_or_bytes: Any,
+    filename: str | None,
+) -> Conversation:
     spec = _format_spec(format, src.name)
     parsed: _Parsed | None = None
     try:
-        parsed = _parse(src)
+        parsed = parse()
         spec = spec or _detect(parsed, src)
         conv = _convert(parsed, spec, src, None if session is None else str(session))
     except FieldProblem as exc:

@@ -420,6 +420,40 @@ def _parses_alone(line: str) -> bool:
     return isinstance(value, dict)
 
 
+@dataclass(frozen=True, slots=True)
+class LineRead:
+    """One line of a JSONL input: its value (``ok``), nothing (a blank line) or why it is skipped."""
+
+    line: int
+    value: Any = None
+    ok: bool = False
+    problem: str | None = None  # the warning of a line that is not JSON (or not UTF-8)
+    padding: int = 0  # NUL bytes of padding stripped from the line
+
+
+def read_line(line_no: int, raw: bytes | str) -> LineRead:
+    """Decode and parse line ``line_no`` (1-based) of a JSONL input, as :class:`JsonLines` reads it."""
+    if isinstance(raw, bytes):
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            return LineRead(line_no, problem=f"line {line_no}: byte 0x{raw[exc.start:exc.start + 1].hex()} at column "
+                                             f"{exc.start + 1} is not valid UTF-8; line skipped")
+    else:
+        text = raw
+    text = text.rstrip("\r\n")  # so errors point into this line, not at the start of the next
+    padding = 0
+    if "\x00" in text:
+        text, padding = strip_nul_padding(text)
+    if not text.strip():
+        return LineRead(line_no, padding=padding)
+    try:
+        value = parse_json_problem(text, line_offset=line_no - 1)
+    except JsonProblem as exc:
+        return LineRead(line_no, problem=f"{exc.where or f'line {line_no}'}: {exc.what}; line skipped", padding=padding)
+    return LineRead(line_no, value, ok=True, padding=padding)
+
+
 @dataclass
 class JsonLines:
     """The records of a JSONL input, read lazily; corrupt lines become warnings."""
@@ -448,40 +482,32 @@ class JsonLines:
         return self._iterate(report=True)
 
     def _iterate(self, report: bool) -> Iterator[tuple[int, Any]]:
-        for line_no, raw in self._raw_lines():
+        for read in self.line_reads():
+            line_no = read.line
             report_this = report and line_no not in self._reported
-            if isinstance(raw, bytes):
-                try:
-                    text = raw.decode("utf-8")
-                except UnicodeDecodeError as exc:
-                    if report_this:
-                        self._reported.add(line_no)
-                        self.damaged.append(line_no)
-                        self.warnings.append(
-                            f"line {line_no}: byte 0x{raw[exc.start:exc.start + 1].hex()} at column "
-                            f"{exc.start + 1} is not valid UTF-8; line skipped"
-                        )
-                    continue
-            else:
-                text = raw
-            text = text.rstrip("\r\n")  # so errors point into this line, not at the start of the next
-            if "\x00" in text:
-                text, padding = strip_nul_padding(text)
-                if padding and report:
-                    self.padding[line_no] = padding
-            if not text.strip():
-                continue
-            try:
-                value = parse_json_problem(text, line_offset=line_no - 1)
-            except JsonProblem as exc:
+            if read.padding and report:
+                self.padding[line_no] = read.padding
+            if read.problem is not None:
                 if report_this:
                     self._reported.add(line_no)
                     self.damaged.append(line_no)
-                    self.warnings.append(f"{exc.where or f'line {line_no}'}: {exc.what}; line skipped")
+                    self.warnings.append(read.problem)
+                continue
+            if not read.ok:
                 continue
             if report:
                 self.seen.add(line_no)
-            yield line_no, value
+            yield line_no, read.value
+
+    def line_reads(self) -> Iterator[LineRead]:
+        """What each line of the input holds, in order (:func:`read_line` of every raw line).
+
+        A subclass may give lines it has already read (a follower of a growing log reads each
+        appended line once and keeps what it held): the records, warnings and report are then those
+        of the same lines read from the file.
+        """
+        for line_no, raw in self._raw_lines():
+            yield read_line(line_no, raw)
 
     def padding_warning(self) -> str | None:
         """One warning for all the NUL padding skipped (None when there was none)."""
