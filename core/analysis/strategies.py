@@ -42,6 +42,7 @@ from core.phases import summary as summary_phase
 from core.phases.boundaries import align_boundary_forward, protect_head_size
 from core.plan import plan_for_turns
 from core.profiles import PROFILES
+from core.summary_call import request_summary
 from core.tokens import TokenCounter, encoding_name_for_model, get_counter
 
 __all__ = [
@@ -230,14 +231,13 @@ def _summarize(turns: list[Any], config: CompressorConfig, summarizer: Any) -> t
     """(summary body, error) for ``turns``, requested the way the compressor requests a first summary."""
     if summarizer is None:
         return None, "no summarizer configured"
-    request = plan_for_turns(turns, config).summary_request()
-    try:
-        hook = getattr(summarizer, "summarize_request", None)
-        text = hook(request) if hook is not None else summarizer(request.prompt, request.max_tokens)
-    except Exception as exc:  # a failed summary is reported, not raised
-        return None, str(exc).strip() or type(exc).__name__
-    text = text if isinstance(text, str) else str(text or "")
-    return (text.strip() or None), (None if text.strip() else "empty summary")
+    decided = plan_for_turns(turns, config)
+    if decided.reference_crash is not None:
+        return None, decided.reference_crash.describe()
+    outcome = request_summary(decided, summarizer, may_fall_back=False)
+    if not outcome.succeeded:
+        return None, outcome.error or "no summary"
+    return (outcome.stored or None), (None if outcome.stored else "empty summary")
 
 
 def codex_style(messages: Sequence[Any], config: CompressorConfig, summarizer: Any = DEFAULT_SUMMARIZER,

@@ -36,6 +36,7 @@ from core.phases.fallback import deterministic_fallback_summary
 from core.phases.summary import strip_summary_prefix
 from core.plan import CompressionPlan, plan
 from core.summarizers.extractive import ExtractiveSummarizer, count_tokens
+from core.summary_call import request_summary
 from core.tokens import encoding_name_for_model, get_counter
 
 __all__ = ["EXTRACTIVE", "EXTRACTIVE_SAME_SIZE", "FALLBACK", "SummaryComparison", "compare_summaries"]
@@ -124,15 +125,15 @@ def compare_summaries(
     messages = list(messages)
     if decided is None or (focus_topic and decided.focus_topic != focus_topic):
         decided = plan(messages, config, prune_plan=decided.prune_plan if decided else None, focus_topic=focus_topic)
-    if not decided.calls_summarizer:
+    if not decided.calls_summarizer or decided.reference_crash is not None:
         return None
     request = decided.summary_request()
     profile = decided.profile
     redact = decided.redaction.redact
 
-    # The compressor keeps redact(response.strip()) as the summary body.
-    response = ExtractiveSummarizer().summarize_request(request)
-    extractive = redact(str(response or "").strip())
+    # What the compressor keeps of the answer (redacted; v0.19.0 also grounds the task line).
+    outcome = request_summary(decided, ExtractiveSummarizer(), may_fall_back=False)
+    extractive = outcome.stored or ""
     fallback = strip_summary_prefix(
         deterministic_fallback_summary(
             decided.turns, P.NO_PROVIDER_ERROR, decided.previous_summary, profile, redact
@@ -145,7 +146,7 @@ def compare_summaries(
         same_size_response = ExtractiveSummarizer().summarize_request(
             dataclasses.replace(request, summary_budget=fallback_size, max_tokens=fallback_size)
         )
-        same_size = redact(str(same_size_response or "").strip())
+        same_size = decided.stored_summary(str(same_size_response or ""))
     except ValueError:  # a fallback smaller than the 13 headings leaves no equal-size summary
         pass
     counter = get_counter(encoding or encoding_name_for_model(config.model))
