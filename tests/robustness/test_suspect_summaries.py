@@ -87,7 +87,7 @@ def test_a_runaway_summary_is_a_success_with_a_problem(profile: str) -> None:
     problem = summary_problem(result)
     assert problem is not None and problem.kind == OVERSIZED
     call = result.summarizer_calls[-1]
-    assert call.response.strip() == RUNAWAY.strip()
+    assert RUNAWAY.strip() in call.response  # v0.19.0 keeps it under a grounded task line
     if call.max_tokens is None:  # v0.19.0 sends no cap: the budget the prompt names is the measure
         assert problem.limit_is_budget and problem.max_tokens == int(call.summary_budget * 1.3)
         assert f"{call.summary_budget:,}-token budget" in problem.message
