@@ -18,6 +18,7 @@ from core.facts.text import text_pieces, tool_call_arguments
 from core.message_view import content_text
 from core.redaction.hermes import REDACTIONS, VENDOR_STARTS, redact_sensitive_text
 from core.redaction.strict import VENDOR_GATES, strict_redact
+from core.redaction.strict.folding import fold
 
 
 def redact_all(text: str) -> str:
@@ -69,21 +70,41 @@ _VENDOR_HINT_RE = re.compile(
     + "|" + "|".join(re.escape(literal) for literal in _INNER_GATES)
     + r"|\d{8}:[A-Za-z0-9_-]{30}"  # a Telegram bot token
 )
-# Labels and shapes the other passes look for, in any case.
+# Labels and shapes the other passes look for, in any case. Every repetition is bounded (a label is
+# at most 64 characters, a URL's user part a few hundred), so a long run is never rescanned from each
+# of its positions.
 _LABEL_HINT_RE = re.compile(
-    r"secret|passw|passphrase|\bpwd?\b|token\\*\"?\s*[:=]|_token|credential|auth\w*\s*[:=]|authorization|bearer|"
-    r"cookie|session_?id|private[_ ]?key|key\\*\"?\s*[:=]|://[^\s/@]+@|://[^\s/@]+:[^/@\n]*@|-----BEGIN|webhook|"
-    r"\+[1-9]\d{6}|<@!?\d|curl\b[^\n]*\s-u\s",
+    r"secret|passw|passphrase|\bpwd?\b|token\\{0,7}\"?\s{0,8}+[:=]|_token|credential|auth\w{0,64}+\s{0,8}+[:=]"
+    r"|authorization|bearer|cookie|session_?id|private[_ ]?key|key\\{0,7}\"?\s{0,8}+[:=]|key-data"
+    r"|://[^\s/@]{1,600}+@|://[^\s/@:]{0,300}+:[^/@\n]{0,600}+@|-----BEGIN|LS0tLS1CRUdJTi|webhook"
+    r"|\+[1-9]\d{6}|<@!?\d|\s-u[\s=]|--user\b"
+    # command lines (core.redaction.strict.command_line)
+    r"|mysql|mariadb|sshpass|sqlcmd|\bbcp\b|\bosql\b|\bisql\b|\blogin\b|-cli\b|mongo|\bldap|\bsmb|rpcclient"
+    r"|\bnxc\b|crackmapexec|\b(?:un)?zip\b|zipcloak|\b7z|keytool|jarsigner|apksigner|mosquitto|openssl|ssh-keygen"
+    r"|htpasswd|rabbitmqctl|\bnet\s{1,8}+user\b"
+    # credential files, sentences, other languages (credential_files, prose)
+    r"|:(?:\d{1,5}|\*):[^:\s]{1,100}+:[^:\s]{1,100}+:|\bmachine\b|log\s?[io]n|sign\s?in|\bcreds\b"
+    r"|kennwort|contrase|\bclave\b|mot de passe|\bmdp\b|\bsenha\b|wachtwoord|has[łl]o|senord|adgangskode|passord"
+    r"|salasana|ifre\b|\bparola\b|\bheslo\b|jelsz|пароль|\b(?:secret|magic|code|safe)\s?(?:word|phrase|code)\b"
+    r"|\bpin\b|passcode",
     re.IGNORECASE,
 )
 # Case-folded words of which every _LABEL_HINT_RE match holds one (plain substring tests first).
 _LABEL_WORDS_RE = re.compile("|".join(re.escape(word) for word in (
     "secret", "pass", "pw", "token", "credential", "auth", "bearer", "cookie", "session", "private", "key", "://",
-    "-----begin", "webhook", "+", "<@", "curl")))
+    "-----begin", "ls0tls1crudjti", "webhook", "+", "<@", "-u", "--user", "mysql", "mariadb", "sql", "bcp", "login",
+    "-cli", "mongo", "ldap", "smb", "rpcclient", "nxc", "crackmapexec", "zip", "7z", "keytool", "jarsigner",
+    "apksigner", "mosquitto", "openssl", "ssh-keygen", "htpasswd", "rabbitmqctl", "net", ":", "machine", "log",
+    "sign", "creds", "kennwort", "contrase", "clave", "mot de passe", "mdp", "senha", "wachtwoord", "hasło", "haslo",
+    "senord", "adgangskode", "salasana", "ifre", "parola", "heslo", "jelsz", "пароль", "word", "phrase", "code",
+    "pin")))
 
 
 def hints_at_credentials(text: str) -> bool:
     """False when no redaction could mask anything in ``text`` (it has no hint of a secret)."""
+    folded = fold(text)  # a key disguised with invisible or full-width characters hints as itself
+    if folded is not None:
+        text = folded.text
     return bool(text) and bool(
         _VENDOR_HINT_RE.search(text) or (_LABEL_WORDS_RE.search(text.casefold()) and _LABEL_HINT_RE.search(text))
     )

@@ -64,8 +64,10 @@ _FILE_EXTENSIONS = (
     "html|css|scss|sh|bash|zsh|go|rs|java|kt|c|h|cc|cpp|hpp|cs|rb|php|swift|sql|xml|lock|log|env|"
     "proto|tf|vue|svelte|gradle|pem|db|sqlite|parquet"
 )
+# A path starts where no path character precedes it ("@" and "+" included: otherwise every position
+# of a long run of them, such as a base64 blob, would start a scan to the end of the run).
 _PATH_RE = re.compile(
-    r"(?<![\w./~:<\\-])"
+    r"(?<![\w./~:<\\@+-])"
     r"(?:"
     # absolute, home-relative (~/) or dot-relative (./ ../) paths
     r"(?:~|\.{1,2})?/(?:[\w.@+-]+/)*[\w.@+-]*[\w@+-]"
@@ -129,8 +131,10 @@ _ERROR_HINT_RE = re.compile("|".join(re.escape(literal) for literal in _ERROR_LI
 
 # A line of source code, optionally behind a line-number gutter ("  45|", "45:", "45→") and
 # a diff marker ("-", "+"): such lines show code that names an error, not an error that happened.
+# It is matched at a line's start: the leading blanks are taken whole, and (for a search) only where
+# no blank precedes them.
 _CODE_LINE_RE = re.compile(
-    r"\s*(?:\d+\s*[|:\t→]\s*)?(?:[-+](?![-+])\s*)?"
+    r"(?<!\s)\s*+(?:(?<!\d)\d++\s*[|:\t→]\s*)?(?:[-+](?![-+])\s*)?"
     r"(?:raise|except|catch|throw|throws|import|from|class|def|if|elif|else|return|try|with|"
     r"assert|for|while|case|const|let|var|public|private|protected|print|log|logger|logging|console|"
     r"self|yield|await|pass|@|#|//|/\*|\*)(?![\w])"
@@ -159,7 +163,9 @@ _DEFINITION_RE = re.compile(
 _CALL_RE = re.compile(r"(?<![\w.])((?:[A-Za-z_]\w*+\.)*+[A-Za-z_]\w*+)\((?!s\))")
 _CAMEL_RE = re.compile(r"\b[A-Z][A-Za-z0-9]{2,}\b")
 _DIGIT_RUN_RE = re.compile(r"\d{6}")
-_CAMEL_SHAPE_RE = re.compile(r"[a-z][A-Z]|[A-Z]{2,}[a-z]{2,}")
+# Only searched for (is there one?): two capitals then two lower-case letters is the same test as two
+# or more of each, without retrying a long run of capitals from each of its positions.
+_CAMEL_SHAPE_RE = re.compile(r"[a-z][A-Z]|[A-Z]{2}[a-z]{2}")
 _RECEIVER_PREFIXES = ("self.", "cls.", "this.")
 _NOT_IDENTIFIERS = frozenset(
     """

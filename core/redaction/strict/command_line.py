@@ -92,6 +92,13 @@ _COMMAND_WINDOW = 1000
 _SEQUENCE_RE = re.compile(r"\|\||;|&&|\n|\\n")
 
 
+def audited_patterns() -> Iterator[tuple[str, re.Pattern[str]]]:
+    """The patterns :func:`_tools` and :func:`_flag` build, for ``core.pattern_audit``."""
+    for index, (tools, _also, flags) in enumerate(_FLAG_TABLE):
+        yield f"{__name__}._FLAG_TABLE[{index}].tools", tools
+        yield f"{__name__}._FLAG_TABLE[{index}].flags", flags
+
+
 def _value_group(match: re.Match[str]) -> tuple[int, int] | None:
     for name, value in match.groupdict().items():
         if value is not None and name.startswith("v"):
@@ -197,7 +204,7 @@ _POSITIONAL_RE = re.compile(
     r"|(?P<nb>(?![/*])[^\s\"'\\|;&]{3,300}))"
     r")"
 )
-_ARGUMENT_RE = re.compile(r"[ \t]++(\\{0,7}[\"'])?((?(1)[^\"'\\\r\n]{1,300}|[^\s\"'\\|;&]{1,300}))")
+_ARGUMENT_RE = re.compile(r"(?<![ \t])[ \t]++(\\{0,7}[\"'])?((?(1)[^\"'\\\r\n]{1,300}|[^\s\"'\\|;&]{1,300}))")
 
 
 def _positional(text: str, low: str) -> Iterator[Candidate]:

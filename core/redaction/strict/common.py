@@ -112,7 +112,7 @@ def looks_random(value: str, min_len: int = 16) -> bool:
 
 
 _SYMBOL_RE = re.compile(r"[^A-Za-z0-9]")
-_HYPHENATED_WORDS_RE = re.compile(r"[a-z]+(?:-[a-z]+)+")
+_HYPHENATED_WORDS_RE = re.compile(r"\A[a-z]++(?:-[a-z]++)+\Z")
 
 
 def secretish(value: str) -> bool:

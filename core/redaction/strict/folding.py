@@ -16,6 +16,7 @@ from __future__ import annotations
 import bisect
 import re
 import unicodedata
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -27,7 +28,8 @@ _INVISIBLE = "\u200b\u200c\u200d\u2060\u2061\u2062\u2063\u2064\ufeff\u00ad\u180e
 _COMPATIBILITY_BLOCKS = ((0xFF01, 0xFF5E), (0x1D400, 0x1D7FF), (0x3000, 0x3000))
 # A JSON escape of a non-ASCII character (any number of backslashes: JSON escaped inside JSON),
 # a surrogate pair taken as one.
-_ESCAPE = (r"\\+u(?:[dD][89abAB][0-9a-fA-F]{2}\\+u[dD][c-fC-F][0-9a-fA-F]{2}"
+# It starts at the first backslash of a run only, so a long run of backslashes is read once.
+_ESCAPE = (r"(?<!\\)\\++u(?:[dD][89abAB][0-9a-fA-F]{2}\\++u[dD][c-fC-F][0-9a-fA-F]{2}"
            r"|(?!00[0-7])[0-9a-fA-F]{4})")
 _HEX_RE = re.compile(r"[0-9a-fA-F]{4}")
 
@@ -58,6 +60,11 @@ def _decoded(escape: str) -> str | None:
     if 0xD800 <= codes[0] <= 0xDFFF:
         return None
     return chr(codes[0])
+
+
+def audited_patterns() -> Iterator[tuple[str, re.Pattern[str]]]:
+    """The pattern built at run time, for ``core.pattern_audit``."""
+    yield f"{__name__}._foldable()", _foldable()
 
 
 @dataclass(frozen=True)

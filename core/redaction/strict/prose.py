@@ -76,7 +76,7 @@ _SECRET_WORD_RE = re.compile(  # run on the lowered copy
 )
 _PIN_RE = re.compile(r"\d{4,12}")
 # Code, not a value: an attribute path or a call ("request.POST.get(...)", "config.password").
-_CODE_LIKE_RE = re.compile(r"[A-Za-z_$][\w$]*+(?:\.[A-Za-z_$][\w$]*+)++")
+_CODE_LIKE_RE = re.compile(r"\A[A-Za-z_$][\w$]*+(?:\.[A-Za-z_$][\w$]*+)++\Z")
 # English sentences are the label grammar's; "password" here is the Italian and Portuguese word.
 _ITALIAN_VERBS = frozenset({"è", "e'", "é", "era", "sarà"})
 _PLAIN_WORD_RE = re.compile(r"[A-Za-z][A-Za-z'-]{2,40}")
