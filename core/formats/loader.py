@@ -24,6 +24,7 @@ from core.formats.source import (
     strip_nul_padding,
 )
 from core.formats.spec import FormatSpec
+from core.safe_text import quoted
 
 _MAX_LISTED_PAIR_PROBLEMS = 10
 _UNKNOWN = (
@@ -248,7 +249,7 @@ def load(
     _finish_report(conv, parsed)
     conv.warnings[:0] = src.warnings
     if session is not None and conv.session_id != str(session):
-        raise FormatError(f"{src.name}: session {session!r} not found; this {spec.name} input holds a single conversation")
+        raise FormatError(f"{src.name}: session {quoted(session, 80)} not found; this {spec.name} input holds a single conversation")
     if not conv.messages:
         conv.warnings.append("the transcript holds no messages")
     _mark_hermes_summaries(conv)
