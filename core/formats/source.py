@@ -67,6 +67,8 @@ class InputSource:
     head: bytes = b""
     warnings: list[str] = field(default_factory=list)
     head_decode_error: FormatError | None = None
+    # The most a reader may materialise from the input (a store can compute more than its file holds).
+    max_bytes: int = DEFAULT_MAX_BYTES
 
     def error(self, where: str | None, what: str) -> FormatError:
         prefix = f"{self.name}: {where}: " if where else f"{self.name}: "
@@ -100,6 +102,7 @@ def open_input(path_or_bytes: Any, filename: str | None, max_bytes: int) -> Inpu
             f"{filename or '<input>'}: cannot read a {type(path_or_bytes).__name__}; "
             "expected a file path, bytes or a binary file object"
         )
+    src.max_bytes = max_bytes
     if src.size > max_bytes:
         raise src.error(
             None,
