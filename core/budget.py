@@ -47,20 +47,22 @@ class BudgetExceeded(BaseException):
 
 @dataclass(frozen=True)
 class Budget:
-    """Seconds of wall time and megabytes of memory growth; None is no limit."""
+    """Seconds of wall time and megabytes of memory growth; None is no limit. ``scope`` names the limit
+    in the messages."""
 
     seconds: float | None = DEFAULT_SECONDS
     memory_mb: float | None = DEFAULT_MEMORY_MB
+    scope: str = "the per-file limit"
 
     @property
     def unlimited(self) -> bool:
         return not self.seconds and not self.memory_mb
 
     def time_message(self) -> str:
-        return f"timed out after {self.seconds:g} s (the per-file limit)"
+        return f"timed out after {self.seconds:g} s ({self.scope})"
 
     def memory_message(self) -> str:
-        return f"needed more than {self.memory_mb:,.0f} MB of memory (the per-file limit)"
+        return f"needed more than {self.memory_mb:,.0f} MB of memory ({self.scope})"
 
 
 def resident_bytes(pid: int | None = None) -> int | None:

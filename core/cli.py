@@ -213,8 +213,8 @@ def _compressor_options() -> argparse.ArgumentParser:
                         help=f"give up on a file once reading and analysing it took more than MB megabytes "
                              f"(default {DEFAULT_MEMORY_MB:,}; 0 for no limit)")
     summary.add_argument("--strict-redaction", action=argparse.BooleanOptionalAction, default=None,
-                         help="mask secrets before anything reaches the summarizer "
-                              "(default: on for --summarizer litellm, off otherwise)")
+                         help="mask secrets in everything the summarizer reads, so no provider receives one "
+                              "and no summary quotes one (default: on)")
     return parent
 
 
@@ -302,9 +302,9 @@ def _settings(args: argparse.Namespace) -> AnalysisSettings:
         if ignored:
             verb = "apply" if len(ignored) > 1 else "applies"
             warn(f"{' and '.join(ignored)} only {verb} to a model (--summarizer litellm or local); ignored")
-    strict = args.strict_redaction
-    if strict is None:
-        strict = args.summarizer == "litellm"
+    # On unless turned off: a provider receives the turns, and every summary (offline, local, the
+    # fallback) quotes them into the compressed output.
+    strict = True if args.strict_redaction is None else args.strict_redaction
     if args.summarizer == "litellm" and not (args.model or args.summary_model):
         raise UsageError("--summarizer litellm needs --model or --summary-model (a litellm model name)")
     settings = AnalysisSettings(

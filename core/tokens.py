@@ -303,6 +303,14 @@ class TokenCounter:
                 self._cache_chars += len(text)
             self._cache[text] = tokens
 
+    def forget(self, text_ids: frozenset[int]) -> None:
+        """Drop the counts of the texts with these ids (held as keys, so the ids are theirs)."""
+        with self._lock:
+            gone = [text for text in self._cache if id(text) in text_ids]
+            for text in gone:
+                del self._cache[text]
+                self._cache_chars -= len(text)
+
     def count_text(self, text: str) -> int:
         if not text:
             return 0
@@ -441,10 +449,24 @@ def counted_texts(messages: Sequence[Any]) -> list[str]:
     return texts
 
 
+def forget_counted(text_ids: frozenset[int]) -> None:
+    """Drop the cached counts of the texts with these ids (from every counter made so far): a
+    transcript no longer open takes its texts' memory with it."""
+    if not text_ids:
+        return
+    for counter in _COUNTERS.values():
+        counter.forget(text_ids)
+
+
+_COUNTERS: dict[str, TokenCounter] = {}
+
+
 @lru_cache(maxsize=8)
 def get_counter(encoding_name: str = "cl100k_base") -> TokenCounter:
     """A shared counter per encoding, so its cache lives as long as the process."""
-    return TokenCounter(encoding_name)
+    counter = TokenCounter(encoding_name)
+    _COUNTERS[encoding_name] = counter
+    return counter
 
 
 class RoughEstimator:
