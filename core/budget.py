@@ -157,6 +157,9 @@ def within(budget: Budget | None) -> Iterator[None]:
 
 # --- in a child process ----------------------------------------------------------------------------
 
+#: The peak resident memory of the latest children (bytes, newest last; read by ``make bench``).
+CHILD_PEAKS: list[int] = []
+
 
 def _child(connection: Any, function: Callable[..., Any], args: tuple[Any, ...]) -> None:
     import signal
@@ -198,6 +201,7 @@ def run_isolated(function: Callable[..., Any], *args: Any, budget: Budget | None
     sender.close()
     started = time.monotonic()
     baseline: int | None = None
+    peak = 0
     try:
         while True:
             if receiver.poll(_POLL_S):
@@ -215,6 +219,7 @@ def run_isolated(function: Callable[..., Any], *args: Any, budget: Budget | None
                 raise BudgetExceeded(budget.time_message())
             resident = resident_bytes(child.pid)
             if resident is not None:
+                peak = max(peak, resident)
                 baseline = resident if baseline is None else min(baseline, resident)
                 if budget.memory_mb and resident - baseline > budget.memory_mb * 1024 * 1024:
                     raise BudgetExceeded(budget.memory_message())
@@ -223,3 +228,4 @@ def run_isolated(function: Callable[..., Any], *args: Any, budget: Budget | None
         if child.is_alive():
             child.kill()
         child.join(5)
+        CHILD_PEAKS[:] = [*CHILD_PEAKS[-15:], peak]
