@@ -21,6 +21,7 @@ SCRIPTS = (
     "bench_startup",
     "bench_sweep",
     "bench_batch",
+    "bench_safety",
 )
 
 
