@@ -447,18 +447,26 @@ def merge_fact_rows(
     message is redacted only when it brings something new."""
     seen: set[tuple[str, str]] = set()
     rows: list[tuple[int, int, int, str, str]] = []
+    among = getattr(is_credential, "among", None)  # a CredentialCheck answers for many values at once
     if request is not None:
         request = (request[0], replace_lone_surrogates(request[1]))
         seen.add(("user_request", request[1]))
         rows.append((request[0], _KIND_RANK["user_request"], -1, "user_request", request[1]))
     serial = 0
     for index, found in enumerate(per_message):
+        credentials: set[str] | None = None
+        if among is not None:
+            fresh = [raw for kind, raw in found if raw and (kind, replace_lone_surrogates(raw)) not in seen]
+            credentials = among(index, list(dict.fromkeys(fresh))) if fresh else set()
         for kind, raw in found:
             # Values parsed out of tool arguments may hold lone surrogates that no table can store.
             value = replace_lone_surrogates(raw)
             if not value or (kind, value) in seen:
                 continue
-            if is_credential is not None and is_credential(index, raw):
+            if credentials is not None:
+                if raw in credentials:
+                    continue
+            elif is_credential is not None and is_credential(index, raw):
                 continue
             seen.add((kind, value))
             rows.append((index, _KIND_RANK[kind], serial, kind, value))
