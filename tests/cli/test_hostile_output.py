@@ -151,3 +151,25 @@ def test_the_limits_are_checked_as_options() -> None:
     for flag, bad in (("--time-limit", "-1"), ("--memory-limit", "lots")):
         run = _run("analyze", "x.json", flag, bad)
         assert run.returncode == 2 and flag in run.stderr and "Traceback" not in run.stderr
+
+
+def test_the_offline_summary_quotes_no_credential_by_default(tmp_path: Path) -> None:
+    messages = agent_messages(3, 220, 1500)
+    password = "Xy9#Secret"
+    call = {"id": "call_db", "type": "function",
+            "function": {"name": "terminal", "arguments": json.dumps({"command": f"mysql -u root -p'{password}' shop"})}}
+    messages[40:40] = [
+        {"role": "user", "content": "Load the dump into the shop database."},
+        {"role": "assistant", "content": None, "tool_calls": [call]},
+        {"role": "tool", "tool_call_id": "call_db", "content": "ERROR 1045 (28000): Access denied for user 'root'"},
+    ]
+    source = write_openai(tmp_path / "db.json", messages)
+    out = tmp_path / "out.json"
+    default = _run("compress", source, "-o", out, "--force", "--json")
+    assert default.returncode == 0, default.stderr
+    assert json.loads(default.stdout)["outcome"] == "summarized"
+    summaries = [m["content"] for m in json.loads(out.read_text())["messages"] if "CONTEXT" in str(m.get("content"))]
+    assert summaries and password not in "".join(map(str, summaries))
+    turned_off = _run("compress", source, "-o", out, "--force", "--no-strict-redaction")
+    assert turned_off.returncode == 0
+    assert password in out.read_text()  # off, the offline summary quotes the command as it was
