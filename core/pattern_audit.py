@@ -57,6 +57,9 @@ _BASE_CHARS = "Aa0 \n\t-./\\\"':=_"
 # Pairs are formed among this many of a pattern's characters (its own first, then the base ones).
 _PAIR_CHARS = 18
 _REPEATS = (sre_parse.MAX_REPEAT, sre_parse.MIN_REPEAT, sre_parse.POSSESSIVE_REPEAT)
+# Runs of these lengths, each ended by a NUL, are tried with this many of a pattern's characters.
+_RUN_LENGTHS = (39, 299, 999)
+_RUN_CHARS = 12
 
 
 def _iter_patterns(value: Any, path: str) -> Iterator[tuple[str, re.Pattern[str]]]:
@@ -232,6 +235,11 @@ def adversarial_inputs(pattern: re.Pattern[str], size: int) -> Iterator[tuple[st
         yield f"{char!r} * n", char * size
         # a run that fails at its very end (an anchored pattern scans it, then backtracks)
         yield f"{char!r} * n + '\\x00'", char * size + "\x00"
+    for char in chars[:_RUN_CHARS]:
+        # runs just short of a threshold ("{1000,}", "{40}"), each ended by a character nothing takes:
+        # a pattern that starts at every position of a run rescans it from each, run after run
+        for length in _RUN_LENGTHS:
+            yield f"({char!r} * {length} + '\\x00') repeated", ((char * length + "\x00") * (size // (length + 1) + 1))[:size]
     for first, second in itertools.combinations(chars[:_PAIR_CHARS], 2):
         yield f"{first + second!r} * n", (first + second) * (size // 2)
     for word in _literals(tree):

@@ -17,6 +17,7 @@ Nothing here imports Streamlit, pandas or the formats (the redaction is imported
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from functools import lru_cache
 from typing import Any
 
@@ -71,6 +72,11 @@ def _vendor_prefixes() -> re.Pattern[str]:
 
     gates = {*VENDOR_STARTS, *(gate for gate in VENDOR_GATES if gate != "A"), "AKIA", "ASIA", "ABIA", "ACCA", "A3T"}
     return re.compile("|".join(re.escape(gate) for gate in sorted(gates, key=len, reverse=True)))
+
+
+def audited_patterns() -> Iterator[tuple[str, re.Pattern[str]]]:
+    """The pattern built at run time, for ``core.pattern_audit``."""
+    yield f"{__name__}._vendor_prefixes()", _vendor_prefixes()
 
 
 def quoted(value: Any, limit: int = EXCERPT_CHARS) -> str:

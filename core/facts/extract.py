@@ -245,7 +245,15 @@ _DEFINITION_HINT_RE = re.compile(r"(?:def|class|function|fn|struct|enum|trait|in
 _HAS_DIGIT_RE = re.compile(r"\d")
 
 
+# A run of a thousand characters without a blank is data (base64, a hash dump, minified code), not
+# code a person reads: its capitalised pieces are not names worth keeping, and a megabyte of base64
+# would otherwise give tens of thousands of them.
+_DATA_RUN_RE = re.compile(r"(?<!\S)\S{1000,}")  # from a run's start only: each run is read once
+
+
 def _identifiers(text: str) -> Iterator[str]:
+    if len(text) >= 1000 and _DATA_RUN_RE.search(text):
+        text = _DATA_RUN_RE.sub(" ", text)
     if _DEFINITION_HINT_RE.search(text):
         for match in _DEFINITION_RE.finditer(text):
             name = next(group for group in match.groups() if group)
