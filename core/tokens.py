@@ -272,18 +272,28 @@ def safe_cuts(text: str, chunk_chars: int = CHUNK_CHARS) -> list[int]:
 ISOLATED_PIECE_CHARS = 2 * CHUNK_CHARS
 
 
-def count_in_child(encoding_name: str, piece: str) -> int:
-    """The token count of one piece, in a child process (a top-level function: it is sent there)."""
-    return len(_encoding(encoding_name).encode_ordinary(piece))
+def count_in_child(encoding_name: str, path: str) -> int:
+    """The token count of the text in a file, in a child process (a top-level function: it is sent there)."""
+    with open(path, encoding="utf-8", errors="surrogatepass") as handle:
+        return len(_encoding(encoding_name).encode_ordinary(handle.read()))
 
 
 def segment_length(encoding: Any, segment: str) -> int:
-    """The tokens of a text between two safe cuts: here, or in a child process when it is one huge piece."""
+    """The tokens of a text between two safe cuts: here, or in a child process when it is one huge piece.
+
+    The piece goes to the child through a temporary file, written a megabyte at a time: sent as an
+    argument it would be pickled whole, one more copy of it in this process."""
     if len(segment) <= ISOLATED_PIECE_CHARS:
         return len(encoding.encode_ordinary(segment))
+    import tempfile
+
     from core.budget import Budget, run_isolated
 
-    return int(run_isolated(count_in_child, encoding.name, segment, budget=Budget(scope="the limit of one text")))
+    with tempfile.NamedTemporaryFile("w", encoding="utf-8", errors="surrogatepass", suffix=".txt") as handle:
+        for start in range(0, len(segment), CHUNK_CHARS):
+            handle.write(segment[start:start + CHUNK_CHARS])
+        handle.flush()
+        return int(run_isolated(count_in_child, encoding.name, handle.name, budget=Budget(scope="the limit of one text")))
 
 
 def encoded_length(encoding: Any, text: str, chunk_chars: int = CHUNK_CHARS) -> int:
