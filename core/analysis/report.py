@@ -25,6 +25,7 @@ from core.analysis.formatting import article, integer, percent, signed
 __all__ = ["ReportInput", "html_report"]
 
 MESSAGE_CHARS = 6_000  # per message in the preview; the summary is always whole
+_MASK_MARGIN = 2_000  # masked past the cut: longer than any credential the layers find
 
 ZONE_COLORS = {"HEAD": "#3b6fb6", "MIDDLE": "#e8833a", "TAIL": "#3a9d5d", "SUMMARY": "#b0489e", "STUB": "#8c96a0",
                "KEPT": "#8c96a0"}
@@ -208,11 +209,15 @@ def _preview_section(report: ReportInput, mask: _Masker) -> str:
     for row in table.to_dict("records"):
         zone = str(row["zone"])
         color = ZONE_COLORS.get(zone, "#8c96a0")
-        # Masked whole, then cut: a credential across the cut is not shown in part.
-        text = mask(str(row["text"] or ""), f"#{row['#']}")
+        # Masked, then cut: a credential across the cut is not shown in part. Only what can be shown
+        # (and a margin longer than any credential) is masked: the rest of a long output never is shown.
+        full = str(row["text"] or "")
+        window = full[: report.message_chars + _MASK_MARGIN]
+        text = mask(window, f"#{row['#']}")
         cut = ""
-        if len(text) > report.message_chars:
-            cut = f"\n… ({len(text) - report.message_chars:,} more characters)"
+        more = len(text) - report.message_chars + len(full) - len(window)
+        if more > 0:
+            cut = f"\n… ({more:,} more characters)"
             text = text[: report.message_chars]
         tokens = row.get("tokens")
         badges = [b for b in str(row["badges"]).split(", ") if b and b != zone]
