@@ -16,15 +16,19 @@ from typing import Any
 
 from core.facts.text import text_pieces, tool_call_arguments
 from core.message_view import content_text
+from core.redaction import REFERENCE_INLINE_CHARS, reference_redact_all
 from core.redaction.hermes import REDACTIONS, VENDOR_STARTS, redact_sensitive_text
 from core.redaction.strict import VENDOR_GATES, strict_redact
 from core.redaction.strict.folding import fold
 
 
 def redact_all(text: str) -> str:
-    """``text`` with everything masked that any profile's or the strict redaction would mask."""
+    """``text`` with everything masked that any profile's or the strict redaction would mask (a long
+    text's reference passes run in a child process: ``core.redaction.reference_redact_all``)."""
     if not text:
         return text
+    if len(text) > REFERENCE_INLINE_CHARS:
+        return strict_redact(reference_redact_all([text])[0])
     for release in REDACTIONS:
         text = redact_sensitive_text(text, release=release)
     return strict_redact(text)
