@@ -27,7 +27,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["DEFAULT_MEMORY_MB", "DEFAULT_SECONDS", "Budget", "BudgetExceeded", "run_isolated", "within"]
+__all__ = ["DEFAULT_MEMORY_MB", "DEFAULT_SECONDS", "Budget", "BudgetExceeded", "run_in_worker", "run_isolated",
+           "within"]
 
 #: The default budget of one file: far above what the largest accepted file (200 MB) needs to be read
 #: and analysed here (about 2.5 GB of growth for 200 MB of tiny messages, under a minute).
@@ -187,6 +188,110 @@ def _context() -> Any:
     return context
 
 
+def _await(receiver: Any, child: Any, budget: Budget, peak_of: list[int]) -> Any:
+    """The answer of a child to one request, within ``budget`` (the child's memory growth measured
+    from its size when the request was sent). Raises what the child raised, or BudgetExceeded."""
+    started = time.monotonic()
+    baseline: int | None = None
+    while True:
+        if receiver.poll(_POLL_S):
+            try:
+                status, value = receiver.recv()
+            except EOFError:  # the child died without an answer (killed by the system)
+                child.join(5)
+                raise BudgetExceeded(f"stopped unexpectedly (exit code {child.exitcode})") from None
+            if status == "error":
+                raise value
+            return value
+        if not child.is_alive():
+            raise BudgetExceeded(f"stopped unexpectedly (exit code {child.exitcode})")
+        if budget.seconds and time.monotonic() - started > budget.seconds:
+            raise BudgetExceeded(budget.time_message())
+        resident = resident_bytes(child.pid)
+        if resident is not None:
+            peak_of[0] = max(peak_of[0], resident)
+            baseline = resident if baseline is None else min(baseline, resident)
+            if budget.memory_mb and resident - baseline > budget.memory_mb * 1024 * 1024:
+                raise BudgetExceeded(budget.memory_message())
+
+
+def _serve(connection: Any) -> None:
+    """A worker's loop: run each function sent, send back its result or its exception."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    while True:
+        try:
+            function, args = connection.recv()
+        except (EOFError, OSError):
+            return
+        try:
+            result = ("ok", function(*args))
+        except BaseException as exc:  # noqa: BLE001 (everything goes back to the caller)
+            result = ("error", exc)
+        try:
+            connection.send(result)
+        except Exception as exc:
+            connection.send(("error", RuntimeError(f"{type(exc).__name__}: {exc}")))
+
+
+class _Worker:
+    """A child process that runs one function after another for one thread (starting a child for
+    each call would cost more than many of the calls)."""
+
+    def __init__(self) -> None:
+        context = _context()
+        self.connection, child_end = context.Pipe(duplex=True)
+        self.process = context.Process(target=_serve, args=(child_end,), daemon=True)
+        self.process.start()
+        child_end.close()
+
+    def call(self, function: Callable[..., Any], args: tuple[Any, ...], budget: Budget) -> Any:
+        self.connection.send((function, args))
+        peak = [0]
+        try:
+            return _await(self.connection, self.process, budget, peak)
+        finally:
+            CHILD_PEAKS[:] = [*CHILD_PEAKS[-15:], peak[0]]
+
+    def stop(self) -> None:
+        with contextlib.suppress(Exception):
+            self.connection.close()
+        if self.process.is_alive():
+            self.process.kill()
+        self.process.join(5)
+
+
+_WORKERS: dict[int, _Worker] = {}
+_WORKERS_LOCK = threading.Lock()
+
+
+def run_in_worker(function: Callable[..., Any], *args: Any, budget: Budget | None = None) -> Any:
+    """``function(*args)`` in this thread's worker process (started on first use, kept for the next
+    call), stopped past ``budget`` (the worker is then killed, and the next call starts another).
+
+    Each thread has its own worker, so one thread's long call never delays another's (dashboard
+    sessions run in threads of their own); workers of threads that ended are stopped."""
+    budget = budget or Budget()
+    ident = threading.get_ident()
+    with _WORKERS_LOCK:
+        alive = {thread.ident for thread in threading.enumerate()}
+        for gone in [key for key in _WORKERS if key not in alive]:
+            _WORKERS.pop(gone).stop()
+        worker = _WORKERS.get(ident)
+        if worker is None or not worker.process.is_alive():
+            worker = _WORKERS[ident] = _Worker()
+    try:
+        return worker.call(function, args, budget)
+    except BaseException as exc:
+        if isinstance(exc, BudgetExceeded | KeyboardInterrupt) or not worker.process.is_alive():
+            with _WORKERS_LOCK:
+                if _WORKERS.get(ident) is worker:
+                    del _WORKERS[ident]
+            worker.stop()  # its work is abandoned: a new worker answers the next call
+        raise
+
+
 def run_isolated(function: Callable[..., Any], *args: Any, budget: Budget | None = None) -> Any:
     """``function(*args)`` in a child process, stopped past ``budget`` (raises :class:`BudgetExceeded`).
 
@@ -199,33 +304,12 @@ def run_isolated(function: Callable[..., Any], *args: Any, budget: Budget | None
     child = context.Process(target=_child, args=(sender, function, args), daemon=True)
     child.start()
     sender.close()
-    started = time.monotonic()
-    baseline: int | None = None
-    peak = 0
+    peak = [0]
     try:
-        while True:
-            if receiver.poll(_POLL_S):
-                try:
-                    status, value = receiver.recv()
-                except EOFError:  # the child died without an answer (killed by the system)
-                    child.join(5)
-                    raise BudgetExceeded(f"stopped unexpectedly (exit code {child.exitcode})") from None
-                if status == "error":
-                    raise value
-                return value
-            if not child.is_alive():
-                raise BudgetExceeded(f"stopped unexpectedly (exit code {child.exitcode})")
-            if budget.seconds and time.monotonic() - started > budget.seconds:
-                raise BudgetExceeded(budget.time_message())
-            resident = resident_bytes(child.pid)
-            if resident is not None:
-                peak = max(peak, resident)
-                baseline = resident if baseline is None else min(baseline, resident)
-                if budget.memory_mb and resident - baseline > budget.memory_mb * 1024 * 1024:
-                    raise BudgetExceeded(budget.memory_message())
+        return _await(receiver, child, budget, peak)
     finally:
         receiver.close()
         if child.is_alive():
             child.kill()
         child.join(5)
-        CHILD_PEAKS[:] = [*CHILD_PEAKS[-15:], peak]
+        CHILD_PEAKS[:] = [*CHILD_PEAKS[-15:], peak[0]]

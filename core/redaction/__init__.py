@@ -30,8 +30,9 @@ __all__ = [
 # reference's own patterns (core.redaction.hermes, which keeps the reference's output and so its
 # patterns) backtrack over a long run: a 100 KB message of "auth" repeated takes over 15 minutes in
 # one call, holding the interpreter (every other thread, every other dashboard session) for all of
-# it. A child has an interpreter of its own, and is stopped at its budget; the text comes back the
-# same as it would here. Shorter texts cost at most a fraction of a second here.
+# it. A child (this thread's worker, kept between calls: core.budget.run_in_worker) has an
+# interpreter of its own, and is stopped at its budget; the text comes back the same as it would
+# here. Shorter texts cost at most a fraction of a second here.
 REFERENCE_INLINE_CHARS = 2_000
 
 
@@ -47,17 +48,17 @@ def _reference_many(texts: list[Any], release: str | None, *, every_release: boo
     long = [index for index, text in enumerate(texts) if isinstance(text, str) and len(text) > REFERENCE_INLINE_CHARS]
     if not long:
         return _all_releases(texts) if every_release else redact_many(texts, release=release)
-    from core.budget import Budget, run_isolated
+    from core.budget import Budget, run_in_worker
 
     chosen = set(long)
     short = [text for index, text in enumerate(texts) if index not in chosen]
     far = [texts[index] for index in long]
     budget = Budget(memory_mb=None, scope="the limit of one redaction")
     if every_release:
-        far = run_isolated(_all_releases, far, budget=budget)
+        far = run_in_worker(_all_releases, far, budget=budget)
         short = _all_releases(short)
     else:
-        far = run_isolated(_child_many, far, release, budget=budget)
+        far = run_in_worker(_child_many, far, release, budget=budget)
         short = redact_many(short, release=release)
     merged: list[Any] = []
     near, away = iter(short), iter(far)

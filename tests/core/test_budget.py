@@ -87,3 +87,23 @@ def test_one_huge_piece_is_counted_in_a_child_exactly(monkeypatch: pytest.Monkey
     monkeypatch.setattr(tokens, "ISOLATED_PIECE_CHARS", 10_000)
     text = "x " * 20_000 + "A" * 50_000 + " done"  # cut in chunks, one of them a single 50,000-letter piece
     assert tokens.encoded_length(encoding, text, chunk_chars=5_000) == len(encoding.encode_ordinary(text))
+
+
+def _pid() -> int:
+    import os
+
+    return os.getpid()
+
+
+def test_a_threads_worker_serves_call_after_call_and_is_replaced_when_stopped() -> None:
+    from core.budget import run_in_worker
+
+    first = run_in_worker(_pid)
+    assert run_in_worker(_pid) == first  # the same worker, kept between calls
+    assert run_in_worker(_answer, 4) == 8
+    with pytest.raises(FormatError):
+        run_in_worker(_refuse, "y.json")
+    assert run_in_worker(_pid) == first  # an error is an answer: the worker stays
+    with pytest.raises(BudgetExceeded):
+        run_in_worker(_sleep, 30, budget=Budget(seconds=0.3, memory_mb=None))
+    assert run_in_worker(_pid) != first  # stopped past its budget: a new worker answers
