@@ -397,8 +397,7 @@ def process_file(path: str, settings: dict[str, Any], data: bytes | None = None)
             return _file_rows(path, options, data)
     except (Exception, BudgetExceeded) as exc:  # a bad file is a row with its error, never a crash
         row = _empty_row(path)
-        row["error"] = f"{path}: {exc or 'went past its budget'}" if isinstance(exc, BudgetExceeded) \
-            else error_text(exc, path)
+        row["error"] = f"{path}: {exc}" if isinstance(exc, BudgetExceeded) else error_text(exc, path)
         row["seconds"] = round(time.perf_counter() - started, 6)
         return [row]
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import os
+import signal
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -42,8 +43,12 @@ class BudgetExceeded(BaseException):
     """The work on one file went past its budget of time or memory.
 
     A ``BaseException``, like ``KeyboardInterrupt``: the ``except Exception`` of a reader trying one
-    format after another must not swallow it and carry on without a limit.
+    format after another must not swallow it and carry on without a limit. The watchdog raises the
+    bare class in the working thread; its text is then the reason the watchdog gave for that thread.
     """
+
+    def __str__(self) -> str:
+        return super().__str__() or _FIRED.get(threading.get_ident(), "went past its budget")
 
 
 @dataclass(frozen=True)
@@ -92,6 +97,8 @@ class _Watch:
 _LOCK = threading.Lock()
 _ACTIVE: dict[int, _Watch] = {}
 _WATCHDOG: list[threading.Thread] = []
+_WAKE = threading.Event()  # set when a budget starts: the watchdog looks at its deadline at once
+_FIRED: dict[int, str] = {}  # thread ident → why the watchdog last stopped its work
 
 
 def _raise_in(thread_id: int, exception: type[BaseException] | None) -> None:
@@ -101,9 +108,18 @@ def _raise_in(thread_id: int, exception: type[BaseException] | None) -> None:
     )
 
 
+def _next_look() -> float:
+    """How long the watchdog may sleep: its usual interval, or less when a deadline comes sooner."""
+    now = time.monotonic()
+    with _LOCK:
+        deadlines = [w.started + w.budget.seconds for w in _ACTIVE.values() if w.budget.seconds and w.fired is None]
+    return max(0.002, min([_POLL_S, *(deadline - now for deadline in deadlines)]))
+
+
 def _watch_loop() -> None:
     while True:
-        time.sleep(_POLL_S)
+        _WAKE.wait(_next_look())
+        _WAKE.clear()
         with _LOCK:
             if not _ACTIVE:
                 continue
@@ -119,6 +135,7 @@ def _watch_loop() -> None:
                       and resident - watch.baseline > budget.memory_mb * 1024 * 1024):
                     watch.fired = budget.memory_message()
                 if watch.fired is not None:
+                    _FIRED[watch.thread_id] = watch.fired
                     _raise_in(watch.thread_id, BudgetExceeded)
 
 
@@ -138,11 +155,18 @@ def within(budget: Budget | None) -> Iterator[None]:
     if budget is None or budget.unlimited or thread_id in _ACTIVE:
         yield
         return
+    # In a process's main thread the time limit is a real-time timer signal (exact, and delivered
+    # without another thread needing the interpreter first); the watchdog keeps the memory limit, and
+    # both limits in any other thread.
+    alarm = bool(budget.seconds) and hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
+    watched = Budget(None if alarm else budget.seconds, budget.memory_mb, budget.scope)
     baseline = resident_bytes() if budget.memory_mb else None
-    watch = _Watch(thread_id, budget, time.monotonic(), baseline)
+    watch = _Watch(thread_id, watched, time.monotonic(), baseline)
     with _LOCK:
         _ACTIVE[thread_id] = watch
         _ensure_watchdog()
+    _WAKE.set()
+    previous = _start_alarm(budget) if alarm else None
     try:
         yield
     except BudgetExceeded as exc:
@@ -150,10 +174,27 @@ def within(budget: Budget | None) -> Iterator[None]:
             raise
         raise BudgetExceeded(watch.fired) from None  # the bare class the watchdog raised, with its reason
     finally:
-        with _LOCK:
-            _ACTIVE.pop(thread_id, None)
-            if watch.fired is not None:
-                _raise_in(thread_id, None)  # fired as the block ended: not delivered, and not wanted now
+        try:
+            if alarm:
+                signal.setitimer(signal.ITIMER_REAL, 0)
+                signal.signal(signal.SIGALRM, previous)
+            with _LOCK:
+                _ACTIVE.pop(thread_id, None)
+                if watch.fired is not None:
+                    _raise_in(thread_id, None)  # fired as the block ended: not delivered, and not wanted now
+        except BudgetExceeded:
+            pass  # delivered while the block was ending: its work is done, and its result stands
+
+
+def _start_alarm(budget: Budget) -> Any:
+    """A timer that raises :class:`BudgetExceeded` in the main thread past ``budget.seconds``."""
+
+    def expire(_signum: int, _frame: Any) -> None:
+        raise BudgetExceeded(budget.time_message())
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, float(budget.seconds or 0))
+    return previous
 
 
 # --- in a child process ----------------------------------------------------------------------------
