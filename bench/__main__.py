@@ -22,6 +22,7 @@ SCRIPTS = (
     "bench_sweep",
     "bench_batch",
     "bench_live",
+    "bench_safety",
 )
 
 

@@ -15,19 +15,16 @@ from __future__ import annotations
 
 import glob
 import os
-import signal
-import sys
-import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
 from dataclasses import asdict, dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from core.budget import DEFAULT_MEMORY_MB, DEFAULT_SECONDS, Budget, BudgetExceeded, within
 from core.bulk_work import collector_paused
 from core.compressor import CompressionResult, ContextCompressor
 from core.config import DEFAULTS, CompressorConfig, CompressorParameters
+from core.safe_text import safe_message
 from core.summarizers.llm import DEFAULT_TIMEOUT_S
 from core.unicode_text import replace_lone_surrogates
 
@@ -134,8 +131,10 @@ class AnalysisSettings(CompressorParameters):
     format: str | None = None
     all_sessions: bool = True
     server_model: str | None = None
-    # Give up on a file after this many seconds of wall time (None: no limit); see process_file.
-    timeout_s: float | None = None
+    # Give up on a file after this many seconds of wall time, or once the process grew by this many
+    # megabytes while reading and analysing it (None: no limit); see process_file and core.budget.
+    timeout_s: float | None = DEFAULT_SECONDS
+    memory_mb: float | None = DEFAULT_MEMORY_MB
     # The deadline of one summary call, retries included, and the HTTP client's retries
     # (None: the client's default; a local server gets none).
     llm_timeout_s: float = DEFAULT_TIMEOUT_S
@@ -151,6 +150,10 @@ class AnalysisSettings(CompressorParameters):
 
     def config(self) -> CompressorConfig:
         return CompressorConfig.from_settings(self)
+
+    @property
+    def budget(self) -> Budget:
+        return Budget(self.timeout_s or None, self.memory_mb or None)
 
 
 def make_summarizer(settings: AnalysisSettings) -> Callable[[str, int], Any] | None:
@@ -368,47 +371,13 @@ def error_text(exc: BaseException, file: str) -> str:
 
     text = " ".join(str(exc).split()) or type(exc).__name__
     if isinstance(exc, FormatError):
-        return text
-    return f"{file}: {type(exc).__name__}: {text}"
+        return text  # it quotes file content only through core.safe_text.quoted
+    # Any other exception's text may quote whatever it was given: secrets masked, controls escaped.
+    return f"{file}: {type(exc).__name__}: {safe_message(text)}"
 
 
-class FileTimeout(BaseException):
-    """A file took longer than the batch's per-file limit.
-
-    A ``BaseException``, like ``KeyboardInterrupt``: the ``except Exception`` of a reader trying
-    one format after another must not swallow it and carry on without a limit.
-    """
-
-
-@contextmanager
-def time_limit(seconds: float | None) -> Iterator[None]:
-    """Raise :class:`FileTimeout` in this thread once ``seconds`` of wall time have passed.
-
-    A real-time interval timer (``SIGALRM``), so it only works in a process's main thread on a
-    POSIX system, where the pool and Ray workers run their tasks; elsewhere it does nothing. It
-    interrupts Python code, not a single long call into a C library (it fires when that returns).
-    """
-    usable = (
-        seconds is not None
-        and seconds > 0
-        and hasattr(signal, "setitimer")
-        and threading.current_thread() is threading.main_thread()
-    )
-    if not usable:
-        yield
-        return
-    assert seconds is not None
-
-    def expire(_signum: int, _frame: Any) -> None:
-        raise FileTimeout(f"timed out after {seconds:g} s (the per-file limit)")
-
-    previous = signal.signal(signal.SIGALRM, expire)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+#: The per-file limit's exception (a ``BaseException``: a reader's ``except Exception`` cannot swallow it).
+FileTimeout = BudgetExceeded
 
 
 def process_file(path: str, settings: dict[str, Any], data: bytes | None = None) -> list[dict[str, Any]]:
@@ -419,17 +388,18 @@ def process_file(path: str, settings: dict[str, Any], data: bytes | None = None)
         settings: ``AnalysisSettings.as_dict()``.
         data: The file's bytes, when the caller read them (workers without the file system).
 
-    With ``timeout_s`` set, a file still being read or analysed after that many seconds becomes an
+    A file still being read or analysed after ``timeout_s`` seconds, or for which the process grew by
+    more than ``memory_mb`` megabytes (``core.budget``), becomes an
     error row saying so, and the batch goes on with the next file.
     """
     started = time.perf_counter()
     try:
         options = AnalysisSettings.from_dict(settings)
-        with time_limit(options.timeout_s), collector_paused():
+        with within(options.budget), collector_paused():
             return _file_rows(path, options, data)
-    except (Exception, FileTimeout) as exc:  # a bad file is a row with its error, never a crash
+    except (Exception, BudgetExceeded) as exc:  # a bad file is a row with its error, never a crash
         row = _empty_row(path)
-        row["error"] = f"{path}: {exc}" if isinstance(exc, FileTimeout) else error_text(exc, path)
+        row["error"] = f"{path}: {exc}" if isinstance(exc, BudgetExceeded) else error_text(exc, path)
         row["seconds"] = round(time.perf_counter() - started, 6)
         return [row]
 
@@ -484,8 +454,11 @@ def find_transcripts(sources: Iterable[str]) -> list[str]:
     seen: set[str] = set()
     for source in sources:
         if _is_glob(source):
-            matches = sorted(m for m in glob.glob(source, recursive=True) if os.path.isfile(m))
+            # Pipes and devices a pattern matches are kept: each becomes an error row saying what it is.
+            matches = sorted(m for m in glob.glob(source, recursive=True) if not os.path.isdir(m))
         elif os.path.isdir(source):
+            from pathlib import Path
+
             from core.formats.detection import detect_directory
 
             matches = []
@@ -523,143 +496,10 @@ def find_transcripts(sources: Iterable[str]) -> list[str]:
 # --- engines -------------------------------------------------------------------------------------
 
 
-def _progress(total: int, enabled: bool) -> Any:
-    from tqdm import tqdm
-
-    return tqdm(total=total, unit="file", file=sys.stderr, disable=not enabled, dynamic_ncols=True)
-
-
 #: What an engine runs per file: ``task(path, settings, data=None)`` → that file's rows (never raising).
 FileTask = Callable[..., list[dict[str, Any]]]
 #: Told each file's rows as they come (in the calling process), before the run ends.
 ResultCallback = Callable[[str, list[dict[str, Any]]], None]
-
-
-def _done(bar: Any, on_result: ResultCallback | None, path: str, results: dict[str, list[dict[str, Any]]]) -> None:
-    bar.update(1)
-    if on_result is not None:
-        on_result(path, results[path])
-
-
-def _run_inline(
-    paths: Sequence[str], settings: dict[str, Any], bar: Any, task: FileTask = process_file,
-    on_result: ResultCallback | None = None,
-) -> dict[str, list[dict[str, Any]]]:
-    results: dict[str, list[dict[str, Any]]] = {}
-    for path in paths:
-        results[path] = task(path, settings)
-        _done(bar, on_result, path, results)
-    return results
-
-
-def _run_local(
-    paths: Sequence[str], settings: dict[str, Any], workers: int, bar: Any, task: FileTask = process_file,
-    on_result: ResultCallback | None = None,
-) -> dict[str, list[dict[str, Any]]]:
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor, as_completed
-
-    methods = multiprocessing.get_all_start_methods()
-    context = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
-    if context.get_start_method() == "forkserver":
-        # Workers fork from a server that imported the analysis once, so they start warm.
-        context.set_forkserver_preload(["core.batch", "core.analysis.savings", "core.summarizers.extractive"])
-    results: dict[str, list[dict[str, Any]]] = {}
-    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-        futures = {pool.submit(task, path, settings): path for path in paths}
-        for future in as_completed(futures):
-            path = futures[future]
-            try:
-                results[path] = future.result()
-            except Exception as exc:  # the worker died (killed, out of memory): report, carry on
-                row = _empty_row(path)
-                row["error"] = f"{path}: worker failed: {type(exc).__name__}: {' '.join(str(exc).split())}"
-                results[path] = [row]
-            _done(bar, on_result, path, results)
-    return results
-
-
-def _core_package_dir() -> str:
-    return str(Path(__file__).resolve().parent)
-
-
-def _run_ray(
-    paths: Sequence[str],
-    settings: dict[str, Any],
-    workers: int | None,
-    address: str | None,
-    bar: Any,
-    task: FileTask = process_file,
-    on_result: ResultCallback | None = None,
-) -> dict[str, list[dict[str, Any]]]:
-    try:
-        import ray
-    except ImportError:
-        raise BatchError("the ray engine needs Ray: pip install 'ray[default]>=2.40'") from None
-    import logging
-
-    started_here = False
-    if not ray.is_initialized():
-        options: dict[str, Any] = {
-            "include_dashboard": False,
-            "logging_level": logging.WARNING,
-            "log_to_driver": False,
-            "configure_logging": True,
-        }
-        if address:
-            # A cluster's nodes get this package from the driver; its dependencies must be installed there.
-            options["runtime_env"] = {"py_modules": [_core_package_dir()]}
-            try:
-                ray.init(address=address, **options)
-            except Exception as exc:
-                raise BatchError(f"cannot connect to the Ray cluster at {address}: {' '.join(str(exc).split())}") from None
-        else:
-            ray.init(num_cpus=workers or os.cpu_count() or 1, **options)
-        started_here = True
-    try:
-        remote = ray.remote(num_cpus=1, max_retries=1)(task)
-        # On a cluster the workers may not see this machine's files: send the bytes along.
-        ship = bool(address)
-        window = max(4, 4 * int(ray.cluster_resources().get("CPU", workers or 1)))
-        pending: dict[Any, str] = {}
-        results: dict[str, list[dict[str, Any]]] = {}
-        queue = list(paths)
-        queue.reverse()
-
-        def submit() -> None:
-            path = queue.pop()
-            if ship:
-                try:
-                    data = Path(path).read_bytes()
-                except OSError as exc:
-                    row = _empty_row(path)
-                    row["error"] = f"{path}: cannot read the file: {exc.strerror or exc}"
-                    results[path] = [row]
-                    _done(bar, on_result, path, results)
-                    return
-                pending[remote.remote(path, settings, data)] = path
-            else:
-                pending[remote.remote(path, settings)] = path
-
-        while queue or pending:
-            while queue and len(pending) < window:
-                submit()
-            if not pending:
-                continue
-            done, _ = ray.wait(list(pending), num_returns=1)
-            for ref in done:
-                path = pending.pop(ref)
-                try:
-                    results[path] = ray.get(ref)
-                except Exception as exc:  # the task's worker died: report, carry on
-                    row = _empty_row(path)
-                    row["error"] = f"{path}: worker failed: {type(exc).__name__}: {' '.join(str(exc).split())[:300]}"
-                    results[path] = [row]
-                _done(bar, on_result, path, results)
-        return results
-    finally:
-        if started_here:
-            ray.shutdown()
 
 
 def run_batch(
@@ -713,14 +553,16 @@ def map_files(
         raise BatchError(f"--workers must be at least 1, got {workers}")
     if address and engine != "ray":
         raise BatchError("--address only applies to --engine ray")
+    from core import batch_engines
+
     paths = list(paths)
-    with _progress(len(paths), progress) as bar:
+    with batch_engines.progress_bar(len(paths), progress) as bar:
         if engine == "ray":
-            return _run_ray(paths, settings, workers, address, bar, task, on_result)
+            return batch_engines.run_ray(paths, settings, workers, address, bar, BatchError, task, on_result)
         count = min(workers or os.cpu_count() or 1, max(1, len(paths)))
         if count == 1:
-            return _run_inline(paths, settings, bar, task, on_result)
-        return _run_local(paths, settings, count, bar, task, on_result)
+            return batch_engines.run_inline(paths, settings, bar, task, on_result)
+        return batch_engines.run_local(paths, settings, count, bar, task, on_result)
 
 
 def report_frame(rows: Sequence[dict[str, Any]]) -> pd.DataFrame:

@@ -15,10 +15,11 @@ Bad input ends with a non-zero exit code and one line naming the file and the pr
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
-import json
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -36,19 +37,32 @@ from core.batch import (
     summary_stats,
     write_report,
 )
+from core.budget import DEFAULT_MEMORY_MB, DEFAULT_SECONDS, BudgetExceeded, within
 from core.bulk_work import collector_paused
-from core.config import DEFAULTS, CompressorConfig
+from core.cli_output import (
+    PROG,
+    analysis_report,
+    encodable,
+    fmt,
+    print_analysis,
+    print_json,
+    say,
+    terminal_json,
+    warn,
+)
+from core.config import DEFAULTS
 from core.formats import DUMP_FORMATS, FORMAT_NAMES, Conversation, FormatError
 from core.hermes_plugin import settings_cli as hermes_settings
+from core.interrupts import EXIT_INTERRUPTED, Interrupts
+from core.safe_text import safe_message
 from core.summarizers.llm import DEFAULT_TIMEOUT_S
 
-PROG = "context-lens"
+__all__ = ["EXIT_SUSPECT_SUMMARY", "analysis_report", "build_parser", "main", "print_analysis"]
 EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_BAD_INPUT = 2
 # With --strict-exit: a summary was empty or oversized (the output is written all the same).
 EXIT_SUSPECT_SUMMARY = 3
-EXIT_INTERRUPTED = 130
 # A memory provider's context is cut to 5,500 characters by the release anyway: read no more than this.
 MAX_MEMORY_CONTEXT_BYTES = 1_000_000
 DEBUG_ENV = "CONTEXT_LENS_DEBUG"
@@ -83,6 +97,21 @@ def _positive_seconds(text: str) -> float:
     if not value > 0 or value == float("inf"):
         raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {text!r}")
     return value
+
+
+def _limit(unit: str) -> Callable[[str], float | None]:
+    """A per-file limit: a positive number of ``unit``, or 0 for none."""
+
+    def parse(text: str) -> float | None:
+        try:
+            value = float(text.replace("_", ""))
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a number of {unit} (0 for no limit), got {text!r}") from None
+        if value < 0 or value != value or value == float("inf"):
+            raise argparse.ArgumentTypeError(f"expected a number of {unit} of 0 or more, got {text!r}")
+        return value or None
+
+    return parse
 
 
 def _count(text: str) -> int:
@@ -183,9 +212,16 @@ def _compressor_options() -> argparse.ArgumentParser:
     summary.add_argument("--strict-exit", action="store_true",
                          help=f"exit {EXIT_SUSPECT_SUMMARY} when a summary is empty or oversized (the releases count "
                               "those as a success; a warning is printed either way)")
+    limits = parent.add_argument_group("limits (each file)")
+    limits.add_argument("--time-limit", type=_limit("seconds"), default=DEFAULT_SECONDS, metavar="SECONDS",
+                        help=f"give up on a file still being read or analysed after SECONDS (default "
+                             f"{DEFAULT_SECONDS:g}; 0 for no limit)")
+    limits.add_argument("--memory-limit", type=_limit("megabytes"), default=DEFAULT_MEMORY_MB, metavar="MB",
+                        help=f"give up on a file once reading and analysing it took more than MB megabytes "
+                             f"(default {DEFAULT_MEMORY_MB:,}; 0 for no limit)")
     summary.add_argument("--strict-redaction", action=argparse.BooleanOptionalAction, default=None,
-                         help="mask secrets before anything reaches the summarizer "
-                              "(default: on for --summarizer litellm, off otherwise)")
+                         help="mask secrets in everything the summarizer reads, so no provider receives one "
+                              "and no summary quotes one (default: on)")
     return parent
 
 
@@ -222,8 +258,8 @@ def build_parser() -> argparse.ArgumentParser:
     batch.add_argument("--workers", type=_positive_int, metavar="N", help="worker processes (default: all cores)")
     batch.add_argument("--main-session-only", action="store_true",
                        help="one row per file (its main session) instead of one per session")
-    batch.add_argument("--file-timeout", type=_positive_seconds, metavar="SECONDS",
-                       help="give up on a file after SECONDS and report it as an error row (default: no limit)")
+    batch.add_argument("--file-timeout", dest="time_limit", type=_positive_seconds, metavar="SECONDS",
+                       help="the same as --time-limit: a file still read or analysed after SECONDS is an error row")
     batch.add_argument("--json", action="store_true", help="print the corpus totals as JSON")
 
     serve = commands.add_parser("serve", help="start the dashboard on 127.0.0.1",
@@ -234,10 +270,6 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 # --- shared helpers ------------------------------------------------------------------------------
-
-
-def _warn(text: str) -> None:
-    print(f"{PROG}: warning: {text}", file=sys.stderr)
 
 
 def _memory_context(args: argparse.Namespace) -> str:
@@ -275,25 +307,25 @@ def _settings(args: argparse.Namespace) -> AnalysisSettings:
                 window = context_window(args.model)
             except ModelTableError as exc:
                 window = None
-                _warn(f"{exc}; using a context length of {context_length}")
+                warn(f"{exc}; using a context length of {context_length}")
             else:
                 if window is None:
-                    _warn(f"model {args.model!r} is not in litellm's table; using a context length of "
+                    warn(f"model {args.model!r} is not in litellm's table; using a context length of "
                           f"{context_length} (pass --context-length)")
             context_length = window or context_length
     if args.summarizer != "litellm":
         ignored = [flag for flag, value in (("--summary-model", args.summary_model), ("--api-base", args.api_base)) if value]
         if ignored:
             verb = "apply" if len(ignored) > 1 else "applies"
-            _warn(f"{' and '.join(ignored)} only {verb} to --summarizer litellm; ignored")
+            warn(f"{' and '.join(ignored)} only {verb} to --summarizer litellm; ignored")
     if args.summarizer not in ("litellm", "local"):
         ignored = [flag for flag, value in (("--timeout", args.timeout), ("--retries", args.retries)) if value is not None]
         if ignored:
             verb = "apply" if len(ignored) > 1 else "applies"
-            _warn(f"{' and '.join(ignored)} only {verb} to a model (--summarizer litellm or local); ignored")
-    strict = args.strict_redaction
-    if strict is None:
-        strict = args.summarizer == "litellm"
+            warn(f"{' and '.join(ignored)} only {verb} to a model (--summarizer litellm or local); ignored")
+    # On unless turned off: a provider receives the turns, and every summary (offline, local, the
+    # fallback) quotes them into the compressed output.
+    strict = True if args.strict_redaction is None else args.strict_redaction
     if args.summarizer == "litellm" and not (args.model or args.summary_model):
         raise UsageError("--summarizer litellm needs --model or --summary-model (a litellm model name)")
     settings = AnalysisSettings(
@@ -315,6 +347,8 @@ def _settings(args: argparse.Namespace) -> AnalysisSettings:
         format=args.format,
         llm_timeout_s=args.timeout or DEFAULT_TIMEOUT_S,
         llm_retries=args.retries,
+        timeout_s=args.time_limit,
+        memory_mb=args.memory_limit,
     )
     try:
         settings.config()
@@ -373,171 +407,30 @@ def _refuse_overwriting_inputs(output: str, inputs: list[str]) -> None:
         raise UsageError(str(exc)) from None
 
 
-def _json_default(value: Any) -> Any:
-    if hasattr(value, "item"):
-        return value.item()
-    return str(value)
-
-
-def _encodable(text: str) -> str:
-    """``text`` without lone surrogates (a damaged input may carry them): each becomes its JSON
-    escape (``\\ud800``), which inside a JSON string reads back as the same character."""
-    try:
-        text.encode("utf-8")
-        return text
-    except UnicodeEncodeError:
-        return text.encode("utf-8", "backslashreplace").decode("utf-8")
-
-
-def _print_json(data: Any) -> None:
-    print(_encodable(json.dumps(data, indent=2, ensure_ascii=False, default=_json_default)))
-
-
-def _fmt(value: Any) -> str:
-    if isinstance(value, bool) or value is None:
-        return {True: "yes", False: "no", None: "-"}[value]
-    if isinstance(value, int):
-        return f"{value:,}"
-    if isinstance(value, float):
-        return f"{value:.1f}"
-    return str(value)
-
-
 def _summary_verdict(args: argparse.Namespace, file: str | None, warning: str | None) -> int:
     """Warn about an empty or oversized summary; its exit code with --strict-exit."""
     if not warning:
         return EXIT_OK
-    _warn(f"{file}: {warning}" if file else warning)
+    warn(f"{file}: {warning}" if file else warning)
     return EXIT_SUSPECT_SUMMARY if args.strict_exit else EXIT_OK
 
 
 # --- analyze -------------------------------------------------------------------------------------
 
 
-def analysis_report(
-    conversation: Conversation, analysis: dict[str, Any], file: str, config: CompressorConfig | None = None
-) -> dict[str, Any]:
-    """The ``analyze --json`` document; ``request`` is the whole request (``core.analysis.request``)
-    counted with ``config``'s model (the defaults when None)."""
-    from core.analysis.request import request_report
-
-    report = {key: value for key, value in analysis.items() if key != "result"}
-    report.update(
-        {
-            "file": file,
-            "format": conversation.format,
-            "session": conversation.session_id,
-            "sessions": [info.id for info in conversation.sessions],
-            "model": conversation.model,
-            "warnings": list(conversation.warnings),
-            "load_report": conversation.report.to_dict(),
-            "request": request_report(conversation, config or CompressorConfig()),
-        }
-    )
-    # Hermes' host decides on the whole request (the last recorded prompt when there is one).
-    report["would_compress"] = report["request"]["trigger"]["would_compress"]
-    return report
-
-
-def _zone_text(start: int, end: int, name: str) -> str:
-    return f"{name} {start}-{end - 1} ({end - start})" if end > start else f"{name} - (0)"
-
-
-def _validity_text(report: dict[str, Any]) -> str:
-    def ok(flag: bool) -> str:
-        return "valid" if flag else "INVALID"
-
-    text = (f"result: OpenAI {ok(report['valid'])}, Anthropic {ok(report['valid_anthropic'])} · "
-            f"input: OpenAI {ok(report['input_valid'])}, Anthropic {ok(report['input_valid_anthropic'])}")
-    if report["problems"]:
-        text += f" · {len(report['problems'])} error(s), first: {report['problems'][0]}"
-    return text
-
-
-def _request_text(request: dict[str, Any]) -> str:
-    parts = " + ".join(f"{_fmt(request[name])} {name.replace('_', ' ')}"
-                       for name in ("system", "tools", "injected", "messages", "unrecorded_overhead") if request[name])
-    text = f"{_fmt(request['total'])} whole request ({request['unit']}" + (f": {parts})" if parts else ")")
-    recorded = request["recorded_last_prompt"]
-    return text + (f" · last recorded prompt {_fmt(recorded)}" if recorded is not None else " · no recorded prompt sizes")
-
-
-def _trigger_text(report: dict[str, Any]) -> str:
-    trigger = report["request"]["trigger"]
-    sized = ("the last recorded prompt" if trigger["source"] == "recorded" else f"the whole-request {trigger['source']}") \
-        + f" is {_fmt(trigger['tokens'])}"
-    if report["would_compress"]:
-        return f"yes: Hermes would compress now ({sized})"
-    return f"no: {sized}, below the threshold (savings below are what compressing anyway would do)"
-
-
-_SHOWN_WARNINGS = 5
-
-
-def print_analysis(report: dict[str, Any]) -> None:
-    """The readable form of ``analyze``."""
-    import pandas as pd
-
-    session = f" · session {report['session']} ({len(report['sessions'])} in file)" if report["session"] else ""
-    floored = " (the 64K floor)" if report["threshold_floored"] else ""
-    load = report["load_report"]
-    lines = [
-        ("file", report["file"]),
-        ("format", f"{report['format']}{session}" + (f" · model {report['model']}" if report["model"] else "")),
-        ("read", f"{_fmt(load['read'])} {load['unit']}(s): {_fmt(load['placed'])} placed, "
-                 f"{_fmt(load['other_sessions'] + load['other_branches'])} in other sessions or branches, "
-                 f"{_fmt(sum(load['metadata'].values()))} metadata, {_fmt(sum(e['count'] for e in load['skipped']))} skipped"),
-        ("messages", _fmt(report["messages"])),
-        ("tokens", f"{_fmt(report['exact_tokens'])} exact ({report['encoding']}) · "
-                   f"{_fmt(report['hermes_tokens'])} Hermes estimate"),
-        ("request", _request_text(report["request"])),
-        ("threshold", f"{_fmt(report['threshold_tokens'])} of a {_fmt(report['context_length'])} window{floored}"),
-        ("compress?", _trigger_text(report)),
-    ]
-    if report["small_conversation"]:
-        lines.append(("zones", "too few messages: the compressor leaves the conversation unchanged"))
-    elif report["compress_start"] is not None:
-        start, end, n = report["compress_start"], report["compress_end"], report["messages"]
-        lines.append(("zones", " · ".join((_zone_text(0, start, "HEAD"), _zone_text(start, end, "MIDDLE"),
-                                           _zone_text(end, n, "TAIL")))))
-    outcome = report["outcome"] + (f" ({report['failure_reason']})" if report["failure_reason"] else "")
-    lines += [
-        ("outcome", outcome),
-        ("saved", f"{_fmt(report['saved_total'])} tokens ({report['savings_pct']:.1f} %) exact · "
-                  f"{report['hermes_savings_pct']:.1f} % by the Hermes estimate · "
-                  f"{report['messages']} → {report['messages_after']} messages"),
-        ("facts kept", f"{report['fact_retention'] * 100:.0f} % ({report['facts_kept']}/{report['facts']}); "
-                       f"from the summarised middle {report['middle_fact_retention'] * 100:.0f} % "
-                       f"({report['middle_facts_kept']}/{report['middle_facts']})"),
-        ("validity", _validity_text(report)),
-    ]
-    for warning in report["warnings"][:_SHOWN_WARNINGS]:
-        lines.append(("warning", warning))
-    if len(report["warnings"]) > _SHOWN_WARNINGS:
-        lines.append(("warning", f"… and {len(report['warnings']) - _SHOWN_WARNINGS} more (all of them in --json)"))
-    width = max(len(label) for label, _ in lines)
-    for label, text in lines:
-        print(f"{label:<{width}}  {text}")
-    table = pd.DataFrame(report["steps"])[
-        ["label", "exact_tokens", "exact_change", "hermes_tokens", "hermes_change", "messages_touched"]
-    ]
-    table.columns = ["step", "tokens", "change", "hermes", "change (hermes)", "messages"]
-    print()
-    print(table.to_string(index=False))
-
-
 def cmd_analyze(args: argparse.Namespace) -> int:
     settings = _settings(args)
-    conversation = _load(args)
     local = _LocalModel()
     try:
         settings = local.attach(settings)
-        analysis = analyze_messages(conversation.messages, settings)
+        with within(settings.budget):  # reading and analysing the file, not starting the local model
+            conversation = _load(args)
+            analysis = analyze_messages(conversation.messages, settings)
     finally:
         local.close()
     report = analysis_report(conversation, analysis, args.file, settings.config())
     if args.json:
-        _print_json(report)
+        print_json(report)
     else:
         print_analysis(report)
     return _summary_verdict(args, args.file, analysis["summary_warning"])
@@ -563,28 +456,30 @@ def cmd_compress(args: argparse.Namespace) -> int:
     if writes_file:
         _refuse_overwriting_inputs(args.output, [args.file])
     settings = _settings(args)
-    conversation = _load(args)
+    with within(settings.budget):
+        conversation = _load(args)
     for warning in conversation.warnings:  # what the import could not place, before the result is written
-        _warn(f"{args.file}: {warning}")
+        warn(f"{args.file}: {warning}")
     if conversation.format != args.output_format:
-        print(f"{PROG}: {args.file}: read as {conversation.format}, written as {args.output_format}", file=sys.stderr)
+        say(f"{PROG}: {args.file}: read as {conversation.format}, written as {args.output_format}", err=True)
     messages = conversation.messages
     local = _LocalModel()
     try:
         settings = local.attach(settings)
         compressor = ContextCompressor(settings.config(), summarizer=make_summarizer(settings))
-        prompt_tokens = make_estimator(settings.token_estimator, settings.model).messages_tokens(messages)
         problem = None
-        if compressor.should_compress(prompt_tokens) or args.force:
-            result = compressor.compress(messages, focus_topic=settings.focus_topic or None, force=args.force,
-                                         memory_context=settings.memory_context, on_crash="report")
-            if result.crash is not None:  # the release raises here: there is no result to write
-                raise UsageError(f"{args.file}: {result.crash.describe()}; nothing was written")
-            output, outcome = result.messages, result.outcome
-            failure = result.failure_reason
-            problem = summary_problem(result, get_counter(encoding_name_for_model(settings.model)))
-        else:
-            output, outcome, failure = messages, "below_threshold", None
+        with within(settings.budget):
+            prompt_tokens = make_estimator(settings.token_estimator, settings.model).messages_tokens(messages)
+            if compressor.should_compress(prompt_tokens) or args.force:
+                result = compressor.compress(messages, focus_topic=settings.focus_topic or None, force=args.force,
+                                             memory_context=settings.memory_context, on_crash="report")
+                if result.crash is not None:  # the release raises here: there is no result to write
+                    raise UsageError(f"{args.file}: {result.crash.describe()}; nothing was written")
+                output, outcome = result.messages, result.outcome
+                failure = result.failure_reason
+                problem = summary_problem(result, get_counter(encoding_name_for_model(settings.model)))
+            else:
+                output, outcome, failure = messages, "below_threshold", None
     finally:
         local.close()
 
@@ -596,7 +491,7 @@ def cmd_compress(args: argparse.Namespace) -> int:
         reasoning=[None] * len(output),
         compaction_events=[],
     )
-    text = _encodable(dump(written, args.output_format))
+    text = encodable(dump(written, args.output_format))
     if writes_file:
         try:
             write_text_atomically(args.output, text + "\n")
@@ -604,7 +499,7 @@ def cmd_compress(args: argparse.Namespace) -> int:
             raise UsageError(f"{args.output}: cannot write the result (nothing was changed): "
                              f"{exc.strerror or exc}") from None
     else:
-        sys.stdout.write(text + "\n")
+        sys.stdout.write(terminal_json(text) + "\n")  # the same JSON, safe on a terminal
 
     before, after = estimate_messages_tokens_rough(messages), estimate_messages_tokens_rough(output)
     report = {
@@ -625,14 +520,14 @@ def cmd_compress(args: argparse.Namespace) -> int:
         "summary_warning": problem.message if problem else None,
     }
     if args.json:
-        _print_json(report)
+        print_json(report)
     if outcome == "below_threshold":
-        print(f"{PROG}: {args.file}: {_fmt(prompt_tokens)} tokens is below the {_fmt(compressor.threshold_tokens)} "
-              "threshold: written unchanged (pass --force to compress anyway)", file=sys.stderr)
+        say(f"{PROG}: {args.file}: {fmt(prompt_tokens)} tokens is below the {fmt(compressor.threshold_tokens)} "
+             "threshold: written unchanged (pass --force to compress anyway)", err=True)
     else:
         note = f"; summary failed: {failure}" if failure else ""
-        print(f"{PROG}: {args.file}: {outcome}: {len(messages)} → {len(output)} messages, "
-              f"{_fmt(before)} → {_fmt(after)} tokens (Hermes estimate){note}", file=sys.stderr)
+        say(f"{PROG}: {args.file}: {outcome}: {len(messages)} → {len(output)} messages, "
+             f"{fmt(before)} → {fmt(after)} tokens (Hermes estimate){note}", err=True)
     return _summary_verdict(args, args.file, problem.message if problem else None)
 
 
@@ -645,14 +540,14 @@ def cmd_batch(args: argparse.Namespace) -> int:
     if args.address and args.engine != "ray":
         raise UsageError("--address only applies to --engine ray")
     settings = _settings(args)
-    settings = dataclasses.replace(settings, all_sessions=not args.main_session_only, timeout_s=args.file_timeout)
+    settings = dataclasses.replace(settings, all_sessions=not args.main_session_only)
     paths = find_transcripts(args.sources)
     _refuse_overwriting_inputs(args.output, paths)
     local = _LocalModel()
     try:
         settings = local.attach(settings)
         if settings.summarizer == "server" and args.address:
-            _warn("the local model listens on 127.0.0.1 only: workers on other machines cannot reach it")
+            warn("the local model listens on 127.0.0.1 only: workers on other machines cannot reach it")
         frame = run_batch(
             paths, settings, engine=args.engine, workers=args.workers, address=args.address,
             progress=sys.stderr.isatty(),
@@ -660,21 +555,22 @@ def cmd_batch(args: argparse.Namespace) -> int:
     finally:
         local.close()
     try:
-        write_report(frame, args.output)
+        with _INTERRUPTS[0].deferred_while() if _INTERRUPTS else contextlib.nullcontext():
+            write_report(frame, args.output)  # whole or not at all, even when Ctrl-C comes now
     except OSError as exc:
         raise UsageError(f"{args.output}: cannot write the report (nothing was changed): "
                          f"{exc.strerror or exc}") from None
     stats = summary_stats(frame)
     if args.json:
-        _print_json({"output": args.output, **stats})
+        print_json({"output": args.output, **stats})
     else:
         mean = stats["mean_savings_pct"]
-        print(f"{stats['files']} files, {stats['rows']} rows, {stats['failed_files']} failed · "
+        say(f"{stats['files']} files, {stats['rows']} rows, {stats['failed_files']} failed · "
               f"{stats['would_compress']} would compress · mean savings "
               f"{'-' if mean is None else f'{mean:.1f} %'} · report: {args.output}")
     if stats["failed_files"]:
         first = frame["error"].dropna().iloc[0]
-        _warn(f"{stats['failed_files']} file(s) could not be analysed (see the error column), e.g. {first}")
+        warn(f"{stats['failed_files']} file(s) could not be analysed (see the error column), e.g. {first}")
     suspect = None
     if stats["suspect_summaries"]:
         flagged = frame[frame["summary_problem"].notna()].iloc[0]
@@ -716,6 +612,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 # --- entry point ---------------------------------------------------------------------------------
 
+
+_INTERRUPTS: list[Interrupts] = []
 _COMMANDS = {"analyze": cmd_analyze, "compress": cmd_compress, "batch": cmd_batch, "serve": cmd_serve,
              hermes_settings.COMMAND: hermes_settings.run}
 
@@ -730,22 +628,37 @@ def main(argv: list[str] | None = None) -> int:
     if not args.command:
         parser.print_help(sys.stderr)
         return EXIT_BAD_INPUT
+    interrupts = Interrupts()
+    interrupts.install()
+    _INTERRUPTS[:] = [interrupts]
     try:
         if args.command in ("analyze", "compress"):
             with collector_paused():  # one transcript in, one job: see core.bulk_work
                 return _COMMANDS[args.command](args)
         return _COMMANDS[args.command](args)
     except (UsageError, FormatError, BatchError) as exc:
-        print(f"{PROG}: error: {' '.join(str(exc).split())}", file=sys.stderr)
+        say(f"{PROG}: error: {' '.join(str(exc).split())}", err=True)
+        return EXIT_BAD_INPUT
+    except BudgetExceeded as exc:
+        where = getattr(args, "file", None)
+        say(f"{PROG}: error: {f'{where}: ' if where else ''}{exc or 'went past its per-file limit'}; "
+             "--time-limit and --memory-limit change the limits (0 for none)", err=True)
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:
-        print(f"{PROG}: interrupted", file=sys.stderr)
+        # The handler stays: a press while the process winds down ends it at once, without a traceback.
+        interrupts.stopping()
+        interrupts.keep = True
+        what = "no report was written" if args.command == "batch" else "nothing was written"
+        say(f"{PROG}: interrupted; {what}", err=True)
         return EXIT_INTERRUPTED
     except Exception as exc:
         if os.environ.get(DEBUG_ENV):
             raise
         where = getattr(args, "file", None) or ", ".join(getattr(args, "sources", []) or [])
         prefix = f"{where}: " if where else ""
-        print(f"{PROG}: error: {prefix}{type(exc).__name__}: {' '.join(str(exc).split())[:400]} "
-              f"(set {DEBUG_ENV}=1 for details)", file=sys.stderr)
+        # An unexpected error's text may quote anything it was given: masked and escaped.
+        say(f"{PROG}: error: {prefix}{type(exc).__name__}: {safe_message(' '.join(str(exc).split())[:400])} "
+             f"(set {DEBUG_ENV}=1 for details)", err=True)
         return EXIT_FAILED
+    finally:
+        interrupts.uninstall()

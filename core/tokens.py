@@ -235,11 +235,21 @@ IMAGE_TOKENS_LOW = 85
 
 # Texts longer than this are counted a chunk at a time (see ``encoded_length``).
 CHUNK_CHARS = 1 << 20
-# Where both encodings' pre-tokenizers always end a piece and start the next one: after a letter
-# or digit, before a space (every letter or digit piece stops at a space, and the next piece
-# starts with it); after a newline, before a letter (newline pieces stop there, and letter pieces
-# never take a newline in front). Cutting there gives the pieces the whole text gives.
-_SAFE_CUT_RE = re.compile(r" (?<=[A-Za-z0-9] )|(?<=\n)[A-Za-z]")
+# Where both encodings' pre-tokenizers always end a piece and start the next one, so that cutting
+# there gives the pieces the whole text gives (and the same tokens):
+# * after a letter or digit, before a space: every letter or digit piece stops at a space, and the
+#   next piece starts with it;
+# * after a newline, before a letter: newline pieces stop there, and letter pieces never take a
+#   newline in front;
+# * after any letter or digit, before ASCII punctuation other than the apostrophe: a letter piece
+#   only goes on past its letters with a contraction ("'s", o200k_base), a digit piece is digits
+#   only, and no punctuation piece holds a letter or digit;
+# * between an ASCII letter and an ASCII digit, either way: no piece holds both.
+# The last two cut text without blanks (a minified bundle, base64, hex, a long URL), which the first
+# two never could: a 16 MB line was encoded in one call (927 MB).
+_SAFE_CUT_RE = re.compile(
+    r" (?<=[A-Za-z0-9] )|(?<=\n)[A-Za-z]|(?<=[^\W_])[!-&(-/:-@\[-`{-~]|(?<=[A-Za-z])[0-9]|(?<=[0-9])[A-Za-z]"
+)
 
 
 def safe_cuts(text: str, chunk_chars: int = CHUNK_CHARS) -> list[int]:
@@ -255,6 +265,37 @@ def safe_cuts(text: str, chunk_chars: int = CHUNK_CHARS) -> list[int]:
     return cuts
 
 
+# A piece with no safe cut for this long (a run of one letter, of one punctuation mark) is one
+# pre-tokenizer piece: its byte-pair merges can only be made whole, at about 46 bytes of memory per
+# character (16 MB of "A": 739 MB and 55 s). It is counted in a child process within a budget, so
+# this process never holds that memory.
+ISOLATED_PIECE_CHARS = 2 * CHUNK_CHARS
+
+
+def count_in_child(encoding_name: str, path: str) -> int:
+    """The token count of the text in a file, in a child process (a top-level function: it is sent there)."""
+    with open(path, encoding="utf-8", errors="surrogatepass") as handle:
+        return len(_encoding(encoding_name).encode_ordinary(handle.read()))
+
+
+def segment_length(encoding: Any, segment: str) -> int:
+    """The tokens of a text between two safe cuts: here, or in a child process when it is one huge piece.
+
+    The piece goes to the child through a temporary file, written a megabyte at a time: sent as an
+    argument it would be pickled whole, one more copy of it in this process."""
+    if len(segment) <= ISOLATED_PIECE_CHARS:
+        return len(encoding.encode_ordinary(segment))
+    import tempfile
+
+    from core.budget import Budget, run_isolated
+
+    with tempfile.NamedTemporaryFile("w", encoding="utf-8", errors="surrogatepass", suffix=".txt") as handle:
+        for start in range(0, len(segment), CHUNK_CHARS):
+            handle.write(segment[start:start + CHUNK_CHARS])
+        handle.flush()
+        return int(run_isolated(count_in_child, encoding.name, handle.name, budget=Budget(scope="the limit of one text")))
+
+
 def encoded_length(encoding: Any, text: str, chunk_chars: int = CHUNK_CHARS) -> int:
     """``len(encoding.encode_ordinary(text))``, a chunk at a time for long texts.
 
@@ -265,7 +306,7 @@ def encoded_length(encoding: Any, text: str, chunk_chars: int = CHUNK_CHARS) -> 
         return len(encoding.encode_ordinary(text))
     total = start = 0
     for cut in [*safe_cuts(text, chunk_chars), len(text)]:
-        total += len(encoding.encode_ordinary(text[start:cut]))
+        total += segment_length(encoding, text[start:cut])
         start = cut
     return total
 
@@ -292,6 +333,14 @@ class TokenCounter:
             if text not in self._cache:
                 self._cache_chars += len(text)
             self._cache[text] = tokens
+
+    def forget(self, text_ids: frozenset[int]) -> None:
+        """Drop the counts of the texts with these ids (held as keys, so the ids are theirs)."""
+        with self._lock:
+            gone = [text for text in self._cache if id(text) in text_ids]
+            for text in gone:
+                del self._cache[text]
+                self._cache_chars -= len(text)
 
     def count_text(self, text: str) -> int:
         if not text:
@@ -351,7 +400,7 @@ class TokenCounter:
                 flush()
                 tokens = start = 0
                 for cut in [*safe_cuts(text), len(text)]:
-                    tokens += len(self._encoding.encode_ordinary(text[start:cut]))
+                    tokens += segment_length(self._encoding, text[start:cut])
                     done += cut - start
                     start = cut
                     if on_progress is not None:
@@ -431,10 +480,24 @@ def counted_texts(messages: Sequence[Any]) -> list[str]:
     return texts
 
 
+def forget_counted(text_ids: frozenset[int]) -> None:
+    """Drop the cached counts of the texts with these ids (from every counter made so far): a
+    transcript no longer open takes its texts' memory with it."""
+    if not text_ids:
+        return
+    for counter in _COUNTERS.values():
+        counter.forget(text_ids)
+
+
+_COUNTERS: dict[str, TokenCounter] = {}
+
+
 @lru_cache(maxsize=8)
 def get_counter(encoding_name: str = "cl100k_base") -> TokenCounter:
     """A shared counter per encoding, so its cache lives as long as the process."""
-    return TokenCounter(encoding_name)
+    counter = TokenCounter(encoding_name)
+    _COUNTERS[encoding_name] = counter
+    return counter
 
 
 class RoughEstimator:

@@ -1,38 +1,62 @@
-"""What every page of the dashboard shares: the sidebar controls, the loaded conversation, helpers.
-
-Widgets whose values must survive page switches are bound with ``keep(key)``: the value is kept
-in a plain session key and handed back to the widget on every run.
+"""What every page of the dashboard shares: the sidebar controls, the settings, and (re-exported from
+their own modules) the loaded conversation (``pages._conversation``), the summarizer and the shared
+compressions (``pages._runs``), and the kept widget values (``pages._state``).
 """
 
 from __future__ import annotations
 
 import dataclasses
-import re
-from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import streamlit as st
 
-from core.analysis.session import (
-    Settings,
-    Transcript,
-    content_digest,
-    default_sample,
-    list_samples,
-    load_transcript,
-    transcript_key,
-)
+from core.analysis.session import Settings, Transcript, default_sample
 from core.analysis.what_if import NOT_HERMES, WINDOW_SCALES, TriggerOption, scale_label, what_if_words
 from core.config import DEFAULTS as CONFIG_DEFAULTS
 from core.profiles import DEFAULT_PROFILE, PROFILES
+from pages._conversation import (  # noqa: F401  (re-exported: the pages import them from here)
+    ANALYSIS_BUDGET,
+    AUTO_FORMAT,
+    COUNT_PROGRESS_CHARS,
+    READ_BUDGET,
+    SAMPLE_PREFIX,
+    UPLOAD_PREFIX,
+    conversation_options,
+    count_with_progress,
+    current_transcript,
+    default_choice,
+    empty_state,
+    format_override,
+    message_table,
+    require_transcript,
+    samples,
+    selected_source,
+    session_override,
+    transcript_cache,
+)
+from pages._runs import (  # noqa: F401  (re-exported)
+    FAILING_SUMMARIZER,
+    LOCAL_SUMMARIZER,
+    NO_SUMMARIZER,
+    OFFLINE_SUMMARIZER,
+    REMOTE_SUMMARIZER,
+    SUMMARIZER_OPTIONS,
+    last_run_for,
+    new_run_id,
+    offline_compression,
+    replay_run,
+    run_view,
+    strict_redaction_default,
+    strict_redaction_for,
+    strict_redaction_switch,
+    summarizer_choice,
+    whole_request,
+)
+from pages._state import _KEPT_PREFIX, escape_markdown, keep, kept, set_kept  # noqa: F401  (re-exported)
 
 CUSTOM_MODEL = "(custom context length)"
 DEFAULT_MODEL = "gpt-4o"
 DEFAULT_CONTEXT = 128_000
-AUTO_FORMAT = "auto-detect"
-SAMPLE_PREFIX = "Sample: "
-UPLOAD_PREFIX = "Uploaded: "
 
 # Hermes' defaults for the sidebar controls (the reset button restores these), from CompressorConfig.
 DEFAULTS: dict[str, Any] = {
@@ -44,50 +68,6 @@ DEFAULTS: dict[str, Any] = {
 WHAT_IF_DEFAULTS: dict[str, Any] = {"window_scale": 1.0, "what_if_no_floor": False}
 # Releases newest first, as the picker lists them.
 RELEASES = list(reversed(PROFILES))
-
-# Widget values live in plain session keys ("kept" values) as well as in the widgets: Streamlit
-# forgets a widget's value when its page is not shown, and a widget drawn by another page is
-# another widget, so every persistent widget is bound to its kept value on each run.
-_KEPT_PREFIX = "_kept_"
-
-
-def kept(key: str, default: Any = None) -> Any:
-    """The kept value of a persistent widget (or ``default`` before it was first set)."""
-    return st.session_state.get(_KEPT_PREFIX + key, default)
-
-
-def set_kept(key: str, value: Any) -> None:
-    """Change a persistent widget's value from code (e.g. in a callback)."""
-    st.session_state[_KEPT_PREFIX + key] = value
-    st.session_state[key] = value
-
-
-def keep(key: str, default: Any = None, then: Callable[[], None] | None = None) -> dict[str, Any]:
-    """Keyword arguments binding a widget to its kept value: ``st.slider(..., **keep("x", 3))``.
-
-    Call it right before creating the widget; ``then`` runs after the value changed.
-    """
-    state = st.session_state
-    store = _KEPT_PREFIX + key
-    if store not in state:
-        state[store] = default
-    state[key] = state[store]
-
-    def remember() -> None:
-        state[store] = state[key]
-        if then is not None:
-            then()
-
-    return {"key": key, "on_change": remember}
-
-
-_MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:=^&\"'])")
-
-
-def escape_markdown(text: str) -> str:
-    """Text safe to put inside st.error / st.warning / st.info (which render Markdown)."""
-    return _MARKDOWN_SPECIAL.sub(r"\\\1", str(text)).replace("\n", "  \n")
-
 
 # --- models ------------------------------------------------------------------------------------
 
@@ -481,6 +461,8 @@ def current_settings() -> Settings:
         abort_on_summary_failure=bool(kept("abort_on_summary_failure", False)),
         window_scale=float(kept("window_scale", 1.0) or 1.0),
         what_if_no_floor=bool(kept("what_if_no_floor", False)),
+        # The analyses' summaries are the offline summary's: its strict switch is part of every key.
+        strict_redaction=strict_redaction_for(OFFLINE_SUMMARIZER),
     )
 
 
@@ -537,152 +519,6 @@ def model_offer(transcript: Transcript, key: str = "use_log_model") -> None:
                    "enter its window in the sidebar by hand.")
 
 
-# --- the conversation --------------------------------------------------------------------------
-
-
-@st.cache_resource(max_entries=24, show_spinner="Reading the transcript…")
-def _load_cached(key: str, _data: bytes, filename: str, format_override: str | None,
-                 session: str | None) -> tuple[Transcript | None, str | None]:
-    """Parse once per (content hash, format, session); the error text is cached too."""
-    from core.formats import FormatError
-
-    try:
-        transcript = load_transcript(_data, filename, format_override=format_override, session=session,
-                                     digest=key.split(":", 1)[0])
-    except FormatError as exc:
-        return None, str(exc)
-    except MemoryError:
-        return None, f"{filename}: the file is too large to analyse in memory."
-    except Exception as exc:  # any importer bug still ends as a readable message, not a traceback
-        return None, f"{filename}: could not be read ({type(exc).__name__}: {exc})"
-    return transcript, None
-
-
-def samples() -> list[Path]:
-    return list_samples()
-
-
-def conversation_options() -> list[str]:
-    uploads = [UPLOAD_PREFIX + item["name"] for item in st.session_state.get("uploaded_files", [])]
-    return uploads + [SAMPLE_PREFIX + path.name for path in samples()]
-
-
-def default_choice() -> str | None:
-    choice = default_sample(samples())
-    return SAMPLE_PREFIX + choice.name if choice else None
-
-
-def selected_source() -> tuple[str, bytes, str] | None:
-    """``(filename, bytes, digest)`` of the conversation being analysed, or None."""
-    state = st.session_state
-    choice = kept("conversation_choice")
-    if choice is None or choice not in conversation_options():
-        choice = default_choice()
-        uploads = state.get("uploaded_files", [])
-        if uploads:
-            choice = UPLOAD_PREFIX + uploads[0]["name"]
-        if choice is None:
-            return None
-        set_kept("conversation_choice", choice)
-    if choice.startswith(UPLOAD_PREFIX):
-        name = choice[len(UPLOAD_PREFIX):]
-        for item in state.get("uploaded_files", []):
-            if item["name"] == name:
-                return item["name"], item["data"], item["digest"]
-        return None
-    name = choice[len(SAMPLE_PREFIX):]
-    for path in samples():
-        if path.name == name:
-            data = _sample_bytes(str(path))
-            return path.name, data, content_digest(data)
-    return None
-
-
-@st.cache_resource(max_entries=32, show_spinner=False)
-def _sample_bytes(path: str) -> bytes:
-    return Path(path).read_bytes()
-
-
-def format_override() -> str | None:
-    value = kept("format_choice", AUTO_FORMAT)
-    return None if value in (None, AUTO_FORMAT) else str(value)
-
-
-def session_override() -> str | None:
-    value = kept("session_choice")
-    return str(value) if value else None
-
-
-def current_transcript() -> tuple[Transcript | None, str | None]:
-    """The conversation being analysed, or ``(None, error message)``; ``(None, None)`` when none is chosen."""
-    source = selected_source()
-    if source is None:
-        return None, None
-    filename, data, digest = source
-    fmt, session = format_override(), session_override()
-    transcript, error = _load_cached(transcript_key(digest, fmt, session), data, filename, fmt, session)
-    if error and session:
-        # A session id from another file: fall back to that file's default session.
-        set_kept("session_choice", None)
-        transcript, error = _load_cached(transcript_key(digest, fmt, None), data, filename, fmt, None)
-    return transcript, error
-
-
-def require_transcript() -> Transcript:
-    """The loaded conversation; otherwise a clear prompt (and the sample picker) and the page stops."""
-    transcript, error = current_transcript()
-    if transcript is not None:
-        if not transcript.messages:
-            st.warning("This conversation has no messages to analyse. Pick another file on **Upload & overview**.")
-            st.stop()
-        return transcript
-    if error:
-        st.error(escape_markdown(error))
-        st.info("Pick a sample or upload another file on the **Upload & overview** page.")
-    else:
-        empty_state()
-    st.stop()
-    raise AssertionError("unreachable")  # st.stop() ends the run
-
-
-def empty_state() -> None:
-    st.info("No conversation loaded yet. Upload a transcript on the **Upload & overview** page, or pick a sample:")
-    options = [SAMPLE_PREFIX + path.name for path in samples()]
-    if options:
-        choice = st.selectbox("Sample conversation", options, key="empty_state_sample")
-        if st.button("Analyse this sample"):
-            set_kept("conversation_choice", choice)
-            st.rerun()
-    else:
-        st.caption("No bundled samples were found in sample_conversations/.")
-
-
-# Exact counting encodes roughly 10-30 MB of text a second here: a count of more text than this
-# shows a progress bar while it runs.
-COUNT_PROGRESS_CHARS = 8_000_000
-
-
-def count_with_progress(transcript: Transcript, settings: Settings) -> None:
-    """Make the transcript's exact counts, with a progress bar when they take long (a second or more)."""
-    encoding = settings.encoding
-    if transcript.has_message_table(encoding) or transcript.uncounted_chars(encoding) < COUNT_PROGRESS_CHARS:
-        return
-    label = f"Counting tokens exactly ({encoding})"
-    bar = st.progress(0.0, text=f"{label}…")
-
-    def report(done: int, total: int) -> None:
-        bar.progress(min(1.0, done / max(total, 1)), text=f"{label}: {done / 1e6:,.0f} of {total / 1e6:,.0f} MB of text")
-
-    transcript.count_exactly(encoding, report)
-    bar.empty()
-
-
-def message_table(transcript: Transcript, settings: Settings) -> Any:
-    """The per-message table (exact tokens), with a progress bar while a long exact count runs."""
-    count_with_progress(transcript, settings)
-    return transcript.message_table(settings.encoding)
-
-
 def source_caption(transcript: Transcript) -> None:
     """The conversation being analysed (file name as plain text), the window in use and where it
     came from, and the log's own model when it differs from the sidebar's."""
@@ -693,111 +529,3 @@ def source_caption(transcript: Transcript) -> None:
     )
     st.caption(window_source(current_settings(), transcript))
     model_offer(transcript)
-
-
-# --- the summarizer and strict redaction ---------------------------------------------------------
-
-# The Compress & preview page's summarizer options (kept under "summarizer_choice").
-OFFLINE_SUMMARIZER = "Offline extractive summary (default)"
-REMOTE_SUMMARIZER = "A model through litellm"
-LOCAL_SUMMARIZER = "Local model (SmolLM2, offline)"
-NO_SUMMARIZER = "No summarizer (the profile's fallback)"
-FAILING_SUMMARIZER = "A failing provider (simulation)"
-SUMMARIZER_OPTIONS = [OFFLINE_SUMMARIZER, REMOTE_SUMMARIZER, LOCAL_SUMMARIZER, NO_SUMMARIZER, FAILING_SUMMARIZER]
-_STRICT_CHOICES = "strict_redaction_choices"
-
-
-def summarizer_choice() -> str:
-    choice = kept("summarizer_choice", OFFLINE_SUMMARIZER)
-    return choice if choice in SUMMARIZER_OPTIONS else OFFLINE_SUMMARIZER
-
-
-def strict_redaction_default(choice: str) -> bool:
-    """Strict redaction is on by default only when the text leaves the machine (a remote provider)."""
-    return choice == REMOTE_SUMMARIZER
-
-
-def strict_redaction_for(choice: str | None = None) -> bool:
-    """The strict-redaction setting for a summarizer: the user's own choice for it, else the default."""
-    choice = choice or summarizer_choice()
-    choices = kept(_STRICT_CHOICES) or {}
-    return bool(choices.get(choice, strict_redaction_default(choice)))
-
-
-def strict_redaction_switch(choice: str | None = None, *, key: str = "strict_redaction",
-                            label: str = "Strict redaction") -> bool:
-    """The strict-redaction toggle for ``choice`` (the kept summarizer by default).
-
-    It shows the user's own choice for that summarizer once they flipped it, else the default (on for
-    a remote provider, off for the summarizers that run on this machine). Every page that draws it
-    shares the same choices.
-    """
-    choice = choice or summarizer_choice()
-    state = st.session_state
-    state[key] = strict_redaction_for(choice)
-
-    def remember() -> None:
-        choices = dict(kept(_STRICT_CHOICES) or {})
-        choices[choice] = bool(state[key])
-        state[_KEPT_PREFIX + _STRICT_CHOICES] = choices
-
-    default = "on" if strict_redaction_default(choice) else "off"
-    return st.toggle(
-        label,
-        key=key,
-        on_change=remember,
-        help=(
-            "A second redaction layer (detect-secrets' detectors plus rules for what they lack) over "
-            "everything sent to the summarizer, after the profile's own redaction. On by default whenever "
-            f"the summarizer is a remote provider; {default} by default for this one."
-        ),
-    )
-
-
-# --- compression runs --------------------------------------------------------------------------
-
-
-def offline_compression(transcript: Transcript, settings: Settings) -> Any:
-    """A compression with the offline extractive summarizer, memoised per parameters."""
-    def run() -> Any:
-        from core import ContextCompressor
-
-        try:
-            from core.summarizers.factory import make_summarizer
-
-            summarizer: Any = make_summarizer("extractive")
-        except ImportError:
-            summarizer = None
-        return ContextCompressor(settings.config(), summarizer=summarizer).compress(transcript.messages,
-                                                                                      on_crash="report")
-
-    return transcript.memo(("offline-compression", settings), run)
-
-
-def whole_request(transcript: Transcript, settings: Settings) -> Any:
-    """The log's whole request (``core.analysis.request``) in the unit the compressor decides in."""
-    from core.analysis.request import request_breakdown, weigher_for
-
-    weigher = weigher_for(settings.config())
-    return transcript.memo(("request", weigher.unit), lambda: request_breakdown(transcript.conversation, weigher))
-
-
-def replay_run(transcript: Transcript, settings: Settings, summarizer: str, make_summarizer: Callable[[], Any],
-               seconds: int = 30, use_recorded: bool = True) -> Any:
-    """The timeline replay with the whole request as the trigger's size, memoised per parameters
-    (the Timeline replay and Fact retention pages share it)."""
-    from core.analysis.replay import replay
-
-    return transcript.memo(
-        ("replay", settings, summarizer, int(seconds), use_recorded),
-        lambda: replay(transcript.messages, settings.config(), make_summarizer(), seconds_per_turn=float(seconds),
-                       request=whole_request(transcript, settings), use_recorded=use_recorded),
-    )
-
-
-def last_run_for(transcript: Transcript, settings: Settings) -> dict[str, Any] | None:
-    """The user's last compression on the Compress page, when it matches this conversation and these parameters."""
-    run = st.session_state.get("compression")
-    if run and run.get("transcript_key") == transcript.key and run.get("settings") == settings:
-        return run
-    return None

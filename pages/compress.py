@@ -30,8 +30,10 @@ from pages._shared import (
     keep,
     kept,
     message_table,
+    new_run_id,
     page_setup,
     require_transcript,
+    run_view,
     source_caption,
     strict_redaction_for,
     strict_redaction_switch,
@@ -135,10 +137,9 @@ def _run(transcript: Transcript, settings: Settings, choice: str, strict: bool) 
         status.update(label=f"Done in {elapsed:.2f} s — {result.outcome.replace('_', ' ')}", state=state,
                       expanded=False)
     st.session_state.pop("compression_error", None)
-    run_id = st.session_state.get("compression_runs", 0) + 1
-    st.session_state["compression_runs"] = run_id
     st.session_state["compression"] = {
-        "run_id": run_id,
+        # Unique across sessions: every view of this run is kept with it, under this id.
+        "run_id": new_run_id(),
         "transcript_key": transcript.key,
         "settings": settings,
         "summarizer_label": label,
@@ -157,16 +158,9 @@ def _profile_of(run: dict[str, Any]) -> str:
     return str(getattr(run["settings"], "profile", "")) or "this release"
 
 
-def _views(run: dict[str, Any]) -> dict[str, Any]:
-    """What this run's views compute once (kept with the run in the session)."""
-    return run.setdefault("views", {})
-
-
 def _run_view(run: dict[str, Any], name: str, compute: Any) -> Any:
-    views = _views(run)
-    if name not in views:
-        views[name] = compute()
-    return views[name]
+    """What this run's views compute once (kept with the run in the session, never on the transcript)."""
+    return run_view(run, name, compute)
 
 
 def _outcome(result: Any, run: dict[str, Any], counter: Any, figures: RunFigures) -> None:
@@ -483,8 +477,9 @@ def _cost_tab(transcript: Transcript, result: Any, run: dict[str, Any]) -> None:
                   x_label="further requests", y_label="USD")
 
 
-def _report(transcript: Transcript, run: dict[str, Any], result: Any, counter: Any) -> str:
-    """This run as one self-contained HTML page (the transcript's text escaped)."""
+def _report(transcript: Transcript, run: dict[str, Any], result: Any, counter: Any, mask: bool = True) -> str:
+    """This run as one self-contained HTML page (the transcript's text escaped, and its credentials
+    masked unless ``mask`` is off)."""
     from datetime import datetime
 
     from core.analysis.preview import preview_table
@@ -501,10 +496,8 @@ def _report(transcript: Transcript, run: dict[str, Any], result: Any, counter: A
         lambda: analyze_zones(transcript.messages, config, frame["tokens"].tolist(), counter.count_message,
                               plan=transcript.prune_plan(config)),
     )
-    savings = transcript.memo(
-        ("savings", run_settings, run["run_id"]),
-        lambda: phase_savings(transcript.messages, config, counter, result, plan=transcript.prune_plan(config)),
-    )
+    savings = _run_view(run, "savings", lambda: phase_savings(transcript.messages, config, counter, result,
+                                                              plan=transcript.prune_plan(config)))
     parameters = [
         ("Hermes release", run_settings.profile),
         ("model", run_settings.model or "(custom window)"),
@@ -527,6 +520,8 @@ def _report(transcript: Transcript, run: dict[str, Any], result: Any, counter: A
         figures=_run_view(run, "figures", lambda: run_figures(result, frame, counter)),
         composition=_run_view(run, "composition-role", lambda: run_composition(frame, result, counter, "role")),
         preview=_run_view(run, "preview-table", lambda: preview_table(result, counter, transcript.messages)),
+        mask_secrets=mask,
+        release=run_settings.profile,
     ))
 
 
@@ -535,9 +530,13 @@ def _downloads(transcript: Transcript, result: Any, settings: Settings, choice: 
     from core.formats import DUMP_FORMATS, dump
 
     stem = Path(transcript.filename).stem or "conversation"
+    mask = st.toggle("Mask credentials in the report", **keep("report_mask", True),
+                     help="The report is made to be attached to an issue: keys, passwords and tokens in the text it "
+                          "shows are masked (the profile's redaction, then the strict layer), and it lists what was "
+                          "masked. Off, the report says that nothing was.")
     st.download_button(
         "Download the HTML report",
-        lambda: _report(transcript, run, result, counter),
+        lambda: _report(transcript, run, result, counter, mask),
         file_name=f"{stem}.context-lens-report.html",
         mime="text/html",
         key="download_report",
@@ -651,8 +650,8 @@ with st.container(border=True):
     strict = strict_redaction_switch(choice)
     st.caption(
         "Strict redaction is " + ("**on**" if strict else "**off**") + " for this summarizer "
-        "(on by default whenever the text goes to a remote provider). **Redaction preview** shows exactly "
-        "what the summarizer receives."
+        "(on by default: a provider never receives a credential and no summary quotes one). **Redaction "
+        "preview** shows exactly what the summarizer receives."
     )
     if st.button("Run the compressor", type="primary", disabled=not runnable, key="run_compressor"):
         _run(transcript, current_settings(), choice, strict)

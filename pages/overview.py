@@ -65,7 +65,8 @@ def session_label(info: Any) -> str:
         label += " · abandoned branch"
     elif kind == "sidechain" or getattr(info, "is_sidechain", False):
         label += " · subagent"
-    return label + (f" · {info.title}" if info.title else "")
+    title = str(info.title or "")
+    return label + (f" · {title[:80]}…" if len(title) > 80 else f" · {title}" if title else "")
 
 
 def _what_it_holds(sessions: list[Any]) -> str:

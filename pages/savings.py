@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import streamlit as st
 
@@ -21,11 +22,13 @@ from pages._shared import (
     offline_compression,
     page_setup,
     require_transcript,
+    run_view,
     source_caption,
 )
 from pages._ui import chart, delta_or_none, metric_row, table
 
 STEP_KEY = "savings_step"
+T = TypeVar("T")
 
 
 def _pick_step() -> None:
@@ -42,7 +45,15 @@ def _pick_step() -> None:
 def _drilldown() -> Any:
     from core.analysis.drilldown import Drilldown
 
-    return transcript.memo((*memo_key, "drilldown"), lambda: Drilldown(result, counter))
+    return memo(("drilldown",), lambda: Drilldown(result, counter))
+
+
+def memo(key: tuple[Any, ...], compute: Callable[[], T]) -> T:
+    """A result of this page: kept with the user's run when it shows one (its session's own, under the
+    run's unique id), on the transcript with every input in its key when it shows the offline summary."""
+    if run is not None:
+        return run_view(run, ("savings", settings, *key), compute)
+    return transcript.memo(("savings", settings, "offline", *key), compute)
 
 st.title("Phase savings")
 settings = page_setup()
@@ -55,16 +66,13 @@ run = last_run_for(transcript, settings)
 if run is not None:
     result = run["result"]
     origin = f"your last run on **Compress & preview** ({escape_markdown(run['summarizer_label'])})"
-    memo_key = ("savings", settings, run["run_id"])
 else:
     with st.spinner("Writing the offline summary…"):
         result = offline_compression(transcript, settings)
     origin = "the built-in offline extractive summary (run **Compress & preview** to use a model)"
-    memo_key = ("savings", settings, "offline")
 config = settings.config()
-savings = transcript.memo(
-    memo_key, lambda: phase_savings(transcript.messages, config, counter, result, plan=transcript.prune_plan(config))
-)
+savings = memo((), lambda: phase_savings(transcript.messages, config, counter, result,
+                                         plan=transcript.prune_plan(config)))
 
 st.caption(f"The summary step uses {origin}.")
 first, last = savings.steps[0], savings.steps[-1]
@@ -92,7 +100,7 @@ elif savings.outcome == "fallback":
 units = st.radio("Count with", ["tiktoken (exact)", "hermes estimate"], horizontal=True,
                  **keep("waterfall_units", "tiktoken (exact)"))
 estimate = units.startswith("hermes")
-waterfall = transcript.memo((*memo_key, "waterfall", estimate), lambda: charts.waterfall_figure(savings, estimate=estimate))
+waterfall = memo(("waterfall", estimate), lambda: charts.waterfall_figure(savings, estimate=estimate))
 chart(waterfall, key="waterfall", on_select=_pick_step)
 st.caption("**Click a bar** to list the messages that step touched, then a message to read it in full.")
 
@@ -133,9 +141,9 @@ for tab, by, colors in (
     (category_tab, "category", charts.CATEGORY_COLORS),
 ):
     with tab:
-        final_frame = transcript.memo((*memo_key, "final-frame"), lambda: message_frame(savings.final, counter))
-        compared = transcript.memo(
-            (*memo_key, "before-after", by),
+        final_frame = memo(("final-frame",), lambda: message_frame(savings.final, counter))
+        compared = memo(
+            ("before-after", by),
             # Roles and categories show the summary as its own segment; tools have no summary share.
             lambda by=by, final_frame=final_frame: (
                 before_after(savings.original, savings.final, counter, "tool", original_frame=frame,
@@ -147,8 +155,8 @@ for tab, by, colors in (
             st.info("Nothing to compare.")
             continue
         left, right = st.columns([3, 2])
-        figure = transcript.memo(
-            (*memo_key, "before-after-figure", by),
+        figure = memo(
+            ("before-after-figure", by),
             lambda by=by, compared=compared, colors=colors: charts.before_after_figure(compared, by, colors=colors),
         )
         with left:
@@ -157,7 +165,7 @@ for tab, by, colors in (
             table(compared, key=f"before_after_table_{by}")
 
 st.subheader("Messages Phase 1 touched")
-touched = transcript.memo((*memo_key, "touched"), lambda: touched_messages(savings, frame, counter))
+touched = memo(("touched",), lambda: touched_messages(savings, frame, counter))
 if touched.empty:
     st.info("Phase 1 leaves every message as it is with these parameters.")
 else:

@@ -18,6 +18,7 @@ from pages._shared import (
     offline_compression,
     page_setup,
     require_transcript,
+    run_view,
     source_caption,
     whole_request,
 )
@@ -30,10 +31,11 @@ def _drilldown() -> Any:
     from core.analysis.drilldown import Drilldown
 
     run = last_run_for(transcript, settings)
-    result = run["result"] if run is not None else offline_compression(transcript, settings)
-    origin = run["run_id"] if run is not None else "offline"
-    return transcript.memo(("drilldown", settings, origin),
-                           lambda: Drilldown(result, transcript.counter(settings.encoding)))
+    counter = transcript.counter(settings.encoding)
+    if run is not None:  # the session's own run: kept with it, never on the shared transcript
+        return run_view(run, ("drilldown", settings), lambda: Drilldown(run["result"], counter))
+    result = offline_compression(transcript, settings)
+    return transcript.memo(("drilldown", settings, "offline"), lambda: Drilldown(result, counter))
 
 st.title("Zones")
 settings = page_setup()

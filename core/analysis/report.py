@@ -5,13 +5,18 @@ each step saved, the run's before and after, the compressed conversation and the
 page needs nothing else: no script, no external stylesheet, font or image; it follows the
 reader's light or dark preference. Every piece of transcript text (and the file name, the roles,
 the tool names) is HTML-escaped, so markup in a transcript is shown, never rendered or run.
+
+The report is meant to be attached to an issue, so by default every credential in the transcript
+text it shows is masked first (the profile's own redaction, then the strict layer), and the report
+says what was masked and where; with ``mask_secrets=False`` it says that nothing was.
 """
 
 from __future__ import annotations
 
 import html
+from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -20,6 +25,7 @@ from core.analysis.formatting import article, integer, percent, signed
 __all__ = ["ReportInput", "html_report"]
 
 MESSAGE_CHARS = 6_000  # per message in the preview; the summary is always whole
+_MASK_MARGIN = 2_000  # masked past the cut: longer than any credential the layers find
 
 ZONE_COLORS = {"HEAD": "#3b6fb6", "MIDDLE": "#e8833a", "TAIL": "#3a9d5d", "SUMMARY": "#b0489e", "STUB": "#8c96a0",
                "KEPT": "#8c96a0"}
@@ -73,6 +79,34 @@ class ReportInput:
     composition: Any | None = None  # run_composition(..., by="role")
     preview: Any | None = None  # core.analysis.preview.preview_table
     message_chars: int = MESSAGE_CHARS
+    mask_secrets: bool = True  # mask credentials in every transcript text the report shows
+    release: str | None = None  # whose reference redaction runs first (the run's profile)
+
+
+@dataclass
+class _Masker:
+    """Masks credentials in the texts a report shows, and remembers what it masked where."""
+
+    enabled: bool
+    release: str | None
+    kinds: Counter[tuple[str, str]] = field(default_factory=Counter)
+    places: list[str] = field(default_factory=list)
+
+    def __call__(self, text: str, place: str) -> str:
+        if not self.enabled or not text:
+            return text
+        from core.analysis.redaction_view import reference_spans
+        from core.redaction.strict import redact_with_spans
+
+        redacted, reference = reference_spans(text, release=self.release)
+        redacted, strict = redact_with_spans(redacted)
+        for _start, _end, kind in reference:
+            self.kinds[("reference", kind)] += 1
+        for span in strict:
+            self.kinds[("strict", span.kind)] += 1
+        if (reference or strict) and place not in self.places:
+            self.places.append(place)
+        return redacted
 
 
 def _figures(items: Sequence[tuple[str, str]]) -> str:
@@ -167,7 +201,7 @@ def _run_section(report: ReportInput) -> str:
     return "".join(parts)
 
 
-def _preview_section(report: ReportInput) -> str:
+def _preview_section(report: ReportInput, mask: _Masker) -> str:
     table = report.preview
     if table is None:
         return ""
@@ -175,10 +209,15 @@ def _preview_section(report: ReportInput) -> str:
     for row in table.to_dict("records"):
         zone = str(row["zone"])
         color = ZONE_COLORS.get(zone, "#8c96a0")
-        text = str(row["text"] or "")
+        # Masked, then cut: a credential across the cut is not shown in part. Only what can be shown
+        # (and a margin longer than any credential) is masked: the rest of a long output never is shown.
+        full = str(row["text"] or "")
+        window = full[: report.message_chars + _MASK_MARGIN]
+        text = mask(window, f"#{row['#']}")
         cut = ""
-        if len(text) > report.message_chars:
-            cut = f"\n… ({len(text) - report.message_chars:,} more characters)"
+        more = len(text) - report.message_chars + len(full) - len(window)
+        if more > 0:
+            cut = f"\n… ({more:,} more characters)"
             text = text[: report.message_chars]
         tokens = row.get("tokens")
         badges = [b for b in str(row["badges"]).split(", ") if b and b != zone]
@@ -192,30 +231,52 @@ def _preview_section(report: ReportInput) -> str:
     return f"<h2>The compressed conversation ({integer(len(table))} messages)</h2>" + "".join(blocks)
 
 
-def _summary_section(result: Any) -> str:
+def _summary_section(result: Any, mask: _Masker) -> str:
     if not result.summary_text:
         return "<h2>The summary</h2><p class=\"muted\">This run wrote no summary.</p>"
     role = str(result.summary_role or "user")
     where = "merged into the first tail message" if result.summary_merged else f"inserted as {article(role)} {role} message"
     return (f"<h2>The summary</h2><p class=\"muted\">{_e(where)}.</p>"
-            f'<div class="message"><pre>{_e(result.summary_text)}</pre></div>')
+            f'<div class="message"><pre>{_e(mask(result.summary_text, "the summary"))}</pre></div>')
+
+
+def _masking_section(mask: _Masker) -> str:
+    if not mask.enabled:
+        return ("<h2>Credentials</h2><p><b>Nothing was masked in this report</b>: it shows the transcript's text as "
+                "it is. Check it for keys and passwords before attaching it anywhere.</p>")
+    total = sum(mask.kinds.values())
+    if not total:
+        return ("<h2>Credentials</h2><p class=\"muted\">No credential was found in the text this report shows "
+                "(the profile's redaction and the strict layer both ran over it).</p>")
+    rows = [(layer, kind, integer(count)) for (layer, kind), count in
+            sorted(mask.kinds.items(), key=lambda item: (item[0][0] != "reference", -item[1], item[0][1]))]
+    shown = ", ".join(mask.places[:40]) + (f" and {len(mask.places) - 40} more" if len(mask.places) > 40 else "")
+    return (f"<h2>Credentials</h2><p>{integer(total)} value{'s' if total != 1 else ''} masked in this report "
+            f"(the profile's own redaction, then the strict layer), in {_e(shown)}.</p>"
+            + _table(["layer", "kind", "masked"], rows, [False, False, True]))
 
 
 def html_report(report: ReportInput) -> str:
     """The whole page (UTF-8 text); nothing in it is fetched or run."""
     when = report.generated.strftime("%Y-%m-%d %H:%M")
     parameters = _table(["parameter", "value"], [(name, value) for name, value in report.parameters], [False, False])
+    mask = _Masker(report.mask_secrets, report.release)
+    # The transcript's texts are masked first, so the section saying what was masked can come early.
+    summary = _summary_section(report.result, mask)
+    preview = _preview_section(report, mask)
+    filename = mask(report.filename, "the file name")
     body = (
-        f"<h1>Context Lens: {_e(report.filename)}</h1>"
+        f"<h1>Context Lens: {_e(filename)}</h1>"
         f'<p class="muted small">Generated {_e(when)} · {integer(len(report.result.input_messages))} messages.</p>'
         f"<h2>Parameters</h2>{parameters}"
         + _zones_section(report.zones)
         + _savings_section(report.savings)
         + _run_section(report)
-        + _summary_section(report.result)
-        + _preview_section(report)
+        + _masking_section(mask)
+        + summary
+        + preview
     )
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-            f"<title>Context Lens: {_e(report.filename)}</title><style>{_STYLE}</style></head>"
+            f"<title>Context Lens: {_e(filename)}</title><style>{_STYLE}</style></head>"
             f"<body>{body}</body></html>\n")

@@ -5,20 +5,27 @@ format and session) and then reused on every rerun: exact token counts are compu
 encoding, and each parameter-dependent analysis is memoised under its parameters, so moving a
 slider back to a previous value costs nothing and moving it to a new value never re-tokenizes.
 
-Nothing here imports Streamlit; the dashboard wraps :func:`load_transcript` in its own cache.
+A :class:`TranscriptCache` shares one transcript between the sessions that open the same bytes, and
+lets it go (its analyses and its exact counts with it) once no session holds it any more. Results
+that depend on one session's run are not kept here but with the run (the dashboard's session).
+
+Nothing here imports Streamlit.
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
 import threading
+import weakref
 from collections import OrderedDict
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from core.budget import Budget, BudgetExceeded, within
 from core.config import CompressorConfig, CompressorParameters
 from core.phases.prune import PrunePlan
 from core.plan import prepare, prune_plan_key
@@ -53,6 +60,9 @@ class Settings(CompressorParameters):
     """
 
     window_scale: float = 1.0
+    # The strict layer over what the offline summary reads (its summaries quote the turns): a part of
+    # every memo key that holds a summary.
+    strict_redaction: bool = False
 
     def config(self) -> CompressorConfig:
         config = CompressorConfig.from_settings(self)
@@ -85,6 +95,11 @@ class Transcript:
     _memo: OrderedDict[Hashable, Any] = field(default_factory=OrderedDict, repr=False)
     _plans: dict[Hashable, PrunePlan] = field(default_factory=dict, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    # Each computation on the transcript runs within this budget of time (core.budget; None: none);
+    # past it, ``on_budget`` (when set) is told before the exception goes on (the dashboard stops the
+    # page there with a message).
+    budget: Budget | None = field(default=None, repr=False)
+    on_budget: Callable[[BudgetExceeded], None] | None = field(default=None, repr=False)
 
     @property
     def format(self) -> str:
@@ -113,7 +128,8 @@ class Transcript:
     def count_exactly(self, encoding: str, on_progress: Callable[[int, int], None] | None = None) -> None:
         """Make the exact counts of every text (kept by the shared counter), following
         ``on_progress(done, total)`` in characters; the table and the totals then only read them."""
-        get_counter(encoding).warm(counted_texts(self.messages), on_progress)
+        with self.budgeted():
+            get_counter(encoding).warm(counted_texts(self.messages), on_progress)
 
     def message_table(
         self, encoding: str, on_progress: Callable[[int, int], None] | None = None
@@ -130,7 +146,8 @@ class Transcript:
                 counter = get_counter(encoding)
                 self.count_exactly(encoding, on_progress)
                 sources = getattr(self.conversation, "sources", None)
-                table = message_frame(self.messages, counter, sources=sources)
+                with self.budgeted():
+                    table = message_frame(self.messages, counter, sources=sources)
                 self._tables[encoding] = table
             return table
 
@@ -144,9 +161,21 @@ class Transcript:
         with self._lock:
             plan = self._plans.get(key)
             if plan is None:
-                plan = prepare(self.messages, config)
+                with self.budgeted():
+                    plan = prepare(self.messages, config)
                 self._plans[key] = plan
             return plan
+
+    @contextlib.contextmanager
+    def budgeted(self) -> Iterator[None]:
+        """A computation on this transcript, within its budget (``on_budget`` is told when it runs out)."""
+        try:
+            with within(self.budget):
+                yield
+        except BudgetExceeded as exc:
+            if self.on_budget is not None:
+                self.on_budget(exc)
+            raise
 
     def memo(self, key: Hashable, compute: Callable[[], T]) -> T:
         """``compute()`` once per key; the most recent ``MEMO_ENTRIES`` results are kept."""
@@ -154,7 +183,8 @@ class Transcript:
             if key in self._memo:
                 self._memo.move_to_end(key)
                 return self._memo[key]
-        value = compute()
+        with self.budgeted():
+            value = compute()
         with self._lock:
             self._memo[key] = value
             while len(self._memo) > MEMO_ENTRIES:
@@ -170,6 +200,20 @@ def transcript_key(digest: str, format_override: str | None, session: str | None
     return f"{digest}:{format_override or 'auto'}:{session or ''}"
 
 
+def load_conversation(
+    data: bytes, filename: str, format_override: str | None = None, session: str | None = None
+) -> Any:
+    """``core.formats.load`` of an upload's bytes (a top-level function: it runs in a child process too)."""
+    from core.formats import load
+
+    kwargs: dict[str, Any] = {"filename": filename}
+    if format_override:
+        kwargs["format"] = format_override
+    if session:
+        kwargs["session"] = session
+    return load(bytes(data), **kwargs)
+
+
 def load_transcript(
     data: bytes,
     filename: str,
@@ -182,21 +226,87 @@ def load_transcript(
 
     The upload's bytes are only read, never changed.
     """
-    from core.formats import load
+    conversation = load_conversation(data, filename, format_override, session)
+    return transcript_of(conversation, filename, digest or content_digest(data), format_override, session)
 
-    kwargs: dict[str, Any] = {"filename": filename}
-    if format_override:
-        kwargs["format"] = format_override
-    if session:
-        kwargs["session"] = session
-    conversation = load(bytes(data), **kwargs)
-    digest = digest or content_digest(data)
+
+def transcript_of(
+    conversation: Any, filename: str, digest: str, format_override: str | None = None, session: str | None = None
+) -> Transcript:
+    """A :class:`Transcript` of a loaded conversation."""
     return Transcript(
         key=transcript_key(digest, format_override, session),
         filename=filename,
         conversation=conversation,
         messages=list(conversation.messages),
     )
+
+
+def _release_memory(text_ids: frozenset[int]) -> None:
+    """What a transcript let go: its texts' exact counts, and the freed memory back to the system."""
+    from core.tokens import forget_counted
+
+    forget_counted(text_ids)
+    with contextlib.suppress(Exception):  # glibc only: freed pages otherwise stay with the process
+        import ctypes
+
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+
+
+class TranscriptCache:
+    """Transcripts shared by every session that opens the same bytes (and format and session), kept
+    while a session holds one (``hold``) and let go, with everything derived from them, once none
+    does. ``keep`` names the transcripts worth keeping anyway (the bundled samples: cheap, and every
+    new session opens one). Load errors are kept (small) so a bad file is not read again at once."""
+
+    def __init__(self, errors: int = 64) -> None:
+        self._live: weakref.WeakValueDictionary[str, Transcript] = weakref.WeakValueDictionary()
+        self._kept: dict[str, Transcript] = {}
+        self._errors: OrderedDict[str, str] = OrderedDict()
+        self._error_slots = errors
+        self._loading: dict[str, threading.Lock] = {}
+        self._lock = threading.Lock()
+
+    def __contains__(self, key: str) -> bool:
+        return key in self._live
+
+    def __len__(self) -> int:
+        return len(self._live)
+
+    def get(
+        self, key: str, load: Callable[[], Transcript], *, keep: bool = False
+    ) -> tuple[Transcript | None, str | None]:
+        """The transcript under ``key``, loading it once (``load`` raises ``ValueError`` with the
+        message to show for a file that cannot be read): ``(transcript, None)`` or ``(None, error)``."""
+        with self._lock:
+            found = self._live.get(key)
+            if found is not None:
+                return found, None
+            if key in self._errors:
+                return None, self._errors[key]
+            loading = self._loading.setdefault(key, threading.Lock())
+        with loading:  # two sessions opening the same file read it once
+            with self._lock:
+                found = self._live.get(key)
+            if found is not None:
+                return found, None
+            try:
+                transcript = load()
+            except ValueError as exc:
+                with self._lock:
+                    self._errors[key] = str(exc)
+                    while len(self._errors) > self._error_slots:
+                        self._errors.popitem(last=False)
+                    self._loading.pop(key, None)
+                return None, str(exc)
+            texts = frozenset(id(text) for text in counted_texts(transcript.messages))
+            weakref.finalize(transcript, _release_memory, texts)
+            with self._lock:
+                self._live[key] = transcript
+                if keep:
+                    self._kept[key] = transcript
+                self._loading.pop(key, None)
+            return transcript, None
 
 
 def list_samples(directory: Path | None = None) -> list[Path]:

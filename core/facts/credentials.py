@@ -16,14 +16,19 @@ from typing import Any
 
 from core.facts.text import text_pieces, tool_call_arguments
 from core.message_view import content_text
+from core.redaction import REFERENCE_INLINE_CHARS, reference_redact_all
 from core.redaction.hermes import REDACTIONS, VENDOR_STARTS, redact_sensitive_text
 from core.redaction.strict import VENDOR_GATES, strict_redact
+from core.redaction.strict.folding import fold
 
 
 def redact_all(text: str) -> str:
-    """``text`` with everything masked that any profile's or the strict redaction would mask."""
+    """``text`` with everything masked that any profile's or the strict redaction would mask (a long
+    text's reference passes run in a child process: ``core.redaction.reference_redact_all``)."""
     if not text:
         return text
+    if len(text) > REFERENCE_INLINE_CHARS:
+        return strict_redact(reference_redact_all([text])[0])
     for release in REDACTIONS:
         text = redact_sensitive_text(text, release=release)
     return strict_redact(text)
@@ -55,6 +60,22 @@ def is_credential(value: str, views: Iterable[tuple[str, str]]) -> bool:
     return any(value in text and value not in redacted for text, redacted in views)
 
 
+def credentials_among(values: Sequence[str], views: Sequence[tuple[str, str]]) -> set[str]:
+    """The ``values`` that are credentials in the ``views`` (:func:`is_credential` of each), found with
+    one pass over each text for all of them (``core.facts.search``): asking value by value scans a long
+    text once per value (thousands of "paths" in one base64 blob, each against its megabytes)."""
+    from core.facts.search import found_in
+
+    found: set[str] = set()
+    for text, redacted in views:
+        present = found_in(values, text)
+        candidates = [value for value, here in zip(values, present, strict=True) if here and value not in found]
+        if candidates:
+            kept = found_in(candidates, redacted)
+            found.update(value for value, still in zip(candidates, kept, strict=True) if not still)
+    return found
+
+
 # Every text a redaction masks something in names it or shows its shape: a cheap test first.
 # Vendor keys: the literal each pattern of the redaction layers starts with, after a character that
 # cannot be part of a key (as the patterns require), in its own case.
@@ -69,24 +90,47 @@ _VENDOR_HINT_RE = re.compile(
     + "|" + "|".join(re.escape(literal) for literal in _INNER_GATES)
     + r"|\d{8}:[A-Za-z0-9_-]{30}"  # a Telegram bot token
 )
-# Labels and shapes the other passes look for, in any case.
+# Labels and shapes the other passes look for, in any case: searched in the case-folded text (a plain
+# search is several times faster than a case-blind one). Every repetition is bounded (a label is at
+# most 64 characters, a URL's user part a few hundred), so a long run is never rescanned from each of
+# its positions.
 _LABEL_HINT_RE = re.compile(
-    r"secret|passw|passphrase|\bpwd?\b|token\\*\"?\s*[:=]|_token|credential|auth\w*\s*[:=]|authorization|bearer|"
-    r"cookie|session_?id|private[_ ]?key|key\\*\"?\s*[:=]|://[^\s/@]+@|://[^\s/@]+:[^/@\n]*@|-----BEGIN|webhook|"
-    r"\+[1-9]\d{6}|<@!?\d|curl\b[^\n]*\s-u\s",
-    re.IGNORECASE,
+    r"secret|passw|passphrase|\bpwd?\b|token\\{0,7}\"?\s{0,8}+[:=]|_token|credential|auth\w{0,64}+\s{0,8}+[:=]"
+    r"|authorization|bearer|cookie|session_?id|private[_ ]?key|key\\{0,7}\"?\s{0,8}+[:=]|key-data"
+    r"|://[^\s/@]{1,600}+@|://[^\s/@:]{0,300}+:[^/@\n]{0,600}+@|-----begin|ls0tls1crudjti|webhook"
+    r"|\+[1-9]\d{6}|<@!?\d|\s-u[\s=]|--user\b"
+    # command lines (core.redaction.strict.command_line)
+    r"|mysql|mariadb|sshpass|sqlcmd|\bbcp\b|\bosql\b|\bisql\b|\blogin\b|-cli\b|mongo|\bldap|\bsmb|rpcclient"
+    r"|\bnxc\b|crackmapexec|\b(?:un)?zip\b|zipcloak|\b7z|keytool|jarsigner|apksigner|mosquitto|openssl|ssh-keygen"
+    r"|htpasswd|rabbitmqctl|\bnet\s{1,8}+user\b"
+    # credential files, sentences, other languages (credential_files, prose)
+    r"|:(?:\d{1,5}|\*):[^:\s]{1,100}+:[^:\s]{1,100}+:|\bmachine\b|log\s?[io]n|sign\s?in|\bcreds\b"
+    r"|kennwort|contrase|\bclave\b|mot de passe|\bmdp\b|\bsenha\b|wachtwoord|has[łl]o|senord|adgangskode|passord"
+    r"|salasana|ifre\b|\bparola\b|\bheslo\b|jelsz|пароль|\b(?:secret|magic|code|safe)\s?(?:word|phrase|code)\b"
+    r"|\bpin\b|passcode"
 )
 # Case-folded words of which every _LABEL_HINT_RE match holds one (plain substring tests first).
 _LABEL_WORDS_RE = re.compile("|".join(re.escape(word) for word in (
     "secret", "pass", "pw", "token", "credential", "auth", "bearer", "cookie", "session", "private", "key", "://",
-    "-----begin", "webhook", "+", "<@", "curl")))
+    "-----begin", "ls0tls1crudjti", "webhook", "+", "<@", "-u", "--user", "mysql", "mariadb", "sql", "bcp", "login",
+    "-cli", "mongo", "ldap", "smb", "rpcclient", "nxc", "crackmapexec", "zip", "7z", "keytool", "jarsigner",
+    "apksigner", "mosquitto", "openssl", "ssh-keygen", "htpasswd", "rabbitmqctl", "net", ":", "machine", "log",
+    "sign", "creds", "kennwort", "contrase", "clave", "mot de passe", "mdp", "senha", "wachtwoord", "hasło", "haslo",
+    "senord", "adgangskode", "salasana", "ifre", "parola", "heslo", "jelsz", "пароль", "word", "phrase", "code",
+    "pin")))
 
 
 def hints_at_credentials(text: str) -> bool:
     """False when no redaction could mask anything in ``text`` (it has no hint of a secret)."""
-    return bool(text) and bool(
-        _VENDOR_HINT_RE.search(text) or (_LABEL_WORDS_RE.search(text.casefold()) and _LABEL_HINT_RE.search(text))
-    )
+    folded = fold(text)  # a key disguised with invisible or full-width characters hints as itself
+    if folded is not None:
+        text = folded.text
+    if not text:
+        return False
+    if _VENDOR_HINT_RE.search(text):
+        return True
+    folded = text.casefold()
+    return bool(_LABEL_WORDS_RE.search(folded) and _LABEL_HINT_RE.search(folded))
 
 
 def might_hold_credentials(texts: Iterable[str]) -> bool:
@@ -104,9 +148,13 @@ class CredentialCheck:
         self._views: list[tuple[str, str]] = []
 
     def __call__(self, index: int, value: str) -> bool:
+        return value in self.among(index, [value])
+
+    def among(self, index: int, values: Sequence[str]) -> set[str]:
+        """The ``values`` (found in ``messages[index]``) that are credentials where they stand."""
         if index != self._index:
             self._index, self._views = index, redacted_views(self._messages[index])
-        return is_credential(value, self._views)
+        return credentials_among(values, self._views) if self._views else set()
 
 
 def without_credentials_by_line(
@@ -131,4 +179,5 @@ def without_credentials_by_line(
                     views.append((line, redacted))
     if not views:
         return found
-    return [(kind, value) for kind, value in found if not is_credential(value, views)]
+    credentials = credentials_among(list(dict.fromkeys(value for _kind, value in found)), views)
+    return [(kind, value) for kind, value in found if value not in credentials]

@@ -65,8 +65,10 @@ _FILE_EXTENSIONS = (
     "html|css|scss|sh|bash|zsh|go|rs|java|kt|c|h|cc|cpp|hpp|cs|rb|php|swift|sql|xml|lock|log|env|"
     "proto|tf|vue|svelte|gradle|pem|db|sqlite|parquet"
 )
+# A path starts where no path character precedes it ("@" and "+" included: otherwise every position
+# of a long run of them, such as a base64 blob, would start a scan to the end of the run).
 _PATH_RE = re.compile(
-    r"(?<![\w./~:<\\-])"
+    r"(?<![\w./~:<\\@+-])"
     r"(?:"
     # absolute, home-relative (~/) or dot-relative (./ ../) paths
     r"(?:~|\.{1,2})?/(?:[\w.@+-]+/)*[\w.@+-]*[\w@+-]"
@@ -130,8 +132,10 @@ _ERROR_HINT_RE = re.compile("|".join(re.escape(literal) for literal in _ERROR_LI
 
 # A line of source code, optionally behind a line-number gutter ("  45|", "45:", "45→") and
 # a diff marker ("-", "+"): such lines show code that names an error, not an error that happened.
+# It is matched at a line's start: the leading blanks are taken whole, and (for a search) only where
+# no blank precedes them.
 _CODE_LINE_RE = re.compile(
-    r"\s*(?:\d+\s*[|:\t→]\s*)?(?:[-+](?![-+])\s*)?"
+    r"(?<!\s)\s*+(?:(?<!\d)\d++\s*[|:\t→]\s*)?(?:[-+](?![-+])\s*)?"
     r"(?:raise|except|catch|throw|throws|import|from|class|def|if|elif|else|return|try|with|"
     r"assert|for|while|case|const|let|var|public|private|protected|print|log|logger|logging|console|"
     r"self|yield|await|pass|@|#|//|/\*|\*)(?![\w])"
@@ -160,7 +164,9 @@ _DEFINITION_RE = re.compile(
 _CALL_RE = re.compile(r"(?<![\w.])((?:[A-Za-z_]\w*+\.)*+[A-Za-z_]\w*+)\((?!s\))")
 _CAMEL_RE = re.compile(r"\b[A-Z][A-Za-z0-9]{2,}\b")
 _DIGIT_RUN_RE = re.compile(r"\d{6}")
-_CAMEL_SHAPE_RE = re.compile(r"[a-z][A-Z]|[A-Z]{2,}[a-z]{2,}")
+# Only searched for (is there one?): two capitals then two lower-case letters is the same test as two
+# or more of each, without retrying a long run of capitals from each of its positions.
+_CAMEL_SHAPE_RE = re.compile(r"[a-z][A-Z]|[A-Z]{2}[a-z]{2}")
 _RECEIVER_PREFIXES = ("self.", "cls.", "this.")
 _NOT_IDENTIFIERS = frozenset(
     """
@@ -240,7 +246,15 @@ _DEFINITION_HINT_RE = re.compile(r"(?:def|class|function|fn|struct|enum|trait|in
 _HAS_DIGIT_RE = re.compile(r"\d")
 
 
+# A run of a thousand characters without a blank is data (base64, a hash dump, minified code), not
+# code a person reads: its capitalised pieces are not names worth keeping, and a megabyte of base64
+# would otherwise give tens of thousands of them.
+_DATA_RUN_RE = re.compile(r"(?<!\S)\S{1000,}")  # from a run's start only: each run is read once
+
+
 def _identifiers(text: str) -> Iterator[str]:
+    if len(text) >= 1000 and _DATA_RUN_RE.search(text):
+        text = _DATA_RUN_RE.sub(" ", text)
     if _DEFINITION_HINT_RE.search(text):
         for match in _DEFINITION_RE.finditer(text):
             name = next(group for group in match.groups() if group)
@@ -442,18 +456,26 @@ def merge_fact_rows(
     message is redacted only when it brings something new."""
     seen: set[tuple[str, str]] = set()
     rows: list[tuple[int, int, int, str, str]] = []
+    among = getattr(is_credential, "among", None)  # a CredentialCheck answers for many values at once
     if request is not None:
         request = (request[0], replace_lone_surrogates(request[1]))
         seen.add(("user_request", request[1]))
         rows.append((request[0], _KIND_RANK["user_request"], -1, "user_request", request[1]))
     serial = 0
     for index, found in enumerate(per_message):
+        credentials: set[str] | None = None
+        if among is not None:
+            fresh = [raw for kind, raw in found if raw and (kind, replace_lone_surrogates(raw)) not in seen]
+            credentials = among(index, list(dict.fromkeys(fresh))) if fresh else set()
         for kind, raw in found:
             # Values parsed out of tool arguments may hold lone surrogates that no table can store.
             value = replace_lone_surrogates(raw)
             if not value or (kind, value) in seen:
                 continue
-            if is_credential is not None and is_credential(index, raw):
+            if credentials is not None:
+                if raw in credentials:
+                    continue
+            elif is_credential is not None and is_credential(index, raw):
                 continue
             seen.add((kind, value))
             rows.append((index, _KIND_RANK[kind], serial, kind, value))

@@ -36,7 +36,8 @@ MIN_REPEATED_CHARS = 12
 
 _PASSING_RE = re.compile(
     r"^\s*(?:"
-    r"\S+::\S+(?:\s+\S+)?\s+(?:PASSED|SKIPPED|XFAIL|XPASS|XFAILED|XPASSED)\b"  # pytest -v
+    # A node id (a token holding "::") read once: a long run of colons is not split every possible way.
+    r"(?=\S+?::\S)\S++(?:\s++\S++)?\s++(?:PASSED|SKIPPED|XFAIL|XPASS|XFAILED|XPASSED)\b"  # pytest -v
     r"|(?:PASSED|SKIPPED|XFAIL|XPASS)\s+(?:\[\d+\]\s+)?\S+"  # pytest -rA summary
     r"|\w+ \([\w.]+\)(?: \S.*)? \.\.\. (?:ok|skipped\b.*)"  # unittest -v
     r"|test [\w:<>]+ \.\.\. (?:ok|ignored)"  # cargo test
@@ -65,18 +66,25 @@ _PROGRESS_LINE_RE = re.compile(
 # A bar: blocks or line characters (pip, tqdm, npm, rich) or a bracketed gauge ([=====>    ]).
 _BAR_RE = re.compile(r"[█▉▊▋▌▍▎▏▓▒░■━═]{4,}|\[[=#>\-. ]{8,}\]")
 # A bar line must also carry a measure of progress.
-_PROGRESS_MEASURE_RE = re.compile(r"\d+%|\d+/\d+|\beta\b|/s\b|\d+(?:\.\d+)?\s?[kKMG]i?B\b")
+# Searched for: a number is read from its first digit only (a long run of digits is not retried from
+# each of its positions).
+_PROGRESS_MEASURE_RE = re.compile(
+    r"(?<!\d)\d++(?:%|/\d)|\beta\b|/s\b|(?<!\d)\d++(?:\.\d+)?\s?[kKMG]i?B\b"
+)
 _LISTING_RE = re.compile(
     r"^(?:[-dlcbpsD][rwxsStT-]{9}[.@+]?\s+\d+\s+\S+"  # ls -l
     r"|total \d+$"
     r"|[│├└|` ]*[├└|`]── "  # tree
     r"|│)"
 )
+# Each part is read once: a name is one run holding a letter (not a letter tried at every place of
+# the run), its path segments are taken whole, and a git status line has at most a little indent
+# (a long blank line is not retried from each of its blanks).
 _BARE_ENTRY_RE = re.compile(
-    r"^\s*(?:"
-    r"[\w.@+~\\-]*[A-Za-z_][\w.@+~\\-]*(?:/[\w.@+~ \\-]*)*/?"  # a bare path or name
-    r"|(?:[ MADRCUT?!][MADRCUT?! ]|[MADRCUT?!]\d{0,3})[ \t]+\S.*"  # git status --short, git diff --name-status
-    r"|(?:modified|new file|deleted|renamed|typechange):\s+\S.*"  # git status
+    r"^(?:"
+    r"\s*+(?=[\w.@+~\\-]*[A-Za-z_])[\w.@+~\\-]++(?:/[\w.@+~ \\-]*+)*+/?"  # a bare path or name
+    r"|[ \t]{0,16}(?:[ MADRCUT?!][MADRCUT?! ]|[MADRCUT?!]\d{0,3})[ \t]++\S.*"  # git status --short, --name-status
+    r"|\s*+(?:modified|new file|deleted|renamed|typechange):\s+\S.*"  # git status
     r")\s*$"
 )
 # What differs between repeats of one log line: timestamps, numbers, hex ids, durations.

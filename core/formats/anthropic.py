@@ -30,6 +30,7 @@ from core.formats.messages import (
 from core.formats.model import Conversation
 from core.formats.source import InputSource
 from core.formats.spec import FormatSpec
+from core.safe_text import quoted
 
 NAME = "anthropic"
 _TOOL_USE_TYPES = ("tool_use", "server_tool_use", "mcp_tool_use")
@@ -105,7 +106,7 @@ class AnthropicConverter:
         role = message.get("role")
         content = message.get("content")
         if role not in ("user", "assistant"):
-            raise FieldProblem(f"{where}.role", f"expected 'user' or 'assistant', got {role!r}")
+            raise FieldProblem(f"{where}.role", f"expected 'user' or 'assistant', got {quoted(role)}")
         if isinstance(content, str) or content is None:
             return [self.builder.add(make_message(role, content or ""), where, usage=usage)]
         if not isinstance(content, list):

@@ -40,6 +40,7 @@ from core.formats.report import RowTally
 from core.formats.session_pick import pick_session
 from core.formats.source import InputSource, JsonLines
 from core.formats.spec import FormatSpec
+from core.safe_text import quoted
 
 NAME = "claude-code"
 EVENT_TYPES = frozenset(
@@ -150,7 +151,7 @@ def _read(lines: JsonLines, tally: RowTally) -> tuple[list[_Session], dict[str, 
             elif kind in MESSAGE_TYPES or kind in ("system", "attachment"):
                 tally.skip(line, f"{kind} rows without a 'uuid' cannot be placed in the conversation", where)
             else:
-                tally.skip(line, f"rows of type {kind!r} are not part of a Claude Code conversation", where)
+                tally.skip(line, f"rows of type {quoted(kind)} are not part of a Claude Code conversation", where)
             continue
         if uuid in seen_uuids:
             tally.skip(line, f"a second row with a uuid already used (line {seen_uuids[uuid]} is kept)", where)
@@ -497,7 +498,7 @@ def _classify_other(row: Row, line: int, where: str, tally: RowTally) -> None:
     elif isinstance(kind, str) and kind in BOOKKEEPING:
         tally.meta(line, BOOKKEEPING[kind], where)
     else:
-        tally.skip(line, f"rows of type {kind!r} are not part of a Claude Code conversation", where)
+        tally.skip(line, f"rows of type {quoted(kind)} are not part of a Claude Code conversation", where)
 
 
 def _damage_warnings(sessions: list[_Session]) -> list[str]:

@@ -39,6 +39,7 @@ from core.formats.openai_responses import ResponsesAssembler
 from core.formats.report import RowTally
 from core.formats.source import InputSource, JsonLines
 from core.formats.spec import FormatSpec
+from core.safe_text import quoted
 
 NAME = "codex-exec"
 ITEM_EVENTS = frozenset({"item.started", "item.updated", "item.completed"})
@@ -287,7 +288,7 @@ def parse_records(lines: JsonLines, src: InputSource, session: str | None) -> Co
                         unfinished[key] = (kind, where, item, line)
                     continue
                 if has_id and key in completed:
-                    lines.warnings.append(f"{where}: item {key!r} was already completed; the repeat is ignored")
+                    lines.warnings.append(f"{where}: item {quoted(key, 64)} was already completed; the repeat is ignored")
                     tally.skip(line, "repeated completions of an item", where, announced=True)
                     continue
                 if has_id:
@@ -310,7 +311,7 @@ def parse_records(lines: JsonLines, src: InputSource, session: str | None) -> Co
             continue
         _count_item(tally, outcome, line, where)
         builder.warnings.append(
-            f"item {key!r} ({item_kind}) never completed (the stream ends first); kept from its latest snapshot at {where}"
+            f"item {quoted(key, 64)} ({item_kind}) never completed (the stream ends first); kept from its latest snapshot at {where}"
         )
     stream.finish()
     if skipped_events:

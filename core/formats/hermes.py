@@ -21,11 +21,19 @@ from core.formats.openai_chat import MessageNormalizer, looks_like_message
 from core.formats.session_pick import pick_session
 from core.formats.source import InputSource, JsonLines, JsonProblem, parse_json_problem
 from core.formats.spec import FormatSpec
+from core.formats.sqlite_limits import PROMPT_CHARS, LimitedReader
 
 NAME = "hermes"
 JSON_CONTENT_PREFIX = "\x00json:"
 SESSION_KEYS = ("source", "parent_session_id", "started_at")
 _MESSAGE_COLUMNS = ("session_id", "role", "content")
+# A title is a label: a longer one is cut (a store may hold megabytes in it).
+_TITLE_CHARS = 1_000
+# The columns of a store that are read (the others are never computed).
+_SESSION_COLUMNS = ("id", "session_id", "title", "parent_session_id", "started_at", "session_start", "end_reason",
+                    "model", "source")
+_MESSAGE_READ = ("id", "session_id", "role", "content", "tool_calls", "tool_call_id", "reasoning_content", "reasoning",
+                 "active", "token_count", "_compressed_summary")
 # Keys Hermes' gateway writes on message lines that plain chat logs do not have.
 GATEWAY_KEYS = ("tool_name", "message_id", "finish_reason", "reasoning_details", "platform_message_id")
 ARCHIVED = "rows archived by an in-place compaction (active = 0; in metadata['archived_messages'])"
@@ -169,7 +177,7 @@ def _info_from_record(record: dict[str, Any], message_count: int, fallback_id: s
     started = record.get("started_at", record.get("session_start"))
     return SessionInfo(
         id=str(record.get("id") or record.get("session_id") or fallback_id),
-        title=record.get("title") if isinstance(record.get("title"), str) else None,
+        title=record["title"][:_TITLE_CHARS] if isinstance(record.get("title"), str) else None,
         message_count=message_count,
         parent_id=str(record["parent_session_id"]) if record.get("parent_session_id") else None,
         started_at=started if isinstance(started, (int, float, str)) else None,
@@ -307,7 +315,9 @@ def _parse_gateway(lines: JsonLines, src: InputSource) -> Conversation:
 
 
 def _columns(conn: sqlite3.Connection, table: str) -> list[str]:
-    return [row[1] for row in conn.execute(f"PRAGMA table_info({table})")]
+    # table_xinfo lists generated columns too (table_info hides them): they are read like the others,
+    # within the limits of core.formats.sqlite_limits.
+    return [row[1] for row in conn.execute(f"PRAGMA table_xinfo({table})")]
 
 
 def parse_sqlite(conn: sqlite3.Connection, src: InputSource, session: str | None) -> Conversation:
@@ -332,32 +342,43 @@ def _parse_sqlite(conn: sqlite3.Connection, src: InputSource, session: str | Non
         )
     has_active = "active" in message_cols
     live_filter = " AND (active IS NULL OR active != 0)" if has_active else ""
-    counts = dict(
-        conn.execute(
-            f"SELECT session_id, COUNT(*) FROM messages WHERE role != 'session_meta'{live_filter} GROUP BY session_id"
-        ).fetchall()
-    )
+    # Every value is read within a limit, and only the columns used are read (a column of the store
+    # may compute gigabytes from nothing): see core.formats.sqlite_limits.
+    reader = LimitedReader(conn, src.name, src.max_bytes)
+    keys = ("session_id", "role", "active") if has_active else ("session_id", "role")
+    counts = dict(reader.rows(
+        f"SELECT session_id, COUNT(*) FROM messages WHERE role != 'session_meta'{live_filter} GROUP BY session_id",
+        table="messages", columns=keys))
     order = "started_at, rowid" if "started_at" in session_cols else "rowid"
-    session_rows = [dict(row) for row in conn.execute(f"SELECT * FROM sessions ORDER BY {order}")]
+    read = [column for column in _SESSION_COLUMNS if column in session_cols]
+    has_prompt = ("CASE WHEN system_prompt IS NULL OR system_prompt = '' THEN 0 ELSE 1 END"
+                  if "system_prompt" in session_cols else "0")
+    session_rows = [dict(row) for row in reader.rows(
+        f"SELECT {', '.join(read)}, {has_prompt} AS _has_prompt FROM sessions ORDER BY {order}",
+        table="sessions", columns=[*read, *(("system_prompt",) if "system_prompt" in session_cols else ())],
+        value_chars=PROMPT_CHARS)]
     if not session_rows:
         raise FormatError(f"{src.name}: the Hermes store holds no sessions")
-    first_roles = dict(
-        conn.execute(
-            "SELECT m.session_id, m.role FROM messages m JOIN (SELECT session_id, MIN(id) AS first FROM messages "
-            "WHERE role IS NOT 'session_meta' GROUP BY session_id) f ON m.id = f.first"
-        ).fetchall()
-    )
+    first_roles = dict(reader.rows(
+        "SELECT m.session_id, m.role FROM messages m JOIN (SELECT session_id, MIN(id) AS first FROM messages "
+        "WHERE role IS NOT 'session_meta' GROUP BY session_id) f ON m.id = f.first",
+        table="messages", columns=("session_id", "role")))
 
     def message_count(row: dict[str, Any]) -> int:
-        prompt = row.get("system_prompt")
         starts_with_system = first_roles.get(row["id"]) == "system"
-        return counts.get(row["id"], 0) + (1 if isinstance(prompt, str) and prompt and not starts_with_system else 0)
+        return counts.get(row["id"], 0) + (1 if row["_has_prompt"] and not starts_with_system else 0)
 
     infos = [_info_from_record(row, message_count(row), str(row["id"])) for row in session_rows]
     _link_chains(infos)
     chosen = pick_session(infos, session, src, default=_latest(infos))
     record = session_rows[[info.id for info in infos].index(chosen)]
-    rows = (dict(row) for row in conn.execute("SELECT * FROM messages WHERE session_id = ? ORDER BY id", (chosen,)))
+    if "system_prompt" in session_cols:
+        record["system_prompt"] = reader.value("SELECT system_prompt FROM sessions WHERE id = ?", (chosen,),
+                                               table="sessions", columns=("system_prompt",))
+    wanted = [column for column in _MESSAGE_READ if column in message_cols]
+    rows = (dict(row) for row in reader.rows(
+        f"SELECT {', '.join(wanted)} FROM messages WHERE session_id = ? ORDER BY id", (chosen,),
+        table="messages", columns=wanted, value_chars=src.max_bytes))
     builder = Builder(NAME, src.name)
     by_id = {info.id: info for info in infos}
     info = by_id[chosen]
@@ -367,8 +388,9 @@ def _parse_sqlite(conn: sqlite3.Connection, src: InputSource, session: str | Non
     builder.metadata["store"] = {"tables": tables, "has_active_column": has_active}
     builder.tally.unit = "message row"
     conv = builder.build(model=info.model, sessions=infos, session_id=chosen)
-    total = conn.execute("SELECT COUNT(*) FROM messages").fetchone()[0]
-    orphans = conn.execute("SELECT COUNT(*) FROM messages WHERE session_id NOT IN (SELECT id FROM sessions)").fetchone()[0]
+    total = reader.value("SELECT COUNT(*) FROM messages", table="messages", columns=())
+    orphans = reader.value("SELECT COUNT(*) FROM messages WHERE session_id NOT IN (SELECT id FROM sessions)",
+                           table="messages", columns=("session_id",))
     conv.report.add_other_sessions(max(0, total - conv.report.read - orphans))
     if orphans:
         conv.report.skip("message rows of sessions the store's sessions table does not list", count=orphans)

@@ -24,6 +24,7 @@ from core.formats.model import Conversation
 from core.formats.openai_chat import MessageNormalizer
 from core.formats.source import InputSource, JsonLines
 from core.formats.spec import FormatSpec
+from core.safe_text import quoted
 
 NAME = "langchain"
 ROLE_OF_TYPE = {
@@ -122,7 +123,7 @@ class _Converter:
         if kind == "chat":
             role = {"human": "user", "ai": "assistant"}.get(str(fields.get("role")), str(fields.get("role", "user")))
         if role not in ("system", "developer", "user", "assistant", "tool"):
-            raise FieldProblem(f"{where}.role", f"expected a human, ai, system or tool message, got {role!r}")
+            raise FieldProblem(f"{where}.role", f"expected a human, ai, system or tool message, got {quoted(role)}")
         content = self.content(fields.get("content"), f"{where}.content")
         usage = fields.get("usage_metadata") if isinstance(fields.get("usage_metadata"), dict) else None
         metadata = fields.get("response_metadata")

@@ -35,6 +35,7 @@ from core.formats.source import (
     strip_nul_padding,
 )
 from core.formats.spec import FormatSpec
+from core.safe_text import quoted
 
 _MAX_LISTED_PAIR_PROBLEMS = 10
 _UNKNOWN = (
@@ -338,7 +339,7 @@ def _complete(
 ) -> Conversation:
     """What every loaded conversation gets: the session check, Hermes summaries, the tool-pair check."""
     if session is not None and conv.session_id != str(session):
-        raise FormatError(f"{name}: session {session!r} not found; this {spec.name} input holds a single conversation")
+        raise FormatError(f"{name}: session {quoted(session, 80)} not found; this {spec.name} input holds a single conversation")
     if not conv.messages:
         conv.warnings.append("the transcript holds no messages")
     _mark_hermes_summaries(conv)

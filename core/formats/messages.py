@@ -10,6 +10,7 @@ from typing import Any
 from core import profiles as P
 from core.formats.model import CompactionEvent, Conversation, InjectedContext, SessionInfo
 from core.formats.report import LoadReport, RowTally
+from core.safe_text import quoted
 
 ROLES = ("system", "developer", "user", "assistant", "tool")
 IMAGE_PART_TYPES = ("image_url", "input_image", "image")
@@ -325,10 +326,10 @@ def tool_pair_problems(messages: Iterable[dict[str, Any]]) -> list[str]:
         if message.get("role") == "tool" and message.get("tool_call_id"):
             results.setdefault(message["tool_call_id"], index)
     problems = [
-        f"message {index}: tool call {call_id!r} has no result" for call_id, index in calls.items() if call_id not in results
+        f"message {index}: tool call {quoted(call_id, 64)} has no result" for call_id, index in calls.items() if call_id not in results
     ]
     problems += [
-        f"message {index}: tool result {call_id!r} has no matching call"
+        f"message {index}: tool result {quoted(call_id, 64)} has no matching call"
         for call_id, index in results.items()
         if call_id not in calls
     ]

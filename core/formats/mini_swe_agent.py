@@ -17,6 +17,7 @@ from core.formats.model import Conversation
 from core.formats.openai_chat import ACCEPTED_ROLES, MessageNormalizer
 from core.formats.source import InputSource
 from core.formats.spec import FormatSpec
+from core.safe_text import quoted
 
 NAME = "mini-swe-agent"
 FORMAT_PREFIX = "mini-swe-agent"
@@ -68,7 +69,7 @@ def parse_document(doc: Any, src: InputSource, session: str | None) -> Conversat
             builder.tally.meta(index, "the run's exit message (status and submission)", where)
             continue
         if not isinstance(role, str) or role not in ACCEPTED_ROLES:
-            builder.tally.skip(index, f"role {role!r} is not one of {', '.join(ACCEPTED_ROLES)}", where)
+            builder.tally.skip(index, f"role {quoted(role)} is not one of {', '.join(ACCEPTED_ROLES)}", where)
             continue
         clean = {key: raw[key] for key in _MESSAGE_KEYS if key in raw}
         try:

@@ -23,8 +23,15 @@ class FormatError(ValueError):
     """Input that cannot be read as a transcript.
 
     The message always names the file and, where it applies, the line or field and what
-    was expected there, so it can be shown to the user as is.
+    was expected there, so it can be shown to the user as is: it quotes file content only through
+    ``core.safe_text.quoted`` (a short, redacted start), and any terminal control in it (a file name
+    can hold one too) is escaped.
     """
+
+    def __init__(self, message: object = "") -> None:
+        from core.safe_text import bounded
+
+        super().__init__(bounded(str(message)))
 
 
 @dataclass

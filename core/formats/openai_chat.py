@@ -29,6 +29,7 @@ from core.formats.session_pick import one_session_per_line
 from core.formats.source import InputSource, JsonLines
 from core.formats.spec import FormatSpec
 from core.profiles import COMPRESSED_SUMMARY_KEY as SUMMARY_FLAG
+from core.safe_text import quoted
 
 NAME = "openai-chat"
 ACCEPTED_ROLES = ROLES + ("function",)
@@ -71,7 +72,7 @@ class MessageNormalizer:
         if not isinstance(role, str) or role not in ACCEPTED_ROLES:
             raise FieldProblem(
                 f"{where}.role",
-                f"expected one of {', '.join(ACCEPTED_ROLES)}, got {role!r}",
+                f"expected one of {', '.join(ACCEPTED_ROLES)}, got {quoted(role)}",
             )
         content = self.content(raw.get("content"), f"{where}.content")
         tool_calls = None

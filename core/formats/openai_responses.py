@@ -29,6 +29,7 @@ from core.formats.messages import (
 from core.formats.model import CompactionEvent, Conversation
 from core.formats.source import InputSource
 from core.formats.spec import FormatSpec
+from core.safe_text import quoted
 
 NAME = "openai-responses"
 
@@ -149,7 +150,7 @@ class ResponsesAssembler:
     def _message(self, item: dict[str, Any], where: str) -> None:
         role = item.get("role")
         if role not in ("user", "assistant", "system", "developer"):
-            raise FieldProblem(f"{where}.role", f"expected user, assistant, system or developer, got {role!r}")
+            raise FieldProblem(f"{where}.role", f"expected user, assistant, system or developer, got {quoted(role)}")
         raw = item.get("content")
         if raw == [] and role == "assistant":
             content = None  # an empty assistant message only marks where a new assistant turn begins

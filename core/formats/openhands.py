@@ -45,6 +45,7 @@ from core.formats.model import CompactionEvent, Conversation, SessionInfo
 from core.formats.session_pick import one_session_per_line
 from core.formats.source import InputSource, JsonLines
 from core.formats.spec import FormatSpec
+from core.safe_text import quoted
 
 NAME = "openhands"
 SOURCES = ("agent", "user", "environment")
@@ -167,7 +168,7 @@ class _Run:
             self.builder.tally.meta(key, _NO_CONTENT[kind], where)
         else:
             self.skipped[kind] += 1
-            self.builder.tally.skip(key, f"{kind!r} events are not messages the model sees", where)
+            self.builder.tally.skip(key, f"{quoted(kind)} events are not messages the model sees", where)
 
     def common(self, position: int, event: dict[str, Any], args: dict[str, Any]) -> bool:
         """System prompts, messages and condensations (the same in every version); True when handled."""

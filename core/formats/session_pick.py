@@ -8,6 +8,7 @@ from typing import Any
 from core.formats.messages import FieldProblem
 from core.formats.model import Conversation, FormatError, SessionInfo
 from core.formats.source import InputSource, JsonLines
+from core.safe_text import quoted
 
 
 def pick_session(infos: list[SessionInfo], requested: str | None, src: InputSource, default: str) -> str:
@@ -17,8 +18,8 @@ def pick_session(infos: list[SessionInfo], requested: str | None, src: InputSour
     ids = [info.id for info in infos]
     if str(requested) in ids:
         return str(requested)
-    shown = ", ".join(repr(i) for i in ids[:20]) + (" ..." if len(ids) > 20 else "")
-    raise FormatError(f"{src.name}: session {requested!r} not found; the file holds: {shown}")
+    shown = ", ".join(quoted(i, 80) for i in ids[:20]) + (" ..." if len(ids) > 20 else "")
+    raise FormatError(f"{src.name}: session {quoted(requested, 80)} not found; the file holds: {shown}")
 
 
 def one_session_per_line(

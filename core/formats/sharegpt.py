@@ -27,6 +27,7 @@ from core.formats.model import Conversation, SessionInfo
 from core.formats.session_pick import one_session_per_line, pick_session
 from core.formats.source import InputSource, JsonLines
 from core.formats.spec import FormatSpec
+from core.safe_text import quoted
 
 NAME = "sharegpt"
 ROLE_OF = {
@@ -161,7 +162,7 @@ def parse_turns(turns: list[Any], builder: Builder, prefix: str) -> None:
         speaker = turn.get("from")
         role = ROLE_OF.get(str(speaker).lower()) if speaker is not None else None
         if role is None:
-            raise FieldProblem(f"{where}.from", f"expected one of {', '.join(ROLE_OF)}, got {speaker!r}")
+            raise FieldProblem(f"{where}.from", f"expected one of {', '.join(ROLE_OF)}, got {quoted(speaker)}")
         value = turn.get("value")
         if value is None:
             value = ""
@@ -194,7 +195,7 @@ def parse_turns(turns: list[Any], builder: Builder, prefix: str) -> None:
         else:
             builder.add(make_message(role, value), where)
     for _name, call_id in pairing.pending:
-        builder.warnings.append(f"tool call {call_id!r} has no response in the conversation")
+        builder.warnings.append(f"tool call {quoted(call_id, 64)} has no response in the conversation")
 
 
 def _add_tool_result(body: str, where: str, pairing: _Pairing, builder: Builder) -> None:

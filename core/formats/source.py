@@ -13,6 +13,7 @@ import json
 import os
 import re
 import sqlite3
+import stat
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -68,6 +69,8 @@ class InputSource:
     head: bytes = b""
     warnings: list[str] = field(default_factory=list)
     head_decode_error: FormatError | None = None
+    # The most a reader may materialise from the input (a store can compute more than its file holds).
+    max_bytes: int = DEFAULT_MAX_BYTES
 
     def error(self, where: str | None, what: str) -> FormatError:
         prefix = f"{self.name}: {where}: " if where else f"{self.name}: "
@@ -88,11 +91,7 @@ def open_input(path_or_bytes: Any, filename: str | None, max_bytes: int) -> Inpu
     elif isinstance(path_or_bytes, (str, os.PathLike)):
         path = Path(path_or_bytes)
         name = filename or str(path)
-        if not path.exists():
-            raise FormatError(f"{name}: no such file")
-        if path.is_dir():
-            raise FormatError(f"{name}: is a directory, {_EXPECTED}")
-        src = InputSource(name=name, path=path, size=path.stat().st_size)
+        src = InputSource(name=name, path=path, size=_regular_file_size(path, name))
     elif hasattr(path_or_bytes, "read"):
         stream: BinaryIO = path_or_bytes
         data = stream.read(max_bytes + 1)
@@ -105,6 +104,7 @@ def open_input(path_or_bytes: Any, filename: str | None, max_bytes: int) -> Inpu
             f"{filename or '<input>'}: cannot read a {type(path_or_bytes).__name__}; "
             "expected a file path, bytes or a binary file object"
         )
+    src.max_bytes = max_bytes
     if src.size > max_bytes:
         raise src.error(
             None,
@@ -115,10 +115,52 @@ def open_input(path_or_bytes: Any, filename: str | None, max_bytes: int) -> Inpu
         src.head = src.data[:HEAD_BYTES]
     else:
         assert src.path is not None
-        with src.path.open("rb") as fh:
-            src.head = fh.read(HEAD_BYTES)
+        src.head = _read_head(src.path, name)
     _check_text_head(src)
     return src
+
+
+_NOT_REGULAR = (
+    (stat.S_ISFIFO, "a named pipe (FIFO)"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+def _not_a_file(mode: int, name: str) -> FormatError:
+    if stat.S_ISDIR(mode):
+        return FormatError(f"{name}: is a directory, {_EXPECTED}")
+    kind = next((what for test, what in _NOT_REGULAR if test(mode)), "not a regular file")
+    # Reading a pipe or a device would wait for a writer, or never end (/dev/zero): refused at once.
+    return FormatError(f"{name}: is {kind}, not a regular file; expected a transcript file")
+
+
+def _regular_file_size(path: Path, name: str) -> int:
+    """The size of a regular file (symbolic links followed); anything else is refused before it is opened."""
+    try:
+        info = path.stat()
+    except FileNotFoundError:
+        raise FormatError(f"{name}: no such file") from None
+    except OSError as exc:
+        raise FormatError(f"{name}: cannot be read ({exc.strerror or exc})") from None
+    if not stat.S_ISREG(info.st_mode):
+        raise _not_a_file(info.st_mode, name)
+    return info.st_size
+
+
+def _read_head(path: Path, name: str) -> bytes:
+    """The first bytes of a regular file. Opened without blocking and checked again once open, so a
+    file swapped for a pipe after the first check cannot make the read wait."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError as exc:
+        raise FormatError(f"{name}: cannot be read ({exc.strerror or exc})") from None
+    with open(fd, "rb", closefd=True) as fh:
+        mode = os.fstat(fh.fileno()).st_mode
+        if not stat.S_ISREG(mode):
+            raise _not_a_file(mode, name)
+        return fh.read(HEAD_BYTES)
 
 
 def _human_size(n: int) -> str:
@@ -405,10 +447,13 @@ def _layout_from_text_lines(src: InputSource, lines: list[str], first_cut: bool 
 
 def not_json_error(src: InputSource, text: str) -> FormatError:
     """The error for text that is neither JSON nor a text format the importer reads."""
+    from core.safe_text import quoted
+
     first = next((line for line in text.splitlines() if line.strip()), "")
-    snippet = first.strip().lstrip("\ufeff")[:40]
+    # A short, redacted start only: the file may be anything (an .env file, /etc/passwd).
     return src.error(
-        "line 1", f"starts with {snippet!r}, which is not JSON, and the text is not a transcript either; {_EXPECTED}"
+        "line 1", f"starts with {quoted(first.strip().lstrip(chr(0xFEFF)))}, which is not JSON, and the text is not a "
+                  f"transcript either; {_EXPECTED}"
     )
 
 

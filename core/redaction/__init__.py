@@ -6,13 +6,14 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from core.redaction.hermes import mask_secret, redact_many, redact_sensitive_text
+from core.redaction.hermes import REDACTIONS, mask_secret, redact_many, redact_sensitive_text
 from core.redaction.strict import SecretSpan, count_by_kind, find_secrets, redact_with_spans, strict_redact
 
 if TYPE_CHECKING:
     from core.profiles import Profile
 
 __all__ = [
+    "REFERENCE_INLINE_CHARS",
     "ProfileRedaction",
     "SecretSpan",
     "count_by_kind",
@@ -26,6 +27,63 @@ __all__ = [
 ]
 
 
+# A text longer than this goes through the reference's passes in a child process. Some of the
+# reference's own patterns (core.redaction.hermes, which keeps the reference's output and so its
+# patterns) backtrack over a long run: a 100 KB message of "auth" repeated takes over 15 minutes in
+# one call, holding the interpreter (every other thread, every other dashboard session) for all of
+# it. A child (this thread's worker, kept between calls: core.budget.run_in_worker) has an
+# interpreter of its own, and is stopped at its budget; the text comes back the same as it would
+# here. Shorter texts cost at most a fraction of a second here.
+REFERENCE_INLINE_CHARS = 2_000
+
+
+def _all_releases(texts: list[str]) -> list[str]:
+    for release in REDACTIONS:
+        texts = redact_many(texts, release=release)
+    return texts
+
+
+def _reference_many(texts: list[Any], release: str | None, *, every_release: bool = False) -> list[Any]:
+    """``redact_many`` of ``texts`` (of every release in turn with ``every_release``), the long ones in
+    one child process."""
+    long = [index for index, text in enumerate(texts) if isinstance(text, str) and len(text) > REFERENCE_INLINE_CHARS]
+    if not long:
+        return _all_releases(texts) if every_release else redact_many(texts, release=release)
+    from core.budget import Budget, run_in_worker
+
+    chosen = set(long)
+    short = [text for index, text in enumerate(texts) if index not in chosen]
+    far = [texts[index] for index in long]
+    budget = Budget(memory_mb=None, scope="the limit of one redaction")
+    if every_release:
+        far = run_in_worker(_all_releases, far, budget=budget)
+        short = _all_releases(short)
+    else:
+        far = run_in_worker(_child_many, far, release, budget=budget)
+        short = redact_many(short, release=release)
+    merged: list[Any] = []
+    near, away = iter(short), iter(far)
+    for index in range(len(texts)):
+        merged.append(next(away) if index in chosen else next(near))
+    return merged
+
+
+def _child_many(texts: list[str], release: str | None) -> list[str]:
+    return redact_many(texts, release=release)
+
+
+def reference_redact(text: Any, release: str | None = None) -> Any:
+    """``redact_sensitive_text`` (the same text back), a long text's in a child process."""
+    if isinstance(text, str) and len(text) > REFERENCE_INLINE_CHARS:
+        return _reference_many([text], release)[0]
+    return redact_sensitive_text(text, release=release)
+
+
+def reference_redact_all(texts: list[str]) -> list[str]:
+    """Every release's reference redaction in turn over each text (the long ones in a child process)."""
+    return _reference_many(list(texts), None, every_release=True)
+
+
 @dataclass(frozen=True)
 class ProfileRedaction:
     """What a compressor masks before text leaves the process: the release's reference passes,
@@ -35,14 +93,14 @@ class ProfileRedaction:
     strict_layer: bool
 
     def redact(self, text: Any) -> Any:
-        redacted = redact_sensitive_text(text, release=self.release)
+        redacted = reference_redact(text, self.release)
         if self.strict_layer and isinstance(redacted, str) and redacted:
             redacted = strict_redact(redacted)
         return redacted
 
     def redact_many(self, texts: list[str]) -> list[str]:
         """``redact`` over a list (one search per pass across all of them)."""
-        redacted = redact_many(texts, release=self.release)
+        redacted = _reference_many(texts, self.release)
         if self.strict_layer:
             redacted = [strict_redact(t) if t else t for t in redacted]
         return redacted

@@ -72,10 +72,12 @@ def test_the_preview_is_registered_right_after_compress():
     assert names.index("redaction_preview") == names.index("compress") + 1
 
 
-def test_offline_default_shows_the_profile_masks_and_counts_them(app):
+def test_offline_with_strict_off_shows_the_profile_masks_and_counts_them(app):
     app.selectbox(key="profile").set_value("v0.16.0")  # the figures below are v0.16.0's masks
     _open_preview(app)
-    assert app.toggle(key="preview_strict").value is False
+    assert app.toggle(key="preview_strict").value is True  # on by default, for every summarizer
+    app.toggle(key="preview_strict").set_value(False)
+    run(app)
     config = sidebar_config(app)
     text = _whole_text(app)
     # Exactly the serialised turns a real compression sends.
@@ -139,27 +141,29 @@ def test_markup_in_the_turns_is_escaped_in_the_highlighted_view(app):
 
 def test_strict_switch_defaults_follow_the_summarizer_and_keep_the_users_choice(app):
     go(app, "compress")
-    expected = {OFFLINE: False, LITELLM: True, LOCAL: False, NONE: False}
+    # On by default for every summarizer: the provider receives the turns, every summary quotes them.
+    expected = {OFFLINE: True, LITELLM: True, LOCAL: True, NONE: True}
     for choice, on in expected.items():
         app.radio(key="summarizer_choice").set_value(choice)
         run(app)
         assert app.toggle(key="strict_redaction").value is on, choice
-    # Turned off for the remote provider: it stays off, also after visiting another summarizer.
+    # Turned off for the remote provider: it stays off, also after visiting another summarizer, whose
+    # own choice is its own.
     app.radio(key="summarizer_choice").set_value(LITELLM)
     run(app)
     app.toggle(key="strict_redaction").set_value(False)
     run(app)
     app.radio(key="summarizer_choice").set_value(OFFLINE)
     run(app)
-    assert app.toggle(key="strict_redaction").value is False
-    app.toggle(key="strict_redaction").set_value(True)
+    assert app.toggle(key="strict_redaction").value is True
+    app.toggle(key="strict_redaction").set_value(False)
     run(app)
     app.radio(key="summarizer_choice").set_value(LITELLM)
     run(app)
     assert app.toggle(key="strict_redaction").value is False
     app.radio(key="summarizer_choice").set_value(OFFLINE)
     run(app)
-    assert app.toggle(key="strict_redaction").value is True
+    assert app.toggle(key="strict_redaction").value is False
 
 
 def test_the_switch_reaches_the_compressor(app):

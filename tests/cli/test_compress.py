@@ -49,7 +49,7 @@ def test_json_report(cli, corpus, tmp_path):
     assert report["messages_after"] == len(result) == len(load(out).messages)
     assert report["threshold_tokens"] == 96_000
     assert report["hermes_tokens_after"] < report["hermes_tokens_before"]
-    assert report["strict_redaction"] is False  # the extractive summarizer is local: off by default
+    assert report["strict_redaction"] is True  # on by default for every summarizer: the summary quotes the turns
 
 
 def test_below_threshold_is_written_unchanged_unless_forced(cli, corpus, tmp_path):

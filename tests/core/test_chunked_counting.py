@@ -91,3 +91,61 @@ def test_the_transcript_table_is_the_message_frame_and_its_count_is_followed():
     assert progress[-1][0] == progress[-1][1] == len(messages[0]["content"]) + 2
     assert transcript.has_message_table(encoding) and transcript.uncounted_chars(encoding) == 0
     assert table.equals(message_frame(messages, T.get_counter(encoding)))
+
+
+# --- text without blanks: a minified bundle, base64, hex, a long URL, one line of JSON ---------------
+
+_UNBROKEN_PIECES = [
+    "a", "Z", "q", "0", "9", "12", "1234", "+", "/", "=", "==", "-", "_", ".", ",", ":", ";", '"', "'", "`", "(", ")",
+    "[", "]", "{", "}", "<", ">", "!", "?", "@", "#", "$", "%", "&", "*", "\\", "|", "~", "^", "'s", "'ll", "'T",
+    "é", "É", "ß", "e\u0301", "\u0301", "日本", "Ω", "١٢", "²", "½", "Ⅻ", "\u00a0", "🙂", "\x00", "0x1F", "abc123",
+    "A1b2", "k1", "x=1;", "://", "%2F", "\\u00e9", "\\n", "—", "“", "’s",
+]
+_unbroken = st.lists(st.sampled_from(_UNBROKEN_PIECES), min_size=1, max_size=80).map("".join)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(_unbroken, st.integers(1, 16))
+def test_text_without_blanks_is_cut_into_the_whole_texts_tokens(encodings, text, chunk_chars):
+    cuts = [0, *T.safe_cuts(text, chunk_chars), len(text)]
+    for encoding in encodings.values():
+        joined = [token for a, b in zip(cuts, cuts[1:], strict=False) for token in encoding.encode_ordinary(text[a:b])]
+        assert joined == encoding.encode_ordinary(text)
+
+
+def _random_text(alphabet: str, size: int, seed: int) -> str:
+    import random
+
+    rng = random.Random(seed)
+    return "".join(rng.choice(alphabet) for _ in range(size))
+
+
+@pytest.mark.parametrize(
+    "alphabet",
+    [
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=",  # base64
+        "0123456789abcdef",  # hex
+        'abcxyz019{}[]":,._-',  # minified JSON
+        "abcXYZ019%/?&=:.-_~#",  # a long URL
+        "aA1'’sé\u0301日!?()",  # apostrophes, accents, marks, other scripts
+        "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~",  # punctuation only: one piece, never cut
+    ],
+    ids=["base64", "hex", "json", "url", "mixed", "punctuation"],
+)
+def test_random_unbroken_text_counts_exactly_as_a_whole(encodings, alphabet):
+    for seed in range(3):
+        text = _random_text(alphabet, 40_000, seed)
+        for encoding in encodings.values():
+            assert T.encoded_length(encoding, text, chunk_chars=997) == len(encoding.encode_ordinary(text))
+
+
+def test_an_unbroken_line_is_cut_about_every_chunk():
+    text = _random_text("0123456789abcdef", 3_000_000, 7)  # a 3 MB hex dump on one line
+    cuts = T.safe_cuts(text)
+    assert len(cuts) == len(text) // T.CHUNK_CHARS
+    assert all(T.CHUNK_CHARS <= b - a <= T.CHUNK_CHARS + 16 for a, b in zip([0, *cuts], cuts, strict=False))
+
+
+def test_a_run_of_one_letter_has_no_cut_and_is_counted_whole():
+    # One pre-tokenizer piece: there is no place where cutting keeps the tokens, so it is encoded whole.
+    assert T.safe_cuts("A" * 5_000, 100) == []

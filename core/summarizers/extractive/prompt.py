@@ -17,7 +17,7 @@ from core.summarizers.extractive.model import DEFAULT_HEADINGS, SECTION_KEYS
 _TURN_HEADER_RE = re.compile(r"^\[(TOOL RESULT(?: ([^\]]*))?|[A-Z][A-Z_ -]*)\]: ?", re.MULTILINE)
 _TURN_SPLIT_RE = re.compile(r"\n\n(?=\[(?:TOOL RESULT[^\]\n]*|[A-Z][A-Z_ -]*)\]: ?)")
 _TARGET_RE = re.compile(r"^Target ~(\d+) tokens", re.MULTILINE)
-_CALL_LINE_RE = re.compile(r"  ([^(]*)\((.*)\)$", re.DOTALL)
+_CALL_LINE_RE = re.compile(r"\A  ([^(]*)\((.*)\)$", re.DOTALL)  # matched on a whole line
 _HEADERS = ("TURNS TO SUMMARIZE:", "NEW TURNS TO INCORPORATE:")
 # The first heading of the template, by release.
 _TEMPLATE_STARTS = ("\n## Active Task\n", "\n## Historical Task Snapshot\n")

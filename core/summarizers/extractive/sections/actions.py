@@ -75,7 +75,7 @@ def final_replies(reading: Reading) -> list[tuple[int, str]]:
 def build(draft: Draft) -> None:
     number = 0
     for line in draft.carried("actions"):
-        match = re.match(r"(\d+)\.\s", line)
+        match = re.match(r"\A(\d+)\.\s", line)
         if match:
             number = max(number, int(match.group(1)))
         draft.add("actions", line, TIER_ACTION, 0, carried=True)

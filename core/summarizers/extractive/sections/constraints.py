@@ -22,7 +22,7 @@ _CONSTRAINT_RE = re.compile(
     r"必ず|絶対に|不要|必须|禁止)",
     re.IGNORECASE,
 )
-_CLAUSE_SPLIT_RE = re.compile(r"[,;:]\s+|\s+-\s+")
+_CLAUSE_SPLIT_RE = re.compile(r"[,;:]\s+|(?<!\s)\s++-\s+")  # a blank run is tried once, from its start
 
 
 def states_constraint(sentence: str) -> bool:

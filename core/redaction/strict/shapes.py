@@ -1,0 +1,59 @@
+"""Keys without a prefix, recognised by their exact shape next to a cloud or secret word: AWS secret
+access keys (40 base64 characters), Azure storage keys (88 ending in ``==``), and phone numbers.
+
+Only the neighbourhood of a context word is scanned, which keeps long ordinary text fast.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+from collections.abc import Iterator
+
+from core.redaction.strict.common import HEX_RE, entropy_plugins
+from core.redaction.strict.registry import Candidate, TextView, detector
+
+_AWS_CONTEXT_RE = re.compile(r"aws|secret|akia|asia|access.?key|credential|iam|boto")  # on the lowered copy
+_AZURE_CONTEXT_RE = re.compile(r"azure|storage|account|blob|key|secret|credential")  # on the lowered copy
+_AWS_SECRET_RE = re.compile(r"(?<![A-Za-z0-9+/_\-])[A-Za-z0-9+/]{40}(?![A-Za-z0-9+/=_\-])")
+_AZURE_KEY_TAIL_RE = re.compile(r"(?<![A-Za-z0-9+/_\-])[A-Za-z0-9+/]{86}\Z")
+_PHONE_RE = re.compile(r"\+[1-9]\d{6,14}(?![A-Za-z0-9]|[.,]\d)")
+_BASE64_CHARS = frozenset(string.ascii_letters + string.digits + "+/=_-")
+
+
+def _boundary_after_base64(text: str, pos: int) -> bool:
+    return pos >= len(text) or text[pos] not in _BASE64_CHARS
+
+
+@detector("shapes", "AWS secret access keys and Azure storage keys by their shape, phone numbers")
+def scan(view: TextView) -> Iterator[Candidate]:
+    text, low = view.text, view.low
+    base64_plugin, _ = entropy_plugins()
+    scanned_to = 0
+    for ctx in _AWS_CONTEXT_RE.finditer(low):
+        lo, hi = max(scanned_to, ctx.start() - 80), min(len(text), ctx.end() + 160)
+        if lo >= hi:
+            continue
+        for m in _AWS_SECRET_RE.finditer(text, max(0, lo - 40), hi):
+            run = m.group(0)
+            if m.start() < scanned_to or HEX_RE.match(run):
+                continue
+            if not (any(c.isupper() for c in run) and any(c.islower() for c in run)):
+                continue
+            if any(c.isdigit() or c in "+/" for c in run) and base64_plugin.calculate_shannon_entropy(run) >= 4.0:
+                yield m.start(), m.end(), "aws-secret-key"
+        scanned_to = hi
+    if "==" in text:
+        pos = text.find("==")
+        while pos != -1:
+            tail = _AZURE_KEY_TAIL_RE.search(text, max(0, pos - 86), pos)
+            if tail and _boundary_after_base64(text, pos + 2):
+                key = text[tail.start():pos + 2]
+                if (base64_plugin.calculate_shannon_entropy(key) >= 4.5
+                        and _AZURE_CONTEXT_RE.search(low, max(0, tail.start() - 200), tail.start())):
+                    yield tail.start(), pos + 2, "azure-storage-key"
+            pos = text.find("==", pos + 2)
+    if "+" in text:
+        for m in _PHONE_RE.finditer(text):
+            if m.start() == 0 or not (text[m.start() - 1].isalnum() or text[m.start() - 1] in "_+"):
+                yield m.start(), m.end(), "phone-number"

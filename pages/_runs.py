@@ -1,0 +1,141 @@
+"""The summarizer, strict redaction, and the compressions the pages share.
+
+Results that depend only on the transcript and the settings (the offline compression, the replay)
+are memoised on the transcript, under keys that hold every input (the settings carry the strict
+switch); results of one session's run are kept with that run (:func:`run_view`), under an id no other
+run has.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable
+from typing import Any, TypeVar
+
+import streamlit as st
+
+from core.analysis.session import Settings, Transcript
+from pages._state import _KEPT_PREFIX, kept
+
+T = TypeVar("T")
+
+# The Compress & preview page's summarizer options (kept under "summarizer_choice").
+OFFLINE_SUMMARIZER = "Offline extractive summary (default)"
+REMOTE_SUMMARIZER = "A model through litellm"
+LOCAL_SUMMARIZER = "Local model (SmolLM2, offline)"
+NO_SUMMARIZER = "No summarizer (the profile's fallback)"
+FAILING_SUMMARIZER = "A failing provider (simulation)"
+SUMMARIZER_OPTIONS = [OFFLINE_SUMMARIZER, REMOTE_SUMMARIZER, LOCAL_SUMMARIZER, NO_SUMMARIZER, FAILING_SUMMARIZER]
+_STRICT_CHOICES = "strict_redaction_choices"
+
+
+def summarizer_choice() -> str:
+    choice = kept("summarizer_choice", OFFLINE_SUMMARIZER)
+    return choice if choice in SUMMARIZER_OPTIONS else OFFLINE_SUMMARIZER
+
+
+def strict_redaction_default(choice: str) -> bool:
+    """Strict redaction is on by default for every summarizer: a remote provider receives the turns,
+    and every summary (the offline one, the local model's, the fallback) quotes them, into the
+    compressed conversation and the report a user attaches to an issue."""
+    return choice in SUMMARIZER_OPTIONS
+
+
+def strict_redaction_for(choice: str | None = None) -> bool:
+    """The strict-redaction setting for a summarizer: the user's own choice for it, else the default."""
+    choice = choice or summarizer_choice()
+    choices = kept(_STRICT_CHOICES) or {}
+    return bool(choices.get(choice, strict_redaction_default(choice)))
+
+
+def strict_redaction_switch(choice: str | None = None, *, key: str = "strict_redaction",
+                            label: str = "Strict redaction") -> bool:
+    """The strict-redaction toggle for ``choice`` (the kept summarizer by default).
+
+    It shows the user's own choice for that summarizer once they flipped it, else the default (on).
+    Every page that draws it shares the same choices.
+    """
+    choice = choice or summarizer_choice()
+    state = st.session_state
+    state[key] = strict_redaction_for(choice)
+
+    def remember() -> None:
+        choices = dict(kept(_STRICT_CHOICES) or {})
+        choices[choice] = bool(state[key])
+        state[_KEPT_PREFIX + _STRICT_CHOICES] = choices
+
+    return st.toggle(
+        label,
+        key=key,
+        on_change=remember,
+        help=(
+            "A second redaction layer (detect-secrets' detectors plus rules for what they lack) over "
+            "everything the summarizer reads, after the profile's own redaction: a remote provider never "
+            "receives a credential, and no summary quotes one. On by default for every summarizer."
+        ),
+    )
+
+
+# --- compression runs --------------------------------------------------------------------------
+
+
+def offline_compression(transcript: Transcript, settings: Settings) -> Any:
+    """A compression with the offline extractive summarizer, memoised per parameters."""
+    def run() -> Any:
+        from core import ContextCompressor
+
+        try:
+            from core.summarizers.factory import make_summarizer
+
+            summarizer: Any = make_summarizer("extractive")
+        except ImportError:
+            summarizer = None
+        return ContextCompressor(settings.config(), summarizer=summarizer).compress(transcript.messages,
+                                                                                      on_crash="report")
+
+    return transcript.memo(("offline-compression", settings), run)
+
+
+def whole_request(transcript: Transcript, settings: Settings) -> Any:
+    """The log's whole request (``core.analysis.request``) in the unit the compressor decides in."""
+    from core.analysis.request import request_breakdown, weigher_for
+
+    weigher = weigher_for(settings.config())
+    return transcript.memo(("request", weigher.unit), lambda: request_breakdown(transcript.conversation, weigher))
+
+
+def replay_run(transcript: Transcript, settings: Settings, summarizer: str, make_summarizer: Callable[[], Any],
+               seconds: int = 30, use_recorded: bool = True) -> Any:
+    """The timeline replay with the whole request as the trigger's size, memoised per parameters
+    (the Timeline replay and Fact retention pages share it)."""
+    from core.analysis.replay import replay
+
+    return transcript.memo(
+        ("replay", settings, summarizer, int(seconds), use_recorded),
+        lambda: replay(transcript.messages, settings.config(), make_summarizer(), seconds_per_turn=float(seconds),
+                       request=whole_request(transcript, settings), use_recorded=use_recorded),
+    )
+
+
+def new_run_id() -> str:
+    """An id no other run has, in this session or any other (a per-session counter is not: two sessions
+    on one transcript would share the results one of them computed)."""
+    import uuid
+
+    return uuid.uuid4().hex
+
+
+def run_view(run: dict[str, Any], name: Hashable, compute: Callable[[], T]) -> T:
+    """What a run's views compute, kept with the run in its session (never in the transcript, which
+    every session opening the same file shares): gone with the run, or with the session."""
+    views = run.setdefault("views", {})
+    if name not in views:
+        views[name] = compute()
+    return views[name]
+
+
+def last_run_for(transcript: Transcript, settings: Settings) -> dict[str, Any] | None:
+    """The user's last compression on the Compress page, when it matches this conversation and these parameters."""
+    run = st.session_state.get("compression")
+    if run and run.get("transcript_key") == transcript.key and run.get("settings") == settings:
+        return run
+    return None

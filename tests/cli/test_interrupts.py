@@ -1,0 +1,92 @@
+"""Ctrl-C on ``batch``: the process ends within seconds, with one line, no traceback, nothing half-written.
+
+Each test starts a real ``context-lens batch`` in its own process group (as a terminal runs it) over
+files that take several seconds each, waits until the work is under way, and presses Ctrl-C (a
+SIGINT to the group) once, twice or three times.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.cli.corpus import agent_messages, write_openai
+
+ROOT = Path(__file__).resolve().parents[2]
+EXIT_WITHIN_S = 5.0
+
+
+@pytest.fixture(scope="module")
+def slow_corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("slow_corpus")
+    first = write_openai(folder / "slow_0.json", agent_messages(7, 2200, 1500))
+    for index in range(1, 4):
+        (folder / f"slow_{index}.json").write_bytes(first.read_bytes())
+    return folder
+
+
+def _children(pid: int) -> set[int]:
+    found = set()
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat", "rb") as stat_file:
+                    if int(stat_file.read().rsplit(b")", 1)[1].split()[1]) == pid:
+                        found.add(int(entry))
+            except (OSError, ValueError, IndexError):
+                continue
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat_file:
+            return stat_file.read().rsplit(b")", 1)[1].split()[0] != b"Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads the process table from /proc")
+@pytest.mark.parametrize("workers", ["1", "2"], ids=["in-process", "pool"])
+@pytest.mark.parametrize("presses", [1, 2, 3])
+def test_ctrl_c_ends_the_batch_at_once_and_writes_nothing(slow_corpus: Path, tmp_path: Path, workers: str,
+                                                          presses: int) -> None:
+    report = tmp_path / "report.csv"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "core", "batch", str(slow_corpus), "-o", str(report), "--workers", workers],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        # Under way: the pool's workers exist, or the single process has been at it for a while.
+        while time.monotonic() < deadline and (workers == "2" and len(_children(process.pid)) < 2):
+            time.sleep(0.2)
+        time.sleep(3.0)
+        assert process.poll() is None, "the batch ended before it could be interrupted"
+        children = _children(process.pid)
+        for press in range(presses):
+            os.killpg(process.pid, signal.SIGINT)
+            if press < presses - 1:
+                time.sleep(0.3)
+        last_press = time.monotonic()
+        _out, err = process.communicate(timeout=30)
+        took = time.monotonic() - last_press
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+    text = err.decode("utf-8", "replace")
+    assert took < EXIT_WITHIN_S, f"{took:.1f} s after the last press: {text}"
+    assert process.returncode == 130, text
+    assert "Traceback" not in text and "KeyboardInterrupt" not in text, text
+    assert "interrupted" in text
+    assert not report.exists()
+    assert not list(tmp_path.glob("*.partial")), "a half-written report was left behind"
+    time.sleep(0.5)
+    assert not [pid for pid in children if _alive(pid)], "a worker outlived the batch"

@@ -1,0 +1,109 @@
+"""The per-file budget: past its time or memory, the work stops with a message saying which limit it hit."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from core.budget import Budget, BudgetExceeded, run_isolated, within
+from core.formats import FormatError
+
+
+def _busy(seconds: float) -> int:
+    end = time.monotonic() + seconds
+    count = 0
+    while time.monotonic() < end:
+        count += 1
+    return count
+
+
+def test_work_past_its_time_is_stopped_with_the_reason() -> None:
+    started = time.monotonic()
+    with pytest.raises(BudgetExceeded, match=r"^timed out after 0\.2 s \(the per-file limit\)$"):
+        with within(Budget(seconds=0.2, memory_mb=None)):
+            _busy(10)
+    assert time.monotonic() - started < 3
+
+
+def test_work_past_its_memory_is_stopped_with_the_reason() -> None:
+    hoard = []
+    with pytest.raises(BudgetExceeded, match=r"needed more than 30 MB of memory \(the per-file limit\)"):
+        with within(Budget(seconds=None, memory_mb=30)):
+            for _ in range(400):  # up to 400 MB, a megabyte at a time
+                hoard.append(bytearray(1024 * 1024))
+                time.sleep(0.002)
+    del hoard
+
+
+def test_work_within_its_budget_is_untouched_and_nothing_fires_later() -> None:
+    with within(Budget(seconds=0.3, memory_mb=None, scope="a test's limit")):
+        assert _busy(0.05) > 0
+    _busy(0.5)  # well past the budget after the block: nothing is raised here
+    with within(Budget(seconds=5)):
+        with within(Budget(seconds=0.05)):  # inside another: the outer budget governs
+            _busy(0.3)
+
+
+def _answer(value: int) -> int:
+    return value * 2
+
+
+def _refuse(name: str) -> None:
+    raise FormatError(f"{name}: not a transcript")
+
+
+def _sleep(seconds: float) -> None:
+    time.sleep(seconds)
+
+
+def _hoard(megabytes: int) -> int:
+    blocks = []
+    for _ in range(megabytes):
+        blocks.append(bytearray(1024 * 1024))
+        time.sleep(0.005)
+    return len(blocks)
+
+
+def test_a_child_returns_its_answer_or_its_error() -> None:
+    assert run_isolated(_answer, 21) == 42
+    with pytest.raises(FormatError, match=r"^x\.json: not a transcript$"):
+        run_isolated(_refuse, "x.json")
+
+
+def test_a_child_past_its_budget_is_stopped() -> None:
+    started = time.monotonic()
+    with pytest.raises(BudgetExceeded, match=r"timed out after 0\.5 s \(an upload's limit\)"):
+        run_isolated(_sleep, 30, budget=Budget(seconds=0.5, memory_mb=None, scope="an upload's limit"))
+    assert time.monotonic() - started < 10
+    with pytest.raises(BudgetExceeded, match=r"needed more than 40 MB of memory"):
+        run_isolated(_hoard, 400, budget=Budget(seconds=None, memory_mb=40))
+
+
+def test_one_huge_piece_is_counted_in_a_child_exactly(monkeypatch: pytest.MonkeyPatch) -> None:
+    from core import tokens
+
+    encoding = tokens._encoding("cl100k_base")
+    monkeypatch.setattr(tokens, "ISOLATED_PIECE_CHARS", 10_000)
+    text = "x " * 20_000 + "A" * 50_000 + " done"  # cut in chunks, one of them a single 50,000-letter piece
+    assert tokens.encoded_length(encoding, text, chunk_chars=5_000) == len(encoding.encode_ordinary(text))
+
+
+def _pid() -> int:
+    import os
+
+    return os.getpid()
+
+
+def test_a_threads_worker_serves_call_after_call_and_is_replaced_when_stopped() -> None:
+    from core.budget import run_in_worker
+
+    first = run_in_worker(_pid)
+    assert run_in_worker(_pid) == first  # the same worker, kept between calls
+    assert run_in_worker(_answer, 4) == 8
+    with pytest.raises(FormatError):
+        run_in_worker(_refuse, "y.json")
+    assert run_in_worker(_pid) == first  # an error is an answer: the worker stays
+    with pytest.raises(BudgetExceeded):
+        run_in_worker(_sleep, 30, budget=Budget(seconds=0.3, memory_mb=None))
+    assert run_in_worker(_pid) != first  # stopped past its budget: a new worker answers
