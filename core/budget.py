@@ -146,6 +146,11 @@ def _ensure_watchdog() -> None:
         _WATCHDOG[:] = [thread]
 
 
+def in_budget() -> bool:
+    """Whether this thread's work runs within a budget (the dashboard's and the command line's does)."""
+    return threading.get_ident() in _ACTIVE
+
+
 @contextlib.contextmanager
 def within(budget: Budget | None) -> Iterator[None]:
     """Run the block within ``budget``; past it, :class:`BudgetExceeded` is raised in the block with

@@ -27,7 +27,9 @@ __all__ = [
 ]
 
 
-# A text longer than this goes through the reference's passes in a child process. Some of the
+# Within a budget (the dashboard's and the command line's work; core.budget.within), a text longer
+# than this goes through the reference's passes in a child process. Outside one (the library, the
+# Hermes plugin) they run here, as in the reference. Some of the
 # reference's own patterns (core.redaction.hermes, which keeps the reference's output and so its
 # patterns) backtrack over a long run: a 100 KB message of "auth" repeated takes over 15 minutes in
 # one call, holding the interpreter (every other thread, every other dashboard session) for all of
@@ -46,8 +48,10 @@ def _all_releases(texts: list[str]) -> list[str]:
 def _reference_many(texts: list[Any], release: str | None, *, every_release: bool = False) -> list[Any]:
     """``redact_many`` of ``texts`` (of every release in turn with ``every_release``), the long ones in
     one child process."""
+    from core.budget import in_budget
+
     long = [index for index, text in enumerate(texts) if isinstance(text, str) and len(text) > REFERENCE_INLINE_CHARS]
-    if not long:
+    if not long or not in_budget():
         return _all_releases(texts) if every_release else redact_many(texts, release=release)
     from core.budget import Budget, run_in_worker
 
