@@ -1,7 +1,7 @@
 """Context Lens dashboard: see, tune and run Hermes-style context compression on a transcript.
 
 Run with ``streamlit run app.py``. This file only sets up the pages (each draws the shared sidebar
-with ``pages._shared.page_setup``); each view lives in ``pages/`` and the computation in ``core/analysis``.
+with ``dashboard.sidebar.page_setup``); each view lives in ``pages/``, the dashboard's own state and parts in ``dashboard/`` and the computation in ``core``.
 """
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from pathlib import Path
 
 import streamlit as st
 
-from pages._sections import SECTIONS
-from pages._shared import init_state
+from dashboard.sections import SECTIONS
+from dashboard.sidebar import init_state
 
 HERE = Path(__file__).resolve().parent
 # A file the server itself serves: a ":material/...:" page icon makes the browser fetch an SVG

@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.common import ROOT, print_table, save
-from pages._sections import section_of
+from dashboard.sections import section_of
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",

@@ -23,10 +23,10 @@ from bench.common import RESULTS, ROOT, best_of, print_table, save
 from bench.corpus import generate_transcript, write_corpus_file
 from core import CompressorConfig, ContextCompressor, repr_length
 from core import tokens as tok
-from core.analysis.zones import analyze_zones
 from core.phases.assemble import sanitize_tool_pairs, strip_historical_media
 from core.plan import prepare
 from core.profiles import PROFILES
+from core.views.zones import analyze_zones
 
 SIZES = (1_000, 4_000, 10_000)
 LONG_SAMPLE = ROOT / "sample_conversations" / "long_coding_session.json"

@@ -36,12 +36,12 @@ def _timed(fn: Any) -> tuple[float, Any]:
 
 
 def bench_analysis() -> list[dict[str, Any]]:
+    import core.render.charts as charts
     from core import ContextCompressor
-    from core.analysis import charts
-    from core.analysis.savings import phase_savings
-    from core.analysis.session import Settings, load_transcript
-    from core.analysis.zones import analyze_zones
     from core.summarizers.extractive import ExtractiveSummarizer
+    from core.views.savings import phase_savings
+    from core.views.zones import analyze_zones
+    from dashboard.memo import Settings, load_transcript
 
     data = LONG_SAMPLE.read_bytes()
     rows = []

@@ -48,7 +48,7 @@ def status(key):
         for line in fh:
             if line.startswith(key):
                 return int(line.split()[1]) * 1024
-import core.cli, core.batch, core.analysis.zones, core.facts, core.summarizers.extractive, pandas
+import core.cli, core.batch, core.views.zones, core.facts, core.summarizers.extractive, pandas
 from core.tokens import get_counter
 get_counter('cl100k_base'); get_counter('o200k_base')
 before = status('VmRSS')

@@ -31,7 +31,7 @@ if str(ROOT) not in sys.path:
 
 from bench.corpus import generate_transcript  # noqa: E402
 from core import CompressorConfig  # noqa: E402
-from core.analysis.sweep import DEFAULT_RATIOS, DEFAULT_THRESHOLDS, prepare_sweep, sweep  # noqa: E402
+from core.views.sweep import DEFAULT_RATIOS, DEFAULT_THRESHOLDS, prepare_sweep, sweep  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results" / "sweep.json"
 LONG_SAMPLE = ROOT / "sample_conversations" / "long_coding_session.json"
@@ -88,8 +88,8 @@ def bench_one(name: str, messages: list[dict[str, Any]], estimator: str) -> dict
 
 
 def bench_reference(name: str, messages: list[dict[str, Any]]) -> dict[str, Any]:
-    from core.analysis.replay import replay
-    from core.analysis.strategies import compare_strategies
+    from core.views.replay import replay
+    from core.views.strategies import compare_strategies
 
     config = CompressorConfig(context_length=128_000)
     replay_s, result = best_of(lambda: replay(messages, config), repeats=1)

@@ -41,7 +41,7 @@ ENGINES: tuple[str, ...] = ("local", "ray")
 #: litellm's own provider variables such as OPENAI_API_KEY work as well).
 API_KEY_ENV = "CONTEXT_LENS_API_KEY"
 
-# Steps of ``core.analysis.savings`` reported as their own column, in pipeline order.
+# Steps of ``core.views.savings`` reported as their own column, in pipeline order.
 SAVING_STEPS: tuple[str, ...] = (
     "dedup",
     "one_liners",
@@ -62,7 +62,7 @@ REPORT_COLUMNS: dict[str, str] = {
     "messages": "Int64",
     "exact_tokens": "Int64",
     "hermes_tokens": "Int64",
-    # The whole request (core.analysis.request), exact tokens: its total, the part the log's recorded
+    # The whole request (core.inspections.request), exact tokens: its total, the part the log's recorded
     # usage implies beyond what was counted, and the last recorded prompt size (NA when none).
     "request_tokens": "Int64",
     "unrecorded_overhead": "Int64",
@@ -181,7 +181,7 @@ def make_summarizer(settings: AnalysisSettings) -> Callable[[str, int], Any] | N
 
 
 def validity(messages: Sequence[Any], *, problems: bool = True) -> dict[str, Any]:
-    """Would the providers accept ``messages`` as a request (``core.analysis.lint``)?
+    """Would the providers accept ``messages`` as a request (``core.inspections.lint``)?
 
     Returns ``valid`` (OpenAI chat completions), ``valid_anthropic`` (Anthropic messages, as an
     adapter converts the list) and ``problems``: one line per error, ``"api/rule, message i: detail"``
@@ -189,7 +189,7 @@ def validity(messages: Sequence[Any], *, problems: bool = True) -> dict[str, Any
     """
     import pandas as pd
 
-    from core.analysis.lint import ERROR, is_valid, lint
+    from core.inspections.lint import ERROR, is_valid, lint
 
     violations = lint(list(messages))
     lines = []
@@ -222,12 +222,12 @@ def analyze_messages(
     the messages alone (callers that have the whole conversation decide on its whole request).
     ``summarizer`` defaults to the one ``settings`` names.
     """
-    from core.analysis.savings import phase_savings
-    from core.analysis.summary_check import summary_problem
-    from core.analysis.zones import HEAD, MIDDLE, TAIL, analyze_zones
     from core.facts import extract_facts, retention, retention_score
+    from core.inspections.summary_check import summary_problem
     from core.plan import prepare
     from core.tokens import encoding_name_for_model, get_counter
+    from core.views.savings import phase_savings
+    from core.views.zones import HEAD, MIDDLE, TAIL, analyze_zones
 
     messages = list(messages)
     config = settings.config()
@@ -419,7 +419,7 @@ def _file_rows(path: str, options: AnalysisSettings, data: bytes | None) -> list
             else load(source, filename=name, format=options.format, session=info.id)
             for info in conversation.sessions
         ]
-    from core.analysis.request import request_report
+    from core.inspections.request import request_report
 
     rows = []
     for conv in conversations:

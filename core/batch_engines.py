@@ -86,7 +86,7 @@ def run_local(paths: Sequence[str], settings: dict[str, Any], workers: int, bar:
     context = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
     if context.get_start_method() == "forkserver":
         # Workers fork from a server that imported the analysis once, so they start warm.
-        context.set_forkserver_preload(["core.batch", "core.analysis.savings", "core.summarizers.extractive"])
+        context.set_forkserver_preload(["core.batch", "core.views.savings", "core.summarizers.extractive"])
     results: Rows = {}
     pool = ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=ignore_interrupts)
     try:

@@ -230,7 +230,7 @@ def _context() -> Any:
     methods = multiprocessing.get_all_start_methods()
     context = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
     if context.get_start_method() == "forkserver":
-        context.set_forkserver_preload(["core.formats", "core.analysis.session"])
+        context.set_forkserver_preload(["core.formats", "dashboard.memo"])
     return context
 
 

@@ -440,9 +440,9 @@ def cmd_analyze(args: argparse.Namespace) -> int:
 
 
 def cmd_compress(args: argparse.Namespace) -> int:
-    from core.analysis.summary_check import summary_problem
     from core.compressor import ContextCompressor
     from core.formats import dump
+    from core.inspections.summary_check import summary_problem
     from core.tokens import (
         encoding_name_for_model,
         estimate_messages_tokens_rough,

@@ -75,9 +75,9 @@ def fmt(value: Any) -> str:
 def analysis_report(
     conversation: Conversation, analysis: dict[str, Any], file: str, config: CompressorConfig | None = None
 ) -> dict[str, Any]:
-    """The ``analyze --json`` document; ``request`` is the whole request (``core.analysis.request``)
+    """The ``analyze --json`` document; ``request`` is the whole request (``core.inspections.request``)
     counted with ``config``'s model (the defaults when None)."""
-    from core.analysis.request import request_report
+    from core.inspections.request import request_report
 
     report = {key: value for key, value in analysis.items() if key != "result"}
     report.update(

@@ -39,7 +39,7 @@ __all__ = ["EXCLUDED_MODULES", "adversarial_inputs", "inline_calls", "product_pa
 #: Modules whose patterns are not the product's to change (they reproduce the reference exactly).
 EXCLUDED_MODULES: frozenset[str] = frozenset({"core.redaction.hermes", "core.pattern_audit"})
 #: Modules outside ``core`` whose patterns read transcript text.
-EXTRA_MODULES: tuple[str, ...] = ("pages._shared",)
+EXTRA_MODULES: tuple[str, ...] = ("dashboard.sidebar",)
 
 # One representative character for each class a pattern can use.
 _CATEGORY_CHARS = {

@@ -7,9 +7,9 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from core.analysis.lint import RULES, lint, lint_summary
-from core.analysis.strategies import CODEX_USER_TOKENS, DEFAULT_KEEP_LAST, compare_strategies
-from pages._shared import (
+from core.inspections.lint import RULES, lint, lint_summary
+from core.views.strategies import CODEX_USER_TOKENS, DEFAULT_KEEP_LAST, compare_strategies
+from dashboard.sidebar import (
     escape_markdown,
     keep,
     last_run_for,
@@ -19,7 +19,7 @@ from pages._shared import (
     require_transcript,
     source_caption,
 )
-from pages._ui import table
+from dashboard.ui import table
 
 UPLOAD = "The conversation as loaded"
 OFFLINE = "Offline extractive summary (default)"

@@ -10,15 +10,15 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from core.analysis.drilldown import INPUT, OUTPUT
-from core.analysis.formatting import article, integer, percent, signed, usd
-from core.analysis.overview import message_frame
-from core.analysis.run_view import RunFigures, run_figures
-from core.analysis.session import Settings, Transcript
-from core.analysis.summary_check import EMPTY, summary_problem
+from core.inspections.overview import message_frame
+from core.inspections.summary_check import EMPTY, summary_problem
+from core.render.formatting import article, integer, percent, signed, usd
 from core.summarizers.llm import CLIENT_DEFAULT_RETRIES, DEFAULT_TIMEOUT_S
-from pages._drilldown import drilldown_panel, on_row_click, open_message
-from pages._shared import (
+from core.views.drilldown import INPUT, OUTPUT
+from core.views.run import RunFigures, run_figures
+from dashboard.drilldown import drilldown_panel, on_row_click, open_message
+from dashboard.memo import Settings, Transcript
+from dashboard.sidebar import (
     FAILING_SUMMARIZER,
     LOCAL_SUMMARIZER,
     NO_SUMMARIZER,
@@ -38,8 +38,8 @@ from pages._shared import (
     strict_redaction_for,
     strict_redaction_switch,
 )
-from pages._ui import chart, delta_or_none, metric_row
-from pages._ui import table as ui_table
+from dashboard.ui import chart, delta_or_none, metric_row
+from dashboard.ui import table as ui_table
 
 OFFLINE, LITELLM, LOCAL, NONE = OFFLINE_SUMMARIZER, REMOTE_SUMMARIZER, LOCAL_SUMMARIZER, NO_SUMMARIZER
 FAILING = FAILING_SUMMARIZER
@@ -232,8 +232,8 @@ def _outcome(result: Any, run: dict[str, Any], counter: Any, figures: RunFigures
 
 def _run_chart(transcript: Transcript, result: Any, run: dict[str, Any], counter: Any) -> None:
     """The run itself, before against after: by role and by category, the summary as its own segment."""
-    from core.analysis import charts
-    from core.analysis.run_view import run_composition
+    import core.render.charts as charts
+    from core.views.run import run_composition
 
     encoding = run["settings"].encoding
     frame = transcript.message_table(encoding)
@@ -255,7 +255,7 @@ def _run_chart(transcript: Transcript, result: Any, run: dict[str, Any], counter
 
 
 def _drilldown(run: dict[str, Any], result: Any, counter: Any) -> Any:
-    from core.analysis.drilldown import Drilldown
+    from core.views.drilldown import Drilldown
 
     return _run_view(run, "drilldown", lambda: Drilldown(result, counter))
 
@@ -272,7 +272,7 @@ def _reset_panels(run: dict[str, Any], drill: Any) -> None:
 
 def _filters(prefix: str, table: Any, *, zones: list[str], roles: list[str]) -> dict[str, Any]:
     """Search, role, zone, tool and "changed only" for a preview or diff table."""
-    from core.analysis.preview import tool_names
+    from core.views.preview import tool_names
 
     search_col, role_col, zone_col, tool_col, changed_col = st.columns([3, 2, 2, 2, 2], vertical_alignment="bottom")
     query = search_col.text_input("Search", key=f"{prefix}_query", placeholder="text, tool or role")
@@ -286,7 +286,7 @@ def _filters(prefix: str, table: Any, *, zones: list[str], roles: list[str]) -> 
 
 
 def _preview_tab(run: dict[str, Any], result: Any, counter: Any, original: list[Any]) -> None:
-    from core.analysis.preview import filter_rows, preview_table
+    from core.views.preview import filter_rows, preview_table
 
     table = _run_view(run, "preview-table", lambda: preview_table(result, counter, original))
     drill = _drilldown(run, result, counter)
@@ -317,7 +317,7 @@ DIFF_PAGE_ROWS = 20
 
 
 def _diff_tab(run: dict[str, Any], result: Any, counter: Any, original: list[Any]) -> None:
-    from core.analysis.preview import filter_rows, side_by_side
+    from core.views.preview import filter_rows, side_by_side
 
     table = _run_view(run, "diff-table", lambda: side_by_side(original, result, counter=counter))
     drill = _drilldown(run, result, counter)
@@ -397,8 +397,8 @@ def _shown(text: str) -> str:
 
 
 def _cost_tab(transcript: Transcript, result: Any, run: dict[str, Any]) -> None:
-    from core.analysis.cost import cost_report_frame, cumulative_cost_frame
-    from core.analysis.run_cost import run_cost
+    from core.inspections.cost import cost_report_frame, cumulative_cost_frame
+    from core.views.run_cost import run_cost
 
     format_usd = usd
 
@@ -482,11 +482,11 @@ def _report(transcript: Transcript, run: dict[str, Any], result: Any, counter: A
     masked unless ``mask`` is off)."""
     from datetime import datetime
 
-    from core.analysis.preview import preview_table
-    from core.analysis.report import ReportInput, html_report
-    from core.analysis.run_view import run_composition
-    from core.analysis.savings import phase_savings
-    from core.analysis.zones import analyze_zones
+    from core.render.report import ReportInput, html_report
+    from core.views.preview import preview_table
+    from core.views.run import run_composition
+    from core.views.savings import phase_savings
+    from core.views.zones import analyze_zones
 
     run_settings: Settings = run["settings"]
     config = run_settings.config()

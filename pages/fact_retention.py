@@ -7,10 +7,10 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from core.analysis.retention_view import FactIndex, lost_facts, retention_figure, retention_summary
-from core.analysis.strategies import CODEX_USER_TOKENS, DEFAULT_KEEP_LAST, compare_strategies
 from core.facts import retention_by_kind
-from pages._shared import (
+from core.views.retention import FactIndex, lost_facts, retention_figure, retention_summary
+from core.views.strategies import CODEX_USER_TOKENS, DEFAULT_KEEP_LAST, compare_strategies
+from dashboard.sidebar import (
     escape_markdown,
     keep,
     last_run_for,
@@ -21,8 +21,8 @@ from pages._shared import (
     source_caption,
     trigger_advice,
 )
-from pages._summary_compare import summary_comparison_section
-from pages._ui import chart, metric_row, table
+from dashboard.summary_compare import summary_comparison_section
+from dashboard.ui import chart, metric_row, table
 
 HERMES = "Hermes compression"
 STRATEGIES = "Every strategy"

@@ -8,9 +8,9 @@ from typing import Any
 
 import streamlit as st
 
-from core.analysis.session import Transcript, content_digest
 from core.profiles import DEFAULT_PROFILE
-from pages._shared import (
+from dashboard.memo import Transcript, content_digest
+from dashboard.sidebar import (
     AUTO_FORMAT,
     UPLOAD_PREFIX,
     conversation_options,
@@ -28,7 +28,7 @@ from pages._shared import (
     set_kept,
     window_source,
 )
-from pages._ui import metric_row, table
+from dashboard.ui import metric_row, table
 
 
 def _store_uploads() -> None:
@@ -107,7 +107,7 @@ def show_load_table(transcript: Transcript) -> None:
 
 def show_release(transcript: Transcript) -> None:
     """Which Hermes release wrote the handoff summaries here, and the offer to preview with that release."""
-    from core.analysis.release_detect import detect_release
+    from core.inspections.release_detect import detect_release
 
     guess = transcript.memo(("release-detect",), lambda: detect_release(transcript.messages))
     if guess is None:
@@ -127,7 +127,7 @@ def show_message_detail(transcript: Transcript) -> None:
     """One message in full: its display text, and the message as loaded (raw, escape codes kept)."""
     if not transcript.messages:
         return
-    from core.analysis.overview import message_text
+    from core.inspections.overview import message_text
 
     with st.expander("Message detail", expanded=st.session_state.get("detail_index") is not None):
         last = len(transcript.messages) - 1
@@ -156,7 +156,7 @@ def show_request(request: Any, context_length: int, threshold_tokens: int) -> No
         "agent injected itself, the messages, and what the log's recorded prompt size holds beyond them "
         "(unrecorded overhead: e.g. an agent's own system prompt and tool schemas, which no log writes down)."
     )
-    from core.analysis.html_charts import request_html
+    from core.render.html_charts import request_html
 
     # Plain HTML bars: drawn at once, no plotting library to load before the first page is usable.
     st.html(request_html(request, context_length, threshold_tokens))
@@ -193,10 +193,10 @@ def show_figures(transcript: Transcript) -> None:
     The analysis modules (pandas, plotly, tiktoken) are imported here, after the upload widgets
     are on screen, so the first page is usable while they load.
     """
-    from core.analysis import html_charts
-    from core.analysis.palette import CATEGORY_COLORS, ROLE_COLORS
-    from core.analysis.request import ExactWeigher, request_breakdown
-    from core.analysis.usage import context_usage
+    import core.render.html_charts as html_charts
+    from core.inspections.request import ExactWeigher, request_breakdown
+    from core.inspections.usage import context_usage
+    from core.render.palette import CATEGORY_COLORS, ROLE_COLORS
     from core.tokens import estimate_messages_tokens_rough
 
     settings = current_settings()
@@ -235,7 +235,7 @@ def show_figures(transcript: Transcript) -> None:
     ])
     show_request(request, config.context_length, config.threshold_tokens)
 
-    from core.analysis.overview import filter_messages, tokens_by_category, tokens_by_role, tokens_by_tool
+    from core.inspections.overview import filter_messages, tokens_by_category, tokens_by_role, tokens_by_tool
 
     frame = transcript.message_table(settings.encoding)
     by_category = tokens_by_category(frame)

@@ -6,8 +6,8 @@ import time
 
 import streamlit as st
 
-from core.analysis.request import TRIGGER_SOURCE_WORDS
-from core.analysis.sweep import (
+from core.inspections.request import TRIGGER_SOURCE_WORDS
+from core.views.sweep import (
     DEFAULT_RATIOS,
     DEFAULT_THRESHOLDS,
     best_cells,
@@ -16,7 +16,7 @@ from core.analysis.sweep import (
     sweep_heatmap,
     uniform_cells,
 )
-from pages._shared import (
+from dashboard.sidebar import (
     escape_markdown,
     keep,
     page_setup,
@@ -25,7 +25,7 @@ from pages._shared import (
     trigger_advice,
     whole_request,
 )
-from pages._ui import chart, table
+from dashboard.ui import chart, table
 
 FINAL = "Final tokens"
 SAVINGS = "Savings %"

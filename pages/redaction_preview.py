@@ -9,8 +9,8 @@ from typing import Any
 
 import streamlit as st
 
-from core.analysis.session import Settings, Transcript
-from pages._shared import (
+from dashboard.memo import Settings, Transcript
+from dashboard.sidebar import (
     LOCAL_SUMMARIZER,
     NO_SUMMARIZER,
     OFFLINE_SUMMARIZER,
@@ -23,7 +23,7 @@ from pages._shared import (
     strict_redaction_switch,
     summarizer_choice,
 )
-from pages._ui import metric_row, table
+from dashboard.ui import metric_row, table
 
 BLOCKS_PER_PAGE = 20
 PLAIN_TEXT_LIMIT = 200_000
@@ -38,8 +38,8 @@ WHERE_IT_GOES = {
 
 
 def _view(transcript: Transcript, settings: Settings, strict: bool) -> Any:
-    from core.analysis.redaction_view import redaction_view
     from core.plan import plan
+    from core.views.redaction import redaction_view
 
     config = dataclasses.replace(settings.config(), strict_redaction=strict)
 

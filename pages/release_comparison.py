@@ -6,10 +6,10 @@ from typing import Any
 
 import streamlit as st
 
-from core.analysis.formatting import human_column
-from core.analysis.releases import compare_releases, is_release_difference, release_zone_figure
 from core.profiles import PROFILES
-from pages._shared import (
+from core.render.formatting import human_column
+from core.views.releases import compare_releases, is_release_difference, release_zone_figure
+from dashboard.sidebar import (
     RELEASES,
     escape_markdown,
     keep,
@@ -18,7 +18,7 @@ from pages._shared import (
     require_transcript,
     source_caption,
 )
-from pages._ui import chart, table
+from dashboard.ui import chart, table
 
 OFFLINE = "Offline extractive summary (default)"
 NONE = "No summarizer (each release's fallback)"

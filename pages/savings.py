@@ -7,14 +7,14 @@ from typing import Any, TypeVar
 
 import streamlit as st
 
-from core.analysis import charts
-from core.analysis.drilldown import INPUT
-from core.analysis.formatting import integer, percent, signed
-from core.analysis.overview import message_frame
-from core.analysis.run_view import run_composition
-from core.analysis.savings import PHASE1_STEPS, before_after, phase_savings, touched_messages
-from pages._drilldown import drilldown_panel, on_row_click, selection_of
-from pages._shared import (
+import core.render.charts as charts
+from core.inspections.overview import message_frame
+from core.render.formatting import integer, percent, signed
+from core.views.drilldown import INPUT
+from core.views.run import run_composition
+from core.views.savings import PHASE1_STEPS, before_after, phase_savings, touched_messages
+from dashboard.drilldown import drilldown_panel, on_row_click, selection_of
+from dashboard.sidebar import (
     escape_markdown,
     keep,
     last_run_for,
@@ -25,7 +25,7 @@ from pages._shared import (
     run_view,
     source_caption,
 )
-from pages._ui import chart, delta_or_none, metric_row, table
+from dashboard.ui import chart, delta_or_none, metric_row, table
 
 STEP_KEY = "savings_step"
 T = TypeVar("T")
@@ -43,7 +43,7 @@ def _pick_step() -> None:
 
 
 def _drilldown() -> Any:
-    from core.analysis.drilldown import Drilldown
+    from core.views.drilldown import Drilldown
 
     return memo(("drilldown",), lambda: Drilldown(result, counter))
 

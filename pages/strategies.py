@@ -8,16 +8,16 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from core.analysis.retention_view import FactIndex
-from core.analysis.strategies import (
+from core.formats import dump
+from core.views.retention import FactIndex
+from core.views.strategies import (
     CODEX_USER_TOKENS,
     DEFAULT_KEEP_LAST,
     compare_strategies,
     strategy_figure,
 )
-from core.formats import dump
-from pages._shared import escape_markdown, keep, page_setup, require_transcript, source_caption
-from pages._ui import chart, metric_row, table
+from dashboard.sidebar import escape_markdown, keep, page_setup, require_transcript, source_caption
+from dashboard.ui import chart, metric_row, table
 
 OFFLINE = "Offline extractive summary (default)"
 NONE = "No summarizer (the profile's fallback)"

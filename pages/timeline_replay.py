@@ -6,14 +6,14 @@ from typing import Any
 
 import streamlit as st
 
-from core.analysis.replay import (
+from core.views.replay import (
     compactions_table,
     logged_prompt_tokens,
     real_compactions,
     replay_figure,
     summary_evolution,
 )
-from pages._shared import (
+from dashboard.sidebar import (
     escape_markdown,
     keep,
     page_setup,
@@ -23,7 +23,7 @@ from pages._shared import (
     trigger_advice,
     whole_request,
 )
-from pages._ui import chart, metric_row, table
+from dashboard.ui import chart, metric_row, table
 
 OFFLINE = "Offline extractive summary (default)"
 NONE = "No summarizer (the profile's fallback)"

@@ -6,12 +6,12 @@ from typing import Any
 
 import streamlit as st
 
-from core.analysis import charts
-from core.analysis.formatting import integer
-from core.analysis.request import TRIGGER_SOURCE_WORDS
-from core.analysis.zones import analyze_zones
-from pages._drilldown import drilldown_panel, on_chart_click
-from pages._shared import (
+import core.render.charts as charts
+from core.inspections.request import TRIGGER_SOURCE_WORDS
+from core.render.formatting import integer
+from core.views.zones import analyze_zones
+from dashboard.drilldown import drilldown_panel, on_chart_click
+from dashboard.sidebar import (
     escape_markdown,
     last_run_for,
     message_table,
@@ -22,13 +22,13 @@ from pages._shared import (
     source_caption,
     whole_request,
 )
-from pages._ui import chart, metric_row, table
+from dashboard.ui import chart, metric_row, table
 
 
 def _drilldown() -> Any:
     """The details of the zone map's messages: the user's last run with these parameters, else the
     offline compression (the same plan, assembled with the offline summary)."""
-    from core.analysis.drilldown import Drilldown
+    from core.views.drilldown import Drilldown
 
     run = last_run_for(transcript, settings)
     counter = transcript.counter(settings.encoding)

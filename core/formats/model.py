@@ -56,7 +56,7 @@ class InjectedContext:
 
     Codex's ``<environment_context>`` / AGENTS.md messages and Claude Code's attachment rows (hook
     output, reminders, skill listings) are what the model read besides the conversation; the
-    whole-request accounting (``core.analysis.request``) counts them. ``position`` is the index in
+    whole-request accounting (``core.inspections.request``) counts them. ``position`` is the index in
     ``Conversation.messages`` of the first message sent after it.
     """
 

@@ -104,8 +104,8 @@ def _project(path: str, conversation: Any, peeked: dict[str, Any]) -> str | None
 
 
 def _row(path: str, conversation: Any, settings: dict[str, Any], peeked: dict[str, Any]) -> dict[str, Any]:
-    from core.analysis.request import request_report
     from core.config import CompressorConfig
+    from core.inspections.request import request_report
 
     config = CompressorConfig(**settings["config"])
     report = request_report(conversation, config)

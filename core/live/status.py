@@ -93,7 +93,7 @@ def growth_per_turn(series: Sequence[int], recent: int = RECENT_TURNS) -> float 
 
 def _trigger_series(conversation: Conversation, config: CompressorConfig, source: str, now: int) -> list[int]:
     """The trigger's size at each recent request, in the trigger's unit, ending with ``now``."""
-    from core.analysis.request import recorded_prompt, request_breakdown, weigher_for
+    from core.inspections.request import recorded_prompt, request_breakdown, weigher_for
 
     if source == "recorded":
         # The recent recorded prompts only (read backwards: a long log has thousands).
@@ -126,7 +126,7 @@ def _zones(conversation: Conversation, config: CompressorConfig) -> Zones:
 
 def measure(conversation: Conversation, config: CompressorConfig, *, zones: bool = True) -> Measurement:
     """The status figures of ``conversation`` under ``config`` (see the module docstring)."""
-    from core.analysis.request import request_report
+    from core.inspections.request import request_report
 
     report = request_report(conversation, config)
     trigger = report["trigger"]

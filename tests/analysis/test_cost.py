@@ -1,4 +1,4 @@
-"""core.analysis.cost: request and compaction costs from litellm's table prices."""
+"""core.inspections.cost: request and compaction costs from litellm's table prices."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from core.analysis.cost import (
+from core.inspections.cost import (
     compression_cost_report,
     cost_report_frame,
     cumulative_cost_frame,

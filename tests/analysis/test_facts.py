@@ -469,7 +469,7 @@ def test_values_a_redaction_would_mask_are_not_facts() -> None:
 
 
 def test_the_fact_index_never_holds_a_secret() -> None:
-    from core.analysis.retention_view import FactIndex, lost_facts
+    from core.views.retention import FactIndex, lost_facts
 
     index = FactIndex(SECRETS)
     scored = index.retention_of(range(len(SECRETS)), "nothing kept")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from core.analysis.html_charts import Marker, Segment, stacked_bar
+from core.render.html_charts import Marker, Segment, stacked_bar
 
 
 def _label_rows(html: str) -> dict[str, float]:

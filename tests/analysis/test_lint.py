@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 from core import CompressorConfig, ContextCompressor
-from core.analysis.lint import (
+from core.inspections.lint import (
     LINT_COLUMNS,
     RULES,
     error_count,

@@ -12,13 +12,13 @@ import pandas as pd
 import pytest
 
 from core import CompressorConfig, ContextCompressor
-from core.analysis.savings import phase_savings
-from core.analysis.session import Transcript
-from core.analysis.sweep import prepare_sweep, sweep
-from core.analysis.zones import analyze_zones
 from core.formats import load
 from core.plan import estimator_key, plan, prepare, usable_prune_plan
 from core.tokens import get_counter
+from core.views.savings import phase_savings
+from core.views.sweep import prepare_sweep, sweep
+from core.views.zones import analyze_zones
+from dashboard.memo import Transcript
 from tests.core.helpers import long_agent_run
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_conversations"

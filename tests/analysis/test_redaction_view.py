@@ -1,4 +1,4 @@
-"""core.analysis.redaction_view and the plan's summary request: the text a compression sends to its summarizer.
+"""core.views.redaction and the plan's summary request: the text a compression sends to its summarizer.
 
 The preview must be the very text ``compress()`` puts in the summary prompt (checked against a
 recording summarizer on every sample, both profiles, strict on and off), and every mask in it must
@@ -16,7 +16,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from core import CompressorConfig, ContextCompressor
-from core.analysis.redaction_view import (
+from core.formats import load
+from core.plan import plan
+from core.profiles import CONTENT_HEAD, CONTENT_TAIL, SERIALIZER_TRUNCATION_MARK
+from core.redaction.hermes import redact_many, redact_sensitive_text
+from core.redaction.strict import count_by_kind, redact_with_spans
+from core.summarizers.extractive import ExtractiveSummarizer
+from core.views.redaction import (
     REFERENCE,
     STRICT,
     mask_counter,
@@ -24,12 +30,6 @@ from core.analysis.redaction_view import (
     reference_spans,
     strict_spans,
 )
-from core.formats import load
-from core.plan import plan
-from core.profiles import CONTENT_HEAD, CONTENT_TAIL, SERIALIZER_TRUNCATION_MARK
-from core.redaction.hermes import redact_many, redact_sensitive_text
-from core.redaction.strict import count_by_kind, redact_with_spans
-from core.summarizers.extractive import ExtractiveSummarizer
 from tests.app.conftest import SAMPLES, sample_paths
 
 SECRETS = SAMPLES / "secrets_in_tool_output.json"

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from core import CompressorConfig, ContextCompressor
-from core.analysis.release_detect import detect_release
+from core.inspections.release_detect import detect_release
 from core.profiles import (
     END_MARKER,
     LEGACY_SUMMARY_PREFIX,

@@ -1,4 +1,4 @@
-"""core.analysis.releases: each row is that release's own compression; the differences are named."""
+"""core.views.releases: each row is that release's own compression; the differences are named."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import json
 from pathlib import Path
 
 from core import CompressorConfig, ContextCompressor
-from core.analysis.releases import compare_releases, release_zone_figure
 from core.profiles import PROFILES
+from core.views.releases import compare_releases, release_zone_figure
 from tests.core.helpers import Recorder
 
 GOLDEN = Path(__file__).resolve().parents[1] / "data" / "golden"

@@ -14,7 +14,9 @@ import plotly.graph_objects as go
 
 from core import CompressorConfig
 from core import profiles as P
-from core.analysis.replay import (
+from core.formats import CompactionEvent, Conversation
+from core.tokens import estimate_messages_tokens_rough
+from core.views.replay import (
     compactions_table,
     logged_prompt_tokens,
     real_compactions,
@@ -22,8 +24,6 @@ from core.analysis.replay import (
     replay_figure,
     summary_evolution,
 )
-from core.formats import CompactionEvent, Conversation
-from core.tokens import estimate_messages_tokens_rough
 from tests.core.helpers import Recorder, asst, call, failing, tool, user
 from tests.core.helpers import sys as system
 

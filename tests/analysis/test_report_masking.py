@@ -13,10 +13,10 @@ from datetime import datetime
 import pytest
 
 from core import CompressorConfig, ContextCompressor
-from core.analysis.preview import preview_table
-from core.analysis.report import ReportInput, html_report
-from core.analysis.zones import analyze_zones
+from core.render.report import ReportInput, html_report
 from core.tokens import get_counter
+from core.views.preview import preview_table
+from core.views.zones import analyze_zones
 
 KEY = "sk-proj-Q7vX2mN9pL4kR8tY1wE6uI3oA5sD0fG2hJ7kL9zX4cV"
 PASSWORD = "Xy9#Secret"

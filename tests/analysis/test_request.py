@@ -8,8 +8,8 @@ import json
 import pytest
 
 from core import CompressorConfig
-from core.analysis.replay import RECORDED, replay
-from core.analysis.request import (
+from core.formats import Conversation, load
+from core.inspections.request import (
     PARTS,
     ExactWeigher,
     RoughWeigher,
@@ -18,8 +18,8 @@ from core.analysis.request import (
     request_report,
     weigher_for,
 )
-from core.formats import Conversation, load
 from core.tokens import estimate_messages_tokens_rough, get_counter
+from core.views.replay import RECORDED, replay
 from tests.analysis import request_fixtures as F
 from tests.core.helpers import Recorder
 

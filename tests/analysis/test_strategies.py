@@ -5,12 +5,13 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
+import core.views.strategies as strategies
 from core import CompressorConfig
 from core import profiles as P
-from core.analysis import strategies
-from core.analysis.lint import lint
-from core.analysis.retention_view import FactIndex, lost_facts, retention_figure, retention_summary
-from core.analysis.strategies import (
+from core.inspections.lint import lint
+from core.tokens import get_counter
+from core.views.retention import FactIndex, lost_facts, retention_figure, retention_summary
+from core.views.strategies import (
     CODEX_SUMMARY_PREFIX,
     MASK_PLACEHOLDER,
     codex_style,
@@ -20,7 +21,6 @@ from core.analysis.strategies import (
     strategy_figure,
     truncation,
 )
-from core.tokens import get_counter
 from tests.core.helpers import Recorder, asst, call, failing, tool, user
 from tests.core.helpers import sys as system
 

@@ -1,4 +1,4 @@
-"""core.analysis.summary_compare: the extractive summary beside the v0.16.0 fallback, same turns."""
+"""core.views.summary_compare: the extractive summary beside the v0.16.0 fallback, same turns."""
 
 from __future__ import annotations
 
@@ -8,11 +8,11 @@ from typing import Any
 import pytest
 
 from core import CompressorConfig, ContextCompressor
-from core.analysis.summary_compare import EXTRACTIVE, EXTRACTIVE_SAME_SIZE, FALLBACK, compare_summaries
 from core.phases.summary import strip_summary_prefix
 from core.profiles import get_profile
 from core.summarizers.extractive import ExtractiveSummarizer, count_tokens
 from core.tokens import get_counter
+from core.views.summary_compare import EXTRACTIVE, EXTRACTIVE_SAME_SIZE, FALLBACK, compare_summaries
 
 V16 = "v0.16.0"  # the figures below are v0.16.0's (the analyses follow any profile)
 

@@ -14,10 +14,10 @@ import pytest
 
 from core import CompressorConfig, ContextCompressor
 from core import profiles as P
-from core.analysis.sweep import best_cells, prepare_sweep, sweep, sweep_cell, sweep_heatmap
 from core.profiles import PROFILES
 from core.summarizers.base import SummaryRequest
 from core.tokens import estimate_messages_tokens_rough, get_counter
+from core.views.sweep import best_cells, prepare_sweep, sweep, sweep_cell, sweep_heatmap
 from tests.core.helpers import asst, call, tool, user
 from tests.core.helpers import sys as system
 

@@ -9,11 +9,11 @@ import pandas as pd
 import pytest
 
 from core import CompressorConfig
-from core.analysis.session import Settings
-from core.analysis.sweep import sweep, uniform_cells
-from core.analysis.what_if import THRESHOLD_STEPS, WINDOW_SCALES, trigger_options, what_if_words
+from core.inspections.what_if import THRESHOLD_STEPS, WINDOW_SCALES, trigger_options, what_if_words
 from core.phases.trigger import THRESHOLD_RULES
 from core.profiles import PROFILES
+from core.views.sweep import sweep, uniform_cells
+from dashboard.memo import Settings
 from tests.core.helpers import asst, call, tool, user
 from tests.core.helpers import sys as system
 

@@ -7,10 +7,10 @@ import numpy as np
 import plotly.graph_objects as go
 import pytest
 
+import core.render.charts as charts
 from core import CompressorConfig
-from core.analysis import charts
-from core.analysis.zones import ZONE_NAMES, analyze_zones
 from core.plan import prepare
+from core.views.zones import ZONE_NAMES, analyze_zones
 from tests.core.helpers import long_agent_run
 
 

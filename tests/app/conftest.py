@@ -20,7 +20,7 @@ TIMEOUT = 30
 
 
 def sample_paths() -> list[Path]:
-    from core.analysis.session import list_samples
+    from dashboard.memo import list_samples
 
     return list_samples(SAMPLES)
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from core.analysis.request import ExactWeigher, request_breakdown
 from core.formats import load
+from core.inspections.request import ExactWeigher, request_breakdown
 from tests.app.conftest import SAMPLES, plain
 from tests.app.test_request_pages import open_file, table_with
 

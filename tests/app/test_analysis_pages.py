@@ -17,15 +17,15 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from core import CompressorConfig, ContextCompressor
-from core.analysis.lint import lint
-from core.analysis.replay import replay
-from core.analysis.retention_view import FactIndex, lost_facts
-from core.analysis.session import content_digest
-from core.analysis.strategies import compare_strategies
-from core.analysis.sweep import best_cells, sweep
 from core.formats import load
+from core.inspections.lint import lint
 from core.profiles import PROFILES
 from core.summarizers.extractive import ExtractiveSummarizer
+from core.views.replay import replay
+from core.views.retention import FactIndex, lost_facts
+from core.views.strategies import compare_strategies
+from core.views.sweep import best_cells, sweep
+from dashboard.memo import content_digest
 from tests.core.helpers import asst, call, tool, user
 from tests.core.helpers import sys as system
 
@@ -40,7 +40,7 @@ def page_app(page: str) -> AppTest:
     """An app with the dashboard's shared state whose only page is ``pages/<page>.py``."""
     script = (
         "import streamlit as st\n"
-        "from pages._shared import init_state\n"
+        "from dashboard.sidebar import init_state\n"
         "st.set_page_config(layout='wide')\n"
         "init_state()\n"
         f"st.navigation([st.Page({str(ROOT / 'pages' / (page + '.py'))!r}, default=True)]).run()\n"

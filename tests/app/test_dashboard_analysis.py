@@ -7,21 +7,21 @@ import itertools
 import pytest
 
 from core import CompressorConfig, ContextCompressor
-from core.analysis.overview import (
+from core.formats import load
+from core.inspections.overview import (
     CATEGORY_COLUMNS,
     message_frame,
     message_text,
     tokens_by_category,
     tokens_by_tool,
 )
-from core.analysis.preview import changed_pairs, message_diff, preview_messages, side_by_side
-from core.analysis.savings import before_after, phase1_steps, phase_savings
-from core.analysis.session import Settings, content_digest, load_transcript, transcript_key
-from core.analysis.zones import analyze_zones, cumulative_prompt_tokens
-from core.formats import load
 from core.phases.prune import prune_old_tool_results
 from core.summarizers.extractive import ExtractiveSummarizer
 from core.tokens import estimate_messages_tokens_rough, get_counter, make_estimator
+from core.views.preview import changed_pairs, message_diff, preview_messages, side_by_side
+from core.views.savings import before_after, phase1_steps, phase_savings
+from core.views.zones import analyze_zones, cumulative_prompt_tokens
+from dashboard.memo import Settings, content_digest, load_transcript, transcript_key
 from tests.app.conftest import DATA, load_messages, sample_paths
 
 SAMPLES = {path.name: load_messages(path) for path in sample_paths()}

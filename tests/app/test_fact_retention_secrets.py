@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from core.analysis.retention_view import FactIndex
+from core.views.retention import FactIndex
 from tests.app.test_analysis_pages import frame, loaded, open_page
 from tests.core.helpers import asst, call, tool, user
 from tests.core.helpers import sys as system

@@ -6,7 +6,7 @@ from __future__ import annotations
 import streamlit as st
 
 import core.models
-from pages._shared import CUSTOM_MODEL
+from dashboard.sidebar import CUSTOM_MODEL
 from tests.app.conftest import new_app
 
 

@@ -170,7 +170,7 @@ def test_transcript_text_only_reaches_the_page_as_data(app):
 
 
 def test_empty_state_offers_the_samples(monkeypatch, tmp_path):
-    import core.analysis.session as session
+    import dashboard.memo as session
 
     monkeypatch.setattr(session, "SAMPLE_DIR", tmp_path)
     at = new_app()

@@ -7,7 +7,7 @@ import re
 from core import CompressorConfig, ContextCompressor
 from core.redaction.hermes import redact_many
 from core.redaction.strict import count_by_kind, redact_with_spans
-from pages._sections import SECTIONS
+from dashboard.sections import SECTIONS
 from tests.app.chat_server import chat_server, run_remote  # noqa: F401 - chat_server is a fixture
 from tests.app.conftest import (
     DATA,

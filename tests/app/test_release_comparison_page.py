@@ -5,10 +5,10 @@ from __future__ import annotations
 import datetime
 
 from core import CompressorConfig
-from core.analysis.releases import compare_releases
 from core.formats import load
 from core.profiles import PROFILES
 from core.summarizers.extractive import ExtractiveSummarizer
+from core.views.releases import compare_releases
 from tests.app.conftest import SAMPLES, choose_sample, go, new_app, plain, run
 
 LONG = SAMPLES / "long_coding_session.json"
@@ -74,7 +74,7 @@ def test_a_tiny_conversation_is_too_small_for_every_release():
     tiny = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]
     import json
 
-    from core.analysis.session import content_digest
+    from dashboard.memo import content_digest
 
     data = json.dumps(tiny).encode()
     at.session_state["uploaded_files"] = [{"name": "tiny.json", "data": data, "digest": content_digest(data)}]

@@ -11,13 +11,13 @@ import numpy as np
 from streamlit.testing.v1 import AppTest
 
 from core import CompressorConfig
-from core.analysis.replay import replay
-from core.analysis.request import PART_LABELS, ExactWeigher, RoughWeigher, request_breakdown
-from core.analysis.session import content_digest
-from core.analysis.zones import analyze_zones
 from core.formats import load
+from core.inspections.request import PART_LABELS, ExactWeigher, RoughWeigher, request_breakdown
 from core.models import context_window, output_limit
 from core.summarizers.extractive import ExtractiveSummarizer
+from core.views.replay import replay
+from core.views.zones import analyze_zones
+from dashboard.memo import content_digest
 from tests.analysis import request_fixtures as F
 from tests.app.conftest import metrics, number, plain, run
 from tests.app.test_analysis_pages import page_app

@@ -111,7 +111,7 @@ def _unique_transcript(tmp_path: Path, tag: str, copies: int = 1) -> bytes:
 
 
 def test_a_transcript_is_let_go_once_no_session_holds_it(tmp_path):
-    from pages._conversation import transcript_cache
+    from dashboard.loading import transcript_cache
 
     data = _unique_transcript(tmp_path, "let go")
     first, second = new_app(), new_app()
@@ -131,7 +131,7 @@ def test_a_transcript_is_let_go_once_no_session_holds_it(tmp_path):
 
 
 def test_an_upload_over_its_reading_budget_is_a_clear_error(tmp_path, monkeypatch):
-    import pages._conversation as conversation
+    import dashboard.loading as conversation
 
     monkeypatch.setattr(conversation, "READ_BUDGET", Budget(seconds=0.1, memory_mb=None, scope="the limit of one upload"))
     at = new_app()
@@ -162,7 +162,7 @@ def test_a_sqlite_bomb_upload_is_refused_with_its_column(tmp_path):
 
 @pytest.mark.parametrize("page", ["savings", "zones"])
 def test_an_analysis_over_its_time_budget_stops_with_a_message(tmp_path, monkeypatch, page):
-    import pages._conversation as conversation
+    import dashboard.loading as conversation
 
     monkeypatch.setattr(conversation, "ANALYSIS_BUDGET", Budget(0.05, None, "the limit of one analysis"))
     at = new_app()

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from core.analysis.request import PARTS, ExactWeigher, request_breakdown
 from core.batch import AnalysisSettings, process_file
 from core.formats import load
+from core.inspections.request import PARTS, ExactWeigher, request_breakdown
 from tests.analysis import request_fixtures as F
 
 

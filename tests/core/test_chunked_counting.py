@@ -78,8 +78,8 @@ def test_warming_counts_every_text_once_and_reports_progress_to_the_end():
 
 
 def test_the_transcript_table_is_the_message_frame_and_its_count_is_followed():
-    from core.analysis.overview import message_frame
-    from core.analysis.session import Transcript
+    from core.inspections.overview import message_frame
+    from dashboard.memo import Transcript
 
     messages = [{"role": "user", "content": "word " * 50_000}, {"role": "assistant", "content": "ok"}]
     transcript = Transcript(key="k", filename="f.json", conversation=None, messages=messages)

@@ -10,14 +10,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from core import CompressorConfig, ContextCompressor, plan, prepare
-from core.analysis.redaction_view import redaction_view
-from core.analysis.releases import compare_releases
-from core.analysis.savings import phase_savings
-from core.analysis.sweep import prepare_sweep, sweep_cell
-from core.analysis.zones import analyze_zones
 from core.profiles import PROFILES
 from core.summarizers.base import SummaryRequest
 from core.tokens import get_counter
+from core.views.redaction import redaction_view
+from core.views.releases import compare_releases
+from core.views.savings import phase_savings
+from core.views.sweep import prepare_sweep, sweep_cell
+from core.views.zones import analyze_zones
 
 from .test_properties import conversations
 

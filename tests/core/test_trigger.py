@@ -129,8 +129,8 @@ def test_abort_flag_string_coercion(value, expected):
 def test_config_from_settings_takes_every_field_of_the_same_name():
     from dataclasses import fields
 
-    from core.analysis.session import Settings
     from core.batch import AnalysisSettings
+    from dashboard.memo import Settings
 
     dashboard = Settings(context_length=200_000, threshold_percent=0.7, protect_first_n=1, protect_last_n=9,
                          summary_target_ratio=0.3, profile="v0.15.1", token_estimator="tiktoken", model="gpt-4o",

@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from pages._sections import SECTIONS, section_of
+from dashboard.sections import SECTIONS, section_of
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = "/usr/bin/chromium"

@@ -226,7 +226,7 @@ def test_a_click_on_the_zone_map_opens_that_message(wide) -> None:
     assert "MIDDLE" in text and "Phase 1 · prune" in text and "Phase 4 · assemble" in text
     # The message itself, as text: its first line is in the panel.
     message = load(LONG_SAMPLE).messages[index]
-    from core.analysis.overview import message_text
+    from core.inspections.overview import message_text
 
     first_line = next(line for line in message_text(message).splitlines() if line.strip())[:40]
     assert first_line in text

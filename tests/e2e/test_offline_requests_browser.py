@@ -18,7 +18,7 @@ pytestmark = pytest.mark.browser
 
 
 def page_titles() -> list[str]:
-    """The title of every navigation entry, from the dashboard's navigation table (``pages._sections``)."""
+    """The title of every navigation entry, from the dashboard's navigation table (``dashboard.sections``)."""
     return [title for entries in page_sections().values() for _name, title in entries]
 
 

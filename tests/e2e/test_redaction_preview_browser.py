@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from core import CompressorConfig
-from core.analysis.redaction_view import redaction_view
 from core.formats import load
+from core.views.redaction import redaction_view
 from tests.e2e.conftest import ROOT, open_page, screenshot, upload, wait_until_idle
 
 pytestmark = pytest.mark.browser

@@ -4,8 +4,8 @@ import json
 
 import pytest
 
-from core.analysis.request import request_breakdown
 from core.formats import FormatError, detect, load
+from core.inspections.request import request_breakdown
 from tests.formats.checks import SAMPLES, assert_canonical, assert_tool_pairs, raw_json, raw_jsonl
 
 

@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from core.analysis.lint import lint
-from core.analysis.overview import message_text
 from core.formats import Conversation, load
+from core.inspections.lint import lint
+from core.inspections.overview import message_text
 from tests.formats import layouts
 from tests.formats.checks import assert_canonical, assert_tool_pairs
 

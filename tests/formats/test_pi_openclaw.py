@@ -4,9 +4,9 @@ import json
 
 import pytest
 
-from core.analysis.request import ExactWeigher, request_breakdown
 from core.formats import FormatError, detect, load
 from core.formats.pi_session import BRANCH_PREFIX, COMPACTION_PREFIX, FAILED_RESPONSE, NO_ID
+from core.inspections.request import ExactWeigher, request_breakdown
 from tests.formats.checks import SAMPLES, assert_canonical, assert_tool_pairs, raw_jsonl
 
 PI = "pi_session.jsonl"

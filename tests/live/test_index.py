@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 import core.live.index as index_module
-from core.analysis.request import request_report
 from core.config import CompressorConfig
 from core.formats import load
+from core.inspections.request import request_report
 from core.live.index import SessionIndex, discover
 from tests.live.helpers import SAMPLES, append
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 import math
 
-from core.analysis.request import request_report
 from core.config import CompressorConfig
 from core.formats import load
+from core.inspections.request import request_report
 from core.live.status import LiveStatus, growth_per_turn, measure
 from core.plan import plan
 from tests.live.helpers import SAMPLES

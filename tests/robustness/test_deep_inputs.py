@@ -19,8 +19,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.analysis.lint import _is_deep_json_text, _is_json_text, lint
 from core.cli import main
+from core.inspections.lint import _is_deep_json_text, _is_json_text, lint
 from tests.app.conftest import go, new_app, upload
 from tests.robustness.test_hostile_upload import GENERIC_FAILURE, TRACEBACK_MARKERS, page_texts, pages
 

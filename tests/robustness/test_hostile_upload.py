@@ -14,7 +14,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from core.formats import Conversation, FormatError, load
-from pages._sections import SECTIONS
+from dashboard.sections import SECTIONS
 from tests.app.conftest import APP, go, metrics, new_app, number
 from tests.robustness.corpus import HOSTILE, corpus_files
 

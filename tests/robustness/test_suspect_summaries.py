@@ -18,8 +18,8 @@ import pandas as pd
 import pytest
 
 from core import CompressorConfig, ContextCompressor
-from core.analysis.summary_check import EMPTY, OVERSIZED, summary_problem
 from core.cli import EXIT_SUSPECT_SUMMARY, main
+from core.inspections.summary_check import EMPTY, OVERSIZED, summary_problem
 from core.phases.failures import FAILURE_RULES
 from core.profiles import PROFILES
 from core.summarizers.llm import LiteLLMSummarizer

@@ -461,7 +461,7 @@ def test_non_string_content_is_coerced_like_the_reference(content, expected):
 def test_importing_the_summarizer_modules_does_not_import_litellm():
     code = (
         "import sys; import core.summarizers.llm, core.summarizers.local, core.models, "
-        "core.hermes_config, core.analysis.cost; print('litellm' in sys.modules)"
+        "core.hermes_config, core.inspections.cost; print('litellm' in sys.modules)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"

@@ -7,13 +7,13 @@ from typing import Any
 
 import streamlit as st
 
-from core.analysis.session import Settings, Transcript
-from pages._shared import OFFLINE_SUMMARIZER, escape_markdown, kept, strict_redaction_for
-from pages._ui import table as ui_table
+from dashboard.memo import Settings, Transcript
+from dashboard.sidebar import OFFLINE_SUMMARIZER, escape_markdown, kept, strict_redaction_for
+from dashboard.ui import table as ui_table
 
 
 def _comparison(transcript: Transcript, settings: Settings, focus: str | None, strict: bool) -> Any:
-    from core.analysis.summary_compare import compare_summaries
+    from core.views.summary_compare import compare_summaries
 
     config = dataclasses.replace(settings.config(), strict_redaction=strict)
     return transcript.memo(
@@ -23,7 +23,7 @@ def _comparison(transcript: Transcript, settings: Settings, focus: str | None, s
 
 
 def summary_comparison_section(transcript: Transcript, settings: Settings) -> None:
-    from core.analysis.summary_compare import EXTRACTIVE, EXTRACTIVE_SAME_SIZE, FALLBACK
+    from core.views.summary_compare import EXTRACTIVE, EXTRACTIVE_SAME_SIZE, FALLBACK
 
     st.subheader("Offline summary vs Hermes fallback")
     focus = (kept("focus_topic") or "").strip() or None

@@ -48,7 +48,7 @@ def _choice(options: tuple[str, ...]) -> Callable[[str], str]:
 
 
 def _scale(text: str) -> float:
-    from core.analysis.what_if import WINDOW_SCALES
+    from core.inspections.what_if import WINDOW_SCALES
 
     value = round(float(text), 2)
     if value not in WINDOW_SCALES:

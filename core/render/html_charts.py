@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from core.analysis.formatting import integer
+from core.render.formatting import integer
 
 __all__ = ["Bar", "Marker", "Segment", "bar_rows", "breakdown_html", "request_html", "stacked_bar",
            "tool_breakdown_html"]
@@ -161,10 +161,10 @@ def bar_rows(name: str, bars: Sequence[Bar], *, unit: str = "tokens", legend: bo
 
 
 def request_html(breakdown: Any, context_length: int, threshold_tokens: int) -> str:
-    """The whole request by part in one bar (a ``core.analysis.request.RequestBreakdown``), against
+    """The whole request by part in one bar (a ``core.inspections.request.RequestBreakdown``), against
     the window and the threshold, with the last recorded prompt size when the log has one."""
-    from core.analysis.palette import MUTED_COLOR, THRESHOLD_COLOR
-    from core.analysis.request import PART_COLORS, PART_LABELS, RECORDED_COLOR
+    from core.inspections.request import PART_COLORS, PART_LABELS, RECORDED_COLOR
+    from core.render.palette import MUTED_COLOR, THRESHOLD_COLOR
 
     unit = "estimated tokens" if breakdown.unit == "hermes" else f"tokens ({breakdown.unit})"
     segments = [Segment(PART_LABELS[name], int(tokens), PART_COLORS[name])
@@ -179,7 +179,7 @@ def request_html(breakdown: Any, context_length: int, threshold_tokens: int) -> 
 
 def breakdown_html(table: Any, key: str, *, colors: dict[str, str] | None = None, name: str | None = None) -> str:
     """Tokens per ``key`` (role or category), largest first, with the share."""
-    from core.analysis.palette import FALLBACK_COLOR
+    from core.render.palette import FALLBACK_COLOR
 
     rows = table[table["tokens"] > 0] if "tokens" in table else table
     bars = [Bar(str(label), (Segment("tokens", int(tokens), (colors or {}).get(str(label), FALLBACK_COLOR)),),
@@ -191,7 +191,7 @@ def breakdown_html(table: Any, key: str, *, colors: dict[str, str] | None = None
 
 def tool_breakdown_html(by_tool: Any, *, top: int = 15) -> str:
     """Tokens per tool (the largest ``top``), each split into the calls' arguments and the results."""
-    from core.analysis.palette import CATEGORY_COLORS
+    from core.render.palette import CATEGORY_COLORS
 
     bars = [
         Bar(str(tool), (Segment("tool calls", int(calls), CATEGORY_COLORS["tool calls"]),

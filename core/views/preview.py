@@ -14,8 +14,8 @@ from typing import Any
 
 import pandas as pd
 
-from core.analysis.overview import message_text, message_tool, preview, tool_names_by_call_id
 from core.compressor import CompressionResult
+from core.inspections.overview import message_text, message_tool, preview, tool_names_by_call_id
 from core.tokens import TokenCounter
 
 

@@ -4,7 +4,7 @@ Each panel has a prefix (``zones``, ``preview``, ``diff``...) and keeps which me
 two session keys: ``<prefix>_space`` (input or output numbering) and ``<prefix>_number`` (the
 number input the panel draws, so a message can also be opened by typing its number). Charts and
 tables open a message through :func:`open_message` callbacks; everything the panel shows comes
-from :class:`core.analysis.drilldown.Drilldown`. Transcript text is shown as text only.
+from :class:`core.views.drilldown.Drilldown`. Transcript text is shown as text only.
 """
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ from typing import Any
 
 import streamlit as st
 
-from core.analysis.drilldown import INPUT, OUTPUT, Drilldown, MessageDetail
-from core.analysis.formatting import integer, signed
-from pages._shared import escape_markdown
-from pages._ui import metric_row
+from core.render.formatting import integer, signed
+from core.views.drilldown import INPUT, OUTPUT, Drilldown, MessageDetail
+from dashboard.sidebar import escape_markdown
+from dashboard.ui import metric_row
 
 ZONE_BADGE = {"HEAD": "blue", "MIDDLE": "orange", "TAIL": "green", "SUMMARY": "orange", "STUB": "gray",
               "KEPT": "gray"}
@@ -185,7 +185,7 @@ def _detail_body(prefix: str, detail: MessageDetail) -> None:
         tabs = ["After", "Before", "Diff", "Raw JSON"]
     shown = st.tabs(tabs)
     if differs:
-        from core.analysis.preview import message_diff
+        from core.views.preview import message_diff
 
         with shown[0]:
             _show_text(detail.text_after, f"{prefix}_after")

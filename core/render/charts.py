@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from core.analysis.palette import (  # noqa: F401  (re-exported: the pages read the colours from here)
+from core.render.palette import (  # noqa: F401  (re-exported: the pages read the colours from here)
     AFTER_COLOR,
     BEFORE_COLOR,
     BUDGET_COLOR,
@@ -35,8 +35,8 @@ from core.analysis.palette import (  # noqa: F401  (re-exported: the pages read 
 )
 
 if TYPE_CHECKING:
-    from core.analysis.savings import SavingsAnalysis
-    from core.analysis.zones import ZoneAnalysis
+    from core.views.savings import SavingsAnalysis
+    from core.views.zones import ZoneAnalysis
 
 _FONT = {"family": "Inter, Segoe UI, Helvetica, Arial, sans-serif", "size": 13}
 # What the dashboard passes to st.plotly_chart: Plotly's own toolbar would cover legends and

@@ -278,7 +278,7 @@ def sweep_heatmap(table: pd.DataFrame, metric: str = "final_tokens", protect_fir
         colorbar={"title": {"text": label}},
         hovertemplate="threshold %{y}, ratio %{x}<br>%{text}<extra></extra>",
     ))
-    from core.analysis.charts import style
+    from core.render.charts import style
 
     # No background of its own: the dashboard's light or dark theme shows through.
     style(fig, height=120 + 48 * len(thresholds), legend=None)

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from core.analysis.formatting import article, integer, percent, signed
+from core.render.formatting import article, integer, percent, signed
 
 __all__ = ["ReportInput", "html_report"]
 
@@ -71,13 +71,13 @@ class ReportInput:
     filename: str
     generated: datetime
     parameters: Sequence[tuple[str, str]]  # (name, value) rows
-    zones: Any  # core.analysis.zones.ZoneAnalysis
+    zones: Any  # core.views.zones.ZoneAnalysis
     result: Any  # core.compressor.CompressionResult
     summarizer: str
-    savings: Any | None = None  # core.analysis.savings.SavingsAnalysis
-    figures: Any | None = None  # core.analysis.run_view.RunFigures
+    savings: Any | None = None  # core.views.savings.SavingsAnalysis
+    figures: Any | None = None  # core.views.run.RunFigures
     composition: Any | None = None  # run_composition(..., by="role")
-    preview: Any | None = None  # core.analysis.preview.preview_table
+    preview: Any | None = None  # core.views.preview.preview_table
     message_chars: int = MESSAGE_CHARS
     mask_secrets: bool = True  # mask credentials in every transcript text the report shows
     release: str | None = None  # whose reference redaction runs first (the run's profile)
@@ -95,8 +95,8 @@ class _Masker:
     def __call__(self, text: str, place: str) -> str:
         if not self.enabled or not text:
             return text
-        from core.analysis.redaction_view import reference_spans
         from core.redaction.strict import redact_with_spans
+        from core.views.redaction import reference_spans
 
         redacted, reference = reference_spans(text, release=self.release)
         redacted, strict = redact_with_spans(redacted)

@@ -98,7 +98,7 @@ def retention_figure(runs: Mapping[str, pd.DataFrame]) -> go.Figure:
             customdata=by_kind[["kept", "total"]].to_numpy(),
             hovertemplate="%{x}: %{customdata[0]}/%{customdata[1]} kept (%{y:.1f}%)<extra>" + name + "</extra>",
         ))
-    from core.analysis.charts import style
+    from core.render.charts import style
 
     style(fig, height=400)
     fig.update_layout(barmode="group")

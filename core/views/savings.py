@@ -18,15 +18,15 @@ from typing import Any
 import pandas as pd
 
 from core import profiles as P
-from core.analysis.overview import (
+from core.compressor import CompressionResult
+from core.config import CompressorConfig
+from core.inspections.overview import (
     CATEGORIES,
     message_frame,
     tokens_by_category,
     tokens_by_role,
     tokens_by_tool,
 )
-from core.compressor import CompressionResult
-from core.config import CompressorConfig
 from core.phases import prune
 from core.phases.assemble import ORPHAN_CALL_RULES
 from core.phases.prune import PrunePlan

@@ -14,7 +14,7 @@ from typing import Any
 
 import pandas as pd
 
-from core.analysis.overview import (
+from core.inspections.overview import (
     CATEGORIES,
     message_frame,
     text_category,

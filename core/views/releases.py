@@ -17,13 +17,13 @@ from typing import Any
 import pandas as pd
 import plotly.graph_objects as go
 
-from core.analysis.charts import ZONE_COLORS
 from core.compressor import CompressionResult, ContextCompressor
 from core.config import CompressorConfig
 from core.phases.assemble import MERGE_RULES
 from core.phases.trigger import THRESHOLD_RULES
 from core.plan import NOTHING_TO_COMPRESS, TOO_SMALL
 from core.profiles import PROFILES
+from core.render.charts import ZONE_COLORS
 
 __all__ = ["ReleaseComparison", "ReleaseRun", "compare_releases", "release_zone_figure"]
 
@@ -297,7 +297,7 @@ def release_zone_figure(comparison: ReleaseComparison) -> go.Figure:
             ))
             shown.add(zone)
             start = end
-    from core.analysis.charts import style
+    from core.render.charts import style
 
     style(fig, height=150 + 48 * len(comparison.runs))
     fig.update_layout(barmode="overlay", xaxis_title="message", yaxis={"autorange": "reversed", "showgrid": False})

@@ -20,7 +20,7 @@ what Hermes with the chosen profile kept, so truncation is compared at the same 
 
 Facts: every fact of the conversation is checked against each output (same denominator for
 all), and the facts of each strategy's *compacted part* (the original messages it dropped or
-altered) are checked too; API validity comes from :mod:`core.analysis.lint`.
+altered) are checked too; API validity comes from :mod:`core.inspections.lint`.
 """
 
 from __future__ import annotations
@@ -33,17 +33,17 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from core.analysis.lint import error_count, lint
-from core.analysis.replay import DEFAULT_SUMMARIZER
-from core.analysis.retention_view import FactIndex, retention_summary
 from core.compressor import ContextCompressor
 from core.config import CompressorConfig
+from core.inspections.lint import error_count, lint
 from core.phases import summary as summary_phase
 from core.phases.boundaries import align_boundary_forward, protect_head_size
 from core.plan import plan_for_turns
 from core.profiles import PROFILES
 from core.summary_call import request_summary
 from core.tokens import TokenCounter, encoding_name_for_model, get_counter
+from core.views.replay import DEFAULT_SUMMARIZER
+from core.views.retention import FactIndex, retention_summary
 
 __all__ = [
     "CODEX_SUMMARY_PREFIX",
@@ -383,7 +383,7 @@ def strategy_figure(comparison: StrategyComparison) -> go.Figure:
     Horizontal bars, so the strategy names have room at any width; the budget and the original
     size are lines named in the legend, not text on the plot.
     """
-    from core.analysis.charts import GRID_COLOR, MUTED_COLOR, style
+    from core.render.charts import GRID_COLOR, MUTED_COLOR, style
 
     table = comparison.table
     colors = [STRATEGY_COLORS.get(run.family, "#8c96a0") for run in comparison.runs]

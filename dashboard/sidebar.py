@@ -1,6 +1,6 @@
 """What every page of the dashboard shares: the sidebar controls, the settings, and (re-exported from
-their own modules) the loaded conversation (``pages._conversation``), the summarizer and the shared
-compressions (``pages._runs``), and the kept widget values (``pages._state``).
+their own modules) the loaded conversation (``dashboard.loading``), the summarizer and the shared
+compressions (``dashboard.runs``), and the kept widget values (``dashboard.state``).
 """
 
 from __future__ import annotations
@@ -10,11 +10,10 @@ from typing import Any
 
 import streamlit as st
 
-from core.analysis.session import Settings, Transcript, default_sample
-from core.analysis.what_if import NOT_HERMES, WINDOW_SCALES, TriggerOption, scale_label, what_if_words
 from core.config import DEFAULTS as CONFIG_DEFAULTS
+from core.inspections.what_if import NOT_HERMES, WINDOW_SCALES, TriggerOption, scale_label, what_if_words
 from core.profiles import DEFAULT_PROFILE, PROFILES
-from pages._conversation import (  # noqa: F401  (re-exported: the pages import them from here)
+from dashboard.loading import (  # noqa: F401  (re-exported: the pages import them from here)
     ANALYSIS_BUDGET,
     AUTO_FORMAT,
     COUNT_PROGRESS_CHARS,
@@ -34,7 +33,8 @@ from pages._conversation import (  # noqa: F401  (re-exported: the pages import 
     session_override,
     transcript_cache,
 )
-from pages._runs import (  # noqa: F401  (re-exported)
+from dashboard.memo import Settings, Transcript, default_sample
+from dashboard.runs import (  # noqa: F401  (re-exported)
     FAILING_SUMMARIZER,
     LOCAL_SUMMARIZER,
     NO_SUMMARIZER,
@@ -52,7 +52,7 @@ from pages._runs import (  # noqa: F401  (re-exported)
     summarizer_choice,
     whole_request,
 )
-from pages._state import _KEPT_PREFIX, escape_markdown, keep, kept, set_kept  # noqa: F401  (re-exported)
+from dashboard.state import _KEPT_PREFIX, escape_markdown, keep, kept, set_kept  # noqa: F401  (re-exported)
 
 CUSTOM_MODEL = "(custom context length)"
 DEFAULT_MODEL = "gpt-4o"
@@ -175,7 +175,7 @@ def apply_option(option: TriggerOption) -> None:
 def trigger_advice(peak: int, settings: Settings, key: str) -> bool:
     """The changes that make a prompt of ``peak`` tokens reach the threshold, each with a button that
     makes it; False when the controls offer none (the caller then says so)."""
-    from core.analysis.what_if import trigger_options
+    from core.inspections.what_if import trigger_options
 
     options = trigger_options(peak, settings.config(), settings.context_length, settings.window_scale)
     for number, option in enumerate(options):
@@ -250,7 +250,7 @@ def _query_defaults() -> dict[str, Any]:
 
 
 def _kept_query_values() -> dict[str, Any]:
-    from core.analysis.share import QUERY_FIELDS
+    from dashboard.share import QUERY_FIELDS
 
     values = {field.setting: kept(field.setting) for field in QUERY_FIELDS if field.setting != "sample"}
     choice = str(kept("conversation_choice") or "")
@@ -260,7 +260,7 @@ def _kept_query_values() -> dict[str, Any]:
 
 def _apply_query() -> None:
     """Take the parameters of a shared link (once per session); what cannot be used is a warning."""
-    from core.analysis.share import parse_query
+    from dashboard.share import parse_query
 
     try:
         params = st.query_params.to_dict()
@@ -288,7 +288,7 @@ def _apply_query() -> None:
 
 
 def _write_query() -> None:
-    from core.analysis.share import QUERY_FIELDS, settings_query
+    from dashboard.share import QUERY_FIELDS, settings_query
 
     wanted = settings_query(_kept_query_values(), _query_defaults())
     try:
@@ -310,7 +310,7 @@ def default_sample_name() -> str | None:
 
 def sidebar_controls() -> Settings:
     """The compressor parameters, shown in the sidebar of every page."""
-    from pages._ui import page_style
+    from dashboard.ui import page_style
 
     with st.sidebar:
         page_style()

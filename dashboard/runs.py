@@ -13,8 +13,8 @@ from typing import Any, TypeVar
 
 import streamlit as st
 
-from core.analysis.session import Settings, Transcript
-from pages._state import _KEPT_PREFIX, kept
+from dashboard.memo import Settings, Transcript
+from dashboard.state import _KEPT_PREFIX, kept
 
 T = TypeVar("T")
 
@@ -96,8 +96,8 @@ def offline_compression(transcript: Transcript, settings: Settings) -> Any:
 
 
 def whole_request(transcript: Transcript, settings: Settings) -> Any:
-    """The log's whole request (``core.analysis.request``) in the unit the compressor decides in."""
-    from core.analysis.request import request_breakdown, weigher_for
+    """The log's whole request (``core.inspections.request``) in the unit the compressor decides in."""
+    from core.inspections.request import request_breakdown, weigher_for
 
     weigher = weigher_for(settings.config())
     return transcript.memo(("request", weigher.unit), lambda: request_breakdown(transcript.conversation, weigher))
@@ -107,7 +107,7 @@ def replay_run(transcript: Transcript, settings: Settings, summarizer: str, make
                seconds: int = 30, use_recorded: bool = True) -> Any:
     """The timeline replay with the whole request as the trigger's size, memoised per parameters
     (the Timeline replay and Fact retention pages share it)."""
-    from core.analysis.replay import replay
+    from core.views.replay import replay
 
     return transcript.memo(
         ("replay", settings, summarizer, int(seconds), use_recorded),

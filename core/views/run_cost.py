@@ -1,4 +1,4 @@
-"""What one compression run costs and saves in money (``core.analysis.cost`` applied to a result).
+"""What one compression run costs and saves in money (``core.inspections.cost`` applied to a result).
 
 Token figures are exact tiktoken counts: the conversation before and after with the main model's
 encoding, the summary prompt and the summary with the summary model's. A summary written on this
@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from core.analysis.cost import compression_cost_report
+from core.inspections.cost import compression_cost_report
 from core.tokens import encoding_name_for_model, get_counter
 
 __all__ = ["RunCost", "format_usd", "run_cost"]

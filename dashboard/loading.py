@@ -1,8 +1,8 @@
 """The conversation a session analyses: which one, read once, shared, and let go.
 
 Every session that opens the same bytes (with the same format and session choice) shares one
-:class:`~core.analysis.session.Transcript`, from a process-wide
-:class:`~core.analysis.session.TranscriptCache`. A session holds the transcripts of its uploads and
+:class:`~dashboard.memo.Transcript`, from a process-wide
+:class:`~dashboard.memo.TranscriptCache`. A session holds the transcripts of its uploads and
 of what it is looking at in its own state; once no session holds a transcript (the sessions closed,
 or moved on) it is let go, with its analyses and its exact counts. The bundled samples are kept.
 
@@ -19,7 +19,8 @@ from typing import Any
 
 import streamlit as st
 
-from core.analysis.session import (
+from core.budget import Budget, BudgetExceeded
+from dashboard.memo import (
     Settings,
     Transcript,
     TranscriptCache,
@@ -30,8 +31,7 @@ from core.analysis.session import (
     transcript_key,
     transcript_of,
 )
-from core.budget import Budget, BudgetExceeded
-from pages._state import escape_markdown, kept, set_kept
+from dashboard.state import escape_markdown, kept, set_kept
 
 AUTO_FORMAT = "auto-detect"
 SAMPLE_PREFIX = "Sample: "

@@ -16,7 +16,7 @@ from typing import Any
 
 import pandas as pd
 
-from core.analysis.usage import context_usage  # noqa: F401  (its home is light: no pandas)
+from core.inspections.usage import context_usage  # noqa: F401  (its home is light: no pandas)
 from core.message_view import content_text, strip_ansi
 from core.tokens import TokenCounter, counted_texts
 

@@ -8,7 +8,7 @@ and the replay continues from the compressed context. So iterative summaries
 (``previous_summary``), the anti-thrashing counter and the failure cooldown all behave as they
 would in a live session.
 
-Given the whole request (``request``: a :class:`~core.analysis.request.RequestBreakdown` of the
+Given the whole request (``request``: a :class:`~core.inspections.request.RequestBreakdown` of the
 log, in the estimator's unit), the size is the whole request, as the agent's host computes it: the
 messages plus the system prompt, tool schemas, injected context and unrecorded overhead the log
 implies. Where the log recorded the prompt size of that request (``use_recorded``), the trigger
@@ -39,12 +39,12 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from core import profiles as P
-from core.analysis.charts import AFTER_COLOR, FALLBACK_COLOR, THRESHOLD_COLOR, ZONE_COLORS
-from core.analysis.request import RequestBreakdown, recorded_prompts, weigher_for
 from core.compressor import CompressionResult, ContextCompressor
 from core.config import CompressorConfig
+from core.inspections.request import RequestBreakdown, recorded_prompts, weigher_for
 from core.phases.summary import strip_summary_prefix
 from core.profiles import get_profile
+from core.render.charts import AFTER_COLOR, FALLBACK_COLOR, THRESHOLD_COLOR, ZONE_COLORS
 from core.tokens import get_counter, message_rough_chars
 
 __all__ = [
@@ -457,7 +457,7 @@ def real_compactions(conversation: Any) -> pd.DataFrame:
 
 def logged_prompt_tokens(conversation: Any) -> pd.DataFrame:
     """The prompt sizes the log recorded (``message_index``, ``prompt_tokens``), where it has them
-    (``core.analysis.request.recorded_prompts``: prompt or input tokens, Anthropic's cache included)."""
+    (``core.inspections.request.recorded_prompts``: prompt or input tokens, Anthropic's cache included)."""
     rows = [{"message_index": p.message_index, "prompt_tokens": p.prompt_tokens} for p in recorded_prompts(conversation)]
     return pd.DataFrame(rows, columns=["message_index", "prompt_tokens"])
 
@@ -566,7 +566,7 @@ def replay_figure(
             customdata=real_events[["kind"]].to_numpy(),
             hovertemplate="log compaction (%{customdata[0]}) before message %{x:.0f}<extra></extra>",
         ))
-    from core.analysis.charts import style
+    from core.render.charts import style
 
     fig = go.Figure(data=traces)
     style(fig, height=480)  # no background of its own: the dashboard's theme shows through

@@ -39,7 +39,7 @@ T = TypeVar("T")
 # Parameter-dependent analyses kept per transcript (slider positions visited recently).
 MEMO_ENTRIES = 64
 
-SAMPLE_DIR = Path(__file__).resolve().parents[2] / "sample_conversations"
+SAMPLE_DIR = Path(__file__).resolve().parents[1] / "sample_conversations"
 SAMPLE_SUFFIXES = (".json", ".jsonl", ".db", ".sqlite", ".traj")
 # aider's histories are Markdown and plain text: only those files (.aider.chat.history.md ...), not READMEs.
 SAMPLE_TEXT_NAMES = (".chat.history.md", ".llm.history")
@@ -138,7 +138,7 @@ class Transcript:
 
         ``on_progress(done, total)`` follows the exact count, in characters, when it has to be made.
         """
-        from core.analysis.overview import message_frame
+        from core.inspections.overview import message_frame
 
         with self._lock:
             table = self._tables.get(encoding)

@@ -12,7 +12,7 @@ from typing import Any
 
 import streamlit as st
 
-from core.analysis.formatting import human_column
+from core.render.formatting import human_column
 
 # Metric rows are containers keyed "metrics-<name>": the style turns them into wrapping grids.
 METRIC_ROW_PREFIX = "metrics-"
@@ -93,7 +93,7 @@ def delta_or_none(change: int | float, text: str) -> str | None:
 
 def chart(figure: Any, key: str, *, on_select: Callable[[], None] | None = None) -> Any:
     """A Plotly figure at full width with the dashboard's settings; ``on_select`` makes its points clickable."""
-    from core.analysis.charts import PLOTLY_CONFIG
+    from core.render.charts import PLOTLY_CONFIG
 
     if on_select is None:
         return st.plotly_chart(figure, width="stretch", key=key, config=PLOTLY_CONFIG)
