@@ -27,8 +27,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from core.budget import Budget, BudgetExceeded, within
 from core.config import CompressorConfig, CompressorParameters
-from core.phases.prune import PrunePlan
 from core.plan import prepare, prune_plan_key
+from core.rules import PrunePlan
 from core.tokens import TokenCounter, counted_texts, encoding_name_for_model, get_counter
 
 if TYPE_CHECKING:  # pandas loads in about a second: only the tables need it, not the first paint

@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from core import profiles as P
+from core import rules
 from core.message_view import content_text, role_of
-from core.phases.assemble import MERGE_RULES, ORPHAN_CALL_RULES
 from core.profiles import PROFILES, Profile
 
 __all__ = ["ReleaseGuess", "detect_release"]
@@ -116,13 +116,13 @@ def _narrow(candidates: list[Profile], traces: _Traces) -> tuple[list[Profile], 
     evidence: list[str] = []
     checks = (
         (traces.merged_after, "merged after the tail message's own text ([PRIOR CONTEXT …] … [END OF PRIOR CONTEXT …])",
-         lambda p: MERGE_RULES[p.merge_rule].writes_delimiter),
+         lambda p: rules.merge_rule(p).writes_delimiter),
         (traces.fallback_no_repeat, "fallback summary whose In-Progress section no longer repeats the last ask",
          lambda p: p.fallback_in_progress is not None),
         (traces.stripped_calls, "assistant messages whose orphaned calls were stripped: (tool call removed)",
-         lambda p: not ORPHAN_CALL_RULES[p.orphan_call_rule].adds_stubs),
+         lambda p: not rules.orphan_call_rule(p).adds_stubs),
         (traces.stubs, "stub tool results for calls whose result was summarised",
-         lambda p: ORPHAN_CALL_RULES[p.orphan_call_rule].adds_stubs),
+         lambda p: rules.orphan_call_rule(p).adds_stubs),
     )
     for count, what, writes_it in checks:
         if not count:

@@ -64,7 +64,7 @@ def summary_problem(result: Any, counter: Any = None) -> SummaryProblem | None:
     budget = getattr(call, "summary_budget", None)
     from_budget = max_tokens is None and isinstance(budget, int) and budget > 0
     if from_budget:
-        from core.phases.summary import max_tokens_for_budget
+        from core.rules import max_tokens_for_budget
 
         max_tokens = max_tokens_for_budget(budget)
     response_tokens = None

@@ -21,8 +21,8 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
+from core import rules
 from core.config import CompressorConfig
-from core.phases.trigger import THRESHOLD_RULES
 from core.profiles import DEFAULT_PROFILE, PROFILES
 
 __all__ = [
@@ -133,7 +133,7 @@ def trigger_options(peak: int, config: CompressorConfig, window: int, scale: flo
             f"triggers at {tokens:,}.", changes, tokens, honest))
 
     newest = PROFILES[DEFAULT_PROFILE]
-    newest_rule = THRESHOLD_RULES[newest.threshold_rule]
+    newest_rule = rules.threshold_rule(newest)
     if not config.threshold_rule.uses_output_reserve and not options and newest_rule.uses_output_reserve:
         switched = _best([({"profile": DEFAULT_PROFILE, "window_scale": s},
                            _changed(config, window, s, profile=DEFAULT_PROFILE)) for s in (*smaller, scale)], peak)

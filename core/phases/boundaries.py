@@ -114,6 +114,7 @@ class LastUserRule:
 
     find: Callable[[Sequence[Any], int, IsSummary], int]
     keeps_turn_pair: bool  # v0.18.0: a user message at the head boundary keeps its reply with it
+    summary: str = ""  # what the rule does, in words
 
     def apply(self, messages: Sequence[Any], cut_idx: int, head_end: int, user: int) -> int:
         """The cut after this rule, given ``user`` = ``self.find(...)``."""
@@ -125,8 +126,12 @@ class LastUserRule:
 
 
 LAST_USER_RULES: dict[str, LastUserRule] = {
-    "any-user": LastUserRule(last_user_index, keeps_turn_pair=False),
-    "real-user-pair": LastUserRule(last_real_user_index, keeps_turn_pair=True),
+    "any-user": LastUserRule(last_user_index, keeps_turn_pair=False,
+                             summary="keeps the newest user message in the tail"),
+    "real-user-pair": LastUserRule(
+        last_real_user_index, keeps_turn_pair=True,
+        summary="skips handoff summaries when it looks for the last user message and keeps a user message at the "
+                "head boundary with its reply"),
 }
 
 
@@ -222,6 +227,7 @@ class TailRule:
     raw_rewalk: bool  # v0.17.0+: when all fits 1.5x the budget, search again against 1.0x
     assistant_anchor: bool  # v0.17.0+: the last reply the user saw stays in the tail
     realign_forward: bool = False  # v0.19.0: a cut raised onto tool results moves past them
+    summary: str = ""  # what the rule does, in words
 
     def cut(
         self,
@@ -316,9 +322,16 @@ class TailRule:
 
 
 TAIL_RULES: dict[str, TailRule] = {
-    "min3": TailRule(_min_tail_three, raw_rewalk=False, assistant_anchor=False),
-    "floor8": TailRule(_min_tail_floor, raw_rewalk=True, assistant_anchor=True),
-    "floor8-forward": TailRule(_min_tail_floor, raw_rewalk=True, assistant_anchor=True, realign_forward=True),
+    "min3": TailRule(_min_tail_three, raw_rewalk=False, assistant_anchor=False,
+                     summary="keeps at least 3 tail messages"),
+    "floor8": TailRule(
+        _min_tail_floor, raw_rewalk=True, assistant_anchor=True,
+        summary="keeps at least min(protect_last_n, 8) tail messages (3 before), re-walks against the plain budget "
+                "and keeps the last reply the user saw"),
+    "floor8-forward": TailRule(
+        _min_tail_floor, raw_rewalk=True, assistant_anchor=True, realign_forward=True,
+        summary="keeps at least min(protect_last_n, 8) tail messages, re-walks against the plain budget, keeps the "
+                "last reply the user saw and moves a cut that lands on tool results past them"),
 }
 
 

@@ -120,3 +120,11 @@ BUDGET_WEIGHTS: dict[str, Callable[[Any], int]] = {
     "envelope": message_envelope_tokens,
     "envelope-replay": message_envelope_replay_tokens,
 }
+# What each weight counts, in words (the release comparison says so when a release changed it).
+BUDGET_WEIGHT_SUMMARIES: dict[str, str] = {
+    "arguments": "counts each tool call's arguments in the tail budget",
+    "envelope": "counts each tool call's whole envelope (id, type, name and arguments) in the tail budget, so the "
+                "same budget holds fewer messages",
+    "envelope-replay": "counts each tool call's whole envelope and the provider replay fields (reasoning, Codex "
+                       "items) in the tail budget, so the same budget holds fewer messages",
+}

@@ -19,9 +19,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from core import rules as phase1
 from core.inspections.overview import message_text
 from core.message_view import call_views, role_of
-from core.phases import prune as phase1
 from core.render.formatting import article
 from core.tokens import TokenCounter
 

@@ -2,7 +2,7 @@
 
 :func:`redaction_view` computes the serialised-turns block of the summary prompt exactly as
 ``compress()`` builds it (the compression plan's turns, ``core.plan``, then
-``core.phases.summary.serialize_for_summary`` with the plan's ``redact`` / ``redact_many``),
+``core.rules.serialize_for_summary`` with the plan's ``redact`` / ``redact_many``),
 and finds where each mask sits in it:
 
 * ``reference`` spans are the profile's own masks (the Hermes passes: vendor keys, ``NAME=value``
@@ -27,10 +27,10 @@ from typing import TYPE_CHECKING, Any
 from core import profiles as P
 from core.config import CompressorConfig
 from core.message_view import iterate_calls
-from core.phases.summary import redaction_texts, serialize_for_summary, truncate_content
 from core.plan import CompressionPlan, plan
 from core.redaction.hermes import passes_for  # the reference passes, in their order
 from core.redaction.strict import SecretSpan, find_secrets
+from core.rules import redaction_texts, serialize_for_summary, truncate_content
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -17,10 +17,9 @@ from typing import Any
 import pandas as pd
 import plotly.graph_objects as go
 
+from core import rules
 from core.compressor import CompressionResult, ContextCompressor
 from core.config import CompressorConfig
-from core.phases.assemble import MERGE_RULES
-from core.phases.trigger import THRESHOLD_RULES
 from core.plan import NOTHING_TO_COMPRESS, TOO_SMALL
 from core.profiles import PROFILES
 from core.render.charts import ZONE_COLORS
@@ -61,7 +60,7 @@ class ReleaseRun:
             return "—"
         profile = PROFILES[self.release]
         if result.summary_merged:
-            where = MERGE_RULES[profile.merge_rule].where
+            where = rules.merge_rule(profile).where
             layout = f"merged into the first tail message ({where})"
         else:
             marker = result.summary_role == "user" or profile.end_marker_on_every_summary
@@ -168,15 +167,6 @@ _STEP_WORDS = {
 }
 
 
-# The rules that move the tail, in words (a release that changed one of them says so).
-_RULE_WORDS = (
-    ("budget_weight", "counts each tool call's whole envelope (id, type, name and arguments) in the tail budget, "
-                      "so the same budget holds fewer messages"),
-    ("tail_rule", "keeps at least min(protect_last_n, 8) tail messages (3 before), re-walks against the plain "
-                  "budget and keeps the last reply the user saw"),
-    ("last_user_rule", "skips handoff summaries when it looks for the last user message and keeps a user message at "
-                       "the head boundary with its reply"),
-)
 
 
 def _explain(older: ReleaseRun, newer: ReleaseRun) -> list[str]:
@@ -185,8 +175,8 @@ def _explain(older: ReleaseRun, newer: ReleaseRun) -> list[str]:
     name = f"{older.release} → {newer.release}"
     lines: list[str] = []
     if older.threshold_tokens != newer.threshold_tokens:
-        old_rule = THRESHOLD_RULES[PROFILES[older.release].threshold_rule]
-        new_rule = THRESHOLD_RULES[PROFILES[newer.release].threshold_rule]
+        old_rule = rules.threshold_rule(PROFILES[older.release])
+        new_rule = rules.threshold_rule(PROFILES[newer.release])
         why = f" ({new_rule.summary})" if new_rule != old_rule else ""
         lines.append(f"{name}: the threshold moves from {older.threshold_tokens:,} to {newer.threshold_tokens:,} "
                      f"tokens{why}.")
@@ -203,16 +193,15 @@ def _explain(older: ReleaseRun, newer: ReleaseRun) -> list[str]:
     if to_tail or to_middle or head_to_middle:
         new_steps = [s for s in (b.tail_cut.steps if b.tail_cut else []) if s not in (a.tail_cut.steps if a.tail_cut else [])]
         reasons = [_STEP_WORDS[s] for s in new_steps if s in _STEP_WORDS]
-        old_rules, new_rules = PROFILES[older.release], PROFILES[newer.release]
         ta, tb = a.tail_cut, b.tail_cut
         applies = {
             "budget_weight": bool(ta and tb and ta.budget_walk_cut != tb.budget_walk_cut),
             "tail_rule": bool(ta and tb and (ta.min_tail != tb.min_tail
-                                             or {"raw_rewalk", "last_assistant"} & set(new_steps))),
+                                             or {"raw_rewalk", "last_assistant", "aligned_forward"} & set(new_steps))),
             "last_user_rule": bool(ta and tb and (ta.last_user_index != tb.last_user_index or "turn_pair" in new_steps)),
         }
-        reasons += [words for attribute, words in _RULE_WORDS
-                    if getattr(old_rules, attribute) != getattr(new_rules, attribute) and applies[attribute]]
+        reasons += [words for aspect, words in rules.tail_rule_changes(PROFILES[older.release], PROFILES[newer.release])
+                    if applies[aspect]]
         because = "; ".join(dict.fromkeys(reasons))
         if to_tail:
             lines.append(f"{name}: {_span(to_tail)} move from the summary into the kept tail"

@@ -42,9 +42,9 @@ from core import profiles as P
 from core.compressor import CompressionResult, ContextCompressor
 from core.config import CompressorConfig
 from core.inspections.request import RequestBreakdown, recorded_prompts, weigher_for
-from core.phases.summary import strip_summary_prefix
 from core.profiles import get_profile
 from core.render.charts import AFTER_COLOR, FALLBACK_COLOR, THRESHOLD_COLOR, ZONE_COLORS
+from core.rules import strip_summary_prefix
 from core.tokens import get_counter, message_rough_chars
 
 __all__ = [

@@ -1,6 +1,6 @@
 """Where the tokens go: each Phase-1 pass applied step by step, then the summary and reassembly.
 
-Phase 1's lists come from the conversation's Phase-1 plan (``core.phases.prune.PrunePlan``), so each
+Phase 1's lists come from the conversation's Phase-1 plan (``core.rules.PrunePlan``), so each
 step's list is exactly what the compressor builds; the second pass both writes one-liners and strips
 tool-result images, and its changes are split by message into those two steps. The steps after
 Phase 1 are the lists of a real compression's assembly (``CompressionResult.assembly``): the
@@ -18,6 +18,7 @@ from typing import Any
 import pandas as pd
 
 from core import profiles as P
+from core import rules
 from core.compressor import CompressionResult
 from core.config import CompressorConfig
 from core.inspections.overview import (
@@ -27,11 +28,9 @@ from core.inspections.overview import (
     tokens_by_role,
     tokens_by_tool,
 )
-from core.phases import prune
-from core.phases.assemble import ORPHAN_CALL_RULES
-from core.phases.prune import PrunePlan
 from core.plan import TOO_SMALL, usable_prune_plan
 from core.plan import plan as compression_plan
+from core.rules import PrunePlan
 from core.tokens import TokenCounter, message_rough_chars
 
 # Step keys in pipeline order, with their labels (the palette in charts.py uses the keys).
@@ -127,11 +126,11 @@ def phase1_steps(
     pruned = plan.apply(config.protect_last_n, config.tail_token_budget)
     boundary, actions = pruned.prune_boundary, pruned.actions
     after_dedup, after_pass2, after_pass3 = plan.pass_lists(boundary)
-    dedup_idx = sorted(i for i, a in actions.items() if prune.DEDUPLICATED in a)
+    dedup_idx = sorted(i for i, a in actions.items() if rules.DEDUPLICATED in a)
 
-    one_liner_idx = sorted(i for i, a in actions.items() if prune.ONE_LINER in a)
-    image_idx = sorted(i for i, a in actions.items() if prune.IMAGE_STRIPPED in a)
-    args_idx = sorted(i for i, a in actions.items() if prune.ARGS_SHRUNK in a)
+    one_liner_idx = sorted(i for i, a in actions.items() if rules.ONE_LINER in a)
+    image_idx = sorted(i for i, a in actions.items() if rules.IMAGE_STRIPPED in a)
+    args_idx = sorted(i for i, a in actions.items() if rules.ARGS_SHRUNK in a)
 
     after_one_liners = _with_indices(after_dedup, after_pass2, one_liner_idx)
     after_args = _with_indices(after_one_liners, after_pass3, args_idx)
@@ -249,7 +248,7 @@ def phase_savings(
         middle = range(result.compress_start or 0, result.compress_end or 0)  # a range: no list of every index
         add("summary", built.assembled, middle, f"{len(middle)} messages → 1 summary" + (" (merged)" if built.summary_merged else ""))
         repair_note = f"{built.orphans_removed} orphan results removed, " + (
-            f"{built.stubs_added} stubs added" if ORPHAN_CALL_RULES[built.plan.profile.orphan_call_rule].adds_stubs
+            f"{built.stubs_added} stubs added" if rules.orphan_call_rule(built.plan.profile).adds_stubs
             else f"{built.calls_stripped} calls without results stripped"
         )
         add("repair", built.repaired, [], repair_note)

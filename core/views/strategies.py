@@ -33,11 +33,10 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from core import rules
 from core.compressor import ContextCompressor
 from core.config import CompressorConfig
 from core.inspections.lint import error_count, lint
-from core.phases import summary as summary_phase
-from core.phases.boundaries import align_boundary_forward, protect_head_size
 from core.plan import plan_for_turns
 from core.profiles import PROFILES
 from core.summary_call import request_summary
@@ -148,7 +147,7 @@ def truncation(messages: Sequence[Any], budget_tokens: int, protect_first_n: int
     """The protected head plus the most recent messages within ``budget_tokens`` (exact tokens)."""
     counter = counter or get_counter("cl100k_base")
     n = len(messages)
-    head_end = min(align_boundary_forward(list(messages), protect_head_size(list(messages), protect_first_n)), n)
+    head_end = min(rules.head_end(messages, protect_first_n), n)
     remaining = budget_tokens - sum(counter.count_message(m) for m in messages[:head_end])
     start = n
     for index in range(n - 1, head_end - 1, -1):
@@ -210,7 +209,7 @@ def _is_handoff(text: str) -> bool:
     """An earlier compaction's summary (Codex-style or any Hermes prefix), not the user's own words."""
     if text.startswith(CODEX_SUMMARY_PREFIX):
         return True
-    return any(summary_phase.is_summary_text(text, profile) for profile in PROFILES.values())
+    return any(rules.is_summary_text(text, profile) for profile in PROFILES.values())
 
 
 def _cut_to_tokens(text: str, tokens: int, counter: TokenCounter) -> str:

@@ -4,7 +4,7 @@ For a conversation and a configuration, :func:`compare_summaries` takes the summ
 compressor would make (its plan, :func:`core.plan.plan`), writes the extractive summary from it
 (``ExtractiveSummarizer().summarize_request``, then the compressor's own post-processing: strip,
 redact), and builds the deterministic fallback from the same turns with the same profile and
-redaction (``core.phases.fallback.deterministic_fallback_summary``, with the reason Hermes gives
+redaction (``core.rules.fallback_summary``, with the reason Hermes gives
 when no summarizer is configured). Both are compared without their handoff prefix:
 
 * size: characters and exact tokens;
@@ -32,9 +32,8 @@ import pandas as pd
 from core import profiles as P
 from core.config import CompressorConfig
 from core.facts import extract_facts, retention, retention_score
-from core.phases.fallback import deterministic_fallback_summary
-from core.phases.summary import strip_summary_prefix
 from core.plan import CompressionPlan, plan
+from core.rules import fallback_summary, strip_summary_prefix
 from core.summarizers.extractive import ExtractiveSummarizer, count_tokens
 from core.summary_call import request_summary
 from core.tokens import encoding_name_for_model, get_counter
@@ -135,7 +134,7 @@ def compare_summaries(
     outcome = request_summary(decided, ExtractiveSummarizer(), may_fall_back=False)
     extractive = outcome.stored or ""
     fallback = strip_summary_prefix(
-        deterministic_fallback_summary(
+        fallback_summary(
             decided.turns, P.NO_PROVIDER_ERROR, decided.previous_summary, profile, redact
         ),
         profile,

@@ -36,8 +36,6 @@ import plotly.graph_objects as go
 from core import profiles as P
 from core.assembly import Assembly, assemble
 from core.config import CompressorConfig
-from core.phases import summary as summary_phase
-from core.phases.prune import PrunePlan
 from core.plan import (
     NOTHING_TO_COMPRESS,
     TOO_SMALL,
@@ -47,6 +45,7 @@ from core.plan import (
     prepare,
     prune_plan_key,
 )
+from core.rules import PrunePlan, with_summary_prefix
 from core.tokens import encoding_name_for_model, get_counter, make_estimator, message_rough_chars
 
 __all__ = [
@@ -198,7 +197,7 @@ def sweep_cell(
 
     budget = decided.summary_budget
     stored = decided.stored_summary(base.modelled_body(budget))
-    built = assemble(decided, summary_phase.with_summary_prefix(stored, decided.profile))
+    built = assemble(decided, with_summary_prefix(stored, decided.profile))
     final = base.total(*base.assembly_size(built))
     row.update({"outcome": "summarized", "messages_after": len(built.messages), "summary_budget": budget,
                 "final_tokens": final, "savings_pct": _savings(base.tokens_before, final)})

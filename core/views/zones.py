@@ -18,10 +18,9 @@ import pandas as pd
 
 from core import profiles as P
 from core.config import CompressorConfig
-from core.phases.boundaries import TailCut
-from core.phases.prune import PrunePlan
 from core.plan import NOTHING_TO_COMPRESS, TOO_SMALL, CompressionPlan, CompressorState, derived
 from core.plan import plan as compression_plan
+from core.rules import PrunePlan, TailCut
 from core.tokens import estimate_messages_tokens_rough, make_estimator, message_rough_chars
 
 HEAD, MIDDLE, TAIL, UNCHANGED = "HEAD", "MIDDLE", "TAIL", "UNCHANGED"
