@@ -12,10 +12,11 @@ import streamlit as st
 
 from core.inspections.overview import message_frame
 from core.inspections.summary_check import EMPTY, summary_problem
-from core.render.formatting import article, integer, percent, signed, usd
+from core.render.formatting import integer, percent, signed, usd
 from core.summarizers.llm import CLIENT_DEFAULT_RETRIES, DEFAULT_TIMEOUT_S
 from core.views.drilldown import INPUT, OUTPUT
 from core.views.run import RunFigures, run_figures
+from core.wording import article
 from dashboard.drilldown import drilldown_panel, on_row_click, open_message
 from dashboard.memo import Settings, Transcript
 from dashboard.sidebar import (

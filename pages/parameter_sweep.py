@@ -7,13 +7,13 @@ import time
 import streamlit as st
 
 from core.inspections.request import TRIGGER_SOURCE_WORDS
+from core.render.sweep import sweep_heatmap
 from core.views.sweep import (
     DEFAULT_RATIOS,
     DEFAULT_THRESHOLDS,
     best_cells,
     prepare_sweep,
     sweep,
-    sweep_heatmap,
     uniform_cells,
 )
 from dashboard.sidebar import (

@@ -8,7 +8,8 @@ import streamlit as st
 
 from core.profiles import PROFILES
 from core.render.formatting import human_column
-from core.views.releases import compare_releases, is_release_difference, release_zone_figure
+from core.render.releases import release_zone_figure
+from core.views.releases import compare_releases, is_release_difference
 from dashboard.sidebar import (
     RELEASES,
     escape_markdown,

@@ -9,12 +9,12 @@ import pandas as pd
 import streamlit as st
 
 from core.formats import dump
+from core.render.strategies import strategy_figure
 from core.views.retention import FactIndex
 from core.views.strategies import (
     CODEX_USER_TOKENS,
     DEFAULT_KEEP_LAST,
     compare_strategies,
-    strategy_figure,
 )
 from dashboard.sidebar import escape_markdown, keep, page_setup, require_transcript, source_caption
 from dashboard.ui import chart, metric_row, table

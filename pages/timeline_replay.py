@@ -6,11 +6,11 @@ from typing import Any
 
 import streamlit as st
 
+from core.render.replay import replay_figure
 from core.views.replay import (
     compactions_table,
     logged_prompt_tokens,
     real_compactions,
-    replay_figure,
     summary_evolution,
 )
 from dashboard.sidebar import (

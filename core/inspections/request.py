@@ -68,14 +68,6 @@ PART_LABELS: dict[str, str] = {
     "messages": "messages",
     "unrecorded_overhead": "unrecorded overhead",
 }
-PART_COLORS: dict[str, str] = {
-    "system": "#6c757d",
-    "tools": "#d9a126",
-    "injected": "#8e6cc4",
-    "messages": "#3b6fb6",
-    "unrecorded_overhead": "#c8ccd1",
-}
-RECORDED_COLOR = "#00798c"
 
 SYSTEM_ROLES = ("system", "developer")
 # Compactions after which the agent sends none of the earlier messages again.

@@ -13,7 +13,6 @@ from collections.abc import Iterable
 
 __all__ = [
     "HUMAN_COLUMNS",
-    "article",
     "human_column",
     "integer",
     "join_words",
@@ -126,16 +125,6 @@ def plural(number: int, word: str, words: str | None = None) -> str:
     return f"{integer(number)} {word if number == 1 else (words or word + 's')}"
 
 
-_VOWEL_START = re.compile(r"^(?:[aeio]|u(?!ni|s[aeiou]|ser)|hour|honest)", re.IGNORECASE)
-_ACRONYM = re.compile(r"^[A-Z0-9]{2,}\b")
-
-
-def article(word: str) -> str:
-    """``a`` or ``an`` for ``word``: "an assistant message", "a user message", "an HTML report"."""
-    word = word.strip()
-    if _ACRONYM.match(word):
-        return "an" if word[0] in "AEFHILMNORSX8" else "a"
-    return "an" if _VOWEL_START.match(word) else "a"
 
 
 def join_words(items: Iterable[str]) -> str:

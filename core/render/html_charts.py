@@ -163,8 +163,8 @@ def bar_rows(name: str, bars: Sequence[Bar], *, unit: str = "tokens", legend: bo
 def request_html(breakdown: Any, context_length: int, threshold_tokens: int) -> str:
     """The whole request by part in one bar (a ``core.inspections.request.RequestBreakdown``), against
     the window and the threshold, with the last recorded prompt size when the log has one."""
-    from core.inspections.request import PART_COLORS, PART_LABELS, RECORDED_COLOR
-    from core.render.palette import MUTED_COLOR, THRESHOLD_COLOR
+    from core.inspections.request import PART_LABELS
+    from core.render.palette import MUTED_COLOR, PART_COLORS, RECORDED_COLOR, THRESHOLD_COLOR
 
     unit = "estimated tokens" if breakdown.unit == "hermes" else f"tokens ({breakdown.unit})"
     segments = [Segment(PART_LABELS[name], int(tokens), PART_COLORS[name])

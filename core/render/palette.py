@@ -56,3 +56,19 @@ MUTED_COLOR = "rgba(128, 128, 128, 0.95)"
 # Colours for keys without a fixed one (tools), in a stable order.
 PALETTE = ("#3b6fb6", "#e8833a", "#3a9d5d", "#8e6cc4", "#d1495b", "#00798c", "#d9a126", "#5b6770", "#4fb3bf",
            "#a05195", "#7a9e3a", "#c9733c")
+# The comparison strategies (hermes, plain truncation, observation masking, Codex-style handoff).
+STRATEGY_COLORS: dict[str, str] = {
+    "hermes": "#e8833a",
+    "truncation": "#5b6770",
+    "masking": "#8e6cc4",
+    "codex": "#3b6fb6",
+}
+# The parts of a request (system prompt, tool schemas, injected context, messages).
+PART_COLORS: dict[str, str] = {
+    "system": "#6c757d",
+    "tools": "#d9a126",
+    "injected": "#8e6cc4",
+    "messages": "#3b6fb6",
+    "unrecorded_overhead": "#c8ccd1",
+}
+RECORDED_COLOR = "#00798c"

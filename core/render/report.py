@@ -20,7 +20,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from core.render.formatting import article, integer, percent, signed
+from core.render.formatting import integer, percent, signed
+from core.wording import article
 
 __all__ = ["ReportInput", "html_report"]
 

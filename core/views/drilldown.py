@@ -22,8 +22,8 @@ from typing import Any
 from core import rules as phase1
 from core.inspections.overview import message_text
 from core.message_view import call_views, role_of
-from core.render.formatting import article
 from core.tokens import TokenCounter
+from core.wording import article
 
 __all__ = ["INPUT", "OUTPUT", "Drilldown", "MessageDetail", "PairLink", "PhaseStep"]
 

@@ -16,7 +16,6 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import pandas as pd
-import plotly.graph_objects as go
 
 from core.facts import (
     FACT_KINDS,
@@ -25,12 +24,11 @@ from core.facts import (
     latest_request,
     message_text,
     retention,
-    retention_by_kind,
     retention_score,
 )
 from core.facts.search import occurrences
 
-__all__ = ["FactIndex", "lost_facts", "retention_figure", "retention_summary"]
+__all__ = ["FactIndex", "lost_facts", "retention_summary"]
 
 FACT_TABLE_COLUMNS = ["kind", "value", "message_index"]
 
@@ -86,22 +84,3 @@ def lost_facts(scored: pd.DataFrame) -> pd.DataFrame:
     return lost[FACT_TABLE_COLUMNS].reset_index(drop=True)
 
 
-def retention_figure(runs: Mapping[str, pd.DataFrame]) -> go.Figure:
-    """Grouped bars: the share of facts kept per kind, one bar group per run (a scored table each)."""
-    fig = go.Figure()
-    palette = ["#3b6fb6", "#e8833a", "#3a9d5d", "#8e6cc4", "#d1495b", "#00798c", "#d9a126", "#5b6770"]
-    for position, (name, scored) in enumerate(runs.items()):
-        by_kind = retention_by_kind(scored)
-        fig.add_trace(go.Bar(
-            x=by_kind["kind"].str.replace("_", " "), y=(by_kind["score"] * 100).round(1), name=name,
-            marker_color=palette[position % len(palette)],
-            customdata=by_kind[["kept", "total"]].to_numpy(),
-            hovertemplate="%{x}: %{customdata[0]}/%{customdata[1]} kept (%{y:.1f}%)<extra>" + name + "</extra>",
-        ))
-    from core.render.charts import style
-
-    style(fig, height=400)
-    fig.update_layout(barmode="group")
-    fig.update_yaxes(title_text="facts kept verbatim (%)", range=[0, 105])
-    fig.update_xaxes(title_text="fact kind")
-    return fig

@@ -8,7 +8,8 @@ from pathlib import Path
 
 from core import CompressorConfig, ContextCompressor
 from core.profiles import PROFILES
-from core.views.releases import compare_releases, release_zone_figure
+from core.render.releases import release_zone_figure
+from core.views.releases import compare_releases
 from tests.core.helpers import Recorder
 
 GOLDEN = Path(__file__).resolve().parents[1] / "data" / "golden"

@@ -15,13 +15,13 @@ import plotly.graph_objects as go
 from core import CompressorConfig
 from core import profiles as P
 from core.formats import CompactionEvent, Conversation
+from core.render.replay import replay_figure
 from core.tokens import estimate_messages_tokens_rough
 from core.views.replay import (
     compactions_table,
     logged_prompt_tokens,
     real_compactions,
     replay,
-    replay_figure,
     summary_evolution,
 )
 from tests.core.helpers import Recorder, asst, call, failing, tool, user

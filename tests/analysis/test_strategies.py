@@ -9,8 +9,10 @@ import core.views.strategies as strategies
 from core import CompressorConfig
 from core import profiles as P
 from core.inspections.lint import lint
+from core.render.retention import retention_figure
+from core.render.strategies import strategy_figure
 from core.tokens import get_counter
-from core.views.retention import FactIndex, lost_facts, retention_figure, retention_summary
+from core.views.retention import FactIndex, lost_facts, retention_summary
 from core.views.strategies import (
     CODEX_SUMMARY_PREFIX,
     MASK_PLACEHOLDER,
@@ -18,7 +20,6 @@ from core.views.strategies import (
     compare_strategies,
     hermes,
     observation_masking,
-    strategy_figure,
     truncation,
 )
 from tests.core.helpers import Recorder, asst, call, failing, tool, user

@@ -15,9 +15,10 @@ import pytest
 from core import CompressorConfig, ContextCompressor
 from core import profiles as P
 from core.profiles import PROFILES
+from core.render.sweep import sweep_heatmap
 from core.summarizers.base import SummaryRequest
 from core.tokens import estimate_messages_tokens_rough, get_counter
-from core.views.sweep import best_cells, prepare_sweep, sweep, sweep_cell, sweep_heatmap
+from core.views.sweep import best_cells, prepare_sweep, sweep, sweep_cell
 from tests.core.helpers import asst, call, tool, user
 from tests.core.helpers import sys as system
 
