@@ -8,7 +8,8 @@ import pandas as pd
 import streamlit as st
 
 from core.inspections.lint import RULES, lint, lint_summary
-from core.views.strategies import CODEX_USER_TOKENS, DEFAULT_KEEP_LAST, compare_strategies
+from core.strategies import CODEX_USER_TOKENS, DEFAULT_KEEP_LAST
+from core.views.strategies import compare_strategies
 from dashboard.sidebar import (
     escape_markdown,
     keep,

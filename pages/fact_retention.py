@@ -9,8 +9,9 @@ import streamlit as st
 
 from core.facts import retention_by_kind
 from core.render.retention import retention_figure
+from core.strategies import CODEX_USER_TOKENS, DEFAULT_KEEP_LAST
 from core.views.retention import FactIndex, lost_facts, retention_summary
-from core.views.strategies import CODEX_USER_TOKENS, DEFAULT_KEEP_LAST, compare_strategies
+from core.views.strategies import compare_strategies
 from dashboard.sidebar import (
     escape_markdown,
     keep,

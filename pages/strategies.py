@@ -10,12 +10,9 @@ import streamlit as st
 
 from core.formats import dump
 from core.render.strategies import strategy_figure
+from core.strategies import CODEX_USER_TOKENS, DEFAULT_KEEP_LAST
 from core.views.retention import FactIndex
-from core.views.strategies import (
-    CODEX_USER_TOKENS,
-    DEFAULT_KEEP_LAST,
-    compare_strategies,
-)
+from core.views.strategies import compare_strategies, strategy_overview
 from dashboard.sidebar import escape_markdown, keep, page_setup, require_transcript, source_caption
 from dashboard.ui import chart, metric_row, table
 
@@ -61,10 +58,8 @@ settings = page_setup()
 transcript = require_transcript()
 source_caption(transcript)
 st.caption(
-    "The same conversation reduced five ways: Hermes with each profile, truncation to the most recent messages "
-    "that fit, masking of old tool outputs, and a Codex-style reset (the user's own messages plus a summary). "
-    "Tokens are exact (tiktoken); facts are identifiers that must survive verbatim; API errors come from the "
-    "API validity lint."
+    strategy_overview() + " Tokens are exact (tiktoken); facts are identifiers that must survive verbatim; "
+    "API errors come from the API validity lint."
 )
 
 with st.container(border=True):

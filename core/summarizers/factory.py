@@ -12,12 +12,21 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["SUMMARIZER_KINDS", "make_summarizer"]
+__all__ = ["DEFAULT_SUMMARIZER", "SUMMARIZER_KINDS", "make_summarizer", "resolve_summarizer"]
 
 SUMMARIZER_KINDS: tuple[str, ...] = ("extractive", "litellm", "server", "failing", "none")
 # The local server checks no key, but litellm's OpenAI client insists on one.
 _LOCAL_KEY = "local-no-key"
 _LOCAL_CAP: Any = object()  # "the local model's cap"
+
+#: "The offline extractive summary": the default of the analyses wherever no model is configured
+#: (``None`` already means "no summarizer", the profile's fallback path).
+DEFAULT_SUMMARIZER: Any = object()
+
+
+def resolve_summarizer(summarizer: Any) -> Any:
+    """``summarizer`` itself, or a fresh extractive summarizer for ``DEFAULT_SUMMARIZER``."""
+    return make_summarizer("extractive") if summarizer is DEFAULT_SUMMARIZER else summarizer
 
 
 def make_summarizer(

@@ -43,10 +43,10 @@ from core.config import CompressorConfig
 from core.inspections.request import RequestBreakdown, recorded_prompts, weigher_for
 from core.profiles import get_profile
 from core.rules import strip_summary_prefix
+from core.summarizers.factory import DEFAULT_SUMMARIZER, resolve_summarizer
 from core.tokens import get_counter, message_rough_chars
 
 __all__ = [
-    "DEFAULT_SUMMARIZER",
     "CompactionRecord",
     "Replay",
     "logged_prompt_tokens",
@@ -55,8 +55,6 @@ __all__ = [
     "summary_evolution",
 ]
 
-#: Use the offline extractive summarizer (the default wherever no model is configured).
-DEFAULT_SUMMARIZER: Any = object()
 
 POINT_COLUMNS = ["turn", "message_index", "prompt_before", "prompt_after", "compacted", "outcome",
                  "context_messages", "estimate", "recorded", "sized_by"]
@@ -177,12 +175,6 @@ def _estimate(messages: Sequence[Any], estimator: str, model: str) -> int:
     return running.value()
 
 
-def _default_summarizer() -> Any:
-    from core.summarizers.factory import make_summarizer
-
-    return make_summarizer("extractive")
-
-
 def _role(message: Any) -> Any:
     return message.get("role") if isinstance(message, Mapping) else None
 
@@ -225,8 +217,7 @@ def replay(
                              f"{weigher_for(config).unit!r}")
         if request.n_messages != len(messages):
             raise ValueError(f"the request describes {request.n_messages} messages, the replay got {len(messages)}")
-    if summarizer is DEFAULT_SUMMARIZER:
-        summarizer = _default_summarizer()
+    summarizer = resolve_summarizer(summarizer)
     clock = _SimulatedClock()
     compressor = ContextCompressor(config, summarizer=summarizer, clock=clock)
     estimator, model = config.token_estimator, config.model

@@ -5,23 +5,20 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-import core.views.strategies as strategies
+import core.strategies.masking as masking
 from core import CompressorConfig
 from core import profiles as P
 from core.inspections.lint import lint
 from core.render.retention import retention_figure
 from core.render.strategies import strategy_figure
+from core.strategies import CODEX_SUMMARY_PREFIX, MASK_PLACEHOLDER, StrategyRun
+from core.strategies.codex import codex_style
+from core.strategies.hermes import hermes
+from core.strategies.masking import observation_masking
+from core.strategies.truncation import truncation
 from core.tokens import get_counter
 from core.views.retention import FactIndex, lost_facts, retention_summary
-from core.views.strategies import (
-    CODEX_SUMMARY_PREFIX,
-    MASK_PLACEHOLDER,
-    codex_style,
-    compare_strategies,
-    hermes,
-    observation_masking,
-    truncation,
-)
+from core.views.strategies import compare_strategies, strategy_overview
 from tests.core.helpers import Recorder, asst, call, failing, tool, user
 from tests.core.helpers import sys as system
 
@@ -178,12 +175,12 @@ def test_a_broken_promise_is_reported(monkeypatch: pytest.MonkeyPatch) -> None:
     assert comparison.violations["upload"].empty
     assert comparison.table["notes"].tolist()[7] == "0 tool output(s) masked"
 
-    def drops_a_result(messages: list, keep_last: int = 10) -> strategies.StrategyRun:
+    def drops_a_result(messages: list, keep_last: int = 10) -> StrategyRun:
         run = observation_masking(messages, keep_last)
         run.messages = [m for m in run.messages if m.get("tool_call_id") != "c2"]
         return run
 
-    monkeypatch.setattr(strategies, "observation_masking", drops_a_result)
+    monkeypatch.setattr(masking, "observation_masking", drops_a_result)
     broken = compare_strategies(SESSION, CompressorConfig(profile=V16), Recorder(SUMMARY), budget_tokens=1_000)
     row = broken.table.loc[7]
     assert not row["pairs_ok"]
@@ -209,3 +206,28 @@ def test_fact_index_parts_and_the_retention_view() -> None:
     fig = retention_figure({"a": scored})
     assert list(fig.data[0].x) == ["user request", "path", "command", "error", "quantity", "identifier"]
     assert list(fig.data[0].y) == [0.0, 100.0, 0.0, 0.0, 25.0, 0.0]
+
+
+def test_the_comparison_runs_what_the_registry_lists(monkeypatch: pytest.MonkeyPatch) -> None:
+    from dataclasses import dataclass
+
+    from core.strategies import STRATEGIES
+    from core.strategies.base import BudgetFollower
+
+    @dataclass(frozen=True)
+    class KeepEverything(BudgetFollower):
+        family: str = "identity"
+        label: str = "Identity"
+        description: str = "no reduction at all"
+
+        def run(self, messages, settings):
+            return [StrategyRun(name="Identity", family=self.family, messages=list(messages),
+                                kept=list(range(len(messages))))]
+
+    monkeypatch.setitem(STRATEGIES, "identity", KeepEverything())
+    comparison = compare_strategies(SESSION, CompressorConfig(profile=V16), Recorder(SUMMARY), budget_tokens=100)
+    row = comparison.table.set_index("strategy").loc["Identity"]
+    assert row["messages_after"] == len(SESSION) and row["compacted_facts"] == 0
+    assert not row["fits_budget"]
+    assert strategy_overview().startswith("The same conversation reduced 5 ways: Hermes with each release profile")
+    assert strategy_overview().endswith("and no reduction at all.")

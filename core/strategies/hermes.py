@@ -1,0 +1,56 @@
+"""Hermes: one ``ContextCompressor.compress`` per release profile, run unconditionally like ``/compress``."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from core.compressor import ContextCompressor
+from core.config import CompressorConfig
+from core.profiles import PROFILES
+from core.strategies.base import StrategyRun, StrategySettings
+from core.summarizers.factory import DEFAULT_SUMMARIZER, resolve_summarizer
+
+__all__ = ["HermesStrategy", "hermes"]
+
+
+def hermes(messages: Sequence[Any], config: CompressorConfig, summarizer: Any = DEFAULT_SUMMARIZER) -> StrategyRun:
+    """One ``compress()`` with ``config`` (its profile names the run)."""
+    compressor = ContextCompressor(config, summarizer=resolve_summarizer(summarizer))
+    result = compressor.compress(list(messages), on_crash="report")
+    kept: list[int] = []
+    altered: list[int] = []
+    notes: list[str] = []
+    if result.compressed:
+        for origin in result.origins:
+            if origin.kind not in ("head", "tail") or origin.source_index is None:
+                continue
+            extra = [badge for badge in origin.badges if badge not in ("HEAD", "TAIL")]
+            (altered if extra else kept).append(origin.source_index)
+        if result.fallback_used:
+            notes.append(f"summary failed ({result.failure_reason or 'cooldown'}); fallback summary inserted")
+    else:
+        for index, (old, new) in enumerate(zip(messages, result.messages, strict=False)):
+            (kept if old == new else altered).append(index)
+        notes.append(result.crash.describe() if result.crash is not None else f"no compaction: outcome {result.outcome}")
+    return StrategyRun(
+        name=f"Hermes {config.profile}", family=HermesStrategy.family, messages=list(result.messages),
+        kept=sorted(kept), altered=sorted(altered), promises_pairs=True, summary_text=result.summary_text,
+        notes=notes,
+    )
+
+
+@dataclass(frozen=True)
+class HermesStrategy:
+    family: str = "hermes"
+    label: str = "Hermes"
+    description: str = "Hermes with each release profile (the chosen parameters and summarizer)"
+
+    def run(self, messages: Sequence[Any], settings: StrategySettings) -> list[StrategyRun]:
+        return [hermes(messages, replace(settings.config, profile=name), settings.summarizer) for name in PROFILES]
+
+    def budget_run(self, runs: Sequence[StrategyRun], settings: StrategySettings) -> StrategyRun | None:
+        """The chosen profile's run: what Hermes kept is the budget the others are held to."""
+        return next(run for run in runs if run.name == f"Hermes {settings.config.profile}")
+
