@@ -38,10 +38,9 @@ from dataclasses import dataclass, field
 from itertools import accumulate
 from typing import TYPE_CHECKING, Any
 
-from core import profiles as P
 from core.config import CompressorConfig
 from core.message_view import content_text, role_of
-from core.tokens import encoding_name_for_model, get_counter, message_rough_chars
+from core.tokens import encoding_name_for_model, get_counter, message_rough_chars, rough_tokens
 
 if TYPE_CHECKING:  # pandas only for the tables: the dashboard's first chart is drawn before it loads
     import pandas as pd
@@ -109,10 +108,10 @@ class RoughWeigher:
     unit = "hermes"
 
     def text(self, text: str) -> int:
-        return (len(text) + 3) // 4 if text else 0
+        return rough_tokens(len(text)) if text else 0
 
     def tools(self, tools: Sequence[Any]) -> int:
-        return (len(str(list(tools))) + 3) // 4 if tools else 0
+        return rough_tokens(len(str(list(tools)))) if tools else 0
 
     def running(self, messages: Sequence[Any]) -> _RangeSum:
         chars, images = array("q"), array("q")
@@ -151,7 +150,7 @@ class _RangeSum:
         total = self.prefix[end] - self.prefix[start]
         if not self.rough:
             return total
-        return (total + 3) // 4 + P.ROUGH_IMAGE_TOKENS * (self.image_prefix[end] - self.image_prefix[start])
+        return rough_tokens(total, self.image_prefix[end] - self.image_prefix[start])
 
 
 # --- what the log recorded -----------------------------------------------------------------------

@@ -44,7 +44,7 @@ from core.inspections.request import RequestBreakdown, recorded_prompts, weigher
 from core.profiles import get_profile
 from core.rules import strip_summary_prefix
 from core.summarizers.factory import DEFAULT_SUMMARIZER, resolve_summarizer
-from core.tokens import get_counter, message_rough_chars
+from core.tokens import get_counter, message_rough_chars, rough_tokens
 
 __all__ = [
     "CompactionRecord",
@@ -160,7 +160,7 @@ class _Running:
     def value(self) -> int:
         if self.counter is not None:
             return self.tokens
-        return (self.chars + 3) // 4 + P.ROUGH_IMAGE_TOKENS * self.images
+        return rough_tokens(self.chars, self.images)
 
 
 def _encoding(model: str) -> str:

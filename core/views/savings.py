@@ -17,7 +17,6 @@ from typing import Any
 
 import pandas as pd
 
-from core import profiles as P
 from core import rules
 from core.compressor import CompressionResult
 from core.config import CompressorConfig
@@ -31,7 +30,7 @@ from core.inspections.overview import (
 from core.plan import TOO_SMALL, usable_prune_plan
 from core.plan import plan as compression_plan
 from core.rules import PrunePlan
-from core.tokens import TokenCounter, message_rough_chars
+from core.tokens import TokenCounter, message_rough_chars, rough_tokens
 
 # Step keys in pipeline order, with their labels (the palette in charts.py uses the keys).
 STEP_LABELS: dict[str, str] = {
@@ -180,7 +179,7 @@ class _Totals:
                 chars += figures[1]
                 images += figures[2]
         self.previous, self.sums = messages, (exact, chars, images)
-        return exact, (chars + 3) // 4 + P.ROUGH_IMAGE_TOKENS * images
+        return exact, rough_tokens(chars, images)
 
 
 def phase_savings(

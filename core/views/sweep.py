@@ -44,7 +44,13 @@ from core.plan import (
     prune_plan_key,
 )
 from core.rules import PrunePlan, with_summary_prefix
-from core.tokens import encoding_name_for_model, get_counter, make_estimator, message_rough_chars
+from core.tokens import (
+    encoding_name_for_model,
+    get_counter,
+    make_estimator,
+    message_rough_chars,
+    rough_tokens,
+)
 
 __all__ = [
     "DEFAULT_RATIOS",
@@ -101,7 +107,7 @@ class SweepBase:
     def total(self, chars: int, images: int) -> int:
         if self.estimator == "tiktoken":
             return chars
-        return (chars + 3) // 4 + P.ROUGH_IMAGE_TOKENS * images
+        return rough_tokens(chars, images)
 
     def prune_plan(self, config: CompressorConfig) -> PrunePlan:
         key = prune_plan_key(config)

@@ -21,7 +21,7 @@ from core.config import CompressorConfig
 from core.plan import NOTHING_TO_COMPRESS, TOO_SMALL, CompressionPlan, CompressorState, derived
 from core.plan import plan as compression_plan
 from core.rules import PrunePlan, TailCut
-from core.tokens import estimate_messages_tokens_rough, make_estimator, message_rough_chars
+from core.tokens import estimate_messages_tokens_rough, make_estimator, message_rough_chars, rough_tokens
 
 HEAD, MIDDLE, TAIL, UNCHANGED = "HEAD", "MIDDLE", "TAIL", "UNCHANGED"
 ZONE_NAMES: tuple[str, ...] = (HEAD, MIDDLE, TAIL, UNCHANGED)
@@ -100,7 +100,7 @@ def cumulative_prompt_tokens(messages: Sequence[Any], config: CompressorConfig) 
         images = np.zeros(n, dtype=np.int64)
         for index, message in enumerate(messages):
             chars[index], images[index] = message_rough_chars(message)
-        return (np.cumsum(chars) + 3) // 4 + P.ROUGH_IMAGE_TOKENS * np.cumsum(images)
+        return rough_tokens(np.cumsum(chars), np.cumsum(images))
     estimator = make_estimator(config.token_estimator, config.model)
     return np.cumsum(np.fromiter((estimator.message_tokens(m) for m in messages), dtype=np.int64, count=n))
 
