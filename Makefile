@@ -37,6 +37,7 @@ fuzz: $(STAMP)
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
+	PYTHONPATH=. $(VENV)/bin/lint-imports --no-cache
 
 local-model: $(STAMP)
 	@$(PY) -c "from core.summarizers.local import missing_parts; import sys; sys.exit(1 if missing_parts() else 0)" 2>/dev/null \

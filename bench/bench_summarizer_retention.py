@@ -140,13 +140,13 @@ def measure(name: str, messages: list[dict[str, Any]]) -> dict[str, Any] | None:
         print(f"{name}: nothing to summarise (outcome {result.outcome})", file=sys.stderr)
         return None
     request = capturing.requests[-1]
-    kept = messages[: result.compress_start] + messages[result.compress_end :]
+    kept = messages[: result.plan.compress_start] + messages[result.plan.compress_end :]
     no_summarizer = ContextCompressor(CONFIG, summarizer=None)
     fell_back = no_summarizer.compress(messages, force=True)
     profile = no_summarizer.profile
-    compaction = _scores(request, kept, strip_summary_prefix(fell_back.summary_text or "", profile))
+    compaction = _scores(request, kept, strip_summary_prefix(fell_back.assembly.summary_text or "", profile))
 
-    span = messages[result.turns_start : result.compress_end]
+    span = messages[result.plan.turns_start : result.plan.compress_end]
     budget = summary.summary_budget(estimate_messages_tokens_rough(span), no_summarizer.max_summary_tokens)
     span_request = SummaryRequest(
         prompt="",

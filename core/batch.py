@@ -282,8 +282,8 @@ def analyze_messages(
     kept = retention(facts, result.messages)
     del facts
     middle_kept = kept.iloc[0:0]
-    if result.compressed and result.compress_start is not None and result.compress_end is not None:
-        in_middle = (kept["message_index"] >= result.compress_start) & (kept["message_index"] < result.compress_end)
+    if result.compressed and result.plan.compress_start is not None and result.plan.compress_end is not None:
+        in_middle = (kept["message_index"] >= result.plan.compress_start) & (kept["message_index"] < result.plan.compress_end)
         middle_kept = kept[in_middle]
     checked = validity(result.messages)
     problem = summary_problem(result, counter)
@@ -306,7 +306,7 @@ def analyze_messages(
         "tail_token_budget": config.tail_token_budget,
         **zone_figures,
         "outcome": result.outcome,
-        "fallback_used": result.fallback_used,
+        "fallback_used": result.assembly is not None and result.assembly.fallback_used,
         "abort_reason": result.abort_reason,
         "failure_reason": result.failure_reason,
         "summary_problem": problem.kind if problem else None,
@@ -342,6 +342,13 @@ def _empty_row(file: str) -> dict[str, Any]:
     row: dict[str, Any] = dict.fromkeys(REPORT_COLUMNS)
     row["file"] = file
     return row
+
+
+def _failed_rows(file: str, error: str) -> list[dict[str, Any]]:
+    """The report row of a file the engine could not process (its worker died, its bytes unreadable)."""
+    row = _empty_row(file)
+    row["error"] = error
+    return [row]
 
 
 def _row(file: str, conversation: Any, analysis: dict[str, Any], seconds: float) -> dict[str, Any]:
@@ -558,11 +565,12 @@ def map_files(
     paths = list(paths)
     with batch_engines.progress_bar(len(paths), progress) as bar:
         if engine == "ray":
-            return batch_engines.run_ray(paths, settings, workers, address, bar, BatchError, task, on_result)
+            return batch_engines.run_ray(paths, settings, workers, address, bar, BatchError, task, on_result,
+                                          _failed_rows)
         count = min(workers or os.cpu_count() or 1, max(1, len(paths)))
         if count == 1:
             return batch_engines.run_inline(paths, settings, bar, task, on_result)
-        return batch_engines.run_local(paths, settings, count, bar, task, on_result)
+        return batch_engines.run_local(paths, settings, count, bar, task, on_result, _failed_rows)
 
 
 def report_frame(rows: Sequence[dict[str, Any]]) -> pd.DataFrame:

@@ -18,12 +18,14 @@ from typing import Any
 Rows = dict[str, list[dict[str, Any]]]
 #: Told each file's rows as they come (in the calling process), before the run ends.
 OnResult = Callable[[str, list[dict[str, Any]]], None] | None
+#: The per-file task: ``task(path, settings, data=None)`` → that file's rows (it never raises).
+Task = Callable[..., list[dict[str, Any]]]
+#: The rows of a file whose worker died or could not read it: ``failed(path, error_text)``.
+FailedRows = Callable[[str, str], list[dict[str, Any]]] | None
 
 
-def _default_task() -> Callable[..., list[dict[str, Any]]]:
-    from core.batch import process_file
-
-    return process_file
+def _failed(failed: FailedRows, path: str, text: str) -> list[dict[str, Any]]:
+    return failed(path, text) if failed is not None else [{"file": path, "error": text}]
 
 
 def _done(bar: Any, on_result: OnResult, path: str, results: Rows) -> None:
@@ -38,17 +40,8 @@ def progress_bar(total: int, enabled: bool) -> Any:
     return tqdm(total=total, unit="file", file=sys.stderr, disable=not enabled, dynamic_ncols=True)
 
 
-def _failed_row(path: str, text: str) -> list[dict[str, Any]]:
-    from core.batch import _empty_row
-
-    row = _empty_row(path)
-    row["error"] = text
-    return [row]
-
-
-def run_inline(paths: Sequence[str], settings: dict[str, Any], bar: Any, task: Any = None,
+def run_inline(paths: Sequence[str], settings: dict[str, Any], bar: Any, task: Task,
                on_result: OnResult = None) -> Rows:
-    task = task or _default_task()
     results: Rows = {}
     for path in paths:
         results[path] = task(path, settings)
@@ -75,12 +68,10 @@ def stop_pool(pool: Any) -> None:
         process.join(2)
 
 
-def run_local(paths: Sequence[str], settings: dict[str, Any], workers: int, bar: Any, task: Any = None,
-              on_result: OnResult = None) -> Rows:
+def run_local(paths: Sequence[str], settings: dict[str, Any], workers: int, bar: Any, task: Task,
+              on_result: OnResult = None, failed: FailedRows = None) -> Rows:
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor, as_completed
-
-    task = task or _default_task()
 
     methods = multiprocessing.get_all_start_methods()
     context = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
@@ -96,7 +87,7 @@ def run_local(paths: Sequence[str], settings: dict[str, Any], workers: int, bar:
             try:
                 results[path] = future.result()
             except Exception as exc:  # the worker died (killed, out of memory): report, carry on
-                results[path] = _failed_row(path, f"{path}: worker failed: {type(exc).__name__}: "
+                results[path] = _failed(failed, path, f"{path}: worker failed: {type(exc).__name__}: "
                                                   f"{' '.join(str(exc).split())}")
             _done(bar, on_result, path, results)
     except BaseException:  # Ctrl-C (or a failure here): the workers are stopped, not waited for
@@ -117,8 +108,9 @@ def run_ray(
     address: str | None,
     bar: Any,
     error: Callable[[str], Exception],
-    task: Any = None,
+    task: Task,
     on_result: OnResult = None,
+    failed: FailedRows = None,
 ) -> Rows:
     try:
         import ray
@@ -126,7 +118,7 @@ def run_ray(
         raise error("the ray engine needs Ray: pip install 'ray[default]>=2.40'") from None
     import logging
 
-    work = task or _default_task()
+    work = task
     started_here = False
     pending: dict[Any, str] = {}
     if not ray.is_initialized():
@@ -161,7 +153,7 @@ def run_ray(
                 try:
                     data = Path(path).read_bytes()
                 except OSError as exc:
-                    results[path] = _failed_row(path, f"{path}: cannot read the file: {exc.strerror or exc}")
+                    results[path] = _failed(failed, path, f"{path}: cannot read the file: {exc.strerror or exc}")
                     _done(bar, on_result, path, results)
                     return
                 pending[remote.remote(path, settings, data)] = path
@@ -179,7 +171,8 @@ def run_ray(
                 try:
                     results[path] = ray.get(ref)
                 except Exception as exc:  # the task's worker died: report, carry on
-                    results[path] = _failed_row(
+                    results[path] = _failed(
+                        failed,
                         path, f"{path}: worker failed: {type(exc).__name__}: {' '.join(str(exc).split())[:300]}"
                     )
                 _done(bar, on_result, path, results)

@@ -18,14 +18,12 @@ import dataclasses
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
 from core import profiles as P
-from core.assembly import Assembly, MessageOrigin, SummaryFailure, assemble
+from core.assembly import MessageOrigin, SummaryFailure, assemble
 from core.config import CompressorConfig
-from core.phases.boundaries import TailCut
 from core.phases.failures import is_connection_error
 from core.phases.prune import PrunePlan, fresh_copies
 from core.phases.summary import ReferenceCrash
@@ -33,6 +31,7 @@ from core.phases.trigger import THRASH_RULES, ThrashRule
 from core.plan import NOTHING_TO_COMPRESS, SUMMARIZE, TOO_SMALL, CompressionPlan, CompressorState, plan
 from core.profiles import Profile
 from core.redaction import profile_redaction
+from core.result import CompressionResult
 from core.summary_call import (
     NO_SUMMARIZER_ERROR,
     FailureState,
@@ -53,139 +52,6 @@ __all__ = [
 ]
 
 Summarizer = Callable[[str, "int | None"], Any]
-
-@dataclass
-class CompressionResult:
-    """What ``compress()`` produced and everything the dashboard draws about it.
-
-    ``plan`` holds the decisions (zones, Phase 1, turns, budget) and ``assembly`` the output when
-    the summary (or the fallback) was assembled; the other fields say what the call did.
-    """
-
-    messages: list[Any]
-    outcome: str  # "too_small", "nothing_to_compress", "summarized", "fallback" or "aborted"
-    input_messages: list[Any]
-    plan: CompressionPlan
-    assembly: Assembly | None = None
-    failure_reason: str | None = None
-    summarizer_calls: list[SummarizerCall] = field(default_factory=list)
-    cooldown_skipped: bool = False
-    aux_model_failure: str | None = None
-    aux_model_failure_model: str | None = None
-    abort_reason: str | None = None  # "configured", "authentication" or "network" when aborted
-    crash: ReferenceCrash | None = None  # outcome "crashed": where the release itself raises (the input is kept)
-
-    # -- the plan's decisions
-    @property
-    def pruned_messages(self) -> list[Any] | None:
-        return self.plan.prune.messages if self.plan.prune is not None else None
-
-    @property
-    def pruned_count(self) -> int:
-        return self.plan.prune.pruned_count if self.plan.prune is not None else 0
-
-    @property
-    def prune_boundary(self) -> int | None:
-        return self.plan.prune_boundary
-
-    @property
-    def phase1_actions(self) -> dict[int, list[str]]:
-        return self.plan.phase1_actions
-
-    @property
-    def head_size(self) -> int:
-        return self.plan.head_size
-
-    @property
-    def compress_start(self) -> int | None:
-        return self.plan.compress_start
-
-    @property
-    def compress_end(self) -> int | None:
-        return self.plan.compress_end
-
-    @property
-    def tail_cut(self) -> TailCut | None:
-        return self.plan.tail_cut
-
-    @property
-    def existing_summary_index(self) -> int | None:
-        return self.plan.existing_summary_index
-
-    @property
-    def turns_start(self) -> int | None:
-        return self.plan.turns_start
-
-    @property
-    def focus_topic(self) -> str | None:
-        return self.plan.focus_topic
-
-    @property
-    def display_tokens(self) -> int:
-        return self.plan.display_tokens
-
-    @property
-    def dropped_count(self) -> int:
-        return self.plan.dropped_count if self.assembly is not None else 0
-
-    # -- the assembly
-    @property
-    def summary_text(self) -> str | None:
-        return self.assembly.summary_text if self.assembly is not None else None
-
-    @property
-    def summary_role(self) -> str | None:
-        return self.assembly.summary_role if self.assembly is not None else None
-
-    @property
-    def summary_merged(self) -> bool:
-        return self.assembly.summary_merged if self.assembly is not None else False
-
-    @property
-    def fallback_used(self) -> bool:
-        return self.assembly.fallback_used if self.assembly is not None else False
-
-    @property
-    def origins(self) -> list[MessageOrigin]:
-        return self.assembly.origins if self.assembly is not None else []
-
-    @property
-    def orphans_removed(self) -> int:
-        return self.assembly.orphans_removed if self.assembly is not None else 0
-
-    @property
-    def stubs_added(self) -> int:
-        return self.assembly.stubs_added if self.assembly is not None else 0
-
-    @property
-    def calls_stripped(self) -> int:
-        return self.assembly.calls_stripped if self.assembly is not None else 0
-
-    @property
-    def media_stripped(self) -> int:
-        return len(self.assembly.media_stripped) if self.assembly is not None else 0
-
-    @property
-    def tokens_after(self) -> int:
-        return self.assembly.tokens_after if self.assembly is not None else 0
-
-    @property
-    def savings_pct(self) -> float:
-        return self.assembly.savings_pct if self.assembly is not None else 0.0
-
-    # -- the call
-    @property
-    def compressed(self) -> bool:
-        return self.outcome in ("summarized", "fallback")
-
-    @property
-    def aborted(self) -> bool:
-        return self.outcome == "aborted"
-
-    @property
-    def summarizer_call(self) -> SummarizerCall | None:
-        return self.summarizer_calls[-1] if self.summarizer_calls else None
-
 
 def _local_now() -> datetime:
     return datetime.now().astimezone()

@@ -189,6 +189,15 @@ class CompressionPlan:
         return self.outcome == SUMMARIZE
 
     @property
+    def pruned_messages(self) -> list[Any] | None:
+        """Phase 1's output (None when the call returned before Phase 1)."""
+        return self.prune.messages if self.prune is not None else None
+
+    @property
+    def pruned_count(self) -> int:
+        return self.prune.pruned_count if self.prune is not None else 0
+
+    @property
     def prune_boundary(self) -> int | None:
         return self.prune.prune_boundary if self.prune is not None else None
 

@@ -272,7 +272,7 @@ class Profile:
     merge_rule: str  # core.phases.assemble.MERGE_RULES
     orphan_call_rule: str  # core.phases.assemble.ORPHAN_CALL_RULES
     failure_rule: str  # core.phases.failures.FAILURE_RULES
-    session_end_rule: str  # core.phases.failures.SESSION_END_RULES
+    session_end_rule: str  # core.compressor.SESSION_END_RULES (what a session end does to the kept state)
     # --- steps that exist from some release on
     media_directives: bool  # v0.17.0+: MEDIA:<path> -> [media attachment] in the turns block
     auto_focus: bool  # v0.17.0+: a focus topic from the last user turns when none is given

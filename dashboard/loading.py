@@ -39,6 +39,8 @@ UPLOAD_PREFIX = "Uploaded: "
 
 #: Reading one upload (in a child process): time and memory.
 READ_BUDGET = Budget(seconds=120.0, memory_mb=4096, scope="the limit of one upload")
+#: The largest upload read (the library's default, as large as Streamlit's own upload limit).
+UPLOAD_MAX_BYTES: int | None = None
 #: Each analysis of a transcript (in the session's own thread: time only, the memory is shared).
 ANALYSIS_BUDGET = Budget(seconds=300.0, memory_mb=None, scope="the limit of one analysis")
 _HELD = "_transcripts_held"
@@ -71,7 +73,8 @@ def _read_upload(data: bytes, filename: str, fmt: str | None, session: str | Non
 def _isolated_load(data: bytes, filename: str, fmt: str | None, session: str | None) -> Any:
     from core.budget import run_isolated
 
-    return run_isolated(load_conversation, data, filename, fmt, session, budget=READ_BUDGET)
+    # The limit is passed on: the child does not see this process's settings.
+    return run_isolated(load_conversation, data, filename, fmt, session, UPLOAD_MAX_BYTES, budget=READ_BUDGET)
 
 
 def _read_sample(data: bytes, filename: str, fmt: str | None, session: str | None, digest: str) -> Transcript:

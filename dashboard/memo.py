@@ -201,12 +201,17 @@ def transcript_key(digest: str, format_override: str | None, session: str | None
 
 
 def load_conversation(
-    data: bytes, filename: str, format_override: str | None = None, session: str | None = None
+    data: bytes, filename: str, format_override: str | None = None, session: str | None = None,
+    max_bytes: int | None = None,
 ) -> Any:
-    """``core.formats.load`` of an upload's bytes (a top-level function: it runs in a child process too)."""
+    """``core.formats.load`` of an upload's bytes (a top-level function: it runs in a child process too).
+
+    ``max_bytes`` None: the library's default limit."""
     from core.formats import load
 
     kwargs: dict[str, Any] = {"filename": filename}
+    if max_bytes is not None:
+        kwargs["max_bytes"] = max_bytes
     if format_override:
         kwargs["format"] = format_override
     if session:

@@ -174,19 +174,19 @@ def _outcome(result: Any, run: dict[str, Any], counter: Any, figures: RunFigures
     if problem is not None:
         title = "Empty summary" if problem.kind == EMPTY else "Oversized summary"
         st.warning(
-            f"**{title}, counted as a success.** Messages {result.compress_start}–{result.compress_end - 1} "
+            f"**{title}, counted as a success.** Messages {result.plan.compress_start}–{result.plan.compress_end - 1} "
             f"were summarised, but {escape_markdown(problem.message)}. Hermes {escape_markdown(_profile_of(run))} "
             "keeps such a summary as it is; check the summarizer before relying on this result."
         )
     elif result.outcome == "summarized":
         st.success(
-            f"**Summarised.** Messages {result.compress_start}–{result.compress_end - 1} became one summary "
+            f"**Summarised.** Messages {result.plan.compress_start}–{result.plan.compress_end - 1} became one summary "
             f"({n_before:,} → {n_after:,} messages)."
         )
     elif result.outcome == "fallback":
         st.warning(
             f"**Fallback summary.** The summarizer failed ({reason}), so the profile's fallback summary replaced "
-            f"messages {result.compress_start}–{result.compress_end - 1}."
+            f"messages {result.plan.compress_start}–{result.plan.compress_end - 1}."
         )
     elif result.outcome == "crashed":
         st.error(f"**{escape_markdown(result.crash.describe())}.** Nothing was compressed: the host would see "
@@ -439,7 +439,7 @@ def _cost_tab(transcript: Transcript, result: Any, run: dict[str, Any]) -> None:
     ]
     if not remote:
         summary_help = "Written on this machine: no provider was paid."
-    elif result.fallback_used:
+    elif result.assembly.fallback_used:
         summary_help = "The summary call failed, so no summary was bought (the fallback replaced it)."
     else:
         summary_help = f"{costs.summary_prompt_tokens:,} prompt + {costs.summary_output_tokens:,} output tokens"
@@ -683,14 +683,15 @@ with preview_tab:
 with diff_tab:
     _diff_tab(run, result, run_counter, transcript.messages)
 with summary_tab:
-    if result.summary_text:
-        if result.summary_merged:
+    assembly = result.assembly
+    if assembly is not None and assembly.summary_text:
+        if assembly.summary_merged:
             where = "merged into the first tail message"
         else:
-            role = str(result.summary_role or "user")
+            role = str(assembly.summary_role or "user")
             where = f"{article(role)} {role} message"
         st.caption(f"Inserted as {escape_markdown(where)}.")
-        st.code(result.summary_text, language=None, wrap_lines=True)
+        st.code(assembly.summary_text, language=None, wrap_lines=True)
     else:
         st.info("No summary was written in this run.")
 with call_tab:

@@ -40,9 +40,9 @@ def _offline() -> Any:
 
 def _compacted(result: Any) -> list[int]:
     """Original indices a single compression summarised (none when it did not compress)."""
-    if not result.compressed or result.compress_start is None or result.compress_end is None:
+    if not result.compressed or result.plan.compress_start is None or result.plan.compress_end is None:
         return []
-    return list(range(result.compress_start, result.compress_end))
+    return list(range(result.plan.compress_start, result.plan.compress_end))
 
 
 st.title("Fact retention")

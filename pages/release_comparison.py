@@ -135,8 +135,8 @@ with st.expander("Each release's summary message"):
     tabs = st.tabs(list(PROFILES))
     for tab, run in zip(tabs, comparison.runs, strict=True):
         with tab:
-            if run.result.summary_text:
+            if run.result.assembly is not None and run.result.assembly.summary_text:
                 st.caption(run.summary_layout)
-                st.code(run.result.summary_text, language=None, wrap_lines=True)
+                st.code(run.result.assembly.summary_text, language=None, wrap_lines=True)
             else:
                 st.caption(f"No summary: {run.outcome.replace('_', ' ')}.")

@@ -19,8 +19,9 @@ from __future__ import annotations
 
 from typing import Any
 
-__version__ = "0.1.0"
-__all__ = ["ENGINE_NAME", "register"]
+from core.hermes_plugin.version import __version__
+
+__all__ = ["ENGINE_NAME", "__version__", "register"]
 
 ENGINE_NAME = "context-lens"
 

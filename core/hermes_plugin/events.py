@@ -91,7 +91,7 @@ def describe_message(index: int, message: Any) -> dict[str, Any]:
 
 
 def _zone(index: int, result: CompressionResult) -> str:
-    start, end = result.compress_start, result.compress_end
+    start, end = result.plan.compress_start, result.plan.compress_end
     if start is None or end is None:
         return "all"
     if index < start:
@@ -101,8 +101,8 @@ def _zone(index: int, result: CompressionResult) -> str:
 
 def message_fates(result: CompressionResult) -> list[dict[str, Any]]:
     """Every input message with its zone and fate."""
-    kept = {origin.source_index for origin in result.origins if origin.source_index is not None} if result.assembly else None
-    pruned = set(result.phase1_actions) if result.assembly else set()
+    kept = {origin.source_index for origin in result.assembly.origins if origin.source_index is not None} if result.assembly else None
+    pruned = set(result.plan.phase1_actions) if result.assembly else set()
     entries = []
     for index, message in enumerate(result.input_messages):
         entry = describe_message(index, message)
@@ -113,11 +113,11 @@ def message_fates(result: CompressionResult) -> list[dict[str, Any]]:
         elif index in kept:
             entry["fate"] = "pruned" if index in pruned else "kept"
         elif zone == "middle":
-            entry["fate"] = "dropped" if result.fallback_used else "summarised"
+            entry["fate"] = "dropped" if result.assembly.fallback_used else "summarised"
         else:
             entry["fate"] = "dropped"  # a repair removed it (an orphaned tool result, ...)
         if index in pruned:
-            entry["phase1"] = list(result.phase1_actions[index])
+            entry["phase1"] = list(result.plan.phase1_actions[index])
         entries.append(entry)
     return entries
 
@@ -155,7 +155,7 @@ def build_record(
     input_messages: Sequence[Any] | None = None,
 ) -> dict[str, Any]:
     """The log record of one ``compress()`` (``result`` None: the plugin itself failed with ``error``)."""
-    from core.hermes_plugin import __version__
+    from core.hermes_plugin.version import __version__
 
     record: dict[str, Any] = {
         "record": RECORD_KIND, "version": RECORD_VERSION,
@@ -173,20 +173,21 @@ def build_record(
             record["raw"] = {"input": messages, "output": messages}
         return record
     fates = message_fates(result)
-    tail_cut = result.tail_cut
+    tail_cut = result.plan.tail_cut
     record.update(
         outcome=result.outcome, aborted=result.aborted, abort_reason=result.abort_reason,
-        failure_reason=result.failure_reason, fallback_used=result.fallback_used,
+        failure_reason=result.failure_reason,
+        fallback_used=result.assembly.fallback_used if result.assembly else False,
         cooldown_skipped=result.cooldown_skipped, error=error,
         tokens={
-            "before": result.display_tokens,
-            "after": result.tokens_after if result.assembly else result.display_tokens,
-            "savings_pct": round(result.savings_pct, 2) if result.assembly else 0.0,
+            "before": result.plan.display_tokens,
+            "after": result.assembly.tokens_after if result.assembly else result.plan.display_tokens,
+            "savings_pct": round(result.assembly.savings_pct, 2) if result.assembly else 0.0,
             "messages_before": len(result.input_messages), "messages_after": len(result.messages),
         },
         zones={
-            "head_size": result.head_size, "prune_boundary": result.prune_boundary,
-            "compress_start": result.compress_start, "compress_end": result.compress_end,
+            "head_size": result.plan.head_size, "prune_boundary": result.plan.prune_boundary,
+            "compress_start": result.plan.compress_start, "compress_end": result.plan.compress_end,
             "tail_cut": tail_cut.cut if tail_cut is not None else None,
             "tail_steps": list(tail_cut.steps) if tail_cut is not None else [],
         },
@@ -194,13 +195,14 @@ def build_record(
         output=[
             {"role": message.get("role") if isinstance(message, Mapping) else None,
              "origin": origin.kind, "source_index": origin.source_index}
-            for message, origin in zip(result.messages, result.origins, strict=False)
+            for message, origin in zip(result.messages, result.assembly.origins, strict=False)
         ] if result.assembly else [],
         facts=_facts(result, fates),
-        summary={"text": result.summary_text, "role": result.summary_role, "merged": result.summary_merged,
-                 "focus_topic": result.focus_topic} if result.assembly else None,
-        repairs={"orphans_removed": result.orphans_removed, "stubs_added": result.stubs_added,
-                 "calls_stripped": result.calls_stripped, "media_stripped": result.media_stripped}
+        summary={"text": result.assembly.summary_text, "role": result.assembly.summary_role,
+                 "merged": result.assembly.summary_merged,
+                 "focus_topic": result.plan.focus_topic} if result.assembly else None,
+        repairs={"orphans_removed": result.assembly.orphans_removed, "stubs_added": result.assembly.stubs_added,
+                 "calls_stripped": result.assembly.calls_stripped, "media_stripped": len(result.assembly.media_stripped)}
         if result.assembly else None,
     )
     if result.crash is not None:

@@ -11,7 +11,10 @@ can warn about it.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from core.result import CompressionResult
 
 EMPTY = "empty"
 OVERSIZED = "oversized"
@@ -30,7 +33,7 @@ class SummaryProblem:
     tokens_after: int | None = None
 
 
-def summary_problem(result: Any, counter: Any = None) -> SummaryProblem | None:
+def summary_problem(result: CompressionResult, counter: Any = None) -> SummaryProblem | None:
     """The problem with ``result``'s summary, or None when it is fine or none was written.
 
     Args:
@@ -43,13 +46,13 @@ def summary_problem(result: Any, counter: Any = None) -> SummaryProblem | None:
     the prompt names, what the earlier releases capped it at), or the compression grew the
     conversation (more tokens after than before, by the compressor's own estimate).
     """
-    if getattr(result, "outcome", None) != "summarized":
+    assembly = result.assembly
+    if result.outcome != "summarized" or assembly is None:
         return None
-    calls = getattr(result, "summarizer_calls", None) or []
-    call = calls[-1] if calls else None
-    response = getattr(call, "response", None)
-    text = response if isinstance(response, str) else (getattr(result, "summary_text", None) or "")
-    before, after = int(getattr(result, "display_tokens", 0) or 0), int(getattr(result, "tokens_after", 0) or 0)
+    call = result.summarizer_call
+    response = call.response if call is not None else None
+    text = response if isinstance(response, str) else (assembly.summary_text or "")
+    before, after = int(result.plan.display_tokens or 0), int(assembly.tokens_after or 0)
     if not text.strip():
         return SummaryProblem(
             EMPTY,
@@ -85,8 +88,7 @@ def summary_problem(result: Any, counter: Any = None) -> SummaryProblem | None:
     elif too_long:
         reasons.append(f"the summary is {response_tokens:,} tokens, more than the call's max_tokens of {max_tokens:,}")
     if grew:
-        savings = getattr(result, "savings_pct", None)
-        shown = f", savings {savings:.0f} %" if isinstance(savings, int | float) else ""
+        shown = f", savings {assembly.savings_pct:.0f} %"
         reasons.append(f"the compression grew the conversation ({before:,} → {after:,} tokens{shown})")
     return SummaryProblem(
         OVERSIZED,

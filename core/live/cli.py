@@ -58,7 +58,8 @@ def config_from_args(args: argparse.Namespace) -> CompressorConfig:
     # analyze's summary options, left at their defaults: nothing is summarised here.
     for name, value in (("summarizer", "none"), ("summary_model", None), ("api_base", None), ("timeout", None),
                         ("retries", None), ("focus_topic", None), ("memory_context", None),
-                        ("memory_context_file", None), ("strict_redaction", None)):
+                        ("memory_context_file", None), ("strict_redaction", None), ("time_limit", None),
+                        ("memory_limit", None)):
         values.setdefault(name, value)
     return cli._settings(argparse.Namespace(**values)).config()
 

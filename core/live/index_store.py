@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import sqlite3
 import threading
 from collections.abc import Iterable, Iterator
@@ -187,6 +188,13 @@ def _excerpt(body: str, words: list[str]) -> str:
 
 
 def _mark(text: str, word: str) -> str:
-    import re
+    return _word_pattern(word).sub(lambda match: f"**{match.group(0)}**", text) if word else text
 
-    return re.sub(re.escape(word), lambda match: f"**{match.group(0)}**", text, flags=re.IGNORECASE) if word else text
+
+def _word_pattern(word: str) -> re.Pattern[str]:
+    return re.compile(re.escape(word), re.IGNORECASE)  # a literal: linear whatever the word
+
+
+def audited_patterns() -> list[tuple[str, re.Pattern[str]]]:
+    """The searched word's pattern, built at run time (for ``core.pattern_audit``)."""
+    return [("core.live.index_store._word_pattern", _word_pattern("compaction failed: a.b*c"))]

@@ -12,12 +12,12 @@ The release applies six substitutions in order, each replacing every match with 
 5. stray reasoning tags (with the white space after them);
 6. stray closers of the tool-call tags and ``</function>``.
 
-:data:`REFERENCE_PATTERNS` holds the six as the release writes them. Run by the regex engine, 1-4 are
+:data:`REFERENCE_SOURCES` holds the six as the release writes them. Run by the regex engine, 1-4 are
 quadratic on a text with many openers and no closer (each opener scans to the end); the scanners
 below find exactly the same matches in one pass, using the facts that each match is an opener, the
 first ``>`` after it (2-4) and the first closer after that, and that an opener without a closer
 after it means no later opener has one either. ``tests/core/test_reasoning_strip.py`` checks them
-against :data:`REFERENCE_PATTERNS` on random texts.
+against :func:`reference_patterns` on random texts.
 """
 
 from __future__ import annotations
@@ -30,17 +30,23 @@ _REASONING_NAMES = ("think", "thinking", "reasoning", "REASONING_SCRATCHPAD", "t
 _CALL_NAMES = ("tool_call", "tool_calls", "tool_result", "function_call", "function_calls")
 _BOUNDARY_CHARS = "\n\r.!?:"
 
-REFERENCE_PATTERNS: tuple[re.Pattern[str], ...] = (
-    *(re.compile(f"<{name}>.*?</{name}>", _FLAGS) for name in _REASONING_NAMES),
-    *(re.compile(rf"<{name}\b[^>]*>.*?</{name}>", _FLAGS) for name in _CALL_NAMES),
-    re.compile(
-        r"(?:(?<=^)|(?<=[\n\r.!?:]))[ \t]*<function\b[^>]*\bname\s*=[^>]*>(?:(?:(?!</function>).)*)</function>",
-        _FLAGS,
-    ),
-    re.compile(r"(?:^|\n)[ \t]*<(?:think|thinking|reasoning|thought|REASONING_SCRATCHPAD)\b[^>]*>.*$", _FLAGS),
-    re.compile(r"</?(?:think|thinking|reasoning|thought|REASONING_SCRATCHPAD)>\s*", re.IGNORECASE),
-    re.compile(r"</(?:tool_call|tool_calls|tool_result|function_call|function_calls|function)>\s*", re.IGNORECASE),
+# The six substitutions as the release writes them, as (pattern, flags): steps 5 and 6 run as written,
+# 1-4 only in :func:`reference_patterns`, the tests' oracle (the product's scanners are below).
+REFERENCE_SOURCES: tuple[tuple[str, int], ...] = (
+    *((f"<{name}>.*?</{name}>", _FLAGS) for name in _REASONING_NAMES),
+    *((rf"<{name}\b[^>]*>.*?</{name}>", _FLAGS) for name in _CALL_NAMES),
+    (r"(?:(?<=^)|(?<=[\n\r.!?:]))[ \t]*<function\b[^>]*\bname\s*=[^>]*>(?:(?:(?!</function>).)*)</function>", _FLAGS),
+    (r"(?:^|\n)[ \t]*<(?:think|thinking|reasoning|thought|REASONING_SCRATCHPAD)\b[^>]*>.*$", _FLAGS),
+    (r"</?(?:think|thinking|reasoning|thought|REASONING_SCRATCHPAD)>\s*", re.IGNORECASE),
+    (r"</(?:tool_call|tool_calls|tool_result|function_call|function_calls|function)>\s*", re.IGNORECASE),
 )
+_STRAY_REASONING_TAGS = re.compile(*REFERENCE_SOURCES[-2])
+_STRAY_CLOSERS = re.compile(*REFERENCE_SOURCES[-1])
+
+
+def reference_patterns() -> list[re.Pattern[str]]:
+    """The release's six patterns compiled as written (for tests: 1-4 are quadratic on adversarial text)."""
+    return [re.compile(source, flags) for source, flags in REFERENCE_SOURCES]
 
 
 def _literal(tag: str) -> re.Pattern[str]:
@@ -157,9 +163,16 @@ _STEPS: tuple[Callable[[str], str], ...] = (
     *(_pair_step(re.compile(rf"<{n}\b", re.IGNORECASE), _literal(f"</{n}>"), to_gt=True) for n in _CALL_NAMES),
     _function_blocks,
     _unterminated,
-    lambda t: REFERENCE_PATTERNS[-2].sub("", t),
-    lambda t: REFERENCE_PATTERNS[-1].sub("", t),
+    lambda t: _STRAY_REASONING_TAGS.sub("", t),
+    lambda t: _STRAY_CLOSERS.sub("", t),
 )
+
+
+def audited_patterns() -> list[tuple[str, re.Pattern[str]]]:
+    """The patterns the scanners build from the tag names (for ``core.pattern_audit``)."""
+    tags = [f"<{n}>" for n in _REASONING_NAMES] + [f"</{n}>" for n in (*_REASONING_NAMES, *_CALL_NAMES)]
+    built = [_literal(tag) for tag in tags] + [re.compile(rf"<{n}\b", re.IGNORECASE) for n in _CALL_NAMES]
+    return [(f"core.phases.reasoning.scanner[{pattern.pattern!r}]", pattern) for pattern in built]
 
 
 def strip_reasoning_blocks(text: str) -> str:
@@ -173,6 +186,6 @@ def strip_reasoning_blocks(text: str) -> str:
 
 def strip_reasoning_blocks_reference(text: str) -> str:
     """The release's six substitutions run as written (for tests: quadratic on adversarial text)."""
-    for pattern in REFERENCE_PATTERNS:
+    for pattern in reference_patterns():
         text = pattern.sub("", text)
     return text

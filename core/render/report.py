@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from core.profiles import get_profile
 from core.render.formatting import integer, percent, signed
 from core.wording import article
 
@@ -99,7 +100,9 @@ class _Masker:
         from core.redaction.strict import redact_with_spans
         from core.views.redaction import reference_spans
 
-        redacted, reference = reference_spans(text, release=self.release)
+        # The profile's redaction rules (a release can share its predecessor's: v0.19.0 runs v0.18.1's).
+        rules_name = get_profile(self.release).redaction if self.release else None
+        redacted, reference = reference_spans(text, release=rules_name)
         redacted, strict = redact_with_spans(redacted)
         for _start, _end, kind in reference:
             self.kinds[("reference", kind)] += 1
@@ -233,12 +236,13 @@ def _preview_section(report: ReportInput, mask: _Masker) -> str:
 
 
 def _summary_section(result: Any, mask: _Masker) -> str:
-    if not result.summary_text:
+    assembly = result.assembly
+    if assembly is None or not assembly.summary_text:
         return "<h2>The summary</h2><p class=\"muted\">This run wrote no summary.</p>"
-    role = str(result.summary_role or "user")
-    where = "merged into the first tail message" if result.summary_merged else f"inserted as {article(role)} {role} message"
+    role = str(assembly.summary_role or "user")
+    where = "merged into the first tail message" if assembly.summary_merged else f"inserted as {article(role)} {role} message"
     return (f"<h2>The summary</h2><p class=\"muted\">{_e(where)}.</p>"
-            f'<div class="message"><pre>{_e(mask(result.summary_text, "the summary"))}</pre></div>')
+            f'<div class="message"><pre>{_e(mask(assembly.summary_text, "the summary"))}</pre></div>')
 
 
 def _masking_section(mask: _Masker) -> str:

@@ -23,12 +23,12 @@ def hermes(messages: Sequence[Any], config: CompressorConfig, summarizer: Any = 
     altered: list[int] = []
     notes: list[str] = []
     if result.compressed:
-        for origin in result.origins:
+        for origin in result.assembly.origins:
             if origin.kind not in ("head", "tail") or origin.source_index is None:
                 continue
             extra = [badge for badge in origin.badges if badge not in ("HEAD", "TAIL")]
             (altered if extra else kept).append(origin.source_index)
-        if result.fallback_used:
+        if result.assembly.fallback_used:
             notes.append(f"summary failed ({result.failure_reason or 'cooldown'}); fallback summary inserted")
     else:
         for index, (old, new) in enumerate(zip(messages, result.messages, strict=False)):
@@ -36,7 +36,7 @@ def hermes(messages: Sequence[Any], config: CompressorConfig, summarizer: Any = 
         notes.append(result.crash.describe() if result.crash is not None else f"no compaction: outcome {result.outcome}")
     return StrategyRun(
         name=f"Hermes {config.profile}", family=HermesStrategy.family, messages=list(result.messages),
-        kept=sorted(kept), altered=sorted(altered), promises_pairs=True, summary_text=result.summary_text,
+        kept=sorted(kept), altered=sorted(altered), promises_pairs=True, summary_text=result.assembly.summary_text if result.assembly else None,
         notes=notes,
     )
 

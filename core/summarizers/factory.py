@@ -12,12 +12,16 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["DEFAULT_SUMMARIZER", "SUMMARIZER_KINDS", "make_summarizer", "resolve_summarizer"]
+__all__ = ["DEFAULT_SUMMARIZER", "LOCAL_MAX_TOKENS_CAP", "SUMMARIZER_KINDS", "make_summarizer", "resolve_summarizer"]
 
 SUMMARIZER_KINDS: tuple[str, ...] = ("extractive", "litellm", "server", "failing", "none")
 # The local server checks no key, but litellm's OpenAI client insists on one.
 _LOCAL_KEY = "local-no-key"
 _LOCAL_CAP: Any = object()  # "the local model's cap"
+# The compressor asks for max_tokens = 1.3 x the summary budget (2,600 tokens at least). On a CPU
+# the 135M model writes a few tokens a second, so that budget means minutes per summary; its
+# useful output is far shorter anyway. Summaries from the local model are capped at this length.
+LOCAL_MAX_TOKENS_CAP = 512
 
 #: "The offline extractive summary": the default of the analyses wherever no model is configured
 #: (``None`` already means "no summarizer", the profile's fallback path).
@@ -72,8 +76,6 @@ def make_summarizer(
     if kind == "server":
         # A server that timed out is not faster the second time, and the bundled CPU model takes
         # minutes to fill the compressor's max_tokens: no retries unless asked, output capped.
-        from core.summarizers.local import LOCAL_MAX_TOKENS_CAP
-
         return LiteLLMSummarizer(
             model, api_base=api_base, api_key=api_key or _LOCAL_KEY, timeout=deadline, max_retries=max_retries or 0,
             max_tokens_cap=LOCAL_MAX_TOKENS_CAP if max_tokens_cap is _LOCAL_CAP else max_tokens_cap,

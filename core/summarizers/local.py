@@ -31,6 +31,8 @@ import urllib.request
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from core.summarizers.factory import LOCAL_MAX_TOKENS_CAP, make_summarizer
+
 if TYPE_CHECKING:
     from core.summarizers.llm import LiteLLMSummarizer
 
@@ -40,10 +42,6 @@ SERVER_PACKAGE = "xllamacpp"
 DEFAULT_ALIAS = "smollm2"
 DEFAULT_N_CTX = 8192  # SmolLM2's training context; summary prompts are long
 DEFAULT_START_TIMEOUT = 60.0
-# The compressor asks for max_tokens = 1.3 x the summary budget (2,600 tokens at least). On a CPU
-# the 135M model writes a few tokens a second, so that budget means minutes per summary; its
-# useful output is far shorter anyway. Summaries from the local model are capped at this length.
-LOCAL_MAX_TOKENS_CAP = 512
 INSTALL_HINT = "install it with: bash scripts/install_local_model.sh"
 
 
@@ -258,8 +256,6 @@ def local_summarizer(
     is not faster the second time. Like every ``LiteLLMSummarizer`` it sends lone surrogates of
     the prompt as U+FFFD (the model server only reads UTF-8).
     """
-    from core.summarizers.factory import make_summarizer
-
     if not server.running:
         raise LocalModelStartError("start the local model server before asking it for summaries")
     return make_summarizer("server", model=f"openai/{server.alias}", api_base=server.base_url, timeout=timeout,

@@ -41,15 +41,16 @@ def preview_messages(result: CompressionResult) -> list[PreviewMessage]:
     origins: every message is shown as kept, with the Phase-1 actions it went through.
     """
     out: list[PreviewMessage] = []
-    if result.origins and len(result.origins) == len(result.messages):
-        for position, (message, origin) in enumerate(zip(result.messages, result.origins, strict=True)):
+    origins = result.assembly.origins if result.assembly is not None else []
+    if origins and len(origins) == len(result.messages):
+        for position, (message, origin) in enumerate(zip(result.messages, origins, strict=True)):
             out.append(
                 PreviewMessage(position, _role(message), origin.kind, origin.source_index, list(origin.badges),
                                message_text(message))
             )
         return out
     for position, message in enumerate(result.messages):
-        badges = ["KEPT", *result.phase1_actions.get(position, [])]
+        badges = ["KEPT", *result.plan.phase1_actions.get(position, [])]
         out.append(PreviewMessage(position, _role(message), "kept", position, badges, message_text(message)))
     return out
 
@@ -73,8 +74,8 @@ def side_by_side(original: Sequence[Any], result: CompressionResult, width: int 
     items = preview_messages(result)
     by_source = {item.source_index: item for item in items if item.source_index is not None}
     rows: list[dict[str, Any]] = []
-    start = result.compress_start if result.compressed else None
-    end = result.compress_end if result.compressed else None
+    start = result.plan.compress_start if result.compressed else None
+    end = result.plan.compress_end if result.compressed else None
     added = [item for item in items if item.source_index is None]
     added_at_start = [item for item in added if item.kind == "summary"]
     stubs_after: dict[int, list[PreviewMessage]] = {}

@@ -57,26 +57,28 @@ class ReleaseRun:
         if not result.compressed or result.assembly is None:
             return "—"
         profile = PROFILES[self.release]
-        if result.summary_merged:
+        if result.assembly.summary_merged:
             where = rules.merge_rule(profile).where
             layout = f"merged into the first tail message ({where})"
         else:
-            marker = result.summary_role == "user" or profile.end_marker_on_every_summary
-            layout = f"standalone {result.summary_role} message" + (", END marker" if marker else ", no END marker")
+            marker = result.assembly.summary_role == "user" or profile.end_marker_on_every_summary
+            layout = f"standalone {result.assembly.summary_role} message" + (", END marker" if marker else ", no END marker")
         if profile.summary_flag:
             layout += ", _compressed_summary flag"
-        return layout + (" — fallback text" if result.fallback_used else "")
+        return layout + (" — fallback text" if result.assembly.fallback_used else "")
 
     @property
     def repairs(self) -> str:
-        result = self.result
+        assembly = self.result.assembly
+        if assembly is None:  # nothing was assembled, so nothing was repaired
+            return "none"
         parts = []
-        if result.orphans_removed:
-            parts.append(f"{result.orphans_removed} orphan result(s) removed")
-        if result.stubs_added:
-            parts.append(f"{result.stubs_added} stub result(s) added")
-        if result.calls_stripped:
-            parts.append(f"{result.calls_stripped} unanswered call(s) stripped")
+        if assembly.orphans_removed:
+            parts.append(f"{assembly.orphans_removed} orphan result(s) removed")
+        if assembly.stubs_added:
+            parts.append(f"{assembly.stubs_added} stub result(s) added")
+        if assembly.calls_stripped:
+            parts.append(f"{assembly.calls_stripped} unanswered call(s) stripped")
         return ", ".join(parts) or "none"
 
 
@@ -102,16 +104,16 @@ class ReleaseComparison:
                 "head": run.count(HEAD),
                 "middle": run.count(MIDDLE),
                 "tail": run.count(TAIL),
-                "compress_start": result.compress_start,
-                "compress_end": result.compress_end,
+                "compress_start": result.plan.compress_start,
+                "compress_end": result.plan.compress_end,
                 "messages_after": len(result.messages),
-                "tokens_before": result.display_tokens,
-                "tokens_after": result.tokens_after if result.compressed else result.display_tokens,
-                "savings_pct": round(result.savings_pct, 1) if result.compressed else 0.0,
+                "tokens_before": result.plan.display_tokens,
+                "tokens_after": result.assembly.tokens_after if result.compressed else result.plan.display_tokens,
+                "savings_pct": round(result.assembly.savings_pct, 1) if result.compressed else 0.0,
                 "summary_layout": run.summary_layout,
                 "repairs": run.repairs,
                 "focus": "automatic (recent user turns)" if result.plan.focus_is_automatic
-                else ("given" if result.focus_topic else "none"),
+                else ("given" if result.plan.focus_topic else "none"),
                 "cooldown_s": run.cooldown_s,
             })
         return pd.DataFrame(rows, columns=TABLE_COLUMNS)
@@ -135,9 +137,9 @@ class ReleaseComparison:
 
 
 def _zones(result: CompressionResult, n: int) -> list[str]:
-    if result.outcome == TOO_SMALL or result.compress_start is None or result.compress_end is None:
+    if result.outcome == TOO_SMALL or result.plan.compress_start is None or result.plan.compress_end is None:
         return [UNCHANGED] * n
-    start, end = min(result.compress_start, n), min(result.compress_end, n)
+    start, end = min(result.plan.compress_start, n), min(result.plan.compress_end, n)
     if result.outcome == NOTHING_TO_COMPRESS:
         end = start
     return [HEAD] * start + [MIDDLE] * max(0, end - start) + [TAIL] * (n - max(start, end))
@@ -189,9 +191,9 @@ def _explain(older: ReleaseRun, newer: ReleaseRun) -> list[str]:
     to_middle = [i for i, (x, y) in enumerate(zip(older.zones, newer.zones, strict=True)) if x == TAIL and y == MIDDLE]
     head_to_middle = [i for i, (x, y) in enumerate(zip(older.zones, newer.zones, strict=True)) if x == HEAD and y == MIDDLE]
     if to_tail or to_middle or head_to_middle:
-        new_steps = [s for s in (b.tail_cut.steps if b.tail_cut else []) if s not in (a.tail_cut.steps if a.tail_cut else [])]
+        new_steps = [s for s in (b.plan.tail_cut.steps if b.plan.tail_cut else []) if s not in (a.plan.tail_cut.steps if a.plan.tail_cut else [])]
         reasons = [_STEP_WORDS[s] for s in new_steps if s in _STEP_WORDS]
-        ta, tb = a.tail_cut, b.tail_cut
+        ta, tb = a.plan.tail_cut, b.plan.tail_cut
         applies = {
             "budget_weight": bool(ta and tb and ta.budget_walk_cut != tb.budget_walk_cut),
             "tail_rule": bool(ta and tb and (ta.min_tail != tb.min_tail
@@ -214,10 +216,10 @@ def _explain(older: ReleaseRun, newer: ReleaseRun) -> list[str]:
         lines.append(f"{name}: the summary is written as {newer.summary_layout} (was {older.summary_layout}).")
     if older.repairs != newer.repairs and (a.compressed and b.compressed):
         lines.append(f"{name}: tool-pair repair: {newer.repairs} (was {older.repairs}).")
-    if a.compressed and b.compressed and a.tokens_after != b.tokens_after:
-        delta = b.tokens_after - a.tokens_after
+    if a.compressed and b.compressed and a.assembly.tokens_after != b.assembly.tokens_after:
+        delta = b.assembly.tokens_after - a.assembly.tokens_after
         lines.append(f"{name}: {abs(delta):,} estimated tokens {'more' if delta > 0 else 'fewer'} after compression "
-                     f"({a.tokens_after:,} → {b.tokens_after:,}).")
+                     f"({a.assembly.tokens_after:,} → {b.assembly.tokens_after:,}).")
     if bool(b.plan.focus_is_automatic) and not a.plan.focus_is_automatic:
         lines.append(f"{name}: the summary prompt now prioritises the last user turns (automatic focus) and "
                      "carries the date.")
@@ -256,7 +258,7 @@ def compare_releases(
                                        wall_clock=lambda moment=moment: moment)
         result = compressor.compress(messages, current_tokens=current_tokens, force=force, on_crash="report")
         threshold = release_config.threshold_tokens
-        prompt = result.display_tokens or result.plan.estimator.messages_tokens(messages)
+        prompt = result.plan.display_tokens or result.plan.estimator.messages_tokens(messages)
         runs.append(ReleaseRun(release, result, threshold, prompt >= threshold, _zones(result, n),
                                compressor.cooldown_remaining()))
     comparison = ReleaseComparison(runs, n)

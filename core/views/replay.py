@@ -182,7 +182,7 @@ def _role(message: Any) -> Any:
 def _map_origins(result: CompressionResult, previous: list[int | None]) -> list[int | None]:
     if result.outcome in COMPRESSED_OUTCOMES:
         return [previous[o.source_index] if o.kind in ("head", "tail") and o.source_index is not None else None
-                for o in result.origins]
+                for o in result.assembly.origins]
     return list(previous)
 
 
@@ -270,16 +270,17 @@ def replay(
                 outcome = result.outcome
                 compacted: list[int] = []
                 tail_tokens: int | None = None
-                if result.outcome in COMPRESSED_OUTCOMES and result.compress_start is not None:
-                    compacted = [o for o in origins[result.compress_start:result.compress_end] if o is not None]
-                    if result.pruned_messages is not None and result.compress_end is not None:
-                        tail_tokens = _estimate(result.pruned_messages[result.compress_end:], estimator, model)
+                if result.outcome in COMPRESSED_OUTCOMES and result.plan.compress_start is not None:
+                    compacted = [o for o in origins[result.plan.compress_start:result.plan.compress_end] if o is not None]
+                    if result.plan.pruned_messages is not None and result.plan.compress_end is not None:
+                        tail_tokens = _estimate(result.plan.pruned_messages[result.plan.compress_end:], estimator, model)
                 if result.outcome not in ("aborted", "too_small", "crashed"):
                     origins = _map_origins(result, origins)
                     context = list(result.messages)
                     running.reset(context)
                     context_reasoning = sum(resent[o] for o in origins if o is not None) if resent else 0
                 after = sized(index)[0]
+                assembly = result.assembly  # None when nothing was assembled (nothing to compress, aborted)
                 records.append(
                     CompactionRecord(
                         number=len(records) + 1,
@@ -287,13 +288,13 @@ def replay(
                         message_index=index,
                         tokens_before=before,
                         tokens_after=after,
-                        savings_pct=float(result.savings_pct),
+                        savings_pct=float(assembly.savings_pct) if assembly else 0.0,
                         messages_before=len(result.input_messages),
                         messages_after=len(context),
                         outcome=result.outcome,
-                        summary_text=result.summary_text if result.compressed else None,
+                        summary_text=assembly.summary_text if assembly and result.compressed else None,
                         previous_summary=compressor.previous_summary,
-                        fallback_used=result.fallback_used,
+                        fallback_used=assembly.fallback_used if assembly else False,
                         failure_reason=result.failure_reason,
                         compacted_indices=compacted,
                         tail_tokens=tail_tokens,
@@ -309,7 +310,7 @@ def replay(
                         f"tokens, at or above the threshold ({threshold:,}); every compaction leaves the prompt over "
                         "the threshold, so the next turn compresses again."
                     )
-                if result.fallback_used:
+                if assembly is not None and assembly.fallback_used:
                     if result.cooldown_skipped:
                         why = "the summarizer was still in its failure cooldown (no call was made)"
                     else:
@@ -331,7 +332,7 @@ def replay(
                         "kept unchanged."
                     )
                 if result.compressed:  # the host reports the committed boundary (v0.19.0 counts fallbacks)
-                    compressor.record_completed_compaction(used_fallback=result.fallback_used)
+                    compressor.record_completed_compaction(used_fallback=result.assembly.fallback_used)
             elif before >= threshold:
                 skipped_turns.append(index)
                 if compressor.blocked_reason() == "cooldown":

@@ -118,12 +118,13 @@ def run_figures(result: Any, original_frame: pd.DataFrame, counter: TokenCounter
     exact_after = counter.count_messages(result.messages)
     # An early return reports 0 (too small) or the input's estimate: the estimate of what the run
     # actually returned is what a reader compares, so it is computed the compressor's way.
-    estimate_before = int(result.display_tokens or plan.estimator.messages_tokens(result.input_messages))
-    if result.assembly is not None:
-        estimate_after = int(result.tokens_after)
+    estimate_before = int(result.plan.display_tokens or plan.estimator.messages_tokens(result.input_messages))
+    assembly = result.assembly
+    if assembly is not None:
+        estimate_after = int(assembly.tokens_after)
     else:
         estimate_after = int(plan.estimator.messages_tokens(result.messages))
-    summary_text = result.summary_text or ""
+    summary_text = (assembly.summary_text if assembly is not None else None) or ""
     return RunFigures(
         outcome=str(result.outcome),
         messages_before=len(result.input_messages),
@@ -133,7 +134,7 @@ def run_figures(result: Any, original_frame: pd.DataFrame, counter: TokenCounter
         estimate_before=estimate_before,
         estimate_after=estimate_after,
         summary_tokens=counter.count_text(summary_text) if summary_text else 0,
-        summarised_messages=result.dropped_count,
-        repairs=result.orphans_removed + result.stubs_added + result.calls_stripped,
+        summarised_messages=result.plan.dropped_count if assembly is not None else 0,
+        repairs=assembly.orphans_removed + assembly.stubs_added + assembly.calls_stripped if assembly is not None else 0,
         compressed=bool(result.compressed),
     )

@@ -244,7 +244,7 @@ def phase_savings(
         built = result.assembly
         final = built.messages
         matches = final == result.messages
-        middle = range(result.compress_start or 0, result.compress_end or 0)  # a range: no list of every index
+        middle = range(result.plan.compress_start or 0, result.plan.compress_end or 0)  # a range: no list of every index
         add("summary", built.assembled, middle, f"{len(middle)} messages → 1 summary" + (" (merged)" if built.summary_merged else ""))
         repair_note = f"{built.orphans_removed} orphan results removed, " + (
             f"{built.stubs_added} stubs added" if rules.orphan_call_rule(built.plan.profile).adds_stubs

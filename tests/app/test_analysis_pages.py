@@ -26,8 +26,8 @@ from core.views.retention import FactIndex, lost_facts
 from core.views.strategies import compare_strategies
 from core.views.sweep import best_cells, sweep
 from dashboard.memo import content_digest
-from tests.core.helpers import asst, call, tool, user
-from tests.core.helpers import sys as system
+from tests.helpers import asst, call, tool, user
+from tests.helpers import sys as system
 
 ROOT = Path(__file__).resolve().parents[2]
 TIMEOUT = 30
@@ -181,7 +181,7 @@ def test_fact_retention_page() -> None:
     at = open_page("fact_retention", SESSION)
     messages = loaded(SESSION)
     result = ContextCompressor(DEFAULT, summarizer=ExtractiveSummarizer()).compress(messages)
-    scored = FactIndex(messages).retention_of(range(result.compress_start, result.compress_end), result.messages)
+    scored = FactIndex(messages).retention_of(range(result.plan.compress_start, result.plan.compress_end), result.messages)
     summary = frame(at, "retention_summary")
     assert summary["run"].tolist() == ["Hermes (sidebar parameters, offline summary)"]
     assert summary["total"].tolist() == [len(scored)]

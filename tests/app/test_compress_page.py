@@ -51,16 +51,16 @@ def test_offline_run_shows_outcome_preview_summary_and_downloads(media_files, ap
     assert result.outcome == "summarized"
 
     success = plain(app.success[0].value)
-    assert f"Messages {result.compress_start}–{result.compress_end - 1} became one summary" in success
+    assert f"Messages {result.plan.compress_start}–{result.plan.compress_end - 1} became one summary" in success
     assert f"{len(messages):,} → {len(result.messages):,} messages" in success
     counter = get_counter(encoding_name_for_model(config.model))
     assert number(metrics(app)["Tokens (tiktoken)"]) == counter.count_messages(result.messages)
     assert number(metrics(app)["Messages"]) == len(result.messages)
 
     # The summary, as text, exactly.
-    assert any(code.value == result.summary_text for code in app.code)
+    assert any(code.value == result.assembly.summary_text for code in app.code)
     # The preview opens on the summary, in full, with its zone.
-    summary_position = next(i for i, o in enumerate(result.origins) if o.kind == "summary")
+    summary_position = next(i for i, o in enumerate(result.assembly.origins) if o.kind == "summary")
     assert app.number_input(key="preview_number").value == summary_position
     headers = [plain(m.value) for m in app.markdown if m.value.startswith("**output")]
     assert any(h.startswith(f"**output #{summary_position} · user · SUMMARY**") for h in headers)
@@ -72,8 +72,8 @@ def test_offline_run_shows_outcome_preview_summary_and_downloads(media_files, ap
     # Side by side: every original message is accounted for.
     table = table_with(app, "before #", "change", "after #", "before tokens", "after tokens")
     assert {int(i) for i in table["before #"].dropna()} == set(range(len(messages)))
-    assert (table["change"] == "summarised").sum() == result.compress_end - result.compress_start
-    assert (table["change"] == "added (summary)").sum() == (0 if result.summary_merged else 1)
+    assert (table["change"] == "summarised").sum() == result.plan.compress_end - result.plan.compress_start
+    assert (table["change"] == "added (summary)").sum() == (0 if result.assembly.summary_merged else 1)
 
     # Downloads: the compressed conversation as OpenAI chat JSON, and the Hermes settings.
     button = app.download_button(key="download_openai")
@@ -104,7 +104,7 @@ def test_no_summarizer_takes_the_profile_fallback_with_its_reason(app):
     assert "Fallback summary" in warning
     assert "no auxiliary LLM provider configured" in warning
     result = ContextCompressor(sidebar_config(app)).compress(load_messages(LONG_SAMPLE))
-    assert any(code.value == result.summary_text for code in app.code)
+    assert any(code.value == result.assembly.summary_text for code in app.code)
 
 
 def test_abort_on_failure_keeps_the_conversation(app):

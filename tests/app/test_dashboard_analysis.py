@@ -48,10 +48,10 @@ def test_zones_are_the_boundaries_compress_uses(sample, grid):
     if result.outcome == "too_small":
         assert zones.small_conversation and set(zones.zones) == {"UNCHANGED"}
         return
-    assert (zones.compress_start, zones.compress_end) == (result.compress_start, result.compress_end)
-    assert zones.prune_boundary == result.prune_boundary
-    assert zones.phase1_actions == result.phase1_actions
-    assert zones.tail_cut == result.tail_cut
+    assert (zones.compress_start, zones.compress_end) == (result.plan.compress_start, result.plan.compress_end)
+    assert zones.prune_boundary == result.plan.prune_boundary
+    assert zones.phase1_actions == result.plan.phase1_actions
+    assert zones.tail_cut == result.plan.tail_cut
     estimator = make_estimator(config.token_estimator, config.model, config.release.budget_weight)
     assert zones.prompt_tokens == estimator.messages_tokens(messages)
     assert zones.would_compress == ContextCompressor(config).should_compress(zones.prompt_tokens)

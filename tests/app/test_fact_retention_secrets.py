@@ -6,8 +6,8 @@ from typing import Any
 
 from core.views.retention import FactIndex
 from tests.app.test_analysis_pages import frame, loaded, open_page
-from tests.core.helpers import asst, call, tool, user
-from tests.core.helpers import sys as system
+from tests.helpers import asst, call, tool, user
+from tests.helpers import sys as system
 
 SECRETS = ("sk-proj-ABCDEFGHIJ0123456789abcd", "S3cr3tPassw0rd", "Zq8xK2pLm9Vt4Rw7Yb3NcD5f",
            "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY")

@@ -45,7 +45,7 @@ def _independent_turn_pieces(config: CompressorConfig) -> list[str]:
     messages = load_messages(SAMPLES / SECRETS)
     result = ContextCompressor(config, summarizer=lambda prompt, max_tokens: "## Active Task\nx").compress(messages)
     pieces: list[str] = []
-    for message in result.pruned_messages[result.turns_start:result.compress_end]:
+    for message in result.plan.pruned_messages[result.plan.turns_start:result.plan.compress_end]:
         pieces.append(message.get("content") or "")
         for call in message.get("tool_calls") or []:
             pieces.append(call["function"]["arguments"])
@@ -212,7 +212,7 @@ def test_long_text_is_paged_by_message(app):
     config = sidebar_config(app)
     result = ContextCompressor(config, summarizer=lambda p, m: "## Active Task\nx").compress(
         load_messages(SAMPLES / "long_coding_session.json"))
-    turns = result.compress_end - result.turns_start
+    turns = result.plan.compress_end - result.plan.turns_start
     assert turns > 20
     assert any("No credential was found" in s.value for s in app.success)
     pages = -(-turns // 20)
@@ -223,7 +223,7 @@ def test_long_text_is_paged_by_message(app):
         body = "".join(h.value for h in app.html)
         return [int(n) for n in re.findall(r">message #(\d+)</div>", body)]
 
-    assert shown_messages() == list(range(result.turns_start, result.turns_start + 20))
+    assert shown_messages() == list(range(result.plan.turns_start, result.plan.turns_start + 20))
     page_input.set_value(pages)
     run(app)
-    assert shown_messages() == list(range(result.turns_start + 20 * (pages - 1), result.compress_end))
+    assert shown_messages() == list(range(result.plan.turns_start + 20 * (pages - 1), result.plan.compress_end))

@@ -18,9 +18,9 @@ from core.summarizers.extractive import ExtractiveSummarizer
 from core.views.replay import replay
 from core.views.zones import analyze_zones
 from dashboard.memo import content_digest
-from tests.analysis import request_fixtures as F
 from tests.app.conftest import metrics, number, plain, run
 from tests.app.test_analysis_pages import page_app
+from tests.inspections import request_fixtures as F
 
 
 def open_file(page: str, name: str, data: bytes) -> AppTest:

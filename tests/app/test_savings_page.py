@@ -29,7 +29,7 @@ def expected(at, messages, summarizer=None):
     result = ContextCompressor(config, summarizer=summarizer).compress(messages)
     counter = get_counter(encoding_name_for_model(config.model))
     original = counter.count_messages(messages)
-    pruned = counter.count_messages(result.pruned_messages) if result.pruned_messages is not None else original
+    pruned = counter.count_messages(result.plan.pruned_messages) if result.plan.pruned_messages is not None else original
     return original, original - pruned, counter.count_messages(result.messages), result
 
 
@@ -79,16 +79,16 @@ def test_steps_name_the_messages_phase_one_touched(app):
     go(app, "savings")
     result = ContextCompressor(sidebar_config(app), summarizer=ExtractiveSummarizer()).compress(messages)
     touched = table_with(app, "index", "actions", "tokens_before", "tokens_after")
-    assert set(touched["index"]) == set(result.phase1_actions)
+    assert set(touched["index"]) == set(result.plan.phase1_actions)
     for index, actions in zip(touched["index"], touched["actions"], strict=True):
-        assert actions == ", ".join(result.phase1_actions[int(index)])
+        assert actions == ", ".join(result.plan.phase1_actions[int(index)])
     steps = table_with(app, "step", "messages_touched")
     by_step = dict(zip(steps["step"], steps["messages_touched"], strict=True))
-    one_liners = sum("one-liner" in a for a in result.phase1_actions.values())
-    deduplicated = sum("deduplicated" in a for a in result.phase1_actions.values())
+    one_liners = sum("one-liner" in a for a in result.plan.phase1_actions.values())
+    deduplicated = sum("deduplicated" in a for a in result.plan.phase1_actions.values())
     assert by_step["Old tool results → one-liners"] == one_liners
     assert by_step["Duplicate tool outputs"] == deduplicated
-    assert by_step["Middle → summary"] == result.compress_end - result.compress_start
+    assert by_step["Middle → summary"] == result.plan.compress_end - result.plan.compress_start
 
 
 def test_the_last_compress_run_replaces_the_offline_summary(app):

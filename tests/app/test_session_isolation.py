@@ -50,7 +50,7 @@ def test_two_sessions_on_one_transcript_never_see_each_others_runs(chat_server):
     assert any("your last run" in plain(caption.value) for caption in second.caption)
     shown = _shown_summary(second, "savings")
     assert SUMMARY not in shown
-    assert result.summary_text.splitlines()[1] in shown
+    assert result.assembly.summary_text.splitlines()[1] in shown
 
     # The first session still sees its own run, on both pages that open the summary.
     assert SUMMARY in _shown_summary(first, "savings")

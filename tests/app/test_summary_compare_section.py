@@ -12,19 +12,9 @@ from core.profiles import get_profile
 from core.summarizers.extractive import ExtractiveSummarizer, count_tokens
 from core.tokens import get_counter
 from tests.app.conftest import SAMPLES, go, load_messages, run, sidebar_config, upload
+from tests.helpers import CapturingExtractive
 
 LONG_SAMPLE = SAMPLES / "long_coding_session.json"
-
-
-class Capturing(ExtractiveSummarizer):
-    """The extractive summarizer, remembering the request the compressor made."""
-
-    def __init__(self) -> None:
-        self.requests = []
-
-    def summarize_request(self, request):  # noqa: ANN001, ANN201
-        self.requests.append(request)
-        return super().summarize_request(request)
 
 
 def _section_frames(at):
@@ -42,23 +32,23 @@ def test_long_sample_figures_match_an_independent_computation(app):
     config = sidebar_config(app)
     profile = get_profile(config.profile)
     messages = load_messages(LONG_SAMPLE)
-    capturing = Capturing()
+    capturing = CapturingExtractive()
     summarised = ContextCompressor(config, summarizer=capturing).compress(messages)
     fell_back = ContextCompressor(config, summarizer=None).compress(messages)
     assert (summarised.outcome, fell_back.outcome) == ("summarized", "fallback")
-    fallback_body = strip_summary_prefix(fell_back.summary_text, profile)
+    fallback_body = strip_summary_prefix(fell_back.assembly.summary_text, profile)
     fallback_size = count_tokens(fallback_body)
     request = capturing.requests[0]
     same_size = ExtractiveSummarizer().summarize_request(
         dataclasses.replace(request, summary_budget=fallback_size, max_tokens=fallback_size)
     )
     bodies = {
-        "Offline extractive summary": strip_summary_prefix(summarised.summary_text, profile),
+        "Offline extractive summary": strip_summary_prefix(summarised.assembly.summary_text, profile),
         "Offline summary at the fallback's size": same_size.strip(),
         "Hermes v0.16.0 fallback": fallback_body,
     }
     turn_facts = extract_facts(capturing.requests[0].turns)
-    span_facts = extract_facts(messages[summarised.turns_start:summarised.compress_end])
+    span_facts = extract_facts(messages[summarised.plan.turns_start:summarised.plan.compress_end])
     counter = get_counter("o200k_base")  # gpt-4o, the sidebar's model
 
     table, lost_tables = _section_frames(app)
@@ -86,7 +76,7 @@ def test_long_sample_figures_match_an_independent_computation(app):
     same_size_lost, lost = lost_tables
     assert same_size_lost["value"].tolist() == [value for value in turn_facts["value"] if value not in same_size]
     assert lost["value"].tolist() == [value for value in turn_facts["value"] if value not in fallback_body]
-    assert (lost["message_index"] >= summarised.turns_start).all()
+    assert (lost["message_index"] >= summarised.plan.turns_start).all()
     assert any("Nothing: every fact of these turns is in it verbatim." in c.value for c in app.caption)
     codes = [code.value for code in app.code]
     assert bodies["Offline extractive summary"] in codes and fallback_body in codes

@@ -48,16 +48,16 @@ def assert_zones_match_core(at, messages):
     shown = metrics(at)
     assert number(shown["Threshold"]) == config.threshold_tokens
     assert number(shown["Tail budget"]) == config.tail_token_budget
-    assert number(shown["Head"]) == result.compress_start
-    assert number(shown["Middle"]) == result.compress_end - result.compress_start
-    assert number(shown["Tail"]) == len(messages) - result.compress_end
-    assert number(shown["Prune boundary"]) == result.prune_boundary
+    assert number(shown["Head"]) == result.plan.compress_start
+    assert number(shown["Middle"]) == result.plan.compress_end - result.plan.compress_start
+    assert number(shown["Tail"]) == len(messages) - result.plan.compress_end
+    assert number(shown["Prune boundary"]) == result.plan.prune_boundary
     table = at.dataframe[0].value
     zones = list(table["zone"])
-    assert zones.count("HEAD") == result.compress_start
-    assert zones.index("TAIL") == result.compress_end
+    assert zones.count("HEAD") == result.plan.compress_start
+    assert zones.index("TAIL") == result.plan.compress_end
     touched = {int(i) for i, action in zip(table["index"], table["phase1"], strict=True) if action}
-    assert touched == set(result.phase1_actions)
+    assert touched == set(result.plan.phase1_actions)
     return config, result
 
 
@@ -127,10 +127,10 @@ def test_explains_the_last_user_rule_after_a_long_tool_loop(app):
     upload(app, "loop.json", json.dumps({"messages": messages}).encode())
     go(app, "zones")
     config, result = assert_zones_match_core(app, messages)
-    assert "last_user" in result.tail_cut.steps
+    assert "last_user" in result.plan.tail_cut.steps
     explanation = " ".join(m.value for m in app.markdown)
     assert "newest user message must stay in the tail" in explanation
-    assert f"message {result.tail_cut.after_last_user}" in explanation
+    assert f"message {result.plan.tail_cut.after_last_user}" in explanation
 
 
 def test_explains_backward_alignment_of_a_tool_group(app):
@@ -144,7 +144,7 @@ def test_explains_backward_alignment_of_a_tool_group(app):
     assert_zones_match_core(app, messages)
     result = ContextCompressor(sidebar_config(app)).compress(messages)
     explanation = " ".join(m.value for m in app.markdown)
-    if "aligned_backward" in result.tail_cut.steps:
+    if "aligned_backward" in result.plan.tail_cut.steps:
         assert "call-and-results group stays in the tail" in explanation
     # Shrinking the tail budget to its minimum must keep page and core in step as well.
     app.slider(key="summary_target_ratio").set_value(0.1)

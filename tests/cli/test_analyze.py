@@ -42,11 +42,11 @@ def test_json_matches_library(cli, corpus):
     assert report["threshold_tokens"] == 96_000
     assert report["would_compress"] is would is True
     assert report["outcome"] == result.outcome == "summarized"
-    assert (report["compress_start"], report["compress_end"]) == (result.compress_start, result.compress_end)
-    assert report["prune_boundary"] == result.prune_boundary
-    assert report["head"] == result.compress_start
-    assert report["middle"] == result.compress_end - result.compress_start
-    assert report["tail"] == len(messages) - result.compress_end
+    assert (report["compress_start"], report["compress_end"]) == (result.plan.compress_start, result.plan.compress_end)
+    assert report["prune_boundary"] == result.plan.prune_boundary
+    assert report["head"] == result.plan.compress_start
+    assert report["middle"] == result.plan.compress_end - result.plan.compress_start
+    assert report["tail"] == len(messages) - result.plan.compress_end
     assert report["messages_after"] == len(result.messages)
     assert report["tokens_after"] == counter.count_messages(result.messages)
     assert report["hermes_tokens_after"] == estimate_messages_tokens_rough(result.messages)
@@ -166,8 +166,8 @@ def test_parameters_reach_the_compressor(cli, corpus):
         "v0.15.1",
     ).json()
     _, _, _, result = _library(corpus.mid, config)
-    assert (report["compress_start"], report["compress_end"]) == (result.compress_start, result.compress_end)
-    assert report["prune_boundary"] == result.prune_boundary
+    assert (report["compress_start"], report["compress_end"]) == (result.plan.compress_start, result.plan.compress_end)
+    assert report["prune_boundary"] == result.plan.prune_boundary
     assert report["tokens_after"] == get_counter("cl100k_base").count_messages(result.messages)
     default = cli("analyze", corpus.mid, "--json").json()
     assert (default["compress_start"], default["compress_end"]) != (

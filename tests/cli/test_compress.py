@@ -152,7 +152,7 @@ def secret_transcript(tmp_path: Path) -> Path:
     # Message 9 is a tool result in the middle (messages 4-22 are summarised here).
     compressor = ContextCompressor(CompressorConfig())
     result = compressor.compress(copy.deepcopy(messages))
-    assert result.compress_start <= 9 < result.compress_end and messages[9]["role"] == "tool"
+    assert result.plan.compress_start <= 9 < result.plan.compress_end and messages[9]["role"] == "tool"
     messages[9] = {**messages[9], "content": f"the db password is {SECRET}, keep it safe"}
     return write_openai(tmp_path / "secret.json", messages)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from core.batch import AnalysisSettings, process_file
 from core.formats import load
 from core.inspections.request import PARTS, ExactWeigher, request_breakdown
-from tests.analysis import request_fixtures as F
+from tests.inspections import request_fixtures as F
 
 
 def test_analyze_json_has_the_request_object(cli, tmp_path):

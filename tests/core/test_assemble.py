@@ -12,8 +12,7 @@ from core.phases.assemble import (
     strip_historical_media,
 )
 from core.profiles import END_MARKER, STUB_RESULT, SYSTEM_NOTE
-
-from .helpers import Recorder, asst, call, pairs_valid, sys, tool, user
+from tests.helpers import Recorder, asst, call, pairs_valid, sys, tool, user
 
 V16 = "v0.16.0"  # these behaviours are the v0.15.1/v0.16.0 rules (later releases have their own tests)
 
@@ -64,10 +63,10 @@ def test_double_collision_merges_into_string_and_list_tail():
     messages = [sys(), user("goal"), asst("plan")] + [user(f"u{i}") if i % 2 == 0 else asst(f"a{i}") for i in range(12)]
     messages += [user("last")]
     res = comp.compress(messages)
-    assert res.summary_merged
+    assert res.assembly.summary_merged
     merged = res.messages[3]
     assert merged["role"] == "user"
-    assert merged["content"].startswith(res.summary_text + "\n\n" + END_MARKER + "\n\n")
+    assert merged["content"].startswith(res.assembly.summary_text + "\n\n" + END_MARKER + "\n\n")
     roles = [m["role"] for m in res.messages]
     assert all(not (a == b and a in ("user", "assistant")) for a, b in zip(roles, roles[1:], strict=False))
 
@@ -75,10 +74,10 @@ def test_double_collision_merges_into_string_and_list_tail():
     list_messages[-3]["content"] = [{"type": "text", "text": "tail text"}]
     comp2 = ContextCompressor(CompressorConfig(profile=V16, protect_first_n=2), summarizer=recorder)
     res2 = comp2.compress(list_messages)
-    assert res2.summary_merged
+    assert res2.assembly.summary_merged
     first_tail = res2.messages[3]["content"]
     assert isinstance(first_tail, list)
-    assert first_tail[0] == {"type": "text", "text": res2.summary_text + "\n\n" + END_MARKER + "\n\n"}
+    assert first_tail[0] == {"type": "text", "text": res2.assembly.summary_text + "\n\n" + END_MARKER + "\n\n"}
 
 
 def test_standalone_user_summary_has_end_marker_assistant_does_not():
@@ -86,7 +85,7 @@ def test_standalone_user_summary_has_end_marker_assistant_does_not():
     messages = [sys(), user("goal"), asst(None, [call("c", "terminal", {"command": "ls"})]), tool("c", "out")]
     messages += [asst(f"a{i}") if i % 2 else user(f"u{i}") for i in range(10)]
     res = ContextCompressor(CompressorConfig(profile=V16, protect_first_n=3), summarizer=recorder).compress(messages)
-    summary_msgs = [m for m, o in zip(res.messages, res.origins, strict=True) if o.kind == "summary"]
+    summary_msgs = [m for m, o in zip(res.messages, res.assembly.origins, strict=True) if o.kind == "summary"]
     assert summary_msgs and summary_msgs[0]["role"] == "user"
     assert summary_msgs[0]["content"].endswith("\n\n" + END_MARKER)
     assert list(summary_msgs[0]) == ["role", "content"]
@@ -94,7 +93,7 @@ def test_standalone_user_summary_has_end_marker_assistant_does_not():
     messages2 = [sys(), user("goal"), asst("a"), user("b")]
     messages2 += [asst(f"a{i}") if i % 2 == 0 else user(f"u{i}") for i in range(10)]
     res2 = ContextCompressor(CompressorConfig(profile=V16, protect_first_n=3), summarizer=recorder).compress(messages2)
-    standalone = [m for m, o in zip(res2.messages, res2.origins, strict=True) if o.kind == "summary"]
+    standalone = [m for m, o in zip(res2.messages, res2.assembly.origins, strict=True) if o.kind == "summary"]
     assert len(standalone) == 1
     assert standalone[0]["role"] == "assistant"
     assert END_MARKER not in standalone[0]["content"]
@@ -155,5 +154,5 @@ def test_compress_never_splits_tool_pairs():
     messages.append(user("done?"))
     res = ContextCompressor(CompressorConfig(profile=V16, context_length=64_000), summarizer=Recorder()).compress(messages)
     assert pairs_valid(res.messages)
-    first_after_summary = [o.kind for o in res.origins].index("summary") + 1
+    first_after_summary = [o.kind for o in res.assembly.origins].index("summary") + 1
     assert res.messages[first_after_summary]["role"] != "tool"

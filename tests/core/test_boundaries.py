@@ -10,8 +10,7 @@ from core.phases.boundaries import (
     find_tail_cut,
     protect_head_size,
 )
-
-from .helpers import Recorder, asst, call, sys, tool, user
+from tests.helpers import Recorder, asst, call, sys, tool, user
 
 
 def test_head_size_counts_system_plus_first_n():

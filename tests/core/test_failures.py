@@ -9,8 +9,7 @@ import pytest
 
 from core import CompressorConfig, ContextCompressor
 from core.profiles import SUMMARY_PREFIX_V0_15_1
-
-from .helpers import Clock, Recorder, failing, long_agent_run
+from tests.helpers import Clock, Recorder, failing, long_agent_run
 
 V16 = "v0.16.0"  # these behaviours are the v0.15.1/v0.16.0 rules (later releases have their own tests)
 
@@ -37,7 +36,7 @@ def test_failure_classes_set_cooldown_and_reason(exc, cooldown, reason):
     comp = ContextCompressor(CompressorConfig(profile=V16), summarizer=failing(exc), clock=clock)
     res = comp.compress(long_agent_run())
     assert comp._summary_failure_cooldown_until == 1000.0 + cooldown
-    assert res.outcome == "fallback" and res.fallback_used
+    assert res.outcome == "fallback" and res.assembly.fallback_used
     if reason is not None:
         assert comp._last_summary_error == reason == res.failure_reason
     assert comp.compression_count == 1
@@ -59,7 +58,7 @@ def test_cooldown_skips_the_call_and_reason_stays_none():
     res = comp.compress(long_agent_run())
     assert recorder.calls == [] and res.cooldown_skipped and res.summarizer_calls == []
     assert comp._last_summary_error is None and res.outcome == "fallback"
-    assert "Summary failure reason" not in res.summary_text
+    assert "Summary failure reason" not in res.assembly.summary_text
     clock.now = 1601.0
     assert comp.compress(long_agent_run()).outcome == "summarized"
     assert comp._summary_failure_cooldown_until == 0
@@ -80,8 +79,8 @@ def test_no_summarizer_means_no_provider():
     messages = long_agent_run()
     res = comp.compress(messages)
     assert comp._summary_failure_cooldown_until == 600
-    n_dropped = res.compress_end - res.compress_start
-    assert res.summary_text == (
+    n_dropped = res.plan.compress_end - res.plan.compress_start
+    assert res.assembly.summary_text == (
         f"{SUMMARY_PREFIX_V0_15_1}\nSummary generation was unavailable. {n_dropped} message(s) were removed to free "
         "context space but could not be summarized. The removed messages contained earlier work in this session. "
         "Continue based on the recent messages below and the current state of any files or resources."
@@ -108,8 +107,8 @@ def test_v0_16_0_fallback_never_sets_previous_summary():
     comp = ContextCompressor(CompressorConfig(profile=V16), summarizer=failing(RuntimeError()))
     res = comp.compress(long_agent_run())
     assert comp.previous_summary is None
-    assert "best-effort deterministic fallback" in res.summary_text
-    assert "removed to free context space" not in res.summary_text
+    assert "best-effort deterministic fallback" in res.assembly.summary_text
+    assert "removed to free context space" not in res.assembly.summary_text
 
 
 class TwoModelSummarizer:

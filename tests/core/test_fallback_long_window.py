@@ -14,8 +14,7 @@ import pytest
 from core.phases.fallback import deterministic_fallback_summary
 from core.profiles import PROFILES
 from core.redaction.hermes import redact_sensitive_text
-
-from .helpers import asst, call, tool, user
+from tests.helpers import asst, call, tool, user
 
 DETERMINISTIC = [name for name, profile in PROFILES.items() if profile.fallback == "deterministic"]
 

@@ -28,8 +28,8 @@ from core.profiles import PROFILES
 from core.redaction import hermes as H
 from core.redaction.hermes import redact_many, redact_sensitive_text
 from core.tokens import _ascii_repr_len, _calls_repr_len, estimate_messages_tokens_rough, message_rough_chars
+from tests.redaction.test_hermes_redaction import _ungated
 
-from .test_redaction import _ungated
 from .test_tokens import _reference_estimate
 
 # --- plain versions ---------------------------------------------------------------------------

@@ -7,8 +7,7 @@ from pathlib import Path
 
 from core import CompressorConfig, ContextCompressor
 from core.profiles import SUMMARY_PREFIX_V0_15_1, SUMMARY_PREFIX_V0_16_0, SYSTEM_NOTE
-
-from .helpers import Recorder, asst, call, failing, sys, tool, user
+from tests.helpers import Recorder, asst, call, failing, sys, tool, user
 
 DATA = Path(__file__).parent.parent / "data" / "golden"
 
@@ -35,7 +34,7 @@ def test_v0_16_0_deterministic_fallback_worked_example_exact():
     assert comp._last_summary_dropped_count == 5
     assert comp.compression_count == 1
     assert comp._last_summary_error == "no auxiliary LLM provider configured"
-    assert res.summary_merged and res.outcome == "fallback"
+    assert res.assembly.summary_merged and res.outcome == "fallback"
 
 
 def test_v0_15_1_static_fallback_on_the_same_input():
@@ -76,10 +75,10 @@ def test_appendix_a_worked_example():
     comp = ContextCompressor(CompressorConfig(context_length=100_000, profile="v0.15.1"), summarizer=recorder)
     assert comp.threshold_tokens == 64_000 and comp.tail_token_budget == 12_800 and comp.max_summary_tokens == 5_000
     res = comp.compress(messages, current_tokens=70_000)
-    assert res.prune_boundary == 0
-    assert res.pruned_count == 1
-    assert res.phase1_actions == {3: ["deduplicated"]}
-    assert (res.compress_start, res.compress_end) == (4, 11)
+    assert res.plan.prune_boundary == 0
+    assert res.plan.pruned_count == 1
+    assert res.plan.phase1_actions == {3: ["deduplicated"]}
+    assert (res.plan.compress_start, res.plan.compress_end) == (4, 11)
     assert [m["role"] for m in res.messages] == [
         "system", "user", "assistant", "tool", "user", "assistant", "tool", "assistant", "user",
     ]
@@ -97,9 +96,9 @@ def test_appendix_a_worked_example():
     assert comp.compression_count == 1
     assert comp._ineffective_compression_count == 0
     independent_estimate = (sum(len(str(m)) for m in res.messages) + 3) // 4
-    assert res.tokens_after == independent_estimate
-    assert res.savings_pct == (70_000 - independent_estimate) / 70_000 * 100
-    assert 70 < res.savings_pct < 85
+    assert res.assembly.tokens_after == independent_estimate
+    assert res.assembly.savings_pct == (70_000 - independent_estimate) / 70_000 * 100
+    assert 70 < res.assembly.savings_pct < 85
 
 
 def test_prefix_lengths_are_exact():

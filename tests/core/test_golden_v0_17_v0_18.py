@@ -17,8 +17,7 @@ from core.profiles import (
     SUMMARY_PREFIX_V0_17_0,
     SYSTEM_NOTE,
 )
-
-from .helpers import asst, call, sys, tool, user
+from tests.helpers import Recorder, asst, call, sys, tool, user
 
 DATA = Path(__file__).parent.parent / "data" / "golden"
 ANCHOR_CLOCK = datetime.datetime(2026, 6, 19, 23, 30, tzinfo=datetime.timezone(datetime.timedelta(hours=2)))
@@ -65,16 +64,6 @@ EXAMPLE_A_TURNS = (
 )
 
 
-class Recorder:
-    def __init__(self, answer: str) -> None:
-        self.answer = answer
-        self.calls: list[tuple[str, int]] = []
-
-    def __call__(self, prompt: str, max_tokens: int) -> str:
-        self.calls.append((prompt, max_tokens))
-        return self.answer
-
-
 def _example_a_compressor(recorder: Recorder) -> ContextCompressor:
     config = CompressorConfig(context_length=100_000, protect_first_n=2, profile="v0.17.0")
     return ContextCompressor(config, summarizer=recorder, wall_clock=lambda: ANCHOR_CLOCK)
@@ -86,8 +75,8 @@ def test_v0_17_0_example_a_anchors_media_and_auto_focus_exact():
     comp = _example_a_compressor(recorder)
     res = comp.compress(messages)
 
-    assert (res.compress_start, res.compress_end) == (3, 8)
-    cut = res.tail_cut
+    assert (res.plan.compress_start, res.plan.compress_end) == (3, 8)
+    cut = res.plan.tail_cut
     assert (cut.min_tail, cut.budget_walk_cut, cut.after_align, cut.after_last_user) == (8, 14, 12, 11)
     assert cut.steps == ["aligned_backward", "last_user", "last_assistant"]
     (prompt, max_tokens), = recorder.calls
@@ -99,7 +88,7 @@ def test_v0_17_0_example_a_anchors_media_and_auto_focus_exact():
         "Recent user focus:\n- Start with the banner. The Notion token is ntn_4A...QDxB.\n"
         "- Also bump the version in pyproject.toml.\n- Great. Now run the whole suite, then draft the changelog."
     )
-    assert res.focus_topic == focus
+    assert res.plan.focus_topic == focus
     assert f'\n\nFOCUS TOPIC: "{focus}"\n' in prompt
     assert prompt.index("## Historical Task Snapshot") > prompt.index("TURNS TO SUMMARIZE:")
 
@@ -113,8 +102,8 @@ def test_v0_17_0_example_a_anchors_media_and_auto_focus_exact():
     assert len(summary["content"]) == 1_617
     assert res.messages[4:] == messages[8:]
     assert comp.previous_summary == EXAMPLE_A_SUMMARY  # the echoed marker stays in memory
-    assert (res.display_tokens, res.tokens_after) == (21_560, 21_935)
-    assert round(res.savings_pct, 2) == -1.74
+    assert (res.plan.display_tokens, res.assembly.tokens_after) == (21_560, 21_935)
+    assert round(res.assembly.savings_pct, 2) == -1.74
     assert comp._ineffective_compression_count == 1 and comp.compression_count == 1
     assert not comp.should_compress(63_999) and comp.should_compress(64_000)
 
@@ -123,12 +112,12 @@ def test_v0_17_0_example_a_anchors_media_and_auto_focus_exact():
     recorder.calls.clear()
     res2 = _example_a_compressor(recorder).compress(resumed)
     (prompt2, _), = recorder.calls
-    assert (res2.compress_start, res2.compress_end, res2.turns_start) == (3, 8, 4)
+    assert (res2.plan.compress_start, res2.plan.compress_end, res2.plan.turns_start) == (3, 8, 4)
     assert (
         "PREVIOUS SUMMARY:\n## Historical Task Snapshot\nUser asked: 'Also bump the version in pyproject.toml.'"
         "\n\n## Goal\nShip v2.0.\n\nNEW TURNS TO INCORPORATE:\n"
     ) in prompt2
-    assert res2.focus_topic == (
+    assert res2.plan.focus_topic == (
         "Recent user focus:\n- Prepare the v2.0 release: banner, tests, changelog.\n"
         "- Great. Now run the whole suite, then draft the changelog.\n- Thanks. Tag the release."
     )
@@ -195,8 +184,8 @@ def test_v0_18_0_two_round_example_exact():
     )
     # Round 1: "provider down" is a generic failure now: 60 s cooldown, its own reason, the fallback merged.
     res = comp.compress(example["input"])
-    assert (res.compress_start, res.compress_end) == (2, 7)
-    assert res.outcome == "fallback" and res.summary_merged
+    assert (res.plan.compress_start, res.plan.compress_end) == (2, 7)
+    assert res.outcome == "fallback" and res.assembly.summary_merged
     assert comp._last_summary_error == "provider down"
     assert comp._summary_failure_cooldown_until == 1_060.0
     assert comp.compression_count == 1 and comp._last_summary_dropped_count == 5
@@ -213,7 +202,7 @@ def test_v0_18_0_two_round_example_exact():
     # delimiter and rehydrated, the summary is pinned to user and merged, call_4 is stripped.
     summarizer.failing = False
     res2 = comp.compress(res.messages + golden["round2_extra_messages"], force=True)
-    assert (res2.compress_start, res2.compress_end, res2.existing_summary_index, res2.turns_start) == (1, 5, 2, 3)
+    assert (res2.plan.compress_start, res2.plan.compress_end, res2.plan.existing_summary_index, res2.plan.turns_start) == (1, 5, 2, 3)
     call_made = res2.summarizer_call
     assert call_made.serialized_turns == "[USER]: Thanks. What is left?\n\n[ASSISTANT]: Only the docs."
     assert call_made.max_tokens == 2_600 and call_made.iterative
@@ -229,7 +218,7 @@ def test_v0_18_0_two_round_example_exact():
     assert out[1]["content"].endswith(END_MARKER)
     assert [c["id"] for c in out[2]["tool_calls"]] == ["call_3"]
     assert out[3:] == golden["round2_extra_messages"][2:]
-    assert res2.calls_stripped == 1 and res2.stubs_added == 0
+    assert res2.assembly.calls_stripped == 1 and res2.assembly.stubs_added == 0
 
 
 def test_v0_17_0_on_the_v0_18_0_round_two_input_stubs_and_serialises_the_merged_message():

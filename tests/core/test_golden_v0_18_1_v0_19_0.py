@@ -16,8 +16,7 @@ from core.profiles import (
     SUMMARY_PREFIX_V0_19_0,
     SYSTEM_NOTE,
 )
-
-from .helpers import Clock, Recorder, asst, call, sys, tool, user
+from tests.helpers import Clock, Recorder, asst, call, sys, tool, user
 
 V018_PREFIX = SUMMARY_PREFIX_V0_17_0  # v0.18.x write the v0.17.0 prefix
 
@@ -59,7 +58,7 @@ def test_worker_session_without_a_surviving_user_turn(profile):
     compressor = _compressor(profile, recorder, protect_first_n=0, protect_last_n=2)
     messages = _worker_session()
     result = compressor.compress(messages)
-    assert (result.compress_start, result.compress_end) == (0, 3)
+    assert (result.plan.compress_start, result.plan.compress_end) == (0, 3)
     assert [m for _p, m in recorder.calls] == [2600]
     assert _turns(result) == WORKER_TURNS
     assert compressor.compression_count == 1 and compressor.previous_summary == WORKER_SUMMARY
@@ -89,8 +88,8 @@ def test_a_role_less_first_tail_message_takes_the_pinned_summary():
     for profile, merged in (("v0.18.0", False), ("v0.18.1", True)):
         compressor = _compressor(profile, Recorder("## Goal\nG"), protect_first_n=0, protect_last_n=2)
         result = compressor.compress(messages, current_tokens=10**6)
-        assert (result.compress_start, result.compress_end) == (0, 2)
-        assert result.summary_merged is merged
+        assert (result.plan.compress_start, result.plan.compress_end) == (0, 2)
+        assert result.assembly.summary_merged is merged
         if merged:
             assert "role" not in result.messages[0]
         else:
@@ -119,7 +118,7 @@ def test_replay_fields_move_the_tail_cut(profile, end, size, merged_call):
     assert len(messages) == 44
     compressor = _compressor(profile, Recorder("## Goal\nRefactor the parser."), protect_first_n=1, protect_last_n=4)
     result = compressor.compress(messages)
-    assert (result.compress_start, result.compress_end) == (2, end)
+    assert (result.plan.compress_start, result.plan.compress_end) == (2, end)
     out = result.messages
     assert len(out) == size
     merged = out[2]
@@ -158,7 +157,7 @@ def test_marker_stripping_and_environment_lookups(profile):
     messages = _marked_session()
     compressor = _compressor(profile, Recorder("## Goal\nMove secrets to env."), protect_first_n=1, protect_last_n=2)
     result = compressor.compress(messages)
-    assert (result.compress_start, result.compress_end) == (2, 5)
+    assert (result.plan.compress_start, result.plan.compress_end) == (2, 5)
     assert len(result.messages) == 7 and result.messages[2]["role"] == "assistant"
     tool_block = _turns(result).split("[TOOL RESULT call_1]: ", 1)[1]
     if profile == "v0.18.0":
@@ -220,7 +219,7 @@ def test_a_first_compaction_at_128k(profile):
     new = profile == "v0.19.0"
     assert compressor.threshold_percent == (0.75 if new else 0.50)
     assert (compressor.threshold_tokens, compressor.tail_token_budget) == ((96_000, 19_200) if new else (64_000, 12_800))
-    assert (result.compress_start, result.compress_end) == (4, 13 if new else 15)
+    assert (result.plan.compress_start, result.plan.compress_end) == (4, 13 if new else 15)
     assert [m for _p, m in recorder.calls] == ([None] if new else [7_889])
     out = result.messages
     assert len(out) == (17 if new else 15)
@@ -274,7 +273,7 @@ CHART_TURNS_START = (
 def test_multimodal_and_reasoning_content_in_the_turns():
     compressor = _compressor("v0.19.0", Recorder("## Goal\nFix the chart."), protect_first_n=2)
     result = compressor.compress(_chart_session())
-    assert result.compress_start == 3
+    assert result.plan.compress_start == 3
     assert _turns(result).startswith(CHART_TURNS_START)
     assert compressor.previous_summary == (
         "## Historical Task Snapshot\nUser asked (deterministic, from compacted turns): 'Why does this chart look "
@@ -322,13 +321,13 @@ def test_forward_realignment_of_the_tail_cut():
     head = "[ASSISTANT]: Starting the build.\n[Tool calls:\n  terminal({\"command\": \"make step1\"})\n]"
     old = _compressor("v0.18.1", Recorder("## Goal\nBuild."), protect_first_n=1)
     result = old.compress(_build_session())
-    assert result.compress_end == 3 and _turns(result) == head
+    assert result.plan.compress_end == 3 and _turns(result) == head
     assert [m["role"] for m in result.messages] == ["system", "user", "assistant", "assistant", "tool", "assistant", "tool"]
     assert result.messages[2]["content"].startswith(V018_PREFIX)
 
     new = _compressor("v0.19.0", Recorder("## Goal\nBuild."), protect_first_n=1)
     result = new.compress(_build_session())
-    assert result.compress_end == 4
+    assert result.plan.compress_end == 4
     turns = _turns(result)
     assert turns == head + "\n\n[TOOL RESULT call_1]: " + "A" * 4_000 + "\n...[truncated]...\n" + "A" * 1_500
     assert len(turns) == 5_628
@@ -338,7 +337,7 @@ def test_forward_realignment_of_the_tail_cut():
     assert out[2]["content"] == (PRIOR_CONTEXT_HEADER + "\n" + "\n\n" + PRIOR_CONTEXT_DELIMITER + "\n\n"
                                  + SUMMARY_PREFIX_V0_19_0 + "\n## Goal\nBuild.\n\n" + END_MARKER)
     assert new.previous_summary == old.previous_summary == "## Goal\nBuild."
-    assert "aligned_forward" in result.tail_cut.steps
+    assert "aligned_forward" in result.plan.tail_cut.steps
 
 
 # --- v0.19.0 §19.4: quota abort, sticky flag and the timeout ladder ----------------------------------------

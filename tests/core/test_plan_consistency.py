@@ -52,7 +52,7 @@ def test_every_analysis_reads_the_plan(messages, data, profile):
     result = ContextCompressor(config, summarizer=BudgetSized(), wall_clock=lambda: NOW).compress(
         messages, prune_plan=prune_plan)
     bounds = (decided.compress_start, decided.compress_end, decided.prune_boundary)
-    assert (result.compress_start, result.compress_end, result.prune_boundary) == bounds
+    assert (result.plan.compress_start, result.plan.compress_end, result.plan.prune_boundary) == bounds
     assert result.outcome == {"too_small": "too_small", "nothing_to_compress": "nothing_to_compress"}.get(
         decided.outcome, "summarized")
 
@@ -67,7 +67,7 @@ def test_every_analysis_reads_the_plan(messages, data, profile):
     if decided.outcome != "too_small":
         assert (cell["compress_start"], cell["compress_end"], cell["prune_boundary"]) == bounds
     if result.compressed:
-        assert cell["final_tokens"] == result.tokens_after
+        assert cell["final_tokens"] == result.assembly.tokens_after
         assert cell["messages_after"] == len(result.messages)
         assert cell["summary_budget"] == decided.summary_budget
 

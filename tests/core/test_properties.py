@@ -11,8 +11,7 @@ from hypothesis import strategies as st
 
 from core import CompressorConfig, ContextCompressor
 from core.profiles import PROFILES, SUMMARY_PREFIX_V0_16_0
-
-from .helpers import failing, pairs_valid
+from tests.helpers import failing, pairs_valid
 
 EXAMPLES = int(os.environ.get("CONTEXT_LENS_FUZZ_EXAMPLES", "300"))
 SETTINGS = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -14,8 +14,7 @@ from core.phases.prune import (
     prune_old_tool_results,
     truncate_tool_call_args_json,
 )
-
-from .helpers import asst, call, tool, user
+from tests.helpers import asst, call, tool, user
 
 DEDUP = "[Duplicate tool output — same content as a more recent call]"
 

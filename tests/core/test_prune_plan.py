@@ -32,8 +32,8 @@ from core.phases.prune import (
     prune_old_tool_results,
     truncate_tool_call_args_json,
 )
+from tests.helpers import asst, call, long_agent_run, tool, user
 
-from .helpers import asst, call, long_agent_run, tool, user
 from .test_properties import EXAMPLES, conversations
 
 SETTINGS = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])

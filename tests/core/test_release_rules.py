@@ -20,8 +20,7 @@ from core.profiles import (
     SUMMARY_PREFIX_V0_17_0,
     TOOL_CALL_REMOVED,
 )
-
-from .helpers import Clock, asst, call, failing, sys, tool, user
+from tests.helpers import Clock, asst, call, failing, sys, tool, user
 
 V17, V18 = PROFILES["v0.17.0"], PROFILES["v0.18.0"]
 
@@ -342,7 +341,7 @@ def test_an_empty_summary_is_a_failure_that_names_the_model():
     zero_width = ContextCompressor(CompressorConfig(profile="v0.18.0"), summarizer=lambda p, m: "\u200b")
     assert zero_width.compress(messages).outcome == "summarized"
     accepted = ContextCompressor(CompressorConfig(profile="v0.17.0"), summarizer=lambda p, m: "")
-    assert accepted.compress(messages).summary_text == SUMMARY_PREFIX_V0_17_0
+    assert accepted.compress(messages).assembly.summary_text == SUMMARY_PREFIX_V0_17_0
 
 
 def test_the_auth_and_network_flags_are_sticky():
@@ -391,7 +390,7 @@ def test_the_head_decays_after_the_first_compaction():
     messages = [sys(), user("task")] + [asst(f"a{i} " + "x" * 3_000) if i % 2 else user(f"u{i}") for i in range(30)]
     comp = ContextCompressor(CompressorConfig(profile="v0.18.0", protect_first_n=3), summarizer=lambda p, m: "## Goal\nx")
     first = comp.compress(messages, force=True)
-    assert first.compress_start == 4 and not first.plan.head_decayed
+    assert first.plan.compress_start == 4 and not first.plan.head_decayed
     second = comp.plan(first.messages + [user("next")])
     assert second.head_size == 1 and second.head_decayed
     v17 = ContextCompressor(CompressorConfig(profile="v0.17.0", protect_first_n=3), summarizer=lambda p, m: "## Goal\nx")

@@ -25,8 +25,8 @@ from core.plan import plan
 from core.redaction import hermes as H
 from core.redaction.hermes import redact_many, redact_sensitive_text
 from core.tokens import estimate_messages_tokens_rough, make_estimator, rough_chars_at_least
+from tests.helpers import Recorder, asst, sys, tool, user
 
-from .helpers import Recorder, asst, sys, tool, user
 from .test_fast_paths import _PIECES, _estimated_message
 from .test_properties import conversations
 

@@ -13,8 +13,7 @@ from core.profiles import (
     SUMMARY_PREFIX_V0_16_0,
 )
 from core.redaction.hermes import redact_sensitive_text
-
-from .helpers import Recorder, asst, call, long_agent_run, sys, tool, user
+from tests.helpers import Recorder, asst, call, long_agent_run, sys, tool, user
 
 V16 = "v0.16.0"  # these behaviours are the v0.15.1/v0.16.0 rules (later releases have their own tests)
 
@@ -105,7 +104,7 @@ def test_summary_call_uses_budget_and_prefix():
     assert call_record.max_tokens == max_tokens == int(call_record.summary_budget * 1.3)
     assert f"TURNS TO SUMMARIZE:\n{call_record.serialized_turns}\n\nUse this exact structure:" in prompt
     assert comp.previous_summary == "## Active Task\nNone."
-    assert res.summary_text == SUMMARY_PREFIX_V0_16_0 + "\n## Active Task\nNone."
+    assert res.assembly.summary_text == SUMMARY_PREFIX_V0_16_0 + "\n## Active Task\nNone."
 
 
 @pytest.mark.parametrize(
@@ -123,7 +122,7 @@ def test_response_post_processing(answer, expected_body):
     comp = ContextCompressor(CompressorConfig(profile=V16), summarizer=Recorder(answer))
     res = comp.compress(long_agent_run())
     expected = SUMMARY_PREFIX_V0_16_0 + ("\n" + expected_body if expected_body else "")
-    assert res.summary_text == expected
+    assert res.assembly.summary_text == expected
     assert res.outcome == "summarized"
 
 
@@ -162,18 +161,18 @@ def test_rehydration_skips_old_summary_and_older_turns():
     assert prompt.count("OLD SUMMARY BODY") == 1
     assert "old middle message" not in res.summarizer_call.serialized_turns
     assert res.summarizer_call.serialized_turns.startswith("[ASSISTANT]: after summary")
-    assert res.existing_summary_index == 5
+    assert res.plan.existing_summary_index == 5
 
 
 def test_v0_16_0_does_not_recognise_the_v0_15_1_prefix():
     recorder = Recorder()
     comp = ContextCompressor(CompressorConfig(profile="v0.16.0"), summarizer=recorder)
     res = comp.compress(_with_handoff(SUMMARY_PREFIX_V0_15_1))
-    assert res.existing_summary_index is None
+    assert res.plan.existing_summary_index is None
     assert "TURNS TO SUMMARIZE:" in recorder.calls[0][0]
     assert "[USER]: [CONTEXT COMPACTION — REFERENCE ONLY]" in res.summarizer_call.serialized_turns
     comp15 = ContextCompressor(CompressorConfig(profile="v0.15.1"), summarizer=Recorder())
-    assert comp15.compress(_with_handoff(SUMMARY_PREFIX_V0_15_1)).existing_summary_index == 5
+    assert comp15.compress(_with_handoff(SUMMARY_PREFIX_V0_15_1)).plan.existing_summary_index == 5
 
 
 def test_handoff_in_protected_head_populates_previous_summary():

@@ -9,22 +9,9 @@ import pytest
 
 from core import CompressorConfig, ContextCompressor
 from core.summarizers.base import SummaryRequest
-from core.summarizers.extractive import ExtractiveSummarizer
-
-from .helpers import long_agent_run
+from tests.helpers import CapturingExtractive, long_agent_run
 
 NOW = datetime.datetime(2026, 7, 1, 12, 0, tzinfo=datetime.UTC)
-
-
-class CapturingExtractive(ExtractiveSummarizer):
-    """The offline summarizer (it says it never reads the prompt), remembering its requests."""
-
-    def __init__(self) -> None:
-        self.requests: list[SummaryRequest] = []
-
-    def summarize_request(self, request: SummaryRequest) -> str:
-        self.requests.append(request)
-        return super().summarize_request(request)
 
 
 class PromptReadingHook:

@@ -5,8 +5,7 @@ from __future__ import annotations
 import pytest
 
 from core import CompressorConfig, ContextCompressor
-
-from .helpers import failing, long_agent_run
+from tests.helpers import failing, long_agent_run
 
 V16 = "v0.16.0"  # these behaviours are the v0.15.1/v0.16.0 rules (later releases have their own tests)
 

@@ -61,7 +61,7 @@ def test_upload_tune_compress_and_download(page):
     open_page(page, "Zones")
     before = CompressorConfig(**DEFAULTS)
     result = ContextCompressor(before).compress(messages)
-    assert to_int(metric_value(page, "Head")) == result.compress_start
+    assert to_int(metric_value(page, "Head")) == result.plan.compress_start
 
     # Keyboard on the real slider: one step right on "Protect first N messages".
     knob = slider(page, "Protect first N messages")
@@ -69,11 +69,11 @@ def test_upload_tune_compress_and_download(page):
     knob.press("ArrowRight")
     expected = ContextCompressor(CompressorConfig(**DEFAULTS, protect_first_n=4)).compress(messages)
     page.locator("[data-testid='stMetric']").filter(has_text="Head").filter(
-        has_text=f"{expected.compress_start} msgs"
+        has_text=f"{expected.plan.compress_start} msgs"
     ).wait_for()
     wait_until_idle(page)
     assert knob.input_value() == "4"
-    assert to_int(metric_value(page, "Middle")) == expected.compress_end - expected.compress_start
+    assert to_int(metric_value(page, "Middle")) == expected.plan.compress_end - expected.plan.compress_start
     assert page.locator(".js-plotly-plot").count() >= 1
     screenshot(page, "03_zones_after_slider")
 

@@ -272,7 +272,7 @@ def test_the_run_draws_its_before_and_after_and_a_preview_row_opens_its_message(
     assert "summary" in legend and "tool" in legend
     result = ContextCompressor(CompressorConfig(**DEFAULTS), summarizer=ExtractiveSummarizer()).compress(
         load(LONG_SAMPLE).messages)
-    summary = next(i for i, o in enumerate(result.origins) if o.kind == "summary")
+    summary = next(i for i, o in enumerate(result.assembly.origins) if o.kind == "summary")
     panel = wide.locator(".st-key-drilldown-preview")
     panel.get_by_text(f"output #{summary} · user · SUMMARY", exact=False).first.wait_for()
     # A click on a row of the preview table (its row marker) opens that message.
@@ -341,7 +341,7 @@ def test_the_settings_travel_in_the_url(wide, chromium: Any, server_url: str) ->
         expected = ContextCompressor(CompressorConfig(**DEFAULTS, protect_first_n=4)).compress(
             load(LONG_SAMPLE).messages)
         head = tab.locator("[data-testid='stMetric']").filter(has_text="Head").first.inner_text()
-        assert f"{expected.compress_start} msgs" in head
+        assert f"{expected.plan.compress_start} msgs" in head
     finally:
         other.close()
 

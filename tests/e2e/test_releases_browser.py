@@ -34,18 +34,20 @@ def test_the_picker_lists_the_releases_newest_first_and_the_reserve_moves_the_th
     page.get_by_text("Headline figures").wait_for()
     sidebar = _sidebar(page)
     picker = sidebar.get_by_role("combobox", name="Hermes release")
-    assert "v0.18.0" in picker.input_value()
+    assert "v0.19.0" in picker.input_value()
     picker.click()
     options = [o.inner_text() for o in page.get_by_role("option").all()]
-    assert [o.split()[0] for o in options] == ["v0.18.0", "v0.17.0", "v0.16.0", "v0.15.1"]
-    assert options[0] == f"v0.18.0 ({PROFILES['v0.18.0'].released})"
+    assert [o.split()[0] for o in options] == ["v0.19.0", "v0.18.1", "v0.18.0", "v0.17.0", "v0.16.0", "v0.15.1"]
+    assert options[0] == f"v0.19.0 ({PROFILES['v0.19.0'].released})"
     page.keyboard.press("Escape")
-    # gpt-4o's output limit fills the reserve; on a 128K window it does not move the 64K threshold.
+    # gpt-4o's output limit fills the reserve; on a 128K window v0.19.0's floor is 75 % of what is left.
     reserve = sidebar.get_by_role("spinbutton", name="Output reserve (max_tokens)")
     _expect_value(reserve, "16384", sidebar)
-    sidebar.get_by_text("Threshold: 64,000 tokens").first.wait_for()
-    # A 100K window with a 65,536-token reserve: v0.18.0 takes 50 % of the 34,464 left, floored at 64K,
-    # which the window cannot serve, so 85 % of it.
+    first = CompressorConfig(model="gpt-4o", max_tokens=16_384).threshold_tokens
+    assert first == (128_000 - 16_384) * 3 // 4
+    sidebar.get_by_text(f"Threshold: {first:,} tokens").first.wait_for()
+    # A 100K window with a 65,536-token reserve: 50 % of the 34,464 left, floored, which the window
+    # cannot serve, so 85 % of what is left.
     window = sidebar.get_by_role("spinbutton", name="Context length (tokens)")
     window.fill("100000")
     window.press("Enter")
@@ -56,7 +58,9 @@ def test_the_picker_lists_the_releases_newest_first_and_the_reserve_moves_the_th
     expected = CompressorConfig(context_length=100_000, max_tokens=65_536).threshold_tokens
     assert expected == 29_294
     sidebar.get_by_text(f"Threshold: {expected:,} tokens").first.wait_for()
-    sidebar.get_by_text("Without the 65,536-token reserve: 64,000.").first.wait_for()
+    without = CompressorConfig(context_length=100_000).threshold_tokens
+    assert without == 75_000  # v0.19.0's floor: 75 % of a window under 512K
+    sidebar.get_by_text(f"Without the 65,536-token reserve: {without:,}.").first.wait_for()
     screenshot(page, "17_release_picker_and_reserve")
     assert not page.page_errors
 
@@ -71,7 +75,7 @@ def test_the_overview_names_the_release_that_wrote_the_summaries(page, tmp_path)
     path = tmp_path / "resumed.json"
     path.write_text(json.dumps(messages), encoding="utf-8")
     upload(page, path)
-    page.get_by_text("written by Hermes v0.16.x").first.wait_for()
+    page.get_by_text("written by Hermes v0.16.0").first.wait_for()
     screenshot(page, "18_detected_release")
     page.get_by_role("button", name="Use profile v0.16.0").click()
     wait_until_idle(page)

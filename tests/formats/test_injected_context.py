@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 
 from core.formats import load
-from tests.analysis import request_fixtures as F
 from tests.formats.layouts import ClaudeLog, jsonl
+from tests.inspections import request_fixtures as F
 
 
 def test_claude_code_attachments_are_injected_context_where_they_were_sent():

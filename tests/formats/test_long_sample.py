@@ -103,6 +103,6 @@ def test_compresses_at_default_settings(conv):
     result = compressor.compress(conv.messages)
     assert result.outcome in ("summarized", "fallback")
     assert len(result.messages) < len(conv.messages)
-    assert result.tokens_after < result.display_tokens / 3
-    assert result.pruned_count >= 10
+    assert result.assembly.tokens_after < result.plan.display_tokens / 3
+    assert result.plan.pruned_count >= 10
     assert result.messages[0]["role"] == "system"

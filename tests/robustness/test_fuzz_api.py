@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 from core import CompressorConfig, ContextCompressor
 from core.formats import FORMAT_NAMES, FormatError, detect
 from core.profiles import SUMMARY_PREFIX_V0_15_1, SUMMARY_PREFIX_V0_16_0
-from tests.core.helpers import pairs_valid
+from tests.helpers import pairs_valid
 from tests.robustness.corpus import FUZZ_EXAMPLES, HOSTILE, SAMPLES, generator, load_outcome
 
 SETTINGS = settings(
@@ -213,7 +213,7 @@ def test_compress_never_raises_on_valid_input(messages: list[dict[str, Any]], da
     event(f"outcome: {result.outcome}")
     if result.compressed:
         assert pairs_valid(result.messages)
-        assert len(prompts) >= 1 or result.cooldown_skipped or result.fallback_used
+        assert len(prompts) >= 1 or result.cooldown_skipped or result.assembly.fallback_used
     json.dumps(result.messages)
     # A second round on the output (iterative summary, cooldowns) is valid input too.
     second_input = copy.deepcopy(result.messages)

@@ -20,7 +20,7 @@ import pytest
 
 from core import CompressorConfig, ContextCompressor
 from core.formats import FORMAT_NAMES, Conversation, FormatError, detect
-from tests.core.helpers import pairs_valid
+from tests.helpers import pairs_valid
 from tests.robustness.corpus import (
     HOSTILE,
     ROOT,

@@ -30,7 +30,7 @@ from hypothesis import strategies as st
 from core import CompressorConfig, ContextCompressor
 from core.message_view import content_text
 from core.profiles import PROFILES
-from tests.core.helpers import pairs_valid
+from tests.helpers import pairs_valid
 from tests.robustness.corpus import FUZZ_EXAMPLES
 
 SETTINGS = settings(max_examples=FUZZ_EXAMPLES, deadline=None,
@@ -213,7 +213,7 @@ def test_the_checks_catch_what_they_look_for() -> None:
     def edited(**changes: Any) -> SimpleNamespace:
         return SimpleNamespace(**{name: getattr(result, name) for name in fields} | changes)
 
-    lost_tail = edited(messages=result.messages[:-1], origins=result.origins[:-1])
+    lost_tail = edited(messages=result.messages[:-1], origins=result.assembly.origins[:-1])
     assert any("tail messages lost" in p for p in invalid_output(lost_tail))
     changed = [dict(m) for m in result.messages]
     changed[1]["content"] = "edited"

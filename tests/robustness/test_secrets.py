@@ -12,8 +12,6 @@ from __future__ import annotations
 import dataclasses
 import functools
 import json
-from collections.abc import Iterator
-from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
@@ -21,9 +19,8 @@ import pytest
 from core import CompressorConfig, ContextCompressor
 from core.profiles import DEFAULT_PROFILE
 from core.redaction.hermes import redact_sensitive_text
-from core.summarizers.base import SummaryRequest
-from core.summarizers.extractive import ExtractiveSummarizer
 from tests.app.conftest import download_bytes, go, media_files, new_app, run, sidebar_config, upload  # noqa: F401
+from tests.helpers import CapturingExtractive, Recorder, strings_in
 from tests.robustness.corpus import SECRETS
 
 
@@ -111,60 +108,6 @@ def conversation(rows: list[dict[str, Any]], placement: str, long_outputs: bool 
     return messages, range(start, end)
 
 
-@dataclass
-class RecordingSummarizer:
-    """``fn(prompt, max_tokens)``: keeps every prompt."""
-
-    prompts: list[str] = field(default_factory=list)
-
-    def __call__(self, prompt: str, max_tokens: int) -> str:
-        self.prompts.append(prompt)
-        return "## Active Task\nContinue the deployment."
-
-    def seen(self) -> str:
-        return "\n".join(self.prompts)
-
-
-@dataclass
-class RecordingExtractive:
-    """The extractive summarizer behind a recorder of its ``SummaryRequest`` and its answers."""
-
-    requests: list[SummaryRequest] = field(default_factory=list)
-    answers: list[str] = field(default_factory=list)
-    inner: ExtractiveSummarizer = field(default_factory=ExtractiveSummarizer)
-
-    def __call__(self, prompt: str, max_tokens: int) -> str:  # pragma: no cover - the request path is used
-        raise AssertionError("the compressor must use summarize_request")
-
-    def summarize_request(self, request: SummaryRequest) -> str:
-        self.requests.append(request)
-        answer = self.inner.summarize_request(request)
-        self.answers.append(answer)
-        return answer
-
-    def seen(self) -> str:
-        pieces: list[str] = []
-        for request in self.requests:
-            pieces += [request.prompt, request.serialized_turns, request.previous_summary or "", request.focus_topic or ""]
-            pieces += list(_strings(request.turns))
-            pieces.append(json.dumps(request.turns, ensure_ascii=False, default=str))
-        return "\n".join(pieces + self.answers)
-
-
-def _strings(value: Any) -> Iterator[str]:
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            yield str(key)
-            yield from _strings(item)
-    elif isinstance(value, (list, tuple)):
-        for item in value:
-            yield from _strings(item)
-    elif value is not None:
-        yield str(value)
-
-
 def run_compressor(rows: list[dict[str, Any]], placement: str, summarizer: Any, *, strict: bool,
                    prune: bool = False, profile: str = DEFAULT_PROFILE) -> tuple[Any, range]:
     messages, rows_at = conversation(rows, placement, long_outputs=prune)
@@ -180,9 +123,9 @@ def run_compressor(rows: list[dict[str, Any]], placement: str, summarizer: Any, 
     result = ContextCompressor(config, summarizer=summarizer).compress(messages)
     assert result.compressed, result.outcome
     # The rows really are in the summarised span.
-    assert result.compress_start is not None and result.compress_end is not None
-    assert result.compress_start <= rows_at.start and rows_at.stop <= result.compress_end, (
-        result.compress_start, result.compress_end, rows_at)
+    assert result.plan.compress_start is not None and result.plan.compress_end is not None
+    assert result.plan.compress_start <= rows_at.start and rows_at.stop <= result.plan.compress_end, (
+        result.plan.compress_start, result.plan.compress_end, rows_at)
     return result, rows_at
 
 
@@ -196,7 +139,7 @@ def run_compressor(rows: list[dict[str, Any]], placement: str, summarizer: Any, 
 @pytest.mark.parametrize("kind", ["prompt", "extractive"])
 def test_no_credential_reaches_the_summarizer_with_strict_redaction(corpus: str, placement: str, kind: str) -> None:
     rows = CORPORA[corpus]
-    summarizer: Any = RecordingSummarizer() if kind == "prompt" else RecordingExtractive()
+    summarizer: Any = Recorder() if kind == "prompt" else CapturingExtractive()
     result, _ = run_compressor(rows, placement, summarizer, strict=True)
     seen = summarizer.seen()
     assert seen, "nothing was captured"
@@ -212,7 +155,7 @@ def test_no_credential_reaches_the_summarizer_with_strict_redaction(corpus: str,
 def test_no_credential_reaches_the_summarizer_after_phase1_pruning(placement: str) -> None:
     """With long tool outputs Phase 1 writes one-liners quoting (cut) arguments; they are redacted too."""
     rows = CORPORA["credentials"] + CORPORA["heldout"]
-    summarizer = RecordingSummarizer()
+    summarizer = Recorder()
     result, _ = run_compressor(rows, placement, summarizer, strict=True, prune=True)
     if placement != "user_text":
         assert result.pruned_count > 0
@@ -253,7 +196,7 @@ def test_reference_redaction_masks_its_own_kinds_in_plain_text(placement: str) -
     rows = [row for corpus in CORPORA.values() for row in corpus
             if row["kind"] in FAMILY_KINDS and row["context"] in ("user_text", "tool_output")]
     assert {row["kind"] for row in rows} == FAMILY_KINDS
-    summarizer = RecordingSummarizer()
+    summarizer = Recorder()
     run_compressor(rows, placement, summarizer, strict=False)
     survivors = [row["id"] for row in rows if leaked(row, summarizer.seen())]
     assert survivors == []
@@ -265,7 +208,7 @@ def test_without_strict_the_prompt_leaks_exactly_what_the_reference_leaks(placem
     """The capture is real: with strict off, a row reaches the prompt exactly when the reference
     redaction alone would let it through (so the strict tests above are not passing vacuously)."""
     rows = CORPORA["credentials"]
-    summarizer = RecordingSummarizer()
+    summarizer = Recorder()
     # v0.16.0: one redaction of each text (from v0.17.0 the prompt also quotes recent user turns as the
     # focus, and v0.18.0's line-anchored passes see list content only as its one-line repr).
     run_compressor(rows, placement, summarizer, strict=False, profile="v0.16.0")
@@ -295,7 +238,7 @@ def _row_message(placement: str, position: int, start: int) -> int:
 
 
 def _pieces(message: dict[str, Any]) -> str:
-    return "\n".join(_strings(message.get("content"))) + "\n".join(
+    return "\n".join(strings_in(message.get("content"))) + "\n".join(
         str(call.get("function", {}).get("arguments", "")) for call in message.get("tool_calls") or [])
 
 
@@ -316,11 +259,11 @@ def test_redaction_preview_masks_every_credential(placement: str, media_files: d
     # What the page's parameters summarise, worked out with the library alone.
     config = dataclasses.replace(sidebar_config(at), strict_redaction=True)
     result = ContextCompressor(config, summarizer=lambda prompt, max_tokens: "x").compress(messages)
-    assert result.turns_start is not None and result.compress_end is not None
+    assert result.plan.turns_start is not None and result.plan.compress_end is not None
     reaching = []
     for position, row in enumerate(rows):
         index = _row_message(placement, position, rows_at.start)
-        if result.turns_start <= index < result.compress_end and row["secret"] in _pieces(result.pruned_messages[index]):
+        if result.plan.turns_start <= index < result.plan.compress_end and row["secret"] in _pieces(result.plan.pruned_messages[index]):
             reaching.append((row, index))
     assert len(reaching) > len(rows) // 2, "most lines must reach the summarised text for this test to mean anything"
     # Every one of them is marked in its own message.

@@ -105,11 +105,12 @@ def _upload_errors(name: str, data: bytes) -> list[str]:
 
 @pytest.mark.timeout(120)
 def test_dashboard_upload_just_over_a_small_configured_limit(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The page has no limit setting of its own; it uses the library default, lowered here."""
-    import core.formats.loader as loader
+    """The dashboard's limit (the library default unless set), lowered here; the upload is read in a
+    child process, which must apply it too."""
+    import dashboard.loading as loading
 
     limit = 4096
-    monkeypatch.setitem(loader.load.__kwdefaults__, "max_bytes", limit)
+    monkeypatch.setattr(loading, "UPLOAD_MAX_BYTES", limit)
     line = b'{"role": "user", "content": "hello"}\n'
     data = line * (limit // len(line) + 1)
     assert limit < len(data) < limit + len(line) + 1

@@ -106,7 +106,7 @@ def test_a_summary_within_max_tokens_that_still_grows_the_conversation(profile: 
     summarizer = LiteLLMSummarizer("gpt-4o-mini", mock_response=summary)
     config = CompressorConfig(context_length=64_000, profile=profile, protect_first_n=1)
     result = ContextCompressor(config, summarizer=summarizer).compress(messages, force=True)
-    assert result.outcome == "summarized" and result.tokens_after > result.display_tokens
+    assert result.outcome == "summarized" and result.assembly.tokens_after > result.plan.display_tokens
     problem = summary_problem(result)
     assert problem is not None and problem.kind == OVERSIZED
     assert "grew the conversation" in problem.message

@@ -654,7 +654,7 @@ def test_inside_the_compressor_no_secret_reaches_the_summary() -> None:
     result = ContextCompressor(config, summarizer=ExtractiveSummarizer()).compress(messages)
     assert messages == before
     assert result.outcome == "summarized"
-    summary = result.summary_text or ""
+    summary = result.assembly.summary_text or ""
     assert summary.startswith("[CONTEXT COMPACTION — REFERENCE ONLY]")
     body = summary[summary.index("\n## Active Task\n") + 1 :]
     assert _headings(body) == list(SECTION_HEADINGS)
@@ -926,7 +926,7 @@ def test_inside_the_compressor_the_summary_carries_the_profiles_headings(profile
     result = compressor.compress(messages, force=True)
     assert result.outcome == "summarized"
     headings = compressor.profile.template_headings
-    body = result.summary_text[result.summary_text.index("\n" + headings[0] + "\n") + 1 :]
+    body = result.assembly.summary_text[result.assembly.summary_text.index("\n" + headings[0] + "\n") + 1 :]
     assert _headings(body)[: len(headings)] == list(headings)
 
 

@@ -17,6 +17,7 @@ from bench.retention_corpus.lookalikes import (
 from core import ContextCompressor
 from core.summarizers.base import SummaryRequest
 from core.summarizers.extractive import ExtractiveSummarizer, count_tokens
+from tests.helpers import CapturingExtractive
 
 
 def _call(call_id: str, name: str, **arguments: object) -> dict:
@@ -158,16 +159,10 @@ def test_a_secret_in_an_output_line_is_never_quoted() -> None:
 
 
 def _found_share(messages: list[dict]) -> float:
-    captured: list[SummaryRequest] = []
-
-    class Capturing(ExtractiveSummarizer):
-        def summarize_request(self, request: SummaryRequest) -> str:
-            captured.append(request)
-            return super().summarize_request(request)
-
-    result = ContextCompressor(CONFIG, summarizer=Capturing()).compress(messages, force=True)
+    capturing = CapturingExtractive()
+    result = ContextCompressor(CONFIG, summarizer=capturing).compress(messages, force=True)
     assert result.outcome == "summarized"
-    request = captured[-1]
+    request = capturing.requests[-1]
     body = ExtractiveSummarizer().summarize_request(request)
     values = found_values(request.turns)
     assert len(values) > 30

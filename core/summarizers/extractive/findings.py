@@ -72,7 +72,7 @@ _GUTTER_RE = re.compile(r"^\s*\d+(?:→|\t|:(?=\D|$)|\s*\|\s?)")
 _URL_RE = re.compile(r"https?://[^\s\"'`<>)\]}|]+")
 # Paths as an output prints them: also after ":" or "=" (``/etc/passwd``'s shells, ``PATH=``).
 _PATH_RE = re.compile(
-    r"(?<![\w/.-])(?:~|\.{1,2})?/?(?:[\w.@+-]+/)+[\w.@+-]*[\w@+-]|(?<![\w/.-])[\w-]+\.(?:py|js|mjs|ts|tsx|jsx|json|"
+    r"(?<![\w/.@+-])(?:~|\.{1,2})?/?(?:[\w.@+-]+/)+[\w.@+-]*[\w@+-]|(?<![\w/.-])[\w-]+\.(?:py|js|mjs|ts|tsx|jsx|json|"
     r"ya?ml|toml|md|go|rs|java|c|h|cpp|rb|sh|txt|cfg|ini|lock|sql|html|css|log|csv|pl|php)(?![\w])"
 )
 # An ``ls -l`` line: the entry's name is its last field.

@@ -19,8 +19,8 @@ from core.strategies.truncation import truncation
 from core.tokens import get_counter
 from core.views.retention import FactIndex, lost_facts, retention_summary
 from core.views.strategies import compare_strategies, strategy_overview
-from tests.core.helpers import Recorder, asst, call, failing, tool, user
-from tests.core.helpers import sys as system
+from tests.helpers import Recorder, asst, call, failing, tool, user
+from tests.helpers import sys as system
 
 V16 = "v0.16.0"  # the figures below are v0.16.0's (the analyses follow any profile)
 

@@ -20,8 +20,8 @@ from core.inspections.request import (
 )
 from core.tokens import estimate_messages_tokens_rough, get_counter
 from core.views.replay import RECORDED, replay
-from tests.analysis import request_fixtures as F
-from tests.core.helpers import Recorder
+from tests.helpers import Recorder
+from tests.inspections import request_fixtures as F
 
 COUNTER = get_counter("cl100k_base")
 

@@ -1,9 +1,13 @@
-"""Builders for small hand-made conversations."""
+"""What many tests share: builders for small hand-made conversations, and summarizers that record."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from typing import Any
+
+from core.summarizers.base import SummaryRequest
+from core.summarizers.extractive import ExtractiveSummarizer
 
 
 def sys(content: str = "You are a coding agent.") -> dict[str, Any]:
@@ -47,6 +51,53 @@ class Recorder:
     def __call__(self, prompt: str, max_tokens: int) -> Any:
         self.calls.append((prompt, max_tokens))
         return self.answer
+
+    @property
+    def prompts(self) -> list[str]:
+        return [prompt for prompt, _max_tokens in self.calls]
+
+    def seen(self) -> str:
+        """Every prompt it was sent, as one text."""
+        return "\n".join(self.prompts)
+
+
+class CapturingExtractive(ExtractiveSummarizer):
+    """The offline summarizer, remembering each ``SummaryRequest`` the compressor made and its answer."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.requests: list[SummaryRequest] = []
+        self.answers: list[str] = []
+
+    def summarize_request(self, request: SummaryRequest) -> str:
+        self.requests.append(request)
+        answer = super().summarize_request(request)
+        self.answers.append(answer)
+        return answer
+
+    def seen(self) -> str:
+        """Every text it was given (prompt, turns, previous summary, focus) and wrote, as one text."""
+        pieces: list[str] = []
+        for request in self.requests:
+            pieces += [request.prompt, request.serialized_turns, request.previous_summary or "", request.focus_topic or ""]
+            pieces += list(strings_in(request.turns))
+            pieces.append(json.dumps(request.turns, ensure_ascii=False, default=str))
+        return "\n".join(pieces + self.answers)
+
+
+def strings_in(value: Any) -> Iterator[str]:
+    """Every string inside ``value`` (mapping keys and values, list items), depth first."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield str(key)
+            yield from strings_in(item)
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            yield from strings_in(item)
+    elif value is not None:
+        yield str(value)
 
 
 class Clock:

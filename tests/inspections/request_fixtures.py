@@ -9,9 +9,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from tests.core.helpers import asst, call, tool, user
-from tests.core.helpers import sys as system
 from tests.formats.layouts import ClaudeLog, jsonl, text, use
+from tests.helpers import asst, call, tool, user
+from tests.helpers import sys as system
 
 Record = dict[str, Any]
 

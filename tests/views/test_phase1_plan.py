@@ -19,7 +19,7 @@ from core.views.savings import phase_savings
 from core.views.sweep import prepare_sweep, sweep
 from core.views.zones import analyze_zones
 from dashboard.memo import Transcript
-from tests.core.helpers import long_agent_run
+from tests.helpers import long_agent_run
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_conversations"
 CONVERSATIONS = {

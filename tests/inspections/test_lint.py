@@ -16,8 +16,8 @@ from core.inspections.lint import (
     lint_openai,
     lint_summary,
 )
-from tests.core.helpers import Recorder, asst, call, tool, user
-from tests.core.helpers import sys as system
+from tests.helpers import Recorder, asst, call, tool, user
+from tests.helpers import sys as system
 
 
 def rows(frame: pd.DataFrame) -> list[tuple]:

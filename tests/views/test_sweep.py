@@ -19,8 +19,8 @@ from core.render.sweep import sweep_heatmap
 from core.summarizers.base import SummaryRequest
 from core.tokens import estimate_messages_tokens_rough, get_counter
 from core.views.sweep import best_cells, prepare_sweep, sweep, sweep_cell
-from tests.core.helpers import asst, call, tool, user
-from tests.core.helpers import sys as system
+from tests.helpers import asst, call, tool, user
+from tests.helpers import sys as system
 
 
 class BudgetSized:
@@ -101,8 +101,8 @@ def check_grid(messages: list[dict], firsts: list[int], **config: object) -> int
                 cell = sweep_cell(base, cfg, respect_trigger=False)
                 result, summarizer = real(messages, cfg)
                 assert cell["outcome"] == result.outcome
-                assert cell["prune_boundary"] == result.prune_boundary
-                assert (cell["compress_start"], cell["compress_end"]) == (result.compress_start, result.compress_end)
+                assert cell["prune_boundary"] == result.plan.prune_boundary
+                assert (cell["compress_start"], cell["compress_end"]) == (result.plan.compress_start, result.plan.compress_end)
                 assert cell["messages_after"] == len(result.messages)
                 assert cell["final_tokens"] == estimate_messages_tokens_rough(result.messages)
                 if result.outcome == "summarized":
@@ -120,16 +120,16 @@ def test_cells_match_the_compressor_on_a_coding_session(profile) -> None:
 def test_cells_match_when_the_summary_is_merged(profile) -> None:
     messages = merge_case()
     result, _ = real(messages, CompressorConfig(protect_first_n=2, summary_target_ratio=0.1, profile=profile))
-    assert result.summary_merged
+    assert result.assembly.summary_merged
     assert check_grid(messages, [1, 2], profile=profile) == 18
 
 
 def test_cells_match_with_stubs_and_orphans() -> None:
     messages = stub_and_orphan_case()
     result, _ = real(messages, CompressorConfig(protect_first_n=2, summary_target_ratio=0.1, profile="v0.16.0"))
-    assert result.stubs_added == 1 and result.orphans_removed == 1
+    assert result.assembly.stubs_added == 1 and result.assembly.orphans_removed == 1
     stripped, _ = real(messages, CompressorConfig(protect_first_n=2, summary_target_ratio=0.1, profile="v0.18.0"))
-    assert stripped.calls_stripped == 1 and stripped.stubs_added == 0
+    assert stripped.assembly.calls_stripped == 1 and stripped.assembly.stubs_added == 0
     for profile in PROFILES:
         assert check_grid(messages, [2], protect_last_n=4, profile=profile) == 9
 
@@ -137,7 +137,7 @@ def test_cells_match_with_stubs_and_orphans() -> None:
 def test_cells_match_with_an_earlier_summary_and_other_profiles() -> None:
     messages = rehydration_case()
     result, _ = real(messages, CompressorConfig(protect_first_n=3))
-    assert result.existing_summary_index == 6 and result.turns_start == 7
+    assert result.plan.existing_summary_index == 6 and result.plan.turns_start == 7
     assert check_grid(messages, [3]) == 9
     assert check_grid(messages, [3], profile="v0.15.1") == 9
 
@@ -151,7 +151,7 @@ def test_exact_counts_with_the_tiktoken_estimator(profile) -> None:
         cfg = CompressorConfig(summary_target_ratio=ratio, token_estimator="tiktoken", model="gpt-4o", profile=profile)
         cell = sweep_cell(base, cfg, respect_trigger=False)
         result, _ = real(messages, cfg, words=True)
-        assert (cell["compress_start"], cell["compress_end"]) == (result.compress_start, result.compress_end)
+        assert (cell["compress_start"], cell["compress_end"]) == (result.plan.compress_start, result.plan.compress_end)
         assert cell["final_tokens"] == counter.count_messages(result.messages)
 
 
@@ -240,4 +240,4 @@ def test_a_tail_budget_that_holds_everything_keeps_less() -> None:
     assert large["compress_end"] == 77
     assert large["final_tokens"] < small["final_tokens"]
     result, _ = real(messages, CompressorConfig(summary_target_ratio=0.4, profile="v0.16.0"))
-    assert result.tail_cut.forced_small and result.compress_end == 77
+    assert result.plan.tail_cut.forced_small and result.plan.compress_end == 77

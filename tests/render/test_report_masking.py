@@ -81,3 +81,15 @@ def test_with_masking_off_the_report_says_nothing_was_masked(report_input: Repor
     report = html_report(replace(report_input, mask_secrets=False))
     assert "Nothing was masked in this report" in report
     assert KEY in report  # the transcript's text as it is, which the report says
+
+
+@pytest.mark.parametrize("release", ["v0.18.1", "v0.19.0"])
+def test_a_release_that_shares_its_predecessors_redaction_masks_with_it(report_input: ReportInput,
+                                                                        release: str) -> None:
+    """v0.19.0 runs v0.18.1's redaction rules: a report of a v0.19.0 run masks with them (it once failed
+    to find rules named after the release)."""
+    from dataclasses import replace
+
+    report = html_report(replace(report_input, release=release, parameters=[("Hermes release", release)]))
+    for secret in (KEY, PASSWORD, AWS_SECRET, LOGIN):
+        assert not _leaks(secret, report), secret

@@ -10,7 +10,7 @@ from core import CompressorConfig, ContextCompressor
 from core.profiles import PROFILES
 from core.render.releases import release_zone_figure
 from core.views.releases import compare_releases
-from tests.core.helpers import Recorder
+from tests.helpers import Recorder
 
 GOLDEN = Path(__file__).resolve().parents[1] / "data" / "golden"
 NOW = datetime.datetime(2026, 7, 1, 12, 0, tzinfo=datetime.UTC)
@@ -32,8 +32,8 @@ def test_every_row_is_the_release_s_own_compression():
             summarizer=Recorder("## Goal\nShip it."), wall_clock=lambda: NOW,
         ).compress(messages, force=True)
         assert (row.compress_start, row.compress_end, row.messages_after) == (
-            own.compress_start, own.compress_end, len(own.messages))
-        assert row.tokens_after == own.tokens_after
+            own.plan.compress_start, own.plan.compress_end, len(own.messages))
+        assert row.tokens_after == own.assembly.tokens_after
         assert comparison.run(release).result.messages == own.messages
     # The head ends with a user message and the tail starts with an assistant: merged in every release,
     # but v0.18.0 puts the summary after the tail message's text.
@@ -58,7 +58,7 @@ def test_without_a_summarizer_v0_18_0_explains_its_new_failure_reason():
 
 
 def test_moves_are_runs_of_messages_with_their_zones():
-    from tests.core.helpers import long_agent_run
+    from tests.helpers import long_agent_run
 
     messages = long_agent_run(40, size=3_000)
     comparison = compare_releases(messages, CompressorConfig(), lambda: Recorder("## Goal\nx"), now=NOW)

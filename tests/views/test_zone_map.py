@@ -11,7 +11,7 @@ import core.render.charts as charts
 from core import CompressorConfig
 from core.plan import prepare
 from core.views.zones import ZONE_NAMES, analyze_zones
-from tests.core.helpers import long_agent_run
+from tests.helpers import long_agent_run
 
 
 def _zones(rounds: int, **config):

@@ -77,8 +77,8 @@ def test_both_summaries_are_the_ones_compress_writes_for_those_turns():
     extractive = ContextCompressor(CONFIG, summarizer=ExtractiveSummarizer()).compress(messages)
     fallback = ContextCompressor(CONFIG, summarizer=None).compress(messages)
     assert (extractive.outcome, fallback.outcome) == ("summarized", "fallback")
-    assert comparison.extractive == strip_summary_prefix(extractive.summary_text, profile)
-    assert comparison.fallback == strip_summary_prefix(fallback.summary_text, profile)
+    assert comparison.extractive == strip_summary_prefix(extractive.assembly.summary_text, profile)
+    assert comparison.fallback == strip_summary_prefix(fallback.assembly.summary_text, profile)
 
 
 def test_retention_size_and_lost_facts():

@@ -14,8 +14,8 @@ from core.phases.trigger import THRESHOLD_RULES
 from core.profiles import PROFILES
 from core.views.sweep import sweep, uniform_cells
 from dashboard.memo import Settings
-from tests.core.helpers import asst, call, tool, user
-from tests.core.helpers import sys as system
+from tests.helpers import asst, call, tool, user
+from tests.helpers import sys as system
 
 
 @pytest.mark.parametrize("profile", list(PROFILES))

@@ -21,7 +21,6 @@ from core.plan import plan
 from core.profiles import CONTENT_HEAD, CONTENT_TAIL, SERIALIZER_TRUNCATION_MARK
 from core.redaction.hermes import redact_many, redact_sensitive_text
 from core.redaction.strict import count_by_kind, redact_with_spans
-from core.summarizers.extractive import ExtractiveSummarizer
 from core.views.redaction import (
     REFERENCE,
     STRICT,
@@ -31,6 +30,7 @@ from core.views.redaction import (
     strict_spans,
 )
 from tests.app.conftest import SAMPLES, sample_paths
+from tests.helpers import CapturingExtractive, Recorder
 
 SECRETS = SAMPLES / "secrets_in_tool_output.json"
 # Fake credentials of the secrets sample that sit in the summarised turns (messages 4-20).
@@ -44,15 +44,7 @@ FAKE_SECRETS = (
 )
 
 
-class Recording:
-    """A summarizer that records each prompt and answers with a fixed summary."""
-
-    def __init__(self) -> None:
-        self.calls: list[tuple[str, int]] = []
-
-    def __call__(self, prompt: str, max_tokens: int) -> str:
-        self.calls.append((prompt, max_tokens))
-        return "## Active Task\nrecorded"
+RECORDED = "## Active Task\nrecorded"
 
 
 def _messages(path: Any) -> list[dict[str, Any]]:
@@ -65,7 +57,7 @@ def test_the_preview_is_what_compress_sends(path):
     for profile in ("v0.16.0", "v0.15.1"):
         for strict in (False, True):
             config = CompressorConfig(profile=profile, strict_redaction=strict)
-            recording = Recording()
+            recording = Recorder(RECORDED)
             result = ContextCompressor(config, summarizer=recording).compress(messages)
             view = redaction_view(messages, config)
             assert view.located
@@ -78,7 +70,7 @@ def test_the_preview_is_what_compress_sends(path):
             assert request.max_tokens == max_tokens
             assert view.text == result.summarizer_call.serialized_turns
             assert f"TURNS TO SUMMARIZE:\n{view.text}\n\n" in prompt or f"NEW TURNS TO INCORPORATE:\n{view.text}\n\n" in prompt
-            assert (view.plan.turns_start, view.plan.compress_end) == (result.turns_start, result.compress_end)
+            assert (view.plan.turns_start, view.plan.compress_end) == (result.plan.turns_start, result.plan.compress_end)
             # Every mask is where it says, in order, without overlaps; blocks tile the text.
             previous_end = 0
             for span in view.spans:
@@ -86,7 +78,7 @@ def test_the_preview_is_what_compress_sends(path):
                 assert span.start >= previous_end
                 previous_end = span.end
             assert view.blocks[0][0] == 0 and view.blocks[-1][1] == len(view.text)
-            assert len(view.blocks) == len(result.pruned_messages[result.turns_start:result.compress_end])
+            assert len(view.blocks) == len(result.plan.pruned_messages[result.plan.turns_start:result.plan.compress_end])
             for (_a, end), (start, _b) in zip(view.blocks, view.blocks[1:], strict=False):
                 assert view.text[end:start] == "\n\n"
 
@@ -94,15 +86,10 @@ def test_the_preview_is_what_compress_sends(path):
 def test_the_extractive_summarizer_receives_the_same_request():
     messages = _messages(SAMPLES / "long_coding_session.json")
     config = CompressorConfig()
-    received = []
-
-    class Capturing(ExtractiveSummarizer):
-        def summarize_request(self, request):  # noqa: ANN001, ANN201
-            received.append(request)
-            return super().summarize_request(request)
-
+    capturing = CapturingExtractive()
+    received = capturing.requests
     today = datetime.datetime(2026, 7, 1, 9, 0, tzinfo=datetime.UTC)
-    result = ContextCompressor(config, summarizer=Capturing(), wall_clock=lambda: today).compress(
+    result = ContextCompressor(config, summarizer=capturing, wall_clock=lambda: today).compress(
         messages, focus_topic="parser")
     decided = plan(messages, config, focus_topic="parser")
     # It reads the turns, not the prompt: the request carries neither text, and everything else is the plan's.
@@ -116,8 +103,8 @@ def test_strict_counts_match_count_by_kind_and_no_fake_secret_is_sent():
     off = redaction_view(messages, CompressorConfig(strict_redaction=False, profile="v0.16.0"))
 
     # Independently: the pieces the serializer redacts, the profile's redaction, then the strict layer.
-    result = ContextCompressor(CompressorConfig(profile="v0.16.0"), summarizer=Recording()).compress(messages)
-    turns = result.pruned_messages[result.turns_start:result.compress_end]
+    result = ContextCompressor(CompressorConfig(profile="v0.16.0"), summarizer=Recorder(RECORDED)).compress(messages)
+    turns = result.plan.pruned_messages[result.plan.turns_start:result.plan.compress_end]
     pieces: list[str] = []
     for message in turns:
         pieces.append(message.get("content") or "")
@@ -204,7 +191,7 @@ def test_masks_in_a_truncated_tool_output_are_placed_after_the_cut():
     output = f"first {head_key} " + "x" * 5000 + f" {hidden_key} " + "y" * 5000 + f" {tail_key} last"
     messages = _tool_turns(output)
     config = CompressorConfig(protect_first_n=1, protect_last_n=4)
-    recording = Recording()
+    recording = Recorder(RECORDED)
     result = ContextCompressor(config, summarizer=recording).compress(messages)
     view = redaction_view(messages, config)
     assert view.text == result.summarizer_call.serialized_turns

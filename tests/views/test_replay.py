@@ -24,8 +24,8 @@ from core.views.replay import (
     replay,
     summary_evolution,
 )
-from tests.core.helpers import Recorder, asst, call, failing, tool, user
-from tests.core.helpers import sys as system
+from tests.helpers import Recorder, asst, call, failing, tool, user
+from tests.helpers import sys as system
 
 V16 = "v0.16.0"  # the figures below are v0.16.0's (the analyses follow any profile)
 

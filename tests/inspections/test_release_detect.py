@@ -17,7 +17,7 @@ from core.profiles import (
     SUMMARY_PREFIX_V0_16_0,
     SUMMARY_PREFIX_V0_17_0,
 )
-from tests.core.helpers import asst, call, long_agent_run, tool, user
+from tests.helpers import asst, call, long_agent_run, tool, user
 
 GOLDEN = Path(__file__).resolve().parents[1] / "data" / "golden"
 FAMILY = {"v0.15.1": "Hermes v0.15.1", "v0.16.0": "Hermes v0.16.0", "v0.18.0": "Hermes v0.18.0, v0.18.1 or v0.18.2",
