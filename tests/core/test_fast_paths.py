@@ -41,6 +41,14 @@ def _plain_truncate(text: str) -> str:
     return text
 
 
+def _items(calls: Any) -> list[Any]:
+    """A truthy ``tool_calls`` is looped over as Python loops over it (a dict gives its keys)."""
+    try:
+        return list(calls)
+    except TypeError:
+        return [calls]
+
+
 def _as_text(value: Any) -> str:
     return value if isinstance(value, str) else str(value)
 
@@ -57,7 +65,7 @@ def _plain_serialize(turns: list[Any], redact) -> str:
         if message.get("role") == "assistant":
             calls = message.get("tool_calls")
             if calls:
-                for call in calls if isinstance(calls, list) else [calls]:
+                for call in _items(calls):
                     if isinstance(call, dict):
                         function = call.get("function", {})
                         args = function.get("arguments", "") if isinstance(function, dict) else ""
@@ -77,7 +85,7 @@ def _plain_serialize(turns: list[Any], redact) -> str:
             tool_calls = message.get("tool_calls")
             if tool_calls:
                 lines = []
-                for call in tool_calls if isinstance(tool_calls, list) else [tool_calls]:
+                for call in _items(tool_calls):
                     if isinstance(call, dict):
                         function = call.get("function", {})
                         if not isinstance(function, dict):
