@@ -40,7 +40,9 @@ if str(ROOT) not in sys.path:
 
 from bench.common import print_table, save  # noqa: E402
 from bench.corpus import generate_transcript  # noqa: E402
-from core.batch import TIMING_COLUMNS, AnalysisSettings, find_transcripts, run_batch  # noqa: E402
+from core.batch import AnalysisSettings, run_batch  # noqa: E402
+from core.batch_files import find_transcripts  # noqa: E402
+from core.batch_report import TIMING_COLUMNS  # noqa: E402
 from core.formats import dump  # noqa: E402
 
 FORMATS = ("openai-chat", "openai-chat", "anthropic", "openai-responses", "sharegpt")

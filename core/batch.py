@@ -13,26 +13,24 @@ outcome with per-step savings, fact retention and API validity of the result.
 
 from __future__ import annotations
 
-import glob
 import os
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
+from core.batch_files import BatchError
+from core.batch_report import REPORT_COLUMNS, SAVING_STEPS, report_frame
 from core.budget import DEFAULT_MEMORY_MB, DEFAULT_SECONDS, Budget, BudgetExceeded, within
 from core.bulk_work import collector_paused
 from core.compressor import CompressionResult, ContextCompressor
 from core.config import DEFAULTS, CompressorConfig, CompressorParameters
 from core.safe_text import safe_message
 from core.summarizers.llm import DEFAULT_TIMEOUT_S
-from core.unicode_text import replace_lone_surrogates
 
 if TYPE_CHECKING:
     import pandas as pd
 
-#: Extensions picked up when a directory is given (globs match any file).
-TRANSCRIPT_EXTENSIONS: tuple[str, ...] = (".json", ".jsonl", ".ndjson", ".traj", ".db", ".sqlite", ".sqlite3")
 
 SUMMARIZERS: tuple[str, ...] = ("extractive", "litellm", "local", "none")
 ENGINES: tuple[str, ...] = ("local", "ray")
@@ -41,73 +39,7 @@ ENGINES: tuple[str, ...] = ("local", "ray")
 #: litellm's own provider variables such as OPENAI_API_KEY work as well).
 API_KEY_ENV = "CONTEXT_LENS_API_KEY"
 
-# Steps of ``core.views.savings`` reported as their own column, in pipeline order.
-SAVING_STEPS: tuple[str, ...] = (
-    "dedup",
-    "one_liners",
-    "args",
-    "tool_images",
-    "summary",
-    "repair",
-    "historical_images",
-)
 
-#: Columns of a batch report, with their pandas dtypes (nullable, so error rows hold NA).
-REPORT_COLUMNS: dict[str, str] = {
-    "file": "string",
-    "session": "string",
-    "format": "string",
-    "model": "string",
-    "profile": "string",
-    "messages": "Int64",
-    "exact_tokens": "Int64",
-    "hermes_tokens": "Int64",
-    # The whole request (core.inspections.request), exact tokens: its total, the part the log's recorded
-    # usage implies beyond what was counted, and the last recorded prompt size (NA when none).
-    "request_tokens": "Int64",
-    "unrecorded_overhead": "Int64",
-    "recorded_last_prompt": "Int64",
-    "output_reserve": "Int64",
-    "threshold_tokens": "Int64",
-    "would_compress": "boolean",
-    "head": "Int64",
-    "middle": "Int64",
-    "tail": "Int64",
-    "outcome": "string",
-    "fallback_used": "boolean",
-    # "configured", "authentication" or "network" (v0.18.0) when the compression aborted.
-    "abort_reason": "string",
-    # "empty" or "oversized": a summary the profile counts as a success but should not be trusted.
-    "summary_problem": "string",
-    **{f"saved_{step}": "Int64" for step in SAVING_STEPS},
-    "saved_phase1": "Int64",
-    "saved_total": "Int64",
-    "tokens_after": "Int64",
-    "savings_pct": "Float64",
-    "hermes_tokens_after": "Int64",
-    "hermes_savings_pct": "Float64",
-    "facts": "Int64",
-    "facts_kept": "Int64",
-    "fact_retention": "Float64",
-    "middle_facts": "Int64",
-    "middle_facts_kept": "Int64",
-    "middle_fact_retention": "Float64",
-    "valid": "boolean",
-    "valid_anthropic": "boolean",
-    "input_valid": "boolean",
-    "input_valid_anthropic": "boolean",
-    "problems": "Int64",
-    "first_problem": "string",
-    "warnings": "Int64",
-    "error": "string",
-    "seconds": "Float64",
-}
-#: Columns that depend on timing, not on the input (ignored when comparing engines).
-TIMING_COLUMNS: tuple[str, ...] = ("seconds",)
-
-
-class BatchError(ValueError):
-    """Bad batch input (nothing to analyse, an unknown engine, ...): shown to the user as is."""
 
 
 # --- settings ------------------------------------------------------------------------------------
@@ -156,12 +88,12 @@ class AnalysisSettings(CompressorParameters):
         return Budget(self.timeout_s or None, self.memory_mb or None)
 
 
-def make_summarizer(settings: AnalysisSettings) -> Callable[[str, int], Any] | None:
+def summarizer_for(settings: AnalysisSettings) -> Callable[[str, int], Any] | None:
     """The summarizer ``settings`` asks for (``None`` for ``"none"``: the no-provider fallback).
 
     The API key of a model is read here, from ``$CONTEXT_LENS_API_KEY``, in the process that calls it.
     """
-    from core.summarizers.factory import make_summarizer as build
+    from core.summarizers.factory import summarizer_for as build
 
     if settings.summarizer not in SUMMARIZERS and settings.summarizer != "server":
         raise BatchError(f"unknown summarizer {settings.summarizer!r}; expected one of {', '.join(SUMMARIZERS)}")
@@ -255,7 +187,7 @@ def analyze_messages(
     }
     del zones
     if use_summarizer and summarizer is None:
-        summarizer = make_summarizer(settings)
+        summarizer = summarizer_for(settings)
     compressor = ContextCompressor(config, summarizer=summarizer)
     result: CompressionResult = compressor.compress(messages, focus_topic=settings.focus_topic or None, prune_plan=plan,
                                                     memory_context=settings.memory_context, on_crash="report")
@@ -441,68 +373,6 @@ def _file_rows(path: str, options: AnalysisSettings, data: bytes | None) -> list
     return rows
 
 
-# --- finding the files ---------------------------------------------------------------------------
-
-
-def _is_glob(text: str) -> bool:
-    return any(ch in text for ch in "*?[")
-
-
-def find_transcripts(sources: Iterable[str]) -> list[str]:
-    """The files named by directories (walked, transcript extensions only), globs and paths.
-
-    A folder a tool writes as one transcript (a Cline task folder, an OpenCode storage tree) is
-    named itself, and not walked into.
-
-    Order is sorted within each source, sources kept in the given order, duplicates dropped.
-    Raises :class:`BatchError` when a source names nothing.
-    """
-    found: list[str] = []
-    seen: set[str] = set()
-    for source in sources:
-        if _is_glob(source):
-            # Pipes and devices a pattern matches are kept: each becomes an error row saying what it is.
-            matches = sorted(m for m in glob.glob(source, recursive=True) if not os.path.isdir(m))
-        elif os.path.isdir(source):
-            from pathlib import Path
-
-            from core.formats.detection import detect_directory
-
-            matches = []
-            for root, dirs, files in os.walk(source):
-                if detect_directory(Path(root)) is not None:
-                    # A folder a tool writes (a Cline task, an OpenCode storage tree) is one transcript;
-                    # its files are pieces of it, and each would load the whole folder again.
-                    matches.append(root)
-                    dirs[:] = []
-                    continue
-                dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-                matches.extend(
-                    os.path.join(root, f)
-                    for f in files
-                    if not f.startswith(".") and f.lower().endswith(TRANSCRIPT_EXTENSIONS)
-                )
-            matches.sort()
-        elif os.path.exists(source):
-            matches = [source]
-        else:
-            raise BatchError(f"{source}: no such file or directory")
-        if not matches:
-            what = "pattern" if _is_glob(source) else "directory"
-            raise BatchError(
-                f"{source}: the {what} holds no transcript files"
-                + ("" if _is_glob(source) else f" (looked for {', '.join(TRANSCRIPT_EXTENSIONS)})")
-            )
-        for match in matches:
-            if match not in seen:
-                seen.add(match)
-                found.append(match)
-    return found
-
-
-# --- engines -------------------------------------------------------------------------------------
-
-
 #: What an engine runs per file: ``task(path, settings, data=None)`` → that file's rows (never raising).
 FileTask = Callable[..., list[dict[str, Any]]]
 #: Told each file's rows as they come (in the calling process), before the run ends.
@@ -571,64 +441,3 @@ def map_files(
         if count == 1:
             return batch_engines.run_inline(paths, settings, bar, task, on_result)
         return batch_engines.run_local(paths, settings, count, bar, task, on_result, _failed_rows)
-
-
-def report_frame(rows: Sequence[dict[str, Any]]) -> pd.DataFrame:
-    """The rows as a DataFrame with the report's columns and nullable dtypes."""
-    import pandas as pd
-
-    text_columns = [name for name, dtype in REPORT_COLUMNS.items() if dtype == "string"]
-    cleaned = [{**row, **{c: _storable(row.get(c)) for c in text_columns}} for row in rows]
-    frame = pd.DataFrame(cleaned, columns=list(REPORT_COLUMNS))
-    return frame.astype(REPORT_COLUMNS)
-
-
-def _storable(value: Any) -> Any:
-    """Text Arrow can store: lone surrogates (undecodable file names, damaged input) become U+FFFD."""
-    return replace_lone_surrogates(value) if isinstance(value, str) else value
-
-
-def write_report(frame: pd.DataFrame, output: str) -> str:
-    """Write the report as Parquet or CSV, chosen by the file's extension; returns the format.
-
-    Written atomically: a failure half-way leaves an existing report as it was.
-    """
-    from core.atomic_files import write_atomically
-
-    lower = output.lower()
-    if lower.endswith(".parquet"):
-        write_atomically(output, lambda path: frame.to_parquet(path, index=False))
-        return "parquet"
-    if lower.endswith(".csv"):
-        write_atomically(output, lambda path: frame.to_csv(path, index=False))
-        return "csv"
-    raise BatchError(f"{output}: the report must end in .parquet or .csv")
-
-
-def summary_stats(frame: pd.DataFrame) -> dict[str, Any]:
-    """Corpus totals for the end-of-batch message (and ``batch --json``)."""
-    ok = frame[frame["error"].isna()]
-    files = frame["file"].nunique()
-    failed_files = frame.loc[frame["error"].notna(), "file"].nunique()
-
-    def mean(column: str) -> float | None:
-        values = ok[column].dropna()
-        return round(float(values.mean()), 4) if len(values) else None
-
-    return {
-        "files": int(files),
-        "rows": len(frame),
-        "failed_files": int(failed_files),
-        "would_compress": int(ok["would_compress"].fillna(False).sum()),
-        "exact_tokens": int(ok["exact_tokens"].fillna(0).sum()),
-        "saved_total": int(ok["saved_total"].fillna(0).sum()),
-        "mean_savings_pct": mean("savings_pct"),
-        "mean_fact_retention": mean("fact_retention"),
-        "invalid": int((ok["valid"] == False).sum()),  # noqa: E712 (nullable boolean)
-        "suspect_summaries": int(ok["summary_problem"].notna().sum()),
-    }
-
-
-def iter_errors(frame: pd.DataFrame) -> Iterator[str]:
-    for value in frame["error"].dropna():
-        yield str(value)

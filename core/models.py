@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import re
 from collections.abc import Mapping
 from functools import lru_cache
 from pathlib import Path
@@ -29,7 +28,6 @@ MODEL_TABLE_FILENAME = "model_prices_and_context_window_backup.json"
 _NON_MODEL_KEYS = frozenset({"sample_spec"})
 
 # OpenAI families tokenized with o200k_base; every other model falls back to cl100k_base.
-_O200K_PATTERN = re.compile(r"^(?:chatgpt-4o|gpt-4o|gpt-4\.1|gpt-5|o\d)(?:$|[-.:_ ])")
 
 # Routers that pass the vendor's own model (and list price) through: "<router>/<vendor>/<model>".
 _ROUTERS = frozenset({"openrouter"})
@@ -167,17 +165,6 @@ def _price(value: Any) -> float | None:
         return None
     return float(value)
 
-
-def tokenizer_encoding_for(model: str) -> str:
-    """The tiktoken encoding that counts tokens for this model.
-
-    ``o200k_base`` for gpt-4o, gpt-4.1, gpt-5 and the o-series (o1, o3, o4-mini, ...),
-    ``cl100k_base`` for everything else (an approximation for non-OpenAI models).
-    """
-    name = (model or "").strip().lower()
-    # "openrouter/openai/gpt-4o" and "azure/gpt-4o-mini" name the same family as "gpt-4o".
-    bare = name.rsplit("/", 1)[-1]
-    return "o200k_base" if _O200K_PATTERN.match(bare) else "cl100k_base"
 
 
 def output_limit(model: str, *, table: ModelTable | None = None) -> int | None:

@@ -217,15 +217,20 @@ def ensure_tiktoken_cache() -> str | None:
     return None
 
 
-_O200K_MARKERS = ("gpt-4o", "gpt-4.1", "gpt-5", "o1", "o3", "o4", "chatgpt-4o", "gpt-oss")
+# The families OpenAI tokenises with o200k_base: the name, then its end or a separator ("o1" and
+# "o4-mini" but not "omni-moderation"; gpt-oss's o200k_harmony counts text as o200k_base does).
+_O200K_MODEL = re.compile(r"^(?:chatgpt-4o|gpt-4o|gpt-4\.1|gpt-5|gpt-oss|codex|o\d)(?:$|[-.:_ ])")
 
 
 def encoding_name_for_model(model: str | None) -> str:
-    """``o200k_base`` for gpt-4o / 4.1 / 5 / o-series, ``cl100k_base`` otherwise."""
-    name = (model or "").lower().rsplit("/", 1)[-1]
-    if any(name.startswith(marker) for marker in _O200K_MARKERS):
-        return "o200k_base"
-    return "cl100k_base"
+    """The tiktoken encoding that counts tokens for ``model``.
+
+    ``o200k_base`` for gpt-4o, gpt-4.1, gpt-5 (its -codex models too), gpt-oss, codex-mini and the
+    o-series; ``cl100k_base`` for everything else, an approximation for models without a public
+    tokenizer (Claude, Gemini). A provider prefix ("openrouter/openai/gpt-4o") is ignored.
+    """
+    name = (model or "").strip().lower().rsplit("/", 1)[-1]
+    return "o200k_base" if _O200K_MODEL.match(name) else "cl100k_base"
 
 
 @lru_cache(maxsize=4)

@@ -1,3 +1,4 @@
+# Over 600 lines: the sample's scripted conversation, one message per line.
 """The long coding-agent session (OpenAI chat, Hermes tool names), built episode by episode."""
 
 from __future__ import annotations

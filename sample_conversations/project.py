@@ -1,3 +1,4 @@
+# Over 600 lines: the samples' project: its files and outputs, written out as text.
 """The small Python project the sample agents work on ("ledgerline", a bank-statement budget tool),
 plus helpers that render realistic tool outputs (file reads, pytest runs, searches, patches).
 

@@ -1,3 +1,4 @@
+# Over 600 lines: the scripted sessions of the samples, one message per line.
 """Builders for every sample transcript except the storage details (see generate.py)."""
 
 from __future__ import annotations

@@ -18,8 +18,8 @@ from core.models import (
     model_entry,
     model_prices,
     model_table_path,
-    tokenizer_encoding_for,
 )
+from core.tokens import encoding_name_for_model
 
 
 @pytest.fixture(scope="module")
@@ -169,6 +169,11 @@ def test_missing_litellm_gives_a_clear_error(monkeypatch):
         ("o3-mini", "o200k_base"),
         ("o4-mini-2025-04-16", "o200k_base"),
         ("chatgpt-4o-latest", "o200k_base"),
+        ("gpt-5-codex", "o200k_base"),
+        ("gpt-5.2-codex", "o200k_base"),
+        ("codex-mini-latest", "o200k_base"),
+        ("gpt-oss-120b", "o200k_base"),
+        ("openai/gpt-oss-20b", "o200k_base"),
         ("gpt-4", "cl100k_base"),
         ("gpt-4-turbo", "cl100k_base"),
         ("gpt-3.5-turbo", "cl100k_base"),
@@ -179,7 +184,7 @@ def test_missing_litellm_gives_a_clear_error(monkeypatch):
     ],
 )
 def test_tokenizer_encoding(model, encoding):
-    assert tokenizer_encoding_for(model) == encoding
+    assert encoding_name_for_model(model) == encoding
 
 
 @pytest.mark.parametrize(

@@ -1,3 +1,4 @@
+# Over 600 lines: one reader in one pass: message rows, compaction records, sidechains and usage share its state.
 """Claude Code session logs (``~/.claude/projects/<cwd>/<session>.jsonl``, subagents ``agent-<id>.jsonl``).
 
 Each line is an event; ``user`` / ``assistant`` events carry an Anthropic ``message``. Events

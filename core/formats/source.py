@@ -1,3 +1,4 @@
+# Over 600 lines: the input every reader shares (bytes, files, folders, SQLite, limits), read through one object.
 """Reading the raw input: size limit, encodings, JSON / JSONL / SQLite, and clear errors.
 
 Everything here turns low-level failures (bad bytes, truncated JSON, absurd nesting, huge

@@ -27,22 +27,22 @@ EXIT_OK, EXIT_BAD_INPUT, EXIT_INTERRUPTED = 0, 2, 130
 
 def _compressor_arguments(parser: argparse.ArgumentParser) -> None:
     """``analyze``'s compressor options (the figures depend on them; nothing is summarised)."""
-    from core import cli
+    from core import cli_args
     from core.config import TOKEN_ESTIMATORS
     from core.formats import FORMAT_NAMES
     from core.profiles import PROFILE_ALIASES, PROFILES
 
     group = parser.add_argument_group("compressor")
-    group.add_argument("--context-length", type=cli._positive_int, metavar="TOKENS",
+    group.add_argument("--context-length", type=cli_args.positive_int, metavar="TOKENS",
                        help=f"the main model's context window (default: from --model, else {DEFAULTS.context_length})")
     group.add_argument("--model", default=DEFAULTS.model, help="main model as litellm names it")
-    group.add_argument("--max-tokens", type=cli._max_tokens, metavar="TOKENS",
+    group.add_argument("--max-tokens", type=cli_args.max_tokens_value, metavar="TOKENS",
                        help="the main model's output reserve (or 'model')")
-    group.add_argument("--threshold-percent", type=cli._fraction, default=DEFAULTS.threshold_percent,
+    group.add_argument("--threshold-percent", type=cli_args.fraction, default=DEFAULTS.threshold_percent,
                        metavar="FRACTION", help=f"compress at this share of the window (default {DEFAULTS.threshold_percent})")
-    group.add_argument("--protect-first-n", type=cli._count, default=DEFAULTS.protect_first_n, metavar="N")
-    group.add_argument("--protect-last-n", type=cli._count, default=DEFAULTS.protect_last_n, metavar="N")
-    group.add_argument("--summary-target-ratio", type=cli._fraction, default=DEFAULTS.summary_target_ratio,
+    group.add_argument("--protect-first-n", type=cli_args.count, default=DEFAULTS.protect_first_n, metavar="N")
+    group.add_argument("--protect-last-n", type=cli_args.count, default=DEFAULTS.protect_last_n, metavar="N")
+    group.add_argument("--summary-target-ratio", type=cli_args.fraction, default=DEFAULTS.summary_target_ratio,
                        metavar="FRACTION")
     group.add_argument("--profile", choices=sorted([*PROFILES, *PROFILE_ALIASES]), default=DEFAULTS.profile,
                        help=f"Hermes release (default {DEFAULTS.profile})")
@@ -52,7 +52,7 @@ def _compressor_arguments(parser: argparse.ArgumentParser) -> None:
 
 def config_from_args(args: argparse.Namespace) -> CompressorConfig:
     """The config ``analyze`` would use with the same options (context length from --model ...)."""
-    from core import cli
+    from core import cli_args
 
     values = vars(args).copy()
     # analyze's summary options, left at their defaults: nothing is summarised here.
@@ -61,20 +61,20 @@ def config_from_args(args: argparse.Namespace) -> CompressorConfig:
                         ("memory_context_file", None), ("strict_redaction", None), ("time_limit", None),
                         ("memory_limit", None)):
         values.setdefault(name, value)
-    return cli._settings(argparse.Namespace(**values)).config()
+    return cli_args.settings_from_args(argparse.Namespace(**values)).config()
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from core import cli
+    from core import cli_args
 
-    parser = cli._Parser(prog=f"{PROG}", description="Follow live agent sessions.")
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=cli._Parser)
+    parser = cli_args.Parser(prog=f"{PROG}", description="Follow live agent sessions.")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=cli_args.Parser)
     watch = commands.add_parser("watch", help="follow one session file as it grows",
                                 description="Follow one session file and print its status at each change.")
     watch.add_argument("path", metavar="PATH", help="the session file (or store, or a tool's folder)")
     watch.add_argument("--json", action="store_true", help="one JSON object per update, one per line")
     watch.add_argument("--session", metavar="ID", help="the session of a multi-session file to follow")
-    watch.add_argument("--interval", type=cli._positive_seconds, default=0.5, metavar="SECONDS",
+    watch.add_argument("--interval", type=cli_args.positive_seconds, default=0.5, metavar="SECONDS",
                        help="seconds between two looks at the file (default 0.5)")
     watch.add_argument("--once", action="store_true", help="print the current status and exit")
     _compressor_arguments(watch)
@@ -87,12 +87,12 @@ def build_parser() -> argparse.ArgumentParser:
     sessions.add_argument("--sort", default="last_activity", metavar="COLUMN",
                           help="column to sort by (default last_activity, newest first)")
     sessions.add_argument("--ascending", action="store_true", help="sort ascending")
-    sessions.add_argument("--limit", type=cli._positive_int, default=50, metavar="N", help="rows to print (default 50)")
+    sessions.add_argument("--limit", type=cli_args.positive_int, default=50, metavar="N", help="rows to print (default 50)")
     sessions.add_argument("--json", action="store_true", help="print the rows as JSON")
     sessions.add_argument("--cache-dir", metavar="DIR", help="where the index is kept (default ~/.cache/context-lens)")
     sessions.add_argument("--engine", choices=("local", "ray"), default="local",
                           help="engine of a large first scan: local process pool (default) or Ray")
-    sessions.add_argument("--workers", type=cli._positive_int, metavar="N", help="worker processes for a large scan")
+    sessions.add_argument("--workers", type=cli_args.positive_int, metavar="N", help="worker processes for a large scan")
     sessions.add_argument("--address", metavar="ADDRESS", help="Ray cluster to join (with --engine ray)")
     _compressor_arguments(sessions)
     return parser
@@ -189,7 +189,7 @@ def cmd_sessions(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from core import cli
+    from core import cli_args
     from core.batch import BatchError
     from core.formats import FormatError
 
@@ -205,7 +205,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     previous = signal.signal(signal.SIGTERM, signal.default_int_handler) if args.command == "watch" else None
     try:
         return {"watch": cmd_watch, "sessions": cmd_sessions}[args.command](args)
-    except (cli.UsageError, FormatError, BatchError, ValueError) as exc:
+    except (cli_args.UsageError, FormatError, BatchError, ValueError) as exc:
         print(f"{PROG}: error: {' '.join(str(exc).split())}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:

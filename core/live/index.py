@@ -15,7 +15,7 @@ Which files are sessions, by folder: ``~/.claude/projects`` its ``*.jsonl`` logs
 are part of their session), ``~/.codex/sessions`` (and ``archived_sessions``) its ``rollout-*.jsonl``,
 ``~/.gemini/tmp`` the ``chats/session-*.json`` / ``.jsonl`` files, ``~/.hermes`` its ``state.db``
 (one row per session) and the transcripts under ``sessions/`` (``SESSION_FILES``); any other
-folder, every file with a transcript extension (``core.batch.TRANSCRIPT_EXTENSIONS``).
+folder, every file with a transcript extension (``core.batch_files.TRANSCRIPT_EXTENSIONS``).
 """
 
 from __future__ import annotations
@@ -135,7 +135,7 @@ NOT_SESSIONS: tuple[str, ...] = ("agent-*.jsonl", "sessions.json", "sessions-ind
 
 
 def _wanted(kind: str, relative: str, name: str) -> bool:
-    from core.batch import TRANSCRIPT_EXTENSIONS
+    from core.batch_files import TRANSCRIPT_EXTENSIONS
 
     if name.startswith(".") or any(fnmatch.fnmatchcase(name, pattern) for pattern in NOT_SESSIONS):
         return False

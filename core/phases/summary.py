@@ -1,3 +1,4 @@
+# Over 600 lines: the summary phase as the releases write it (prompt, serialisation, budget) read in one place.
 """Phase 3: choosing the turns, serialising them, the summary budget and the summariser prompt."""
 
 from __future__ import annotations

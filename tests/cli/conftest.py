@@ -10,7 +10,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from core.batch import TIMING_COLUMNS, AnalysisSettings, find_transcripts, run_batch
+from core.batch import AnalysisSettings, run_batch
+from core.batch_files import find_transcripts
+from core.batch_report import TIMING_COLUMNS
 from core.cli import main
 from tests.cli.corpus import agent_messages, write_openai, write_sharegpt_sessions
 

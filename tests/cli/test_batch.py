@@ -9,14 +9,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from core.batch import (
-    REPORT_COLUMNS,
-    AnalysisSettings,
-    find_transcripts,
-    process_file,
-    run_batch,
-    validity,
-)
+from core.batch import AnalysisSettings, process_file, run_batch, validity
+from core.batch_files import find_transcripts
+from core.batch_report import REPORT_COLUMNS
 from tests.cli.conftest import assert_one_line_error, stable
 from tests.cli.corpus import agent_messages, write_openai
 

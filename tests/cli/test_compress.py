@@ -210,7 +210,7 @@ def test_strict_redaction_can_be_turned_on_locally(cli, corpus, tmp_path):
 def test_local_summarizer_wiring(cli, corpus):
     """``--summarizer local`` starts the bundled model and points the summarizer at it (or says
     clearly what is missing)."""
-    from core.batch import AnalysisSettings, make_summarizer
+    from core.batch import AnalysisSettings, summarizer_for
     from core.cli import _LocalModel
     from core.summarizers.local import LocalModelServer, missing_parts
 
@@ -224,7 +224,7 @@ def test_local_summarizer_wiring(cli, corpus):
     try:
         server = local.server
         assert server is not None and server.running
-        summarizer = make_summarizer(settings)
+        summarizer = summarizer_for(settings)
         kwargs = summarizer.request_kwargs("hello", 16)
         assert kwargs["model"] == f"openai/{server.alias}"
         assert kwargs["api_base"] == server.base_url

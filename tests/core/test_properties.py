@@ -90,15 +90,15 @@ def _check_roles_around_summary(result) -> None:
     """
     if not result.compressed:
         return
-    work = result.pruned_messages
-    before = work[result.compress_start - 1].get("role", "user") if result.compress_start > 0 else "user"
-    after = work[result.compress_end].get("role", "user") if result.compress_end < len(work) else "user"
-    if result.summary_merged:
+    work = result.plan.pruned_messages
+    before = work[result.plan.compress_start - 1].get("role", "user") if result.plan.compress_start > 0 else "user"
+    after = work[result.plan.compress_end].get("role", "user") if result.plan.compress_end < len(work) else "user"
+    if result.assembly.summary_merged:
         assert after in ("user", "assistant") and before != after
     else:
-        assert result.summary_role not in (before, after)
-    summary_positions = [i for i, o in enumerate(result.origins) if o.kind == "summary"]
-    if summary_positions and result.orphans_removed == 0:
+        assert result.assembly.summary_role not in (before, after)
+    summary_positions = [i for i, o in enumerate(result.assembly.origins) if o.kind == "summary"]
+    if summary_positions and result.assembly.orphans_removed == 0:
         i = summary_positions[0]
         for j in (i - 1, i + 1):
             if 0 <= j < len(result.messages):

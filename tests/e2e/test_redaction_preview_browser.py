@@ -23,11 +23,18 @@ def test_masks_are_highlighted_and_markup_never_runs(page):
     expected = redaction_view(load(SAMPLES / "secrets_in_tool_output.json").messages,
                               CompressorConfig(model="gpt-4o", max_tokens=16_384))
     assert page.locator("mark[title^='reference: ']").count() == len(expected.spans) == 7
-    page.get_by_text("Strict redaction").first.click()
+    # Strict redaction is on by default for the offline summary: the AWS secret is masked.
+    switch = page.get_by_role("checkbox", name="Strict redaction")
+    assert switch.is_checked()
     page.locator("mark[title^='strict: ']").first.wait_for()
-    wait_until_idle(page)
-    assert "FaKe/SeCrEt+KeY" not in page.locator("[data-testid='stMain']").inner_text()
+    main = page.locator("[data-testid='stMain']")
+    assert "FaKe/SeCrEt+KeY" not in main.inner_text()
     screenshot(page, "14_redaction_preview")
+    # Off, the reference masks alone let it through, and the page shows it.
+    page.get_by_text("Strict redaction").first.click()
+    wait_until_idle(page)
+    page.locator("mark[title^='strict: ']").first.wait_for(state="detached")
+    assert not switch.is_checked() and "FaKe/SeCrEt+KeY" in main.inner_text()
 
     open_page(page, "Upload & overview")
     upload(page, XSS)

@@ -330,7 +330,7 @@ def test_folders_no_tool_writes_are_refused(tmp_path):
 
 
 def test_batch_takes_a_tool_folder_as_one_transcript(tmp_path):
-    from core.batch import find_transcripts
+    from core.batch_files import find_transcripts
 
     shutil.copytree(TASK, tmp_path / "tasks" / "1779300000000")
     storage_tree(tmp_path / "opencode")

@@ -113,20 +113,20 @@ def invalid_output(result: Any) -> list[str]:
         problems.append("orphan tool call or result")
     if not result.compressed:
         return problems
-    work = result.pruned_messages
-    start, end = result.compress_start, result.compress_end
-    removed_next_to_summary = result.orphans_removed > 0
+    work = result.plan.pruned_messages
+    start, end = result.plan.compress_start, result.plan.compress_end
+    removed_next_to_summary = result.assembly.orphans_removed > 0
     # Role collisions around the summary where it was placed: with the messages really there (the
     # releases read a missing neighbour or role as "user"; v0.18.1 then pins a summary to user when no
     # user turn survives, which is no collision when that "user" is not a message).
     before = work[start - 1].get("role") if start > 0 else None
     after = work[end].get("role") if end < len(work) else None
-    if result.summary_merged:
+    if result.assembly.summary_merged:
         if after not in ("user", "assistant", None) or (before == after and before is not None):
             problems.append(f"summary merged into a {after} message after a {before} one")
-    elif result.summary_role in (before, after):
-        problems.append(f"a {result.summary_role} summary between {before} and {after}")
-    summary_at = [i for i, origin in enumerate(result.origins) if origin.kind == "summary"]
+    elif result.assembly.summary_role in (before, after):
+        problems.append(f"a {result.assembly.summary_role} summary between {before} and {after}")
+    summary_at = [i for i, origin in enumerate(result.assembly.origins) if origin.kind == "summary"]
     if summary_at and not removed_next_to_summary:
         i = summary_at[0]
         for j in (i - 1, i + 1):
@@ -135,7 +135,7 @@ def invalid_output(result: Any) -> list[str]:
     # Head and tail: all there, in order, unchanged.
     kept = {"head": list(range(start)), "tail": list(range(end, len(work)))}
     for zone, expected in kept.items():
-        found = [(i, o.source_index) for i, o in enumerate(result.origins) if o.kind == zone]
+        found = [(i, o.source_index) for i, o in enumerate(result.assembly.origins) if o.kind == zone]
         sources = [source for _, source in found]
         missing = [k for k in expected if k not in sources]
         if any(work[k].get("role") != "tool" for k in missing) or sources != [k for k in expected if k in sources]:
@@ -146,7 +146,7 @@ def invalid_output(result: Any) -> list[str]:
                 problems.append(f"{zone} message {source} changed role")
             elif zone == "head" and source == 0 and original.get("role") == "system":
                 continue  # the compaction note is appended
-            elif zone == "tail" and "merged" in result.origins[out_index].badges:
+            elif zone == "tail" and "merged" in result.assembly.origins[out_index].badges:
                 if not _merged_text_kept(got, original):
                     problems.append(f"tail message {source} lost its text when the summary merged into it")
             elif got.get("content") != original.get("content") and not _only_media_stripped(got, original):

@@ -146,7 +146,7 @@ def test_no_credential_reaches_the_summarizer_with_strict_redaction(corpus: str,
     assert result.outcome == "summarized", result.failure_reason
     assert [row["id"] for row in rows if leaked(row, seen)] == []
     # Nor in what the compressor hands back (the summary message and the call record).
-    summary = result.summary_text or ""
+    summary = (result.assembly.summary_text if result.assembly else None) or ""
     assert [row["id"] for row in rows if leaked(row, summary)] == []
 
 
@@ -158,7 +158,7 @@ def test_no_credential_reaches_the_summarizer_after_phase1_pruning(placement: st
     summarizer = Recorder()
     result, _ = run_compressor(rows, placement, summarizer, strict=True, prune=True)
     if placement != "user_text":
-        assert result.pruned_count > 0
+        assert result.plan.pruned_count > 0
     assert [row["id"] for row in rows if leaked(row, summarizer.seen())] == []
 
 

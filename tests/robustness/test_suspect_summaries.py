@@ -65,7 +65,7 @@ LENIENT = ACCEPT_EMPTY[-1]
 @pytest.mark.parametrize("answer", ["", "   \n\t "])
 def test_an_empty_summary_is_a_success_with_a_problem(profile: str, answer: str) -> None:
     result = compress(answer, profile)
-    assert result.outcome == "summarized" and not result.fallback_used  # as the releases do
+    assert result.outcome == "summarized" and not result.assembly.fallback_used  # as the releases do
     problem = summary_problem(result)
     assert problem is not None and problem.kind == EMPTY
     assert "empty summary" in problem.message and "counts it as a success" in problem.message

@@ -1,3 +1,4 @@
+# Over 600 lines: the offline summary's behaviours, one short test each, over one shared conversation.
 """The offline extractive summarizer: exact output, budgets, merging, focus and safety."""
 
 from __future__ import annotations

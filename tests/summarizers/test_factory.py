@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from core.batch import AnalysisSettings
-from core.batch import make_summarizer as batch_summarizer
+from core.batch import summarizer_for as batch_summarizer
 from core.summarizers.extractive import ExtractiveSummarizer
 from core.summarizers.factory import make_summarizer
 from core.summarizers.llm import DEFAULT_TIMEOUT_S, LiteLLMSummarizer

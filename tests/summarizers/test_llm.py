@@ -1,3 +1,4 @@
+# Over 600 lines: the LLM summarizer against one local server, one test per fault and option.
 """LiteLLMSummarizer: the request it sends, the exceptions it lets through, and how the
 compressor reacts to them (summary, fallback with cooldowns, abort, one-time switch to main).
 
@@ -627,12 +628,12 @@ def test_a_key_echoed_in_an_error_is_blanked():
 def test_the_local_model_is_capped_and_remote_providers_are_not():
     from types import SimpleNamespace
 
-    from core.batch import AnalysisSettings, make_summarizer
+    from core.batch import AnalysisSettings, summarizer_for
     from core.summarizers.local import LOCAL_MAX_TOKENS_CAP, local_summarizer
 
     assert LOCAL_MAX_TOKENS_CAP == 512
     # The command line's --summarizer local runs as a "server" summarizer once the model is up.
-    served = make_summarizer(AnalysisSettings(summarizer="server", server_model="openai/smollm2",
+    served = summarizer_for(AnalysisSettings(summarizer="server", server_model="openai/smollm2",
                                               api_base="http://127.0.0.1:1/v1"))
     assert served.request_kwargs("P", 2_600)["max_tokens"] == 512
     # The dashboard's local option.
@@ -640,7 +641,7 @@ def test_the_local_model_is_capped_and_remote_providers_are_not():
     assert local_summarizer(server).request_kwargs("P", 2_600)["max_tokens"] == 512
     assert local_summarizer(server).request_kwargs("P", 400)["max_tokens"] == 400
     # A remote provider gets the compressor's max_tokens unchanged.
-    remote = make_summarizer(AnalysisSettings(summarizer="litellm", model="gpt-4o-mini"))
+    remote = summarizer_for(AnalysisSettings(summarizer="litellm", model="gpt-4o-mini"))
     assert remote.max_tokens_cap is None
     assert remote.request_kwargs("P", 2_600)["max_tokens"] == 2_600
 

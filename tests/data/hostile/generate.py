@@ -1,3 +1,4 @@
+# Over 600 lines: one generator per hostile input, kept in one list so the corpus is built in one place.
 """Deterministic generator for the hostile-input corpus (``tests/data/hostile``).
 
 Every file here is something a user could drop on the importer by accident or on purpose:

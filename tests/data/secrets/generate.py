@@ -1,3 +1,4 @@
+# Over 600 lines: the secrets corpus, one entry per credential form.
 """Deterministic generator for the credential corpora used by the strict-redaction tests.
 
 Every value is random but obviously fake (``FAKE``/``EXAMPLE`` markers where the format allows).

@@ -1,0 +1,482 @@
+"""The Compress & preview page's parts: the outcome, the run chart and drill-down, and the preview,
+diff, cost and download tabs of one run (``pages/compress.py`` lays them out)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from core.inspections.overview import message_frame
+from core.inspections.summary_check import EMPTY, summary_problem
+from core.render.formatting import integer, percent, signed, usd
+from core.views.drilldown import INPUT, OUTPUT
+from core.views.run import RunFigures, run_figures
+from dashboard.drilldown import drilldown_panel, on_row_click, open_message
+from dashboard.memo import Settings, Transcript
+from dashboard.sidebar import (
+    FAILING_SUMMARIZER,
+    LOCAL_SUMMARIZER,
+    NO_SUMMARIZER,
+    OFFLINE_SUMMARIZER,
+    REMOTE_SUMMARIZER,
+    SUMMARIZER_OPTIONS,
+    escape_markdown,
+    keep,
+    kept,
+    run_view,
+)
+from dashboard.ui import chart, delta_or_none, metric_row
+from dashboard.ui import table as ui_table
+
+OFFLINE, LITELLM, LOCAL, NONE = OFFLINE_SUMMARIZER, REMOTE_SUMMARIZER, LOCAL_SUMMARIZER, NO_SUMMARIZER
+FAILING = FAILING_SUMMARIZER
+SUMMARIZERS = SUMMARIZER_OPTIONS
+SHOWN_CHARS = 4_000
+# Longer messages scroll inside a fixed-height box so one tool output cannot fill the page.
+LONG_LINES, LONG_CHARS, LONG_HEIGHT = 12, 1_200, 280
+
+
+def profile_of(run: dict[str, Any]) -> str:
+    return str(getattr(run["settings"], "profile", "")) or "this release"
+
+
+def run_memo(run: dict[str, Any], name: str, compute: Any) -> Any:
+    """What this run's views compute once (kept with the run in the session, never on the transcript)."""
+    return run_view(run, name, compute)
+
+
+def outcome_panel(result: Any, run: dict[str, Any], counter: Any, figures: RunFigures) -> None:
+    n_before, n_after = figures.messages_before, figures.messages_after
+    if result.cooldown_skipped:
+        reason = "no call was made: the summarizer is cooling down after an earlier failure"
+    else:
+        reason = escape_markdown(result.failure_reason or "no summarizer configured")
+    problem = summary_problem(result, counter)
+    if problem is not None:
+        title = "Empty summary" if problem.kind == EMPTY else "Oversized summary"
+        st.warning(
+            f"**{title}, counted as a success.** Messages {result.plan.compress_start}–{result.plan.compress_end - 1} "
+            f"were summarised, but {escape_markdown(problem.message)}. Hermes {escape_markdown(profile_of(run))} "
+            "keeps such a summary as it is; check the summarizer before relying on this result."
+        )
+    elif result.outcome == "summarized":
+        st.success(
+            f"**Summarised.** Messages {result.plan.compress_start}–{result.plan.compress_end - 1} became one summary "
+            f"({n_before:,} → {n_after:,} messages)."
+        )
+    elif result.outcome == "fallback":
+        st.warning(
+            f"**Fallback summary.** The summarizer failed ({reason}), so the profile's fallback summary replaced "
+            f"messages {result.plan.compress_start}–{result.plan.compress_end - 1}."
+        )
+    elif result.outcome == "crashed":
+        st.error(f"**{escape_markdown(result.crash.describe())}.** Nothing was compressed: the host would see "
+                 "the exception instead of a result. The message is shown in the preview below.")
+    elif result.outcome == "aborted":
+        release = escape_markdown(profile_of(run))
+        access = escape_markdown(result.plan.failure_rule.access_words)
+        why = {
+            "authentication": f"Hermes {release} always aborts on {access}, and keeps aborting "
+                              "until a summary succeeds",
+            "network": f"Hermes {release} always aborts on a network or connection failure, and keeps aborting "
+                       "until a summary succeeds",
+        }.get(result.abort_reason or "", "abort on failure is on")
+        st.error(
+            f"**Aborted.** The summarizer failed ({reason}) and {why}: the conversation stays as it was "
+            "(only Phase 1's pruning is in the result)."
+        )
+    elif result.outcome == "too_small":
+        st.info("**Too small to compress.** The conversation has too few messages; it is returned unchanged.")
+    else:
+        st.info("**Nothing to compress.** The middle is empty; only Phase 1's pruning applies.")
+    message_change = n_after - n_before
+    token_change = figures.exact_after - figures.exact_before
+    estimate_change = figures.estimate_after - figures.estimate_before
+    summary_value = f"{integer(figures.summary_tokens)} tokens" if figures.summary_tokens else "none"
+    metric_row("run", [
+        ("Messages", integer(n_after), {"delta": delta_or_none(message_change, signed(message_change)),
+                                        "delta_color": "inverse", "help": f"before: {n_before:,}"}),
+        ("Tokens (tiktoken)", integer(figures.exact_after),
+         {"delta": delta_or_none(token_change, signed(token_change)), "delta_color": "inverse",
+          "help": f"before: {figures.exact_before:,} (exact counts)"}),
+        ("Saved", percent(figures.saved_share), {"help": "of the exact tokens"}),
+        ("Hermes estimate", integer(figures.estimate_after),
+         {"delta": delta_or_none(estimate_change, signed(estimate_change)), "delta_color": "inverse",
+          "help": f"before: {figures.estimate_before:,} (the compressor's own estimate)"}),
+        ("Summary", summary_value,
+         {"help": f"written from {figures.summarised_messages:,} messages" if figures.summary_tokens
+          else "this run wrote no summary"}),
+        ("Repairs", integer(figures.repairs), {"help": "orphan results removed, stubs added and unanswered "
+                                                        "calls stripped by the tool-pair repair"}),
+        ("Time", f"{run['elapsed']:.2f} s", {"help": escape_markdown(run["summarizer_label"])}),
+    ])
+
+
+def run_chart(transcript: Transcript, result: Any, run: dict[str, Any], counter: Any) -> None:
+    """The run itself, before against after: by role and by category, the summary as its own segment."""
+    import core.render.charts as charts
+    from core.views.run import run_composition
+
+    encoding = run["settings"].encoding
+    frame = transcript.message_table(encoding)
+    after_frame = run_memo(run, "after-frame", lambda: message_frame(result.messages, counter))
+    st.subheader("Before and after this run")
+    role_tab, category_tab = st.tabs(["By role", "By category"])
+    for tab, by, colors in ((role_tab, "role", charts.ROLE_COLORS), (category_tab, "category", charts.CATEGORY_COLORS)):
+        with tab:
+            table = run_memo(run, f"composition-{by}",
+                              lambda by=by: run_composition(frame, result, counter, by, after_frame=after_frame))
+            left, right = st.columns([3, 2])
+            with left:
+                figure = run_memo(run, f"composition-figure-{by}",
+                                   lambda by=by, table=table, colors=colors: charts.before_after_figure(
+                                       table, by, colors=colors))
+                chart(figure, key=f"run_chart_{by}")
+            with right:
+                ui_table(table, key=f"run_table_{by}")
+
+
+def drilldown_of(run: dict[str, Any], result: Any, counter: Any) -> Any:
+    from core.views.drilldown import Drilldown
+
+    return run_memo(run, "drilldown", lambda: Drilldown(result, counter))
+
+
+def reset_panels(run: dict[str, Any], drill: Any) -> None:
+    """A new run opens its preview on the summary and clears the diff's panel."""
+    state = st.session_state
+    if state.get("panels_run") == run["run_id"]:
+        return
+    state["panels_run"] = run["run_id"]
+    open_message("preview", OUTPUT, drill.summary_position if drill.summary_position is not None else 0)
+    open_message("diff", INPUT, None)
+
+
+def _filters(prefix: str, table: Any, *, zones: list[str], roles: list[str]) -> dict[str, Any]:
+    """Search, role, zone, tool and "changed only" for a preview or diff table."""
+    from core.views.preview import tool_names
+
+    search_col, role_col, zone_col, tool_col, changed_col = st.columns([3, 2, 2, 2, 2], vertical_alignment="bottom")
+    query = search_col.text_input("Search", key=f"{prefix}_query", placeholder="text, tool or role")
+    # "all", not Streamlit's "Choose options": a fifth of an 800-pixel page cut that.
+    picked_roles = role_col.multiselect("Role", roles, key=f"{prefix}_roles", placeholder="all")
+    picked_zones = zone_col.multiselect("Zone", zones, key=f"{prefix}_zones", placeholder="all")
+    picked_tools = tool_col.multiselect("Tool", tool_names(table), key=f"{prefix}_tools", placeholder="all")
+    changed = changed_col.toggle("Changed only", key=f"{prefix}_changed")
+    return {"query": query, "roles": picked_roles, "zones": picked_zones, "tools": picked_tools,
+            "changed_only": changed}
+
+
+def show_preview(run: dict[str, Any], result: Any, counter: Any, original: list[Any]) -> None:
+    from core.views.preview import filter_rows, preview_table
+
+    table = run_memo(run, "preview-table", lambda: preview_table(result, counter, original))
+    drill = drilldown_of(run, result, counter)
+    filters = _filters("preview", table, zones=sorted(table["zone"].unique()), roles=sorted(table["role"].unique()))
+    shown = filter_rows(table, **filters)
+    st.caption(f"{len(shown):,} of {len(table):,} messages. Click a row to read the message in full below.")
+    numbers = [int(n) for n in shown["#"]]
+    st.dataframe(
+        shown[["#", "role", "zone", "badges", "tool", "tokens", "text"]],
+        hide_index=True,
+        width="stretch",
+        height=min(360, 35 * (len(shown) + 1) + 3),
+        key="preview_table",
+        on_select=on_row_click("preview", "preview_table", lambda row: (OUTPUT, numbers[row])),
+        selection_mode="single-row",
+        column_config={
+            "#": st.column_config.NumberColumn("#", width="small", format="localized"),
+            "tokens": st.column_config.NumberColumn("tokens", format="localized", width="small"),
+            "text": st.column_config.TextColumn("text", width="large"),
+            "badges": st.column_config.TextColumn("badges", width="medium"),
+        },
+    )
+    drilldown_panel("preview", lambda: drill, input_size=len(original),
+                    hint="Click a row of the table (or type a number) to open a message.")
+
+
+DIFF_PAGE_ROWS = 20
+
+
+def show_diff(run: dict[str, Any], result: Any, counter: Any, original: list[Any]) -> None:
+    from core.views.preview import filter_rows, side_by_side
+
+    table = run_memo(run, "diff-table", lambda: side_by_side(original, result, counter=counter))
+    drill = drilldown_of(run, result, counter)
+    changes = table["change"].value_counts()
+    st.caption(" · ".join(f"{count:,} {change}" for change, count in changes.items()))
+    mode = st.segmented_control("View", ["Table", "Side by side"], default="Table", key="diff_mode")
+    roles = sorted({r for r in [*table["before role"], *table["after role"]] if r})
+    filters = _filters("diff", table, zones=[z for z in ("HEAD", "MIDDLE", "TAIL", "SUMMARY", "STUB", "KEPT")
+                                             if z in set(table["zone"])], roles=roles)
+    shown = filter_rows(table, **filters, text_columns=("before", "after"), role_columns=("before role", "after role"))
+    st.caption(f"{len(shown):,} of {len(table):,} rows.")
+
+    def row_message(row: int) -> tuple[str, int | None]:
+        picked = shown.iloc[row]
+        if pd.notna(picked["before #"]):
+            return INPUT, int(picked["before #"])
+        return OUTPUT, int(picked["after #"]) if pd.notna(picked["after #"]) else None
+
+    if mode == "Side by side":
+        _side_by_side(shown)
+    else:
+        st.dataframe(
+            shown[["before #", "before role", "before tokens", "before", "change", "after #", "after role",
+                   "after tokens", "after"]],
+            hide_index=True,
+            width="stretch",
+            height=min(420, 35 * (len(shown) + 1) + 3),
+            key="side_by_side",
+            on_select=on_row_click("diff", "side_by_side", row_message),
+            selection_mode="single-row",
+            column_config={
+                "before #": st.column_config.NumberColumn("#", width="small", format="localized"),
+                "before role": st.column_config.TextColumn("role", width="small"),
+                "before tokens": st.column_config.NumberColumn("tokens", width="small", format="localized"),
+                "before": st.column_config.TextColumn("before", width="large"),
+                "change": st.column_config.TextColumn("change", width="medium"),
+                "after #": st.column_config.NumberColumn("#", width="small", format="localized"),
+                "after role": st.column_config.TextColumn("role", width="small"),
+                "after tokens": st.column_config.NumberColumn("tokens", width="small", format="localized"),
+                "after": st.column_config.TextColumn("after", width="large"),
+            },
+        )
+    drilldown_panel("diff", lambda: drill, input_size=len(original),
+                    hint="Click a row (or type a message number) to open it in full, with what changed inside it.")
+
+
+def _side_by_side(shown: Any) -> None:
+    """The diff as pairs of full texts, one row per message, a page at a time."""
+    pages = max(1, (len(shown) + DIFF_PAGE_ROWS - 1) // DIFF_PAGE_ROWS)
+    page = 1
+    if pages > 1:
+        page = int(st.number_input(f"Page (of {pages})", min_value=1, max_value=pages, value=1,
+                                   key="diff_page", width=160))
+    for values in shown.iloc[(page - 1) * DIFF_PAGE_ROWS: page * DIFF_PAGE_ROWS].to_dict("records"):
+        with st.container(border=True):
+            st.caption(escape_markdown(str(values["change"])))
+            left, right = st.columns(2)
+            for column, side in ((left, "before"), (right, "after")):
+                number = values[f"{side} #"]
+                with column:
+                    if number is None or pd.isna(number):
+                        st.caption(f"{side}: —")
+                        continue
+                    tokens = values.get(f"{side} tokens")
+                    role = values.get(f"{side} role", "")
+                    st.caption(f"{side} #{int(number)} · {escape_markdown(str(role))} · "
+                               f"{integer(tokens) if tokens is not None and not pd.isna(tokens) else '—'} tokens")
+                    text = str(values.get(side) or "") or "(no text)"
+                    height = LONG_HEIGHT if text.count("\n") >= LONG_LINES or len(text) > LONG_CHARS else "content"
+                    st.code(_shown(text), language=None, wrap_lines=True, height=height)
+
+
+def _shown(text: str) -> str:
+    if len(text) <= SHOWN_CHARS:
+        return text
+    return text[:SHOWN_CHARS] + f"\n… ({len(text) - SHOWN_CHARS:,} more characters: open the message for all of it)"
+
+
+def show_cost(transcript: Transcript, result: Any, run: dict[str, Any]) -> None:
+    from core.inspections.cost import cost_report_frame, cumulative_cost_frame
+    from core.views.run_cost import run_cost
+
+    format_usd = usd
+
+    if not result.compressed:
+        st.info("Nothing was compacted in this run, so there is no saving to price.")
+        return
+    model = run["settings"].model
+    remote = run.get("choice") == LITELLM
+    summary_model = run.get("summary_call_model") if remote else None
+    cache = run.setdefault("costs", {})  # per run: counting the prompt and both conversations is not free
+    key = (model, remote, summary_model)
+    if key not in cache:
+        cache[key] = run_cost(transcript.messages, result, model=model, remote_summary=remote,
+                              summary_model=summary_model)
+    costs = cache[key]
+    report = costs.report
+    if not costs.priced:
+        st.info(
+            f"No price known for {escape_markdown(costs.model_label)} in litellm's model table, so no cost is shown. "
+            "Pick a model with a price in the sidebar to see what a request costs before and after compression."
+        )
+        st.caption(
+            f"Tokens per request: {report['tokens_before']:,} before, {report['tokens_after']:,} after "
+            f"({report['tokens_saved']:,} saved, exact tiktoken counts)."
+        )
+        return
+    st.caption(
+        f"Prices from litellm's model table for {escape_markdown(costs.model_label)}, input tokens only for the "
+        "requests (list prices, no prompt-cache discounts); exact tiktoken counts."
+    )
+    break_even = report["break_even_turns"]
+    cost_metrics: list[Any] = [
+        ("Request before", format_usd(report["cost_per_request_before"]),
+         {"help": f"{report['tokens_before']:,} input tokens"}),
+        ("Request after", format_usd(report["cost_per_request_after"]),
+         {"help": f"{report['tokens_after']:,} input tokens"}),
+    ]
+    if not remote:
+        summary_help = "Written on this machine: no provider was paid."
+    elif result.assembly.fallback_used:
+        summary_help = "The summary call failed, so no summary was bought (the fallback replaced it)."
+    else:
+        summary_help = f"{costs.summary_prompt_tokens:,} prompt + {costs.summary_output_tokens:,} output tokens"
+    cost_metrics.append(("Summary call", format_usd(report["summary_call_cost"]), {"help": summary_help}))
+    if report["summary_call_cost"] is None:
+        cost_metrics.append(("Pays for itself after", "unknown",
+                             {"help": "The summary model has no price in litellm's table."}))
+    elif break_even is None:
+        cost_metrics.append(("Pays for itself after", "never"))
+    else:
+        cost_metrics.append(("Pays for itself after", f"{break_even:,} turn" + ("" if break_even == 1 else "s"),
+                             {"help": "Further requests until the saving per request has repaid the summary call."}))
+    metric_row("cost", cost_metrics)
+    if report["note"]:
+        st.caption(escape_markdown(report["note"].capitalize()) + ".")
+    if costs.if_remote is not None and costs.if_remote["summary_call_cost"] is not None:
+        other = costs.if_remote
+        paid_back = other["break_even_turns"]
+        st.caption(
+            f"Had {escape_markdown(costs.model_label)} written this summary through its provider, the call "
+            f"({costs.summary_prompt_tokens:,} prompt + {costs.summary_output_tokens:,} output tokens) would cost "
+            f"{escape_markdown(format_usd(other['summary_call_cost']))}"
+            + (f" and pay for itself after {paid_back:,} turns." if paid_back is not None else ".")
+        )
+    costs_table = cost_report_frame(report)
+    ui_table(costs_table.assign(shown_cost=costs_table["cost_usd"].map(format_usd)), key="cost_table",
+             column_order=["item", "model", "input_tokens", "output_tokens", "shown_cost"],
+             column_config={"shown_cost": st.column_config.TextColumn("cost (USD)")})
+    horizon = max(10, min(200, 2 * (break_even or 10)))
+    cumulative = cumulative_cost_frame(report, horizon)
+    if cumulative.empty:
+        return
+    st.markdown(f"**Input cost over the next {horizon} requests**")
+    labels = {"without_compression": "without compression", "with_compression": "with compression"}
+    st.line_chart(cumulative.rename(columns=labels), x="turn", y=list(labels.values()), height=260,
+                  x_label="further requests", y_label="USD")
+
+
+def _report(transcript: Transcript, run: dict[str, Any], result: Any, counter: Any, mask: bool = True) -> str:
+    """This run as one self-contained HTML page (the transcript's text escaped, and its credentials
+    masked unless ``mask`` is off)."""
+    from datetime import datetime
+
+    from core.render.report import ReportInput, html_report
+    from core.views.preview import preview_table
+    from core.views.run import run_composition
+    from core.views.savings import phase_savings
+    from core.views.zones import analyze_zones
+
+    run_settings: Settings = run["settings"]
+    config = run_settings.config()
+    frame = transcript.message_table(run_settings.encoding)
+    zones = transcript.memo(
+        ("zones", run_settings),
+        lambda: analyze_zones(transcript.messages, config, frame["tokens"].tolist(), counter.count_message,
+                              plan=transcript.prune_plan(config)),
+    )
+    savings = run_memo(run, "savings", lambda: phase_savings(transcript.messages, config, counter, result,
+                                                              plan=transcript.prune_plan(config)))
+    parameters = [
+        ("Hermes release", run_settings.profile),
+        ("model", run_settings.model or "(custom window)"),
+        ("context length", f"{run_settings.context_length:,}"),
+        ("output reserve (max_tokens)", f"{run_settings.max_tokens or 0:,}"),
+        ("threshold", f"{run_settings.threshold_percent:g} → {config.threshold_tokens:,} tokens"),
+        ("protect first N", str(run_settings.protect_first_n)),
+        ("protect last N", str(run_settings.protect_last_n)),
+        ("summary target ratio", f"{run_settings.summary_target_ratio:g}"),
+        ("token estimator", run_settings.token_estimator),
+    ]
+    return html_report(ReportInput(
+        filename=transcript.filename,
+        generated=datetime.now().astimezone(),
+        parameters=parameters,
+        zones=zones,
+        result=result,
+        summarizer=run["summarizer_label"],
+        savings=savings,
+        figures=run_memo(run, "figures", lambda: run_figures(result, frame, counter)),
+        composition=run_memo(run, "composition-role", lambda: run_composition(frame, result, counter, "role")),
+        preview=run_memo(run, "preview-table", lambda: preview_table(result, counter, transcript.messages)),
+        mask_secrets=mask,
+        release=run_settings.profile,
+    ))
+
+
+def show_downloads(transcript: Transcript, result: Any, settings: Settings, choice: str, run: dict[str, Any],
+               counter: Any) -> None:
+    from core.formats import DUMP_FORMATS, dump
+
+    stem = Path(transcript.filename).stem or "conversation"
+    mask = st.toggle("Mask credentials in the report", **keep("report_mask", True),
+                     help="The report is made to be attached to an issue: keys, passwords and tokens in the text it "
+                          "shows are masked (the profile's redaction, then the strict layer), and it lists what was "
+                          "masked. Off, the report says that nothing was.")
+    st.download_button(
+        "Download the HTML report",
+        lambda: _report(transcript, run, result, counter, mask),
+        file_name=f"{stem}.context-lens-report.html",
+        mime="text/html",
+        key="download_report",
+        icon=":material/description:",
+        # No rerun on the click: a rerun registers the report under a new id, and under load it could
+        # revoke the one the browser is about to fetch.
+        on_click="ignore",
+        help="Zones, savings, the run, the compressed conversation and the summary in one self-contained page "
+             "(no script, nothing fetched): attach it to an issue or a pull request.",
+    )
+    left, right = st.columns(2)
+    with left:
+        st.download_button(
+            "Download as OpenAI chat JSON",
+            dump(result.messages, "openai-chat"),
+            file_name=f"{stem}.compressed.openai-chat.json",
+            mime="application/json",
+            key="download_openai",
+            width="stretch",
+        )
+    with right:
+        if transcript.format in DUMP_FORMATS and transcript.format != "openai-chat":
+            st.download_button(
+                f"Download as {transcript.format} (the original format)",
+                dump(result.messages, transcript.format),
+                file_name=f"{stem}.compressed.{transcript.format}.json",
+                mime="application/json",
+                key="download_original",
+                width="stretch",
+            )
+        elif transcript.format != "openai-chat":
+            st.caption(f"{escape_markdown(transcript.format)} cannot be written back; use the OpenAI chat JSON.")
+    st.markdown("**These parameters as a Hermes `config.yaml` snippet**")
+    try:
+        from core.hermes_config import HermesSettings, settings_to_yaml
+    except ImportError:
+        st.caption("The Hermes config export is not available in this installation.")
+        return
+    hermes = HermesSettings(
+        context_length=settings.context_length,
+        max_tokens=settings.max_tokens,
+        threshold_percent=settings.threshold_percent,
+        protect_first_n=settings.protect_first_n,
+        protect_last_n=settings.protect_last_n,
+        summary_target_ratio=settings.summary_target_ratio,
+        abort_on_summary_failure=settings.abort_on_summary_failure,
+        model=((kept("llm_model") or "").strip() or settings.model or None) if choice == LITELLM
+        else (settings.model or None),
+        summary_model=((kept("llm_summary_model") or "").strip() or None) if choice == LITELLM else None,
+        api_base=((kept("llm_api_base") or "").strip() or None) if choice == LITELLM else None,
+    )
+    snippet = settings_to_yaml(hermes)
+    st.code(snippet, language="yaml")
+    st.download_button("Download config.yaml snippet", snippet, file_name="config.yaml", mime="text/yaml",
+                       key="download_yaml")
+
+
+st.title("Compress & preview")
