@@ -29,9 +29,8 @@ import time
 import urllib.error
 import urllib.request
 from pathlib import Path
+from types import EllipsisType
 from typing import TYPE_CHECKING, Any
-
-from core.summarizers.factory import LOCAL_MAX_TOKENS_CAP, make_summarizer
 
 if TYPE_CHECKING:
     from core.summarizers.llm import LiteLLMSummarizer
@@ -246,18 +245,24 @@ def local_summarizer(
     *,
     timeout: float = 120.0,
     max_retries: int | None = 0,
-    max_tokens_cap: int | None = LOCAL_MAX_TOKENS_CAP,
+    max_tokens_cap: int | None | EllipsisType = ...,
 ) -> LiteLLMSummarizer:
     """A summarizer that writes summaries with the running local model, through litellm.
 
-    Its requests ask for at most ``max_tokens_cap`` tokens (``LOCAL_MAX_TOKENS_CAP``): the
+    Its requests ask for at most ``max_tokens_cap`` tokens (by default the factory's
+    ``LOCAL_MAX_TOKENS_CAP``): the
     compressor's own ``max_tokens`` takes the small CPU model minutes to fill. ``timeout`` is the
     deadline of each whole call; no retries by default, since a local model that ran out of time
     is not faster the second time. Like every ``LiteLLMSummarizer`` it sends lone surrogates of
     the prompt as U+FFFD (the model server only reads UTF-8).
     """
+    # Imported here: this file also runs as a script without the core package (see the docstring).
+    from core.summarizers.factory import LOCAL_MAX_TOKENS_CAP, make_summarizer
+
     if not server.running:
         raise LocalModelStartError("start the local model server before asking it for summaries")
+    if max_tokens_cap is ...:
+        max_tokens_cap = LOCAL_MAX_TOKENS_CAP
     return make_summarizer("server", model=f"openai/{server.alias}", api_base=server.base_url, timeout=timeout,
                            max_retries=max_retries, max_tokens_cap=max_tokens_cap)
 

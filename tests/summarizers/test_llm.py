@@ -629,7 +629,8 @@ def test_the_local_model_is_capped_and_remote_providers_are_not():
     from types import SimpleNamespace
 
     from core.batch import AnalysisSettings, summarizer_for
-    from core.summarizers.local import LOCAL_MAX_TOKENS_CAP, local_summarizer
+    from core.summarizers.factory import LOCAL_MAX_TOKENS_CAP
+    from core.summarizers.local import local_summarizer
 
     assert LOCAL_MAX_TOKENS_CAP == 512
     # The command line's --summarizer local runs as a "server" summarizer once the model is up.

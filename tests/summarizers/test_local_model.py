@@ -127,7 +127,7 @@ def test_the_server_module_runs_as_a_script_without_site_packages(tmp_path):
 @pytest.mark.local_llm
 def test_the_compressors_max_tokens_is_capped_on_the_wire(local_server):
     """The compressor asks for 2,600+ tokens; the local model is asked for at most its cap."""
-    from core.summarizers.local import LOCAL_MAX_TOKENS_CAP
+    from core.summarizers.factory import LOCAL_MAX_TOKENS_CAP
 
     assert local_summarizer(local_server).max_tokens_cap == LOCAL_MAX_TOKENS_CAP == 512
     # A cap the model's answer certainly reaches (it writes a few hundred tokens here), to see it work.
