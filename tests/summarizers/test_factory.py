@@ -7,9 +7,8 @@ import pytest
 from core.batch import AnalysisSettings
 from core.batch import summarizer_for as batch_summarizer
 from core.summarizers.extractive import ExtractiveSummarizer
-from core.summarizers.factory import make_summarizer
+from core.summarizers.factory import LOCAL_MAX_TOKENS_CAP, make_summarizer
 from core.summarizers.llm import DEFAULT_TIMEOUT_S, LiteLLMSummarizer
-from core.summarizers.local import LOCAL_MAX_TOKENS_CAP
 
 
 def test_each_kind():
