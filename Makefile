@@ -25,7 +25,7 @@ run: $(STAMP)
 
 # The browser tests need Debian's chromium, the local-model test the bundled model.
 test: $(STAMP) browser local-model
-	CONTEXT_LENS_REQUIRE_LOCAL_LLM=1 CONTEXT_LENS_REQUIRE_BROWSER=1 $(PY) -m pytest -q
+	CONTEXT_LENS_REQUIRE_LOCAL_LLM=1 CONTEXT_LENS_REQUIRE_BROWSER=1 $(PY) -m pytest -q --durations=25
 
 bench: $(STAMP)
 	$(PY) -m bench
