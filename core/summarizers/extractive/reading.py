@@ -68,7 +68,7 @@ _BRANCH_RES = (
 )
 _BRANCH_OUTPUT_RE = re.compile(r"\b(?:On branch|Switched to (?:a new )?branch) '?([\w./-]+)'?")
 _CD_RE = re.compile(r"^\s*cd ([^\s;&|]+)\s*(?:&&|;)")
-_GUTTER_LINE_RE = re.compile(r"(?<!\s)\s*\d+\s*(?:[:|\t→]|$)")  # the look-behind: one start per run of spaces
+_GUTTER_LINE_RE = re.compile(r"(?<![\s\d])\s*\d+\s*(?:[:|\t→]|$)")  # the look-behind: one start per run
 _PATCH_FILE_RE = re.compile(r"^\*\*\* (Update|Add|Delete) File: (.+)$", re.MULTILINE)
 
 _NOISE_WORDS = {
