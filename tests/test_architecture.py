@@ -141,3 +141,30 @@ def test_no_reader_above_the_engine_reads_private_state_or_compares_names() -> N
                     if constants and re.search(r"\w*_rule\b|\bprofile\b", text):
                         found.append(f"{where} compares a rule or profile by name: {text}")
     assert found == []
+
+
+def test_the_dashboards_parts_draw_nothing_when_imported() -> None:
+    """Only a page draws at its top level: a part in dashboard/ that did would draw once per process,
+    on whichever page imported it first (a page's title once ended up in a parts module that way)."""
+    found = []
+    for path in (ROOT / "dashboard").rglob("*.py"):
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            call = node.value if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) else None
+            if call is not None and ast.unparse(call.func).startswith("st."):
+                found.append(f"{path.relative_to(ROOT)}:{node.lineno} {ast.unparse(call)[:60]}")
+    assert found == []
+
+
+def test_every_page_has_its_title() -> None:
+    from dashboard.sections import SECTIONS
+
+    missing = []
+    for pages in SECTIONS.values():
+        for name, title, _icon in pages:
+            tree = ast.parse((ROOT / "pages" / f"{name}.py").read_text(encoding="utf-8"))
+            titles = [ast.literal_eval(node.value.args[0]) for node in tree.body
+                      if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)
+                      and ast.unparse(node.value.func) == "st.title" and node.value.args]
+            if titles != [title]:
+                missing.append(f"pages/{name}.py: {titles} instead of [{title!r}]")
+    assert missing == []
