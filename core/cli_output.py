@@ -87,7 +87,7 @@ def analysis_report(
         context = {"shown": "full_history", "compaction_at": None, "messages_before_compaction": 0}
     else:
         context = cut.to_dict("after_last_compaction" if live else "full_history")
-    context["description"] = cut.describe(live) if cut is not None else "The log holds no compaction by the agent."
+    context["description"] = conversation.context_description()
     result = analysis.get("result")
     losses = repair_losses(result) if result is not None else None
     report.update(

@@ -535,13 +535,15 @@ def source_caption(transcript: Transcript) -> None:
 
 def context_caption(transcript: Transcript) -> None:
     """Which part of a log the agent compacted is shown (the context the model last saw, by default, or
-    the full history), with the switch between them; nothing for a log without such a compaction."""
+    the full history), with the switch between them; for a Hermes log, that its handoff is already the
+    live context; nothing for a log without any compaction."""
     conversation = transcript.conversation
     cut = conversation.last_compaction() if hasattr(conversation, "last_compaction") else None
     if cut is None:
+        if any(event.kind.startswith("hermes-") for event in conversation.compaction_events):
+            st.caption(escape_markdown(conversation.context_description()))
         return
-    live = conversation.shown_cut is not None
-    st.caption(escape_markdown(cut.describe(live)))
+    st.caption(escape_markdown(conversation.context_description()))
     st.toggle(
         f"Full history (before the agent's compaction at message {cut.position:,})",
         **keep(FULL_HISTORY_KEY, False),

@@ -151,7 +151,10 @@ if len(lost):
     st.markdown("**Lost facts** (where each first appeared in the original conversation)")
     table(lost, key="retention_lost")
 elif stats["total"]:
-    st.success("Every fact of the compacted part survived verbatim.")
+    repaired_away = len(picked_repair.lost_facts) if picked_repair is not None else 0
+    st.success("Every fact of the compacted part survived verbatim."
+               + (f" The {repaired_away:,} fact(s) the tool-pair repair removed (above) are outside it." if repaired_away
+                  else ""))
 with st.expander("All facts of the compacted part"):
     table(picked_table, key="retention_all_facts")
 

@@ -223,6 +223,18 @@ class Conversation:
             return self.shown_cut
         return context_cut(self.messages, self.compaction_events)
 
+    def context_description(self) -> str:
+        """One sentence saying which messages this conversation holds: the live context, the full history
+        of a log the agent compacted, or a log whose messages are all in the agent's context."""
+        cut = self.last_compaction()
+        if cut is not None:
+            return cut.describe(self.shown_cut is not None)
+        handoffs = [event.position for event in self.compaction_events if event.kind.startswith("hermes-")]
+        if handoffs:
+            return (f"The log holds Hermes' handoff summary at message {handoffs[-1]:,}: Hermes rewrites its message "
+                    "list in place, so every message here is in the context it last sent.")
+        return "The log holds no compaction by the agent."
+
     def live_context(self) -> Conversation:
         """The context the model last saw: this conversation after the agent's last compaction (itself
         when no compaction hides a message). Every per-message list, event and injected context is

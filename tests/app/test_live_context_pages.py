@@ -10,7 +10,18 @@ from core import ContextCompressor
 from core.formats import load
 from core.summarizers.extractive import ExtractiveSummarizer
 from core.views.repair_losses import repair_losses
-from tests.app.conftest import go, metrics, new_app, number, plain, run, sidebar_config, table_with, upload
+from tests.app.conftest import (
+    SAMPLES,
+    go,
+    metrics,
+    new_app,
+    number,
+    plain,
+    run,
+    sidebar_config,
+    table_with,
+    upload,
+)
 from tests.app.test_compress_page import compress_on_page
 from tests.formats.test_live_context import claude_code_log
 from tests.views.test_repair_losses import BACKGROUND_CALL, repair_case
@@ -92,3 +103,14 @@ def test_compress_says_what_the_repair_lost_in_the_run():
     assert f"{len(expected.lost_facts)} of their {len(expected.facts)} facts" in warning
     assert table_with(at, "what the repair did", "why")["message"].tolist() == [
         loss.message_index for loss in expected.losses]
+
+
+def test_a_hermes_handoff_is_said_to_be_the_live_context_already():
+    from tests.app.conftest import choose_sample
+
+    at = choose_sample(new_app(), "resumed_with_handoff_summary.json")
+    full = load(SAMPLES / "resumed_with_handoff_summary.json")
+    (event,) = full.compaction_events
+    assert any(f"Hermes' handoff summary at message {event.position}" in c for c in captions(at))
+    assert number(metrics(at)["Messages"]) == len(full)
+    assert not [t for t in at.toggle if t.key == "full_history"]

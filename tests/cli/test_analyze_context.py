@@ -72,3 +72,13 @@ def test_analyze_reports_the_facts_the_repair_lost(cli, tmp_path):
 
     older = cli("analyze", path, "--json", "--profile", "v0.16.0").json()["repair_losses"]
     assert {item["action"] for item in older["removed"]} == {"result removed"}  # v0.16.0 stubs the deploy call
+
+
+def test_a_hermes_handoff_is_the_live_context_already(cli):
+    from tests.app.conftest import SAMPLES
+
+    path = SAMPLES / "resumed_with_handoff_summary.json"
+    report = cli("analyze", path, "--json").json()
+    assert report["context"]["shown"] == "full_history" and report["context"]["compaction_at"] is None
+    assert "Hermes' handoff summary at message" in report["context"]["description"]
+    assert report["messages"] == len(load(path))

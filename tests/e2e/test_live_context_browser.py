@@ -1,6 +1,6 @@
 """In headless Chromium, at 1400 and 800 pixels, light and dark: a log the agent compacted opens as the
 context the model last saw (with the switch to its full history), and the Zones page says what Hermes'
-tool-pair repair lost. Screenshots go to test-artifacts/screenshots."""
+tool-pair repair lost, and Fact retention counts it apart. Screenshots go to test-artifacts/screenshots."""
 
 from __future__ import annotations
 
@@ -42,6 +42,9 @@ def test_live_context_and_repair_losses_in_the_browser(chromium: Any, server_url
         tab.get_by_text("Removed by the tool-pair repair", exact=False).first.click()
         wait_until_idle(tab)
         screenshot(tab, f"repair_losses_{scheme}_{width}_zones")
+        open_page(tab, "Fact retention")
+        tab.locator("[data-testid='stMetric']").filter(has_text="Lost by the repair").first.wait_for()
+        screenshot(tab, f"repair_losses_{scheme}_{width}_fact_retention")
         assert not tab.page_errors  # type: ignore[attr-defined]
     finally:
         tab.context.close()

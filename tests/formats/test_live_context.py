@@ -104,6 +104,8 @@ def test_a_claude_code_compaction_starts_the_live_context_at_its_summary():
     assert [(e.position, e.kind) for e in live.compaction_events] == [(0, "compact_boundary")]
     assert full.last_compaction() == cut and live.last_compaction() == cut
     assert live.live_context() is live
+    assert live.context_description().startswith("The context the model last saw")
+    assert full.context_description().startswith("The full history")
     assert cut.to_dict("after_last_compaction") == {
         "shown": "after_last_compaction", "compaction_at": summary_at, "compaction_kind": "compact_boundary",
         "messages_before_compaction": summary_at, "full_history_messages": len(full)}
@@ -159,9 +161,11 @@ def test_a_hermes_handoff_is_already_the_live_context(profile):
     full = load(json.dumps(messages).encode(), filename="hermes.json")
     assert [e.kind for e in full.compaction_events] == ["hermes-summary"]
     assert full.last_compaction() is None and full.live_context() is full
+    assert "Hermes' handoff summary at message 4" in full.context_description()
 
 
 def test_a_log_without_compaction_is_its_own_live_context():
     messages = [system(), user("hello"), asst("hi")]
     full = load(json.dumps(messages).encode(), filename="plain.json")
     assert full.last_compaction() is None and full.live_context() is full and full.shown_cut is None
+    assert full.context_description() == "The log holds no compaction by the agent."
