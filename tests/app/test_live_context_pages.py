@@ -10,18 +10,8 @@ from core import ContextCompressor
 from core.formats import load
 from core.summarizers.extractive import ExtractiveSummarizer
 from core.views.repair_losses import repair_losses
-from tests.app.conftest import (
-    SAMPLES,
-    go,
-    metrics,
-    new_app,
-    number,
-    plain,
-    run,
-    sidebar_config,
-    table_with,
-    upload,
-)
+from dashboard.memo import SAMPLE_DIR
+from tests.app.conftest import go, metrics, new_app, number, plain, run, sidebar_config, table_with, upload
 from tests.app.test_compress_page import compress_on_page
 from tests.formats.test_live_context import claude_code_log
 from tests.views.test_repair_losses import BACKGROUND_CALL, repair_case
@@ -109,7 +99,7 @@ def test_a_hermes_handoff_is_said_to_be_the_live_context_already():
     from tests.app.conftest import choose_sample
 
     at = choose_sample(new_app(), "resumed_with_handoff_summary.json")
-    full = load(SAMPLES / "resumed_with_handoff_summary.json")
+    full = load(SAMPLE_DIR / "resumed_with_handoff_summary.json")
     (event,) = full.compaction_events
     assert any(f"Hermes' handoff summary at message {event.position}" in c for c in captions(at))
     assert number(metrics(at)["Messages"]) == len(full)
