@@ -47,6 +47,7 @@ class Assembly:
     assembled: list[Any]  # head, summary and tail, before the tool-pair repair
     repaired: list[Any]  # after the repair, before historical images are stripped
     origins: list[MessageOrigin]  # per output message
+    assembled_origins: list[MessageOrigin]  # per message of ``assembled`` (what the repair removed came from)
     summary_text: str  # the summary as inserted (prefixed), the fallback's when it failed
     placement: SummaryPlacement
     fallback_used: bool
@@ -139,6 +140,7 @@ def assemble(plan: CompressionPlan, summary: str | SummaryFailure) -> Assembly:
         origins.append(MessageOrigin("tail", i, badges + actions.get(i, [])))
 
     repaired, report = phase4.sanitize_tool_pairs(assembled, profile.orphan_call_rule)
+    assembled_origins = list(origins)
     if report.orphans_removed:
         removed = set(report.orphans_removed)
         origins = [o for i, o in enumerate(origins) if i not in removed]
@@ -155,6 +157,7 @@ def assemble(plan: CompressionPlan, summary: str | SummaryFailure) -> Assembly:
         assembled=assembled,
         repaired=repaired,
         origins=origins,
+        assembled_origins=assembled_origins,
         summary_text=summary_text,
         placement=placement,
         fallback_used=failed,

@@ -125,6 +125,8 @@ def cmd_analyze(args: argparse.Namespace) -> int:
         settings = local.attach(settings)
         with within(settings.budget):  # reading and analysing the file, not starting the local model
             conversation = _load(args)
+            if not args.full_history:  # the context the model last saw: savings and costs start there
+                conversation = conversation.live_context()
             analysis = analyze_messages(conversation.messages, settings)
     finally:
         local.close()

@@ -193,6 +193,9 @@ def build_parser() -> argparse.ArgumentParser:
     analyze.add_argument("file", metavar="FILE")
     analyze.add_argument("--session", metavar="ID", help="the session to read from a multi-session file")
     analyze.add_argument("--json", action="store_true", help="print the analysis as JSON")
+    analyze.add_argument("--full-history", action="store_true",
+                         help="analyse every message of a log the agent compacted, not only the context it last sent "
+                              "(its last summary and what followed)")
 
     compress = commands.add_parser("compress", parents=[options], help="compress one transcript and write the result",
                                    description="Run the compressor on one transcript and write the result.")

@@ -78,8 +78,18 @@ def analysis_report(
     """The ``analyze --json`` document; ``request`` is the whole request (``core.inspections.request``)
     counted with ``config``'s model (the defaults when None)."""
     from core.inspections.request import request_report
+    from core.views.repair_losses import repair_losses
 
     report = {key: value for key, value in analysis.items() if key != "result"}
+    cut = conversation.last_compaction()
+    live = conversation.shown_cut is not None
+    if cut is None:
+        context = {"shown": "full_history", "compaction_at": None, "messages_before_compaction": 0}
+    else:
+        context = cut.to_dict("after_last_compaction" if live else "full_history")
+    context["description"] = conversation.context_description()
+    result = analysis.get("result")
+    losses = repair_losses(result) if result is not None else None
     report.update(
         {
             "file": file,
@@ -90,8 +100,11 @@ def analysis_report(
             "warnings": list(conversation.warnings),
             "load_report": conversation.report.to_dict(),
             "request": request_report(conversation, config or CompressorConfig()),
+            "context": context,
+            "repair_losses": losses.to_dict() if losses is not None else None,
         }
     )
+    report["repair_losses_sentence"] = losses.sentence() if losses is not None else ""
     # Hermes' host decides on the whole request (the last recorded prompt when there is one).
     report["would_compress"] = report["request"]["trigger"]["would_compress"]
     return report
@@ -145,6 +158,8 @@ def print_analysis(report: dict[str, Any]) -> None:
         ("read", f"{fmt(load['read'])} {load['unit']}(s): {fmt(load['placed'])} placed, "
                  f"{fmt(load['other_sessions'] + load['other_branches'])} in other sessions or branches, "
                  f"{fmt(sum(load['metadata'].values()))} metadata, {fmt(sum(e['count'] for e in load['skipped']))} skipped"),
+        ("context", report["context"]["description"]
+         + (" (--full-history for every message)" if report["context"]["shown"] == "after_last_compaction" else "")),
         ("messages", fmt(report["messages"])),
         ("tokens", f"{fmt(report['exact_tokens'])} exact ({report['encoding']}) · "
                    f"{fmt(report['hermes_tokens'])} Hermes estimate"),
@@ -169,6 +184,15 @@ def print_analysis(report: dict[str, Any]) -> None:
                        f"({report['middle_facts_kept']}/{report['middle_facts']})"),
         ("validity", _validity_text(report)),
     ]
+    if report["repair_losses_sentence"]:
+        losses = report["repair_losses"]
+        lost = ", ".join(f"{fact['value']} ({fact['kind']}, message {fact['message_index']})"
+                         for fact in losses["lost_facts"][:_SHOWN_WARNINGS])
+        more = f" … and {len(losses['lost_facts']) - _SHOWN_WARNINGS} more (in --json)" \
+            if len(losses["lost_facts"]) > _SHOWN_WARNINGS else ""
+        lines.append(("repair", report["repair_losses_sentence"]))
+        if lost:
+            lines.append(("lost by repair", lost + more))
     for warning in report["warnings"][:_SHOWN_WARNINGS]:
         lines.append(("warning", warning))
     if len(report["warnings"]) > _SHOWN_WARNINGS:

@@ -44,6 +44,8 @@ UPLOAD_MAX_BYTES: int | None = None
 #: Each analysis of a transcript (in the session's own thread: time only, the memory is shared).
 ANALYSIS_BUDGET = Budget(seconds=300.0, memory_mb=None, scope="the limit of one analysis")
 _HELD = "_transcripts_held"
+#: The kept switch between the context the model last saw (the default) and the log's full history.
+FULL_HISTORY_KEY = "full_history"
 
 
 @st.cache_resource(show_spinner=False)
@@ -52,7 +54,8 @@ def transcript_cache() -> TranscriptCache:
     return TranscriptCache()
 
 
-def _read_upload(data: bytes, filename: str, fmt: str | None, session: str | None, digest: str) -> Transcript:
+def _read_upload(data: bytes, filename: str, fmt: str | None, session: str | None, digest: str,
+                 full_history: bool) -> Transcript:
     from core.formats import FormatError
     from core.safe_text import safe_message
 
@@ -67,7 +70,7 @@ def _read_upload(data: bytes, filename: str, fmt: str | None, session: str | Non
         raise FormatError(f"{filename}: the file is too large to analyse in memory") from None
     except Exception as exc:  # any importer bug still ends as a readable message, not a traceback
         raise FormatError(f"{filename}: could not be read ({type(exc).__name__}: {safe_message(str(exc))})") from None
-    return _ready(transcript_of(conversation, filename, digest, fmt, session))
+    return _ready(transcript_of(conversation, filename, digest, fmt, session, full_history))
 
 
 def _isolated_load(data: bytes, filename: str, fmt: str | None, session: str | None) -> Any:
@@ -77,7 +80,8 @@ def _isolated_load(data: bytes, filename: str, fmt: str | None, session: str | N
     return run_isolated(load_conversation, data, filename, fmt, session, UPLOAD_MAX_BYTES, budget=READ_BUDGET)
 
 
-def _read_sample(data: bytes, filename: str, fmt: str | None, session: str | None, digest: str) -> Transcript:
+def _read_sample(data: bytes, filename: str, fmt: str | None, session: str | None, digest: str,
+                 full_history: bool) -> Transcript:
     from core.formats import FormatError
 
     try:
@@ -86,7 +90,7 @@ def _read_sample(data: bytes, filename: str, fmt: str | None, session: str | Non
         raise
     except Exception as exc:  # any importer bug still ends as a readable message, not a traceback
         raise FormatError(f"{filename}: could not be read ({type(exc).__name__}: {exc})") from None
-    return _ready(transcript_of(conversation, filename, digest, fmt, session))
+    return _ready(transcript_of(conversation, filename, digest, fmt, session, full_history))
 
 
 def _ready(transcript: Transcript) -> Transcript:
@@ -107,14 +111,15 @@ def _stop_the_page(exc: BudgetExceeded) -> None:
 
 def _opened(filename: str, data: bytes, digest: str, fmt: str | None, session: str | None,
             is_sample: bool) -> tuple[Transcript | None, str | None]:
-    key = transcript_key(digest, fmt, session)
+    full = full_history_chosen()
+    key = transcript_key(digest, fmt, session, full)
     read = _read_sample if is_sample else _read_upload
     cache = transcript_cache()
     if key in cache:
-        transcript, error = cache.get(key, lambda: read(data, filename, fmt, session, digest), keep=is_sample)
+        transcript, error = cache.get(key, lambda: read(data, filename, fmt, session, digest, full), keep=is_sample)
     else:
         with st.spinner("Reading the transcript…"):
-            transcript, error = cache.get(key, lambda: read(data, filename, fmt, session, digest), keep=is_sample)
+            transcript, error = cache.get(key, lambda: read(data, filename, fmt, session, digest, full), keep=is_sample)
     if transcript is not None:
         _hold(transcript)
     return transcript, error
@@ -178,6 +183,11 @@ def _sample_bytes(path: str) -> bytes:
 def format_override() -> str | None:
     value = kept("format_choice", AUTO_FORMAT)
     return None if value in (None, AUTO_FORMAT) else str(value)
+
+
+def full_history_chosen() -> bool:
+    """Whether the pages show the log's full history rather than the context after the agent's last compaction."""
+    return bool(kept(FULL_HISTORY_KEY, False))
 
 
 def session_override() -> str | None:

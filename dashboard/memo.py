@@ -196,8 +196,8 @@ class Transcript:
             self._memo.clear()
 
 
-def transcript_key(digest: str, format_override: str | None, session: str | None) -> str:
-    return f"{digest}:{format_override or 'auto'}:{session or ''}"
+def transcript_key(digest: str, format_override: str | None, session: str | None, full_history: bool = False) -> str:
+    return f"{digest}:{format_override or 'auto'}:{session or ''}" + (":full" if full_history else "")
 
 
 def load_conversation(
@@ -226,24 +226,28 @@ def load_transcript(
     format_override: str | None = None,
     session: str | None = None,
     digest: str | None = None,
+    full_history: bool = False,
 ) -> Transcript:
     """Parse an upload with ``core.formats.load`` (raises ``FormatError`` with a readable message).
 
     The upload's bytes are only read, never changed.
     """
     conversation = load_conversation(data, filename, format_override, session)
-    return transcript_of(conversation, filename, digest or content_digest(data), format_override, session)
+    return transcript_of(conversation, filename, digest or content_digest(data), format_override, session, full_history)
 
 
 def transcript_of(
-    conversation: Any, filename: str, digest: str, format_override: str | None = None, session: str | None = None
+    conversation: Any, filename: str, digest: str, format_override: str | None = None, session: str | None = None,
+    full_history: bool = False,
 ) -> Transcript:
-    """A :class:`Transcript` of a loaded conversation."""
+    """A :class:`Transcript` of a loaded conversation: the context the model last saw (after the agent's
+    last compaction of its log, ``Conversation.live_context``), or with ``full_history`` every message."""
+    shown = conversation if full_history else conversation.live_context()
     return Transcript(
-        key=transcript_key(digest, format_override, session),
+        key=transcript_key(digest, format_override, session, full_history),
         filename=filename,
-        conversation=conversation,
-        messages=list(conversation.messages),
+        conversation=shown,
+        messages=list(shown.messages),
     )
 
 

@@ -17,6 +17,7 @@ from dashboard.loading import (  # noqa: F401  (re-exported: the pages import th
     ANALYSIS_BUDGET,
     AUTO_FORMAT,
     COUNT_PROGRESS_CHARS,
+    FULL_HISTORY_KEY,
     READ_BUDGET,
     SAMPLE_PREFIX,
     UPLOAD_PREFIX,
@@ -527,5 +528,25 @@ def source_caption(transcript: Transcript) -> None:
         f"{len(transcript.messages):,} messages",
         help="Change the conversation on the Upload & overview page.",
     )
+    context_caption(transcript)
     st.caption(window_source(current_settings(), transcript))
     model_offer(transcript)
+
+
+def context_caption(transcript: Transcript) -> None:
+    """Which part of a log the agent compacted is shown (the context the model last saw, by default, or
+    the full history), with the switch between them; for a Hermes log, that its handoff is already the
+    live context; nothing for a log without any compaction."""
+    conversation = transcript.conversation
+    cut = conversation.last_compaction() if hasattr(conversation, "last_compaction") else None
+    if cut is None:
+        if any(event.kind.startswith("hermes-") for event in conversation.compaction_events):
+            st.caption(escape_markdown(conversation.context_description()))
+        return
+    st.caption(escape_markdown(conversation.context_description()))
+    st.toggle(
+        f"Full history (before the agent's compaction at message {cut.position:,})",
+        **keep(FULL_HISTORY_KEY, False),
+        help="Off: every page analyses what the agent last sent, its summary and what followed (savings and costs "
+             "start there). On: every message of the log, as if the agent had never compacted it.",
+    )

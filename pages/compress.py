@@ -24,6 +24,7 @@ from dashboard.compress_tabs import (
     show_preview,
 )
 from dashboard.memo import Settings, Transcript
+from dashboard.repair_losses import losses_of_run, repair_losses_notice
 from dashboard.sidebar import (
     FAILING_SUMMARIZER,
     LOCAL_SUMMARIZER,
@@ -235,6 +236,7 @@ run_counter = transcript.counter(run["settings"].encoding)
 run_frame = message_table(transcript, run["settings"])
 figures = run_memo(run, "figures", lambda: run_figures(result, run_frame, run_counter))
 outcome_panel(result, run, run_counter, figures)
+repair_losses_notice(losses_of_run(run), "compress")
 run_chart(transcript, result, run, run_counter)
 reset_panels(run, drilldown_of(run, result, run_counter))
 

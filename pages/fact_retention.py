@@ -12,6 +12,7 @@ from core.render.retention import retention_figure
 from core.strategies import CODEX_USER_TOKENS, DEFAULT_KEEP_LAST
 from core.views.retention import FactIndex, lost_facts, retention_summary
 from core.views.strategies import compare_strategies
+from dashboard.repair_losses import losses_of_run, offline_repair_losses, repair_losses_notice
 from dashboard.sidebar import (
     escape_markdown,
     keep,
@@ -61,15 +62,19 @@ source = st.radio("Runs to inspect", SOURCES, horizontal=True, **keep("retention
 facts = transcript.memo(("fact-index",), lambda: FactIndex(transcript.messages))
 
 runs: dict[str, tuple[list[int], list[Any]]] = {}
+# What Hermes' tool-pair repair removed in each Hermes run: facts it loses without the summary ever reading them.
+repairs: dict[str, Any] = {}
 try:
     with st.spinner("Compressing and scoring…"):
         if source == HERMES:
             offline = offline_compression(transcript, settings)
             runs["Hermes (sidebar parameters, offline summary)"] = (_compacted(offline), offline.messages)
+            repairs["Hermes (sidebar parameters, offline summary)"] = offline_repair_losses(transcript, settings)
             last = last_run_for(transcript, settings)
             if last is not None:
                 label = f"Your last run on Compress & preview ({last['summarizer_label']})"
                 runs[label] = (_compacted(last["result"]), last["result"].messages)
+                repairs[label] = losses_of_run(last)
         elif source == STRATEGIES:
             comparison = transcript.memo(
                 ("strategies", settings, "Offline extractive summary (default)", None, DEFAULT_KEEP_LAST,
@@ -93,6 +98,8 @@ summary = pd.DataFrame(
      for name, run_table in scored.items()],
     columns=["run", "messages compacted", "total", "kept", "lost", "score"],
 )
+if repairs:  # facts the repair removed are not facts of the compacted part: counted apart, never in the score
+    summary["lost by the repair"] = [len(repairs[name].lost_facts) if name in repairs else None for name in summary["run"]]
 if summary.empty:
     if source == REPLAY:
         st.info("Nothing was compacted in these runs, so there is no fact to keep or lose: the replay's prompt "
@@ -122,11 +129,18 @@ if st.session_state.get("retention_pick") not in names:
 picked = st.selectbox("Run", names, key="retention_pick")
 picked_table = scored[picked]
 stats = retention_summary(picked_table)
+picked_repair = repairs.get(picked)
 metric_row("retention", [
     ("Facts in the compacted part", f"{stats['total']:,}"),
     ("Kept verbatim", f"{stats['kept']:,}", {"help": f"{stats['score']:.0%}"}),
-    ("Lost", f"{stats['lost']:,}"),
+    ("Lost by the summary", f"{stats['lost']:,}",
+     {"help": "Facts of the compacted (summarised) part that appear nowhere in the output."}),
+    *([("Lost by the repair", f"{len(picked_repair.lost_facts):,}",
+        {"help": "Facts of messages Hermes' tool-pair repair removed outside the summarised part: the summarizer "
+                 "never read them (not counted in the score)."})] if picked_repair is not None else []),
 ])
+if picked_repair is not None:
+    repair_losses_notice(picked_repair, "retention")
 by_kind = retention_by_kind(picked_table)
 if len(by_kind):
     table(by_kind, key="retention_by_kind",
@@ -137,7 +151,10 @@ if len(lost):
     st.markdown("**Lost facts** (where each first appeared in the original conversation)")
     table(lost, key="retention_lost")
 elif stats["total"]:
-    st.success("Every fact of the compacted part survived verbatim.")
+    repaired_away = len(picked_repair.lost_facts) if picked_repair is not None else 0
+    st.success("Every fact of the compacted part survived verbatim."
+               + (f" The {repaired_away:,} fact(s) the tool-pair repair removed (above) are outside it." if repaired_away
+                  else ""))
 with st.expander("All facts of the compacted part"):
     table(picked_table, key="retention_all_facts")
 

@@ -13,6 +13,7 @@ from dashboard.memo import Transcript, content_digest
 from dashboard.sidebar import (
     AUTO_FORMAT,
     UPLOAD_PREFIX,
+    context_caption,
     conversation_options,
     count_with_progress,
     current_settings,
@@ -210,6 +211,7 @@ def show_figures(transcript: Transcript) -> None:
                               lambda: request_breakdown(transcript.conversation, ExactWeigher(settings.encoding)))
     usage = context_usage(request.total, config.context_length, config.threshold_tokens)
 
+    context_caption(transcript)
     st.caption(window_source(settings, transcript))
     model_offer(transcript)
 
@@ -266,7 +268,9 @@ def show_figures(transcript: Transcript) -> None:
         with right:
             table(by_role, column_config=share)
 
-    events = list(getattr(transcript.conversation, "compaction_events", None) or [])
+    # Every compaction of the log, at its place in the full history (the live context holds only the last).
+    history = getattr(transcript.conversation, "full_history", None) or transcript.conversation
+    events = list(getattr(history, "compaction_events", None) or [])
     if events:
         with st.expander(f"{len(events)} compaction(s) recorded in the log"):
             import pandas as pd

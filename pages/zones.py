@@ -11,6 +11,7 @@ from core.inspections.request import TRIGGER_SOURCE_WORDS
 from core.render.formatting import integer
 from core.views.zones import analyze_zones
 from dashboard.drilldown import drilldown_panel, on_chart_click
+from dashboard.repair_losses import current_repair_losses, repair_losses_notice
 from dashboard.sidebar import (
     escape_markdown,
     last_run_for,
@@ -83,6 +84,9 @@ metric_row("zones", [
     ("Tail budget", integer(zones.tail_token_budget), {"help": f"Walk limit 1.5× = {zones.soft_ceiling:,}"}),
     *boundaries,
 ])
+
+if not zones.small_conversation:
+    repair_losses_notice(current_repair_losses(transcript, settings), "zones")
 
 chart(transcript.memo(("zone-map", settings), lambda: charts.zone_map_figure(zones)), key="zone_map",
       on_select=on_chart_click("zones", "zone_map"))

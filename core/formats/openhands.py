@@ -157,6 +157,12 @@ class _Run:
         self.tools: list[dict[str, Any]] = []
         self.skipped: Counter[str] = Counter()
         self.unanswered: list[dict[str, Any]] = []
+        # The id of the event each message came from (a condensation names the events it forgets).
+        self.event_ids: list[Any] = []
+
+    def came_from(self, event_id: Any) -> None:
+        """The messages added since the last call came from the event ``event_id``."""
+        self.event_ids.extend([event_id] * (len(self.builder) - len(self.event_ids)))
 
     def place(self, position: int) -> None:
         key, where = self.keys[position]
@@ -179,6 +185,10 @@ class _Run:
             details = {k: args[k] for k in ("forgotten_events_start_id", "forgotten_events_end_id", "summary_offset") if k in args}
             if isinstance(args.get("forgotten_event_ids"), list):
                 details["forgotten_event_count"] = len(args["forgotten_event_ids"])
+            forgotten = _forgotten(args)
+            if forgotten is not None and len(self.event_ids) == len(self.builder):
+                # The messages OpenHands still sends after the condensation, besides the later ones.
+                details["kept_positions"] = [i for i, event_id in enumerate(self.event_ids) if event_id not in forgotten]
             self.builder.events.append(
                 CompactionEvent(position=len(self.builder), kind="condensation", summary=summary or None, source=where, details=details)
             )
@@ -225,6 +235,17 @@ class _Run:
             self.builder.metadata["unanswered_tool_calls"] = self.unanswered
 
 
+def _forgotten(args: dict[str, Any]) -> set[Any] | None:
+    """The ids of the events a condensation forgets (None when it does not say)."""
+    listed = args.get("forgotten_event_ids")
+    if isinstance(listed, list):
+        return {item for item in listed if isinstance(item, (int, str))}
+    first, last = args.get("forgotten_events_start_id"), args.get("forgotten_events_end_id")
+    if all(isinstance(value, int) and not isinstance(value, bool) for value in (first, last)) and 0 <= last - first < 10**6:
+        return set(range(first, last + 1))
+    return None
+
+
 def _args(event: dict[str, Any]) -> dict[str, Any]:
     return event["args"] if isinstance(event.get("args"), dict) else {}
 
@@ -234,7 +255,11 @@ def _convert_current(run: _Run, events: list[dict[str, Any]]) -> None:
     answered = {str(_metadata(e)["tool_call_id"]) for e in events if "observation" in e and _metadata(e)}  # type: ignore[index]
     last_response_id = None  # calls from one model response share an assistant message
     builder = run.builder
+    previous_id: Any = None
     for position, event in enumerate(events):
+        run.came_from(previous_id)
+        event_id = event.get("id")
+        previous_id = event_id if isinstance(event_id, (int, str)) and not isinstance(event_id, bool) else None
         args = _args(event)
         if run.common(position, event, args):
             continue

@@ -86,9 +86,10 @@ def upload(at: AppTest, name: str, data: bytes, mime: str = "application/json") 
 
 
 def load_messages(path: Path, **kwargs: Any) -> list[dict[str, Any]]:
+    """The messages the dashboard analyses by default: the context after the agent's last compaction."""
     from core.formats import load
 
-    return load(path, **kwargs).messages
+    return load(path, **kwargs).live_context().messages
 
 
 def sidebar_config(at: AppTest) -> Any:

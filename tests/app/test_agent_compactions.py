@@ -15,7 +15,7 @@ def test_the_log_s_own_compaction_is_on_the_replay_and_the_overview(name):
     data = (SAMPLES / name).read_bytes()
     conv = load(data, filename=name)
     (event,) = conv.compaction_events
-    replay = open_file("timeline_replay", name, data)
+    replay = open_file("timeline_replay", name, data, full_history=True)
     assert not replay.exception and not replay.error
     assert any(plain(h.value) == "Compactions recorded in the log" for h in replay.subheader)
     events = table_with(replay, "position", "kind", "pre_tokens")

@@ -49,10 +49,14 @@ def test_every_bundled_sample_loads_on_every_page(app, path):
     messages = load_messages(path)
     assert number(metrics(app)["Messages"]) == len(messages)
     assert any(load(path).format in plain(c.value) for c in app.caption)
+    cut = load(path).last_compaction()
     for page in ("zones", "savings", "compress"):
         go(app, page)
         assert not app.error, (page, [e.value for e in app.error])
         assert any(f"{len(messages):,} messages" in plain(c.value) for c in app.caption)
+        # A log the agent compacted says so on every page, with the way to its full history.
+        said = any("The context the model last saw" in plain(c.value) for c in app.caption)
+        assert said == (cut is not None), page
 
 
 def test_changing_the_model_changes_the_window_and_the_encoding(app):
@@ -109,7 +113,7 @@ def test_several_uploads_can_each_be_picked(app):
     assert number(metrics(app)["Messages"]) == len(load(first, filename="a.json").messages)
     app.selectbox(key="conversation_choice").set_value("Uploaded: b.jsonl")
     run(app)
-    assert number(metrics(app)["Messages"]) == len(load(second, filename="b.jsonl").messages)
+    assert number(metrics(app)["Messages"]) == len(load(second, filename="b.jsonl").live_context().messages)
 
 
 @pytest.mark.parametrize(

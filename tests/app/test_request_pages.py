@@ -23,11 +23,13 @@ from tests.app.test_analysis_pages import page_app
 from tests.inspections import request_fixtures as F
 
 
-def open_file(page: str, name: str, data: bytes) -> AppTest:
-    """``pages/<page>.py`` in the dashboard's shared state, with ``data`` uploaded as ``name``."""
+def open_file(page: str, name: str, data: bytes, full_history: bool = False) -> AppTest:
+    """``pages/<page>.py`` in the dashboard's shared state, with ``data`` uploaded as ``name`` (``full_history``:
+    every message of a log the agent compacted, not only the context after its last compaction)."""
     at = page_app(page)
     at.session_state["uploaded_files"] = [{"name": name, "data": data, "digest": content_digest(data)}]
     at.session_state["_kept_conversation_choice"] = f"Uploaded: {name}"
+    at.session_state["_kept_full_history"] = full_history
     return run(at)
 
 
@@ -56,7 +58,7 @@ def small_session() -> list[dict]:
 
 def test_overview_shows_the_whole_request_part_by_part():
     name, data = F.claude_code_session()
-    at = open_file("overview", name, data)
+    at = open_file("overview", name, data, full_history=True)
     request = request_breakdown(load(data, filename=name), ExactWeigher("o200k_base"))  # the sidebar: gpt-4o
     shown = metrics(at)
     assert number(shown["Whole request"]) == request.total
@@ -78,7 +80,7 @@ def test_overview_shows_the_whole_request_part_by_part():
 
 def test_timeline_replay_draws_recorded_and_estimated_sizes_and_can_trigger_on_either():
     name, data = F.claude_code_session()
-    at = open_file("timeline_replay", name, data)
+    at = open_file("timeline_replay", name, data, full_history=True)
     conv = load(data, filename=name)
     request = request_breakdown(conv, RoughWeigher())
     assert at.radio(key="replay_sizing").value == "Recorded prompt sizes where the log has them"
@@ -164,7 +166,7 @@ def test_a_codex_log_names_its_recorded_window():
 
 def test_zones_decide_the_trigger_on_the_recorded_prompt_as_the_host_does():
     name, data = F.claude_code_session()
-    at = open_file("zones", name, data)
+    at = open_file("zones", name, data, full_history=True)
     messages_alone = analyze_zones(load(data, filename=name).messages, CompressorConfig()).prompt_tokens
     assert plain(at.info[0].value).startswith(
         "**Compression would not trigger on its own.** The last prompt size the log recorded is 14,900 (the "

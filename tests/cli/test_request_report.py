@@ -15,11 +15,12 @@ def test_analyze_json_has_the_request_object(cli, tmp_path):
     run = cli("analyze", path, "--json", "--model", "gpt-4o")
     assert run.code == 0, run.err
     request = run.json()["request"]
-    expected = request_breakdown(load(path), ExactWeigher("o200k_base"))
+    live = load(path).live_context()  # analyze reads the context after the agent's compaction
+    expected = request_breakdown(live, ExactWeigher("o200k_base"))
     assert {name: request[name] for name in PARTS} == expected.parts
     assert request["total"] == expected.total == sum(request[name] for name in PARTS)
     assert request["recorded_last_prompt"] == 14_900
-    assert request["recorded_at_message"] == 5
+    assert request["recorded_at_message"] == live.shown_cut.kept.index(5)  # message 5 of the full history
     assert request["trigger"]["source"] == "recorded" and request["trigger"]["would_compress"] is False
 
     readable = cli("analyze", path, "--model", "gpt-4o")

@@ -53,6 +53,13 @@ def test_first_page_opens_on_the_long_sample(page):
 def test_upload_tune_compress_and_download(page):
     path = SAMPLES / "claude_code_session.jsonl"
     upload(page, path)
+    # The log opens as the context after its own compaction; this walk-through tunes its full history.
+    page.get_by_text("The context the model last saw", exact=False).first.wait_for()
+    wait_until_idle(page)
+    assert to_int(metric_value(page, "Messages")) == len(load(path).live_context().messages)
+    page.get_by_text("Full history (before the agent's compaction", exact=False).first.click()
+    page.get_by_text("The full history: all", exact=False).first.wait_for()
+    wait_until_idle(page)
     messages = load(path).messages
     assert to_int(metric_value(page, "Messages")) == len(messages)
     page.get_by_text("Read as").first.wait_for()
