@@ -129,7 +129,8 @@ def test_turn_totals_and_logs_without_usage_record_no_prompt_size():
     request = request_breakdown(gateway, ExactWeigher("cl100k_base"))
     assert request.tools == COUNTER.count_text(json.dumps(gateway.tools, ensure_ascii=False)) > 0
     assert request.total == request.tools + msg_tokens(*gateway.messages)
-    assert request.estimate_errors() == {"turns": 0, "messages_only": None, "estimate": None}
+    errors = request.estimate_errors()
+    assert (errors["turns"], errors["messages_only"], errors["estimate"], errors["estimate_max"]) == (0, None, None, None)
 
 
 def test_rough_unit_is_the_hosts_request_estimate():
