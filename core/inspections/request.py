@@ -27,9 +27,9 @@ from what the log holds:
 
 Each recorded turn is also estimated from the recorded turns before it only, never from itself
 (:attr:`RequestBreakdown.turn_estimates`): its counted request times the log's factor, plus the
-overhead measured at the previous recorded turn. The factor is 1 where the model's tokenizer is
-public (OpenAI's families); for Claude, Gemini and other models without one it is fitted on the
-log's own earlier turns (recorded growth over counted growth), since the counting encoding is only
+overhead measured at the previous recorded turn. The factor is 1 where the counting unit is the
+model's own tokenizer (OpenAI's families, counted exactly); for Claude, Gemini and other models
+without a public one, and for the rough estimate, it is fitted on the log's own earlier turns (recorded growth over counted growth), since the counting encoding is only
 an approximation there. The mean absolute error of those estimates is ``estimate_error_pct``; the
 first recorded turn is what the overhead is measured on, so it has no estimate of its own.
 
@@ -559,7 +559,10 @@ def request_breakdown(conversation: Any, weigher: Weigher | None = None, *, ever
     counted_at_recorded = request_at(last.message_index).counted if last is not None else None
     overhead = max(0, last.prompt_tokens - counted_at_recorded) if last is not None and counted_at_recorded is not None else 0
     now = request_at(n)
-    estimates, factor = _calibrated_estimates(turns, fit=not has_public_tokenizer(getattr(conversation, "model", None)))
+    model = getattr(conversation, "model", None)
+    # Fitted unless the counting unit is the model's own tokenizer.
+    exact = has_public_tokenizer(model) and weigher.unit == encoding_name_for_model(model)
+    estimates, factor = _calibrated_estimates(turns, fit=not exact)
     kinds = [kind for position, kind, _tokens in injected
              if position <= n_sys or position >= now.context_start]
     return RequestBreakdown(

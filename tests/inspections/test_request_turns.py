@@ -57,7 +57,7 @@ def test_a_log_without_a_public_tokenizer_is_calibrated_on_its_earlier_turns(mod
     assert errors["factor"] == pytest.approx(1.35, abs=0.05)
     # Without the factor (a plain offset) the same log drifts away from what was recorded.
     uncalibrated = request_breakdown(
-        provider_sized(long_session(), ratio=1.35, model="gpt-4o", format="openai"), ExactWeigher("cl100k_base"))
+        provider_sized(long_session(), ratio=1.35, model="gpt-4o", format="openai"), ExactWeigher("o200k_base"))
     assert not uncalibrated.estimate_errors()["fitted"]
     assert uncalibrated.estimate_errors()["estimate_max"] > errors["estimate_max"]
 
