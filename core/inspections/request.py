@@ -392,15 +392,20 @@ class RequestBreakdown:
 
     def turn_table(self) -> pd.DataFrame:
         """One row per assistant turn: ``message_index``, ``recorded`` (or NA), ``messages_only`` (the
-        message list alone), ``estimate`` (the whole request: counted parts plus the unrecorded
-        overhead) and both errors against the recorded size, in percent."""
+        message list alone), ``estimate`` (the whole request estimated from the recorded turns before
+        it; up to the first recorded turn, with the overhead measured there) and both errors against
+        the recorded size, in percent (the estimate's only where it was made from earlier turns)."""
         import pandas as pd
 
         rows = []
         estimates = self.turn_estimates or [None] * len(self.turns)
+        # Up to the first recorded turn nothing earlier measured the overhead: that turn's own is shown.
+        first = next((turn for turn in self.turns if turn.recorded is not None), None)
+        early_overhead = (first.recorded.prompt_tokens - first.counted if first is not None and first.recorded
+                          else self.unrecorded_overhead)
         for turn, calibrated in zip(self.turns, estimates, strict=True):
             recorded = turn.recorded.prompt_tokens if turn.recorded else None
-            estimate = calibrated if calibrated is not None else turn.counted + self.unrecorded_overhead
+            estimate = calibrated if calibrated is not None else turn.counted + early_overhead
             rows.append({
                 "message_index": turn.message_index,
                 "recorded": recorded,
