@@ -343,6 +343,12 @@ def replay(
                         messages=list(context),
                     )
                 )
+                if result.compressed and after >= before:
+                    warnings.append(
+                        f"Compaction #{len(records)} at message {index} left the prompt no smaller ({before:,} → "
+                        f"{after:,} tokens): its summary is as long as the {summarised} message(s) it replaced, or "
+                        "longer."
+                    )
                 if tail_tokens is not None and tail_tokens >= threshold and not tail_warned:
                     tail_warned = True
                     warnings.append(

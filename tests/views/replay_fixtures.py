@@ -51,7 +51,7 @@ def write_session(directory: Path) -> Path:
 
 def replay_of(path: Path, **settings: Any) -> Replay:
     """What the Timeline replay page and ``context-lens replay`` compute for ``path``."""
-    options = AnalysisSettings(context_length=CONTEXT_LENGTH, **settings)
+    options = AnalysisSettings(**{"context_length": CONTEXT_LENGTH, **settings})
     conversation = load(path)
     config = options.config()
     return replay(conversation.messages, config, summarizer_for(options),

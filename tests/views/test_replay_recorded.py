@@ -54,3 +54,16 @@ def test_recorded_sizes_hold_until_the_first_compaction_then_the_simulation_size
     assert (after["prompt_before"] < after["recorded"].astype(int)).all()
     quiet = points[points["outcome"] == ""]
     assert (quiet["prompt_after"] == quiet["prompt_before"]).all()
+
+
+def test_a_compaction_that_grows_the_prompt_says_so(tmp_path):
+    # A window so small that the first compaction has only a few short reads to fold: the offline
+    # summary's own headings outweigh them.
+    from tests.views.replay_fixtures import write_session
+
+    result = replay_of(write_session(tmp_path), context_length=40_000)
+    grown = [record for record in result.compressed if record.tokens_after >= record.tokens_before]
+    warned = [warning for warning in result.warnings if "left the prompt no smaller" in warning]
+    assert len(warned) == len(grown)
+    for record, warning in zip(grown, warned, strict=True):
+        assert record.savings_pct <= 0 and f"#{record.number} at message {record.message_index}" in warning
