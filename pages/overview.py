@@ -175,10 +175,12 @@ def show_request(request: Any, context_length: int, threshold_tokens: int) -> No
         cache.append(f"{last.cache_write:,} written to it")
     cache.append(f"{last.uncached:,} uncached")
     difference = (request.total - last.prompt_tokens) / last.prompt_tokens * 100
+    after = request.n_messages - last.message_index
     st.caption(
         f"Last recorded prompt: **{last.prompt_tokens:,}** tokens, for message {last.message_index} "
-        f"({', '.join(cache)}). The whole request counted now is {request.total:,} ({difference:+.1f} %): it also "
-        "holds what came after that request."
+        f"({', '.join(cache)}). The whole request counted now is {request.total:,} ({difference:+.1f} %, "
+        f"{request.total - last.prompt_tokens:+,} tokens): it also holds the {after:,} message"
+        f"{'s' if after != 1 else ''} from message {last.message_index} on, which that request did not."
     )
     errors = request.estimate_errors()
     with st.expander(f"Recorded and estimated prompt sizes, turn by turn ({errors['turns']} compared)"):
