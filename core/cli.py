@@ -5,6 +5,7 @@ Subcommands:
 * ``analyze FILE``: format, messages, tokens (exact and the Hermes estimate), zones, whether Hermes
   would compress, and what each phase would save (a readable table, or ``--json``).
 * ``compress FILE -o OUT``: run the compressor and write the result (``--output-format``).
+* ``replay FILE``: the conversation replayed turn by turn, with every compaction on the way (``--json``).
 * ``batch DIR_OR_GLOB... -o report.parquet|csv``: one row per transcript or session, in a local
   process pool or on a Ray cluster (``--engine ray --address auto``).
 * ``serve``: start the dashboard on 127.0.0.1.
@@ -136,6 +137,38 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     else:
         print_analysis(report)
     return _summary_verdict(args, args.file, analysis["summary_warning"])
+
+
+# --- replay --------------------------------------------------------------------------------------
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    from core.inspections.request import request_breakdown, weigher_for
+    from core.views.replay import replay, replay_document
+
+    settings = settings_from_args(args)
+    local = _LocalModel()
+    try:
+        settings = local.attach(settings)
+        with within(settings.budget):
+            conversation = _load(args)
+            config = settings.config()
+            result = replay(conversation.messages, config, summarizer_for(settings),
+                            request=request_breakdown(conversation, weigher_for(config)))
+    finally:
+        local.close()
+    document = replay_document(result)
+    if args.json:
+        print_json(document)
+        return EXIT_OK
+    say(f"{args.file}: {len(document['turns']):,} assistant turns, threshold {document['threshold_tokens']:,} tokens, "
+        f"{len(document['compactions'])} compress() call(s)")
+    for entry in document["compactions"]:
+        say(f"  message {entry['message_index']:>6}: {entry['tokens_before']:>9,} -> {entry['tokens_after']:>9,} tokens "
+            f"({entry['savings_pct']:.1f} % saved, {entry['messages_summarised']} messages summarised, {entry['outcome']})")
+    for warning in document["warnings"]:
+        warn(warning)
+    return EXIT_OK
 
 
 # --- compress ------------------------------------------------------------------------------------
@@ -316,7 +349,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 _INTERRUPTS: list[Interrupts] = []
-_COMMANDS = {"analyze": cmd_analyze, "compress": cmd_compress, "batch": cmd_batch, "serve": cmd_serve,
+_COMMANDS = {"analyze": cmd_analyze, "compress": cmd_compress, "replay": cmd_replay, "batch": cmd_batch, "serve": cmd_serve,
              hermes_settings.COMMAND: hermes_settings.run}
 
 
@@ -334,7 +367,7 @@ def main(argv: list[str] | None = None) -> int:
     interrupts.install()
     _INTERRUPTS[:] = [interrupts]
     try:
-        if args.command in ("analyze", "compress"):
+        if args.command in ("analyze", "compress", "replay"):
             with collector_paused():  # one transcript in, one job: see core.bulk_work
                 return _COMMANDS[args.command](args)
         return _COMMANDS[args.command](args)

@@ -223,6 +223,13 @@ def build_parser() -> argparse.ArgumentParser:
                        help="the same as --time-limit: a file still read or analysed after SECONDS is an error row")
     batch.add_argument("--json", action="store_true", help="print the corpus totals as JSON")
 
+    replay = commands.add_parser("replay", parents=[options], help="replay one transcript turn by turn with compression",
+                                 description="Replay the conversation message by message: the prompt before each "
+                                             "assistant message, and every compaction Hermes would make on the way.")
+    replay.add_argument("file", metavar="FILE")
+    replay.add_argument("--session", metavar="ID", help="the session to read from a multi-session file")
+    replay.add_argument("--json", action="store_true", help="print the replay as JSON")
+
     serve = commands.add_parser("serve", help="start the dashboard on 127.0.0.1",
                                 description="Start the Context Lens dashboard on 127.0.0.1.")
     serve.add_argument("--port", type=port, default=8501, help="port (default 8501)")

@@ -37,6 +37,7 @@ __all__ = [
     "TokenCounter",
     "get_counter",
     "encoding_name_for_model",
+    "has_public_tokenizer",
     "ensure_tiktoken_cache",
 ]
 
@@ -231,6 +232,16 @@ def encoding_name_for_model(model: str | None) -> str:
     """
     name = (model or "").strip().lower().rsplit("/", 1)[-1]
     return "o200k_base" if _O200K_MODEL.match(name) else "cl100k_base"
+
+
+_PUBLIC_TOKENIZER_MODEL = re.compile(r"^(?:gpt-3\.5|gpt-4|text-embedding|davinci|babbage)")
+
+
+def has_public_tokenizer(model: str | None) -> bool:
+    """Whether ``model``'s own tokenizer is one tiktoken has (OpenAI's families); False for Claude,
+    Gemini and the rest, which ``encoding_name_for_model`` only approximates."""
+    name = (model or "").strip().lower().rsplit("/", 1)[-1]
+    return bool(_O200K_MODEL.match(name) or _PUBLIC_TOKENIZER_MODEL.match(name))
 
 
 @lru_cache(maxsize=4)

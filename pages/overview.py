@@ -176,15 +176,26 @@ def show_request(request: Any, context_length: int, threshold_tokens: int) -> No
         cache.append(f"{last.cache_write:,} written to it")
     cache.append(f"{last.uncached:,} uncached")
     difference = (request.total - last.prompt_tokens) / last.prompt_tokens * 100
+    after = request.n_messages - last.message_index
     st.caption(
         f"Last recorded prompt: **{last.prompt_tokens:,}** tokens, for message {last.message_index} "
-        f"({', '.join(cache)}). The whole request counted now is {request.total:,} ({difference:+.1f} %): it also "
-        "holds what came after that request."
+        f"({', '.join(cache)}). The whole request counted now is {request.total:,} ({difference:+.1f} %, "
+        f"{request.total - last.prompt_tokens:+,} tokens): it also holds the {after:,} message"
+        f"{'s' if after != 1 else ''} from message {last.message_index} on, which that request did not."
     )
     errors = request.estimate_errors()
-    with st.expander(f"Recorded and estimated prompt sizes, turn by turn ({errors['turns']} recorded)"):
-        st.caption(f"Mean error: the messages alone {errors['messages_only']:.1f} %, the whole-request estimate "
-                   f"{errors['estimate']:.1f} % (the overhead is taken at the last recorded turn).")
+    with st.expander(f"Recorded and estimated prompt sizes, turn by turn ({errors['turns']} compared)"):
+        if errors["turns"]:
+            scaled = (f"; counted tokens scaled by {errors['factor']:.2f}, the log's own ratio of recorded to "
+                      "counted growth (no public tokenizer for this model)" if errors["fitted"] else "")
+            st.caption(f"Each recorded turn is estimated from the recorded turns before it only: its counted request "
+                       f"plus the overhead measured at the previous recorded turn{scaled}. Mean absolute error: the "
+                       f"messages alone {errors['messages_only']:.1f} %, the whole-request estimate "
+                       f"{errors['estimate']:.1f} % (worst turn {errors['estimate_max']:.1f} %). The first recorded "
+                       "turn is where the overhead is first measured, so it has no estimate of its own.")
+        else:
+            st.caption("Only one turn records its prompt size: it is where the overhead is measured, so no turn "
+                       "can be estimated from an earlier one.")
         table(request.turn_table(), key="request_turns")
 
 

@@ -19,6 +19,7 @@ from core.views.sweep import (
 from dashboard.sidebar import (
     escape_markdown,
     keep,
+    offline_compression,
     page_setup,
     require_transcript,
     source_caption,
@@ -100,6 +101,20 @@ st.caption(
     + f" ({settings.token_estimator}); the trigger tests {trigger_tokens:,}, "
     + f"{TRIGGER_SOURCE_WORDS[trigger_source]}."
 )
+
+# The sidebar's own cell, compressed for real: the figure every other page shows for these parameters.
+current = sweep_table[(sweep_table["threshold_percent"] == current_threshold)
+                      & (sweep_table["summary_target_ratio"] == current_ratio)
+                      & (sweep_table["protect_first_n"] == settings.protect_first_n)]
+if len(current) and current["outcome"].iloc[0] != "not triggered":
+    real = offline_compression(transcript, settings)
+    if real.assembly is not None:
+        planned = int(current["final_tokens"].iloc[0])
+        st.caption(
+            f"The sidebar's setting, planned here at **{planned:,}** tokens with the summary at its budget, ends at "
+            f"**{int(real.assembly.tokens_after):,}** tokens ({settings.token_estimator}) once the offline summary "
+            "is actually written: the figure Compress & preview and Release comparison show for it."
+        )
 
 forced = shown[shown["tail_forced_small"]]
 if len(forced):

@@ -53,7 +53,10 @@ st.caption(
     "system prompt, tool schemas, injected context and unrecorded overhead the log implies), or the prompt size "
     "the log recorded for it. When it reaches the threshold, one compressor (kept for the whole replay, so "
     "summaries are updated iteratively and anti-thrashing and cooldowns apply) compresses the context, and the "
-    "replay continues from the compressed context."
+    "replay continues from the compressed context. The recorded sizes are the real agent's, never compressed by "
+    "Hermes: after the first compaction every request is the replayed conversation's own size (its messages, "
+    "plus the overhead beyond them as it stood at that compaction). `context-lens replay FILE --json` prints "
+    "the same figures."
 )
 
 left, middle, right = st.columns([2, 2, 1])
@@ -96,8 +99,12 @@ final = int(result.points["prompt_after"].iloc[-1]) if len(result.points) else 0
 errors = request.estimate_errors()
 if errors["turns"]:
     estimate_error = (f"{errors['estimate']:.1f} %",
-                      {"help": f"Mean error of the whole-request estimate against the {errors['turns']} prompt sizes "
-                               f"the log recorded (the messages alone: {errors['messages_only']:.1f} %)."})
+                      {"help": f"Mean absolute error of the whole-request estimate against the {errors['turns']} "
+                               "prompt sizes the log recorded after its first, each turn estimated from the turns "
+                               f"before it (worst turn {errors['estimate_max']:.1f} %; the messages alone: "
+                               f"{errors['messages_only']:.1f} %)"
+                               + (f"; the counted tokens are scaled by {errors['factor']:.2f}, the log's own "
+                                  "ratio of recorded to counted growth." if errors["fitted"] else ".")})
 else:
     estimate_error = ("n/a", {"help": "The log records no prompt sizes to compare the estimate with."})
 metric_row("replay", [
@@ -145,8 +152,12 @@ if result.compactions:
         compactions_table(result),
         key="replay_compactions",
         column_config={
-            "savings_pct": st.column_config.NumberColumn("savings %", format="%.1f"),
+            "savings_pct": st.column_config.NumberColumn(
+            "savings %", format="%.1f", help="(tokens before - tokens after) / tokens before, of this row."),
             "message_index": st.column_config.NumberColumn("at message"),
+            "messages_summarised": st.column_config.NumberColumn(
+                "messages summarised", help="Messages of the context folded into the summary (an earlier summary "
+                                            "included)."),
             "tail_tokens": st.column_config.NumberColumn("protected tail tokens"),
             "ineffective_strikes": st.column_config.NumberColumn("anti-thrash strikes"),
             "cooldown_s": st.column_config.NumberColumn("cooldown (s)", format="%.0f"),

@@ -8,7 +8,8 @@ markers and bare Responses items; both are read the same way.
 
 Response items go through the Responses assembler. ``event_msg`` lines mostly repeat them (they
 are metadata in the load report) except ``token_count``, whose ``last_token_usage`` becomes the
-usage of the latest assistant message (without it, the growth of ``total_token_usage`` since the
+usage of the assistant message its response produced: the latest one, or the next one when the
+count comes before the response's items, as Codex 0.5x writes them; a repeated count changes nothing (without it, the growth of ``total_token_usage`` since the
 previous count; ``model_context_window`` goes to ``metadata``). A ``compacted`` line is a compaction point: its summary
 text is what Codex hands the model afterwards, so it is kept as a user message there and recorded
 as a :class:`CompactionEvent`. The context messages Codex injects on its own
@@ -93,6 +94,8 @@ class _Rollout:
         self.meta: dict[str, Any] = {}
         self.excluded: list[dict[str, Any]] = []
         self.previous_total: dict[str, Any] | None = None
+        self.usage_owner: int | None = None  # the assistant message the latest new count went to
+        self.pending_usage: dict[str, Any] | None = None  # a count written before its response's items
 
     def header(self, payload: dict[str, Any], line: int, where: str) -> None:
         self.meta = payload
@@ -125,8 +128,16 @@ class _Rollout:
                 # Without last_token_usage, the calls since the previous event are the difference of the
                 # running totals (a repeated event differs by nothing and changes nothing).
                 usage = _usage_difference(total, self.previous_total)
-            if isinstance(usage, dict) and usage and target is not None:
-                self.builder.usage[target] = dict(usage)
+            self.settle_usage()
+            repeated = total is not None and total == self.previous_total
+            if isinstance(usage, dict) and usage and not repeated:
+                if target is not None and target != self.usage_owner:
+                    self.builder.usage[target] = dict(usage)
+                    self.usage_owner = target
+                else:
+                    # Codex 0.5x writes a response's count before the response's items: it belongs
+                    # to the next assistant message, not to the previous response's.
+                    self.pending_usage = dict(usage)
             if total is not None:
                 self.previous_total = total
                 self.builder.metadata["total_token_usage"] = dict(total)
@@ -134,6 +145,14 @@ class _Rollout:
             if isinstance(window, int) and not isinstance(window, bool) and window > 0:
                 self.builder.metadata["model_context_window"] = window
         self.tally.meta(line, "token counts (the usage of the assistant messages)", where)
+
+    def settle_usage(self) -> None:
+        """Give a held count to the assistant message its response produced, once it exists."""
+        target = _last_assistant(self.builder)
+        if self.pending_usage is not None and target is not None and target != self.usage_owner:
+            self.builder.usage[target] = self.pending_usage
+            self.usage_owner = target
+            self.pending_usage = None
 
     def compacted(self, payload: dict[str, Any], line: int, where: str) -> None:
         summary = payload.get("message")
@@ -186,6 +205,7 @@ def parse_records(lines: JsonLines, src: InputSource, session: str | None) -> Co
             tally.skip(line, "lines that are neither an envelope nor a Responses item", where)
     builder = rollout.builder
     rollout.assembler.finish()
+    rollout.settle_usage()
     if not builder.messages and not rollout.excluded:
         lines.warnings.append("no conversation items found in the rollout")
     if rollout.excluded:

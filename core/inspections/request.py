@@ -1,3 +1,4 @@
+# Over 600 lines: the parts of a request, the per-turn estimates and their errors share one set of counts.
 """The whole request: what the model read at each turn, not only the messages.
 
 A request is the system prompt + the tool schemas + the context the agent injected on its own
@@ -12,8 +13,10 @@ from what the log holds:
   Code's attachment rows); text a block repeats from the system prompt is counted once;
 * ``messages``: every other message of the agent's current context: after a compaction of the
   agent's own (Claude Code's ``compact_boundary``, Codex's ``compacted``) the messages before it
-  are no longer sent. Codex also sends the (encrypted) reasoning of earlier responses back with
-  every request; the ``reasoning_output_tokens`` its usage records for them are part of this;
+  are no longer sent. Codex also sends the (encrypted) reasoning of earlier responses back, as
+  the Responses API bills it: the reasoning of the responses since the last user message is input
+  again (the ``reasoning_output_tokens`` its usage records for them are part of this), that of
+  earlier user turns is dropped and billed once, as output;
 * ``unrecorded_overhead``: where the log records the prompt size the model was billed for
   (Claude Code's per-turn usage with its cache reads and writes, Codex's ``token_count``, a
   Responses object's ``usage``, LangChain's ``usage_metadata``, litellm's usage in a mini-swe-agent
@@ -21,6 +24,14 @@ from what the log holds:
   recorded size: Claude Code's own system prompt and tool schemas, Codex's base instructions and
   the like, which no log writes down. It is an estimate: it also absorbs the difference between
   the model's tokenizer and the one counting here.
+
+Each recorded turn is also estimated from the recorded turns before it only, never from itself
+(:attr:`RequestBreakdown.turn_estimates`): its counted request times the log's factor, plus the
+overhead measured at the previous recorded turn. The factor is 1 where the counting unit is the
+model's own tokenizer (OpenAI's families, counted exactly); for Claude, Gemini and other models
+without a public one, and for the rough estimate, it is fitted on the log's own earlier turns (recorded growth over counted growth), since the counting encoding is only
+an approximation there. The mean absolute error of those estimates is ``estimate_error_pct``; the
+first recorded turn is what the overhead is measured on, so it has no estimate of its own.
 
 Every part is counted in one unit, a :class:`Weigher`'s: exact tokens of a tiktoken encoding (the
 overview, ``analyze --json``) or the Hermes rough estimate the compressor decides with (the
@@ -40,7 +51,13 @@ from typing import TYPE_CHECKING, Any
 
 from core.config import CompressorConfig
 from core.message_view import content_text, role_of
-from core.tokens import encoding_name_for_model, get_counter, message_rough_chars, rough_tokens
+from core.tokens import (
+    encoding_name_for_model,
+    get_counter,
+    has_public_tokenizer,
+    message_rough_chars,
+    rough_tokens,
+)
 
 if TYPE_CHECKING:  # pandas only for the tables: the dashboard's first chart is drawn before it loads
     import pandas as pd
@@ -80,6 +97,10 @@ HISTORY_REPLACING_EVENTS |= {"compaction", "context-cleared"}
 # Formats whose agent sends earlier responses' reasoning back as input (Codex: encrypted reasoning
 # items), with the key its usage records that reasoning's size under.
 RESENT_REASONING_KEYS: dict[str, str] = {"codex": "reasoning_output_tokens"}
+# The log's tokenizer factor stays within these bounds (a short log's first deltas can be noise).
+FACTOR_RANGE = (0.5, 2.0)
+# Counted growth the factor needs before it is fitted at all (below it the factor is 1).
+FACTOR_MIN_GROWTH = 200
 
 
 # --- units ---------------------------------------------------------------------------------------
@@ -285,6 +306,11 @@ class RequestBreakdown:
     reasoning_by_message: list[int] = field(default_factory=list)  # per message: its reasoning, resent later
     turns: list[RequestTurn] = field(default_factory=list)
     last_recorded: RecordedPrompt | None = None
+    # Per turn of ``turns``: the whole request estimated from earlier recorded turns only (None
+    # before the first recorded turn and at it); ``factor``: the log's tokenizer factor at the end.
+    turn_estimates: list[int | None] = field(default_factory=list)
+    factor: float = 1.0
+    factor_fitted: bool = False  # fitted on the log's usage (no public tokenizer for its model)
     _by_index: dict[int, RequestTurn] = field(default_factory=dict, repr=False, compare=False)
 
     @property
@@ -366,21 +392,27 @@ class RequestBreakdown:
 
     def turn_table(self) -> pd.DataFrame:
         """One row per assistant turn: ``message_index``, ``recorded`` (or NA), ``messages_only`` (the
-        message list alone), ``estimate`` (the whole request: counted parts plus the unrecorded
-        overhead) and both errors against the recorded size, in percent."""
+        message list alone), ``estimate`` (the whole request estimated from the recorded turns before
+        it; up to the first recorded turn, with the overhead measured there) and both errors against
+        the recorded size, in percent (the estimate's only where it was made from earlier turns)."""
         import pandas as pd
 
         rows = []
-        for turn in self.turns:
+        estimates = self.turn_estimates or [None] * len(self.turns)
+        # Up to the first recorded turn nothing earlier measured the overhead: that turn's own is shown.
+        first = next((turn for turn in self.turns if turn.recorded is not None), None)
+        early_overhead = (first.recorded.prompt_tokens - first.counted if first is not None and first.recorded
+                          else self.unrecorded_overhead)
+        for turn, calibrated in zip(self.turns, estimates, strict=True):
             recorded = turn.recorded.prompt_tokens if turn.recorded else None
-            estimate = turn.counted + self.unrecorded_overhead
+            estimate = calibrated if calibrated is not None else turn.counted + early_overhead
             rows.append({
                 "message_index": turn.message_index,
                 "recorded": recorded,
                 "messages_only": turn.message_list,
                 "estimate": estimate,
                 "messages_only_error_pct": _error(turn.message_list, recorded),
-                "estimate_error_pct": _error(estimate, recorded),
+                "estimate_error_pct": _error(estimate, recorded) if calibrated is not None else None,
             })
         columns = ["message_index", "recorded", "messages_only", "estimate", "messages_only_error_pct",
                    "estimate_error_pct"]
@@ -388,15 +420,20 @@ class RequestBreakdown:
             {"message_index": "int64", "recorded": "Int64", "messages_only": "int64", "estimate": "int64",
              "messages_only_error_pct": "Float64", "estimate_error_pct": "Float64"})
 
-    def estimate_errors(self) -> dict[str, float | int | None]:
-        """How far the estimates are from the recorded sizes: the mean absolute error in percent of the
-        message list alone and of the whole-request estimate, over ``turns`` recorded turns."""
-        table = self.turn_table().dropna(subset=["recorded"])
+    def estimate_errors(self) -> dict[str, Any]:
+        """How far the estimates are from the recorded sizes, in percent: the mean absolute error of the
+        message list alone and of the whole-request estimate (each turn estimated from the recorded
+        turns before it), and the estimate's worst turn, over ``turns`` recorded turns with an estimate
+        (every recorded turn but the first, on which the overhead is measured)."""
+        table = self.turn_table().dropna(subset=["recorded", "estimate_error_pct"])
+        calibration = {"factor": round(self.factor, 4), "fitted": self.factor_fitted}
         if not len(table):
-            return {"turns": 0, "messages_only": None, "estimate": None}
+            return {"turns": 0, "messages_only": None, "estimate": None, "estimate_max": None, **calibration}
         return {"turns": len(table),
                 "messages_only": round(float(table["messages_only_error_pct"].abs().mean()), 2),
-                "estimate": round(float(table["estimate_error_pct"].abs().mean()), 2)}
+                "estimate": round(float(table["estimate_error_pct"].abs().mean()), 2),
+                "estimate_max": round(float(table["estimate_error_pct"].abs().max()), 2),
+                **calibration}
 
     def to_dict(self) -> dict[str, Any]:
         """The ``request`` object of ``analyze --json``."""
@@ -484,6 +521,11 @@ def request_breakdown(conversation: Any, weigher: Weigher | None = None, *, ever
             if isinstance(entry, Mapping) and role_of(messages[index]) == "assistant":
                 reasoning_at[index] = _int(entry.get(reasoning_key)) or 0
     reasoning = _RangeSum(reasoning_at)
+    # The Responses API drops the reasoning of earlier user turns: only what follows the last user
+    # message goes back as input.
+    turn_began = [0] * (n + 1)
+    for index in range(n):
+        turn_began[index + 1] = index if role_of(messages[index]) == "user" else turn_began[index]
 
     # Every assistant turn asks for its context start and the blocks sent with it: bisections over
     # sorted positions and running sums, so a log with a reminder at every turn stays linear.
@@ -512,7 +554,8 @@ def request_breakdown(conversation: Any, weigher: Weigher | None = None, *, ever
         if index > after:
             extra += injected_upto(index) - injected_upto(after)
         return RequestTurn(index, start, system_messages, system_extra, tool_tokens, extra,
-                           running.between(max(start, n_sys), index), recorded, reasoning.between(start, index))
+                           running.between(max(start, n_sys), index), recorded,
+                           reasoning.between(max(start, turn_began[index]), index))
 
     recorded = {prompt.message_index: prompt for prompt in recorded_prompts(conversation)}
     turns = [request_at(index, recorded.get(index)) for index, message in enumerate(messages)
@@ -521,6 +564,10 @@ def request_breakdown(conversation: Any, weigher: Weigher | None = None, *, ever
     counted_at_recorded = request_at(last.message_index).counted if last is not None else None
     overhead = max(0, last.prompt_tokens - counted_at_recorded) if last is not None and counted_at_recorded is not None else 0
     now = request_at(n)
+    model = getattr(conversation, "model", None)
+    # Fitted unless the counting unit is the model's own tokenizer.
+    exact = has_public_tokenizer(model) and weigher.unit == encoding_name_for_model(model)
+    estimates, factor = _calibrated_estimates(turns, fit=not exact)
     kinds = [kind for position, kind, _tokens in injected
              if position <= n_sys or position >= now.context_start]
     return RequestBreakdown(
@@ -542,15 +589,42 @@ def request_breakdown(conversation: Any, weigher: Weigher | None = None, *, ever
         injected_kinds=kinds,
         turns=turns,
         last_recorded=last,
+        turn_estimates=estimates,
+        factor=factor,
+        factor_fitted=factor != 1.0,
     )
+
+
+def _calibrated_estimates(turns: Sequence[RequestTurn], *, fit: bool) -> tuple[list[int | None], float]:
+    """Per turn, the whole request estimated from the recorded turns before it (see the module
+    docstring), and the factor in force after the last turn."""
+    estimates: list[int | None] = []
+    previous: RequestTurn | None = None  # the latest recorded turn
+    grew_recorded = grew_counted = 0  # growth between consecutive recorded turns of one context
+    factor = 1.0
+    for turn in turns:
+        if previous is None or previous.recorded is None:
+            estimates.append(None)
+        else:
+            estimates.append(round(previous.recorded.prompt_tokens + factor * (turn.counted - previous.counted)))
+        if turn.recorded is None:
+            continue
+        if previous is not None and previous.recorded is not None and previous.context_start == turn.context_start:
+            grew_recorded += turn.recorded.prompt_tokens - previous.recorded.prompt_tokens
+            grew_counted += turn.counted - previous.counted
+            if fit and grew_counted >= FACTOR_MIN_GROWTH:
+                factor = min(max(grew_recorded / grew_counted, FACTOR_RANGE[0]), FACTOR_RANGE[1])
+        previous = turn
+    return estimates, factor
 
 
 def request_report(conversation: Any, config: CompressorConfig) -> dict[str, Any]:
     """The ``request`` object of ``analyze --json`` and the batch report: the breakdown in exact tokens
-    of ``config.model``'s encoding, and the trigger decided on the whole request as Hermes' host
+    of ``config.model``'s encoding (the log's model's when no model is configured), and the trigger decided on the whole request as Hermes' host
     decides it (the last recorded prompt size when the log has one, else the request estimate in
     the configured estimator's unit)."""
-    exact = request_breakdown(conversation, ExactWeigher(encoding_name_for_model(config.model)), every_turn=False)
+    model = config.model or getattr(conversation, "model", None)  # the log's own model unless one is asked for
+    exact = request_breakdown(conversation, ExactWeigher(encoding_name_for_model(model)), every_turn=False)
     report = exact.to_dict()
     tokens, source = exact.trigger_size
     if source != "recorded":

@@ -79,7 +79,9 @@ def stacked_bar(name: str, segments: Sequence[Segment], *, markers: Sequence[Mar
     close labels are put on separate rows.
     """
     total = sum(max(0, s.value) for s in segments)
-    right = max([span or 0, total, *(m.value for m in markers)]) * 1.02 or 1
+    # The right edge is the largest value shown, unpadded: the scale's end label is a real figure
+    # (the window, or the request itself when it is larger), never a number of its own.
+    right = max([span or 0, total, *(m.value for m in markers)]) or 1
     parts = "".join(
         f'<div title="{_e(s.label)}: {integer(s.value)} {_e(unit)}" '
         f'style="width:{_pct(s.value, right):.3f}%; background:{s.color}; height:100%;"></div>'

@@ -12,9 +12,18 @@ Given the whole request (``request``: a :class:`~core.inspections.request.Reques
 log, in the estimator's unit), the size is the whole request, as the agent's host computes it: the
 messages plus the system prompt, tool schemas, injected context and unrecorded overhead the log
 implies. Where the log recorded the prompt size of that request (``use_recorded``), the trigger
-reads the recorded size instead, as Hermes' loop reads ``last_prompt_tokens``, moved by how much
-the replay's context differs from the log's (after a compaction either side made); Hermes itself
-reads it after the response, so the replay can fire one call earlier than Hermes would.
+reads the recorded size instead, as Hermes' loop reads ``last_prompt_tokens``; Hermes itself reads
+it after the response, so the replay can fire one call earlier than Hermes would.
+
+The recorded sizes are the real agent's, whose context Hermes never compressed: they hold only
+until the first simulated compaction. From then on every prompt is the simulated conversation's own
+size, its messages plus the overhead beyond the messages (system prompt, tool schemas, what the log
+does not hold) as it stood at that first compaction, carried on. Where the estimator is not the
+model's own tokenizer, the messages are scaled by the log's factor (recorded growth over counted
+growth, ``RequestBreakdown.factor``), so the carried overhead does not keep the tokenizer's share
+of the messages a compaction removed. A compaction's ``tokens_after`` is
+that size right after it, and its ``savings_pct`` is ``(tokens_before - tokens_after) / tokens_before``
+of the same row.
 
 Assumptions, stated so the figures can be read correctly:
 
@@ -52,6 +61,7 @@ __all__ = [
     "logged_prompt_tokens",
     "real_compactions",
     "replay",
+    "replay_document",
     "summary_evolution",
 ]
 
@@ -72,7 +82,7 @@ class CompactionRecord:
     message_index: int  # that assistant message's index in the uploaded conversation
     tokens_before: int
     tokens_after: int
-    savings_pct: float  # as the compressor computed it (drives anti-thrashing)
+    savings_pct: float  # (tokens_before - tokens_after) / tokens_before, in percent
     messages_before: int
     messages_after: int
     outcome: str
@@ -84,6 +94,8 @@ class CompactionRecord:
     tail_tokens: int | None  # the protected tail alone, with the configured estimator
     ineffective_strikes: int  # the anti-thrashing counter after this call
     cooldown_s: float = 0.0  # the summary-failure cooldown this call left (0: none)
+    compressor_savings_pct: float = 0.0  # as the compressor computed it on the messages (drives anti-thrashing)
+    messages_summarised: int = 0  # context messages folded into the summary (an earlier summary included)
     messages: list[Any] = field(repr=False, default_factory=list)  # the context after this call
 
     @property
@@ -179,6 +191,14 @@ def _role(message: Any) -> Any:
     return message.get("role") if isinstance(message, Mapping) else None
 
 
+def _last_user(messages: Sequence[Any]) -> int:
+    """The index of the last user message of ``messages`` (-1 when there is none)."""
+    for index in range(len(messages) - 1, -1, -1):
+        if _role(messages[index]) == "user":
+            return index
+    return -1
+
+
 def _map_origins(result: CompressionResult, previous: list[int | None]) -> list[int | None]:
     if result.outcome in COMPRESSED_OUTCOMES:
         return [previous[o.source_index] if o.kind in ("head", "tail") and o.source_index is not None else None
@@ -236,26 +256,40 @@ def replay(
     skipped_turns: list[int] = []
     cooling_turns: list[int] = []  # v0.18.0: over the threshold, but the summarizer is cooling down
 
-    # Reasoning the agent resends with its assistant messages (Codex), for those in the context.
+    # Reasoning the agent resends with its assistant messages (Codex), for those of the context's
+    # current user turn (the Responses API drops the earlier turns').
     resent = request.reasoning_by_message if request is not None else []
     context_reasoning = 0
+    # The overhead beyond the messages, fixed at the first simulated compaction (None before it).
+    carried: int | None = None
+    factor = request.factor if request is not None else 1.0
 
-    def sized(index: int) -> tuple[int, int, int | None]:
-        """``(trigger size, whole-request estimate, recorded size)`` of the request before ``index``."""
-        turn = request.turn(index) if request is not None else None
-        if turn is None:
-            return running.value(), running.value(), None
+    def simulated() -> int:
+        return round(factor * (running.value() + context_reasoning))
+
+    def sized(index: int) -> tuple[int, int, int | None, str]:
+        """``(trigger size, whole-request estimate, recorded size, which one the trigger read)`` of the
+        request before ``index``."""
         replay_context = running.value() + context_reasoning
+        turn = request.turn(index) if request is not None else None
+        recorded = turn.recorded.prompt_tokens if turn is not None and turn.recorded is not None else None
+        if carried is not None:
+            return simulated() + carried, simulated() + carried, recorded, ESTIMATED
+        if turn is None:
+            return replay_context, replay_context, None, ESTIMATED
         estimate = replay_context + turn.outside_messages + request.unrecorded_overhead
-        recorded = turn.recorded.prompt_tokens if turn.recorded is not None and use_recorded else None
-        if recorded is None:
-            return estimate, estimate, None
-        return max(0, recorded + replay_context - turn.in_messages), estimate, recorded
+        if recorded is None or not use_recorded:
+            return estimate, estimate, recorded, ESTIMATED
+        return recorded, estimate, recorded, RECORDED
+
+    def current_reasoning() -> int:
+        since = [o for o in origins[_last_user(context) + 1:] if o is not None]
+        return sum(resent[o] for o in since) if resent else 0
 
     for index, message in enumerate(messages):
         if _role(message) == "assistant":
             clock.now += seconds_per_turn
-            before, estimate, recorded = sized(index)
+            before, estimate, recorded, sized_by = sized(index)
             after = before
             outcome = ""
             if before > compressor.context_length and not over_window_warned:
@@ -269,16 +303,20 @@ def replay(
                                              on_crash="report")
                 outcome = result.outcome
                 compacted: list[int] = []
+                summarised = 0
                 tail_tokens: int | None = None
                 if result.outcome in COMPRESSED_OUTCOMES and result.plan.compress_start is not None:
-                    compacted = [o for o in origins[result.plan.compress_start:result.plan.compress_end] if o is not None]
+                    middle = origins[result.plan.compress_start:result.plan.compress_end]
+                    compacted, summarised = [o for o in middle if o is not None], len(middle)
                     if result.plan.pruned_messages is not None and result.plan.compress_end is not None:
                         tail_tokens = _estimate(result.plan.pruned_messages[result.plan.compress_end:], estimator, model)
                 if result.outcome not in ("aborted", "too_small", "crashed"):
+                    if carried is None and result.compressed:
+                        carried = max(0, before - simulated())
                     origins = _map_origins(result, origins)
                     context = list(result.messages)
                     running.reset(context)
-                    context_reasoning = sum(resent[o] for o in origins if o is not None) if resent else 0
+                    context_reasoning = current_reasoning()
                 after = sized(index)[0]
                 assembly = result.assembly  # None when nothing was assembled (nothing to compress, aborted)
                 records.append(
@@ -288,7 +326,7 @@ def replay(
                         message_index=index,
                         tokens_before=before,
                         tokens_after=after,
-                        savings_pct=float(assembly.savings_pct) if assembly else 0.0,
+                        savings_pct=(before - after) / before * 100 if before else 0.0,
                         messages_before=len(result.input_messages),
                         messages_after=len(context),
                         outcome=result.outcome,
@@ -300,9 +338,17 @@ def replay(
                         tail_tokens=tail_tokens,
                         ineffective_strikes=compressor.ineffective_strikes,
                         cooldown_s=compressor.cooldown_remaining(),
+                        compressor_savings_pct=float(assembly.savings_pct) if assembly else 0.0,
+                        messages_summarised=summarised,
                         messages=list(context),
                     )
                 )
+                if result.compressed and after >= before:
+                    warnings.append(
+                        f"Compaction #{len(records)} at message {index} left the prompt no smaller ({before:,} → "
+                        f"{after:,} tokens): its summary is as long as the {summarised} message(s) it replaced, or "
+                        "longer."
+                    )
                 if tail_tokens is not None and tail_tokens >= threshold and not tail_warned:
                     tail_warned = True
                     warnings.append(
@@ -349,12 +395,14 @@ def replay(
                     "stops compressing automatically (only /compress or /new gets it going again)."
                 )
             points.append((turn, index, before, after, outcome in COMPRESSED_OUTCOMES, outcome, len(context),
-                           estimate, recorded, RECORDED if recorded is not None else ESTIMATED))
+                           estimate, recorded, sized_by))
             turn += 1
         context.append(message)
         origins.append(index)
         running.add(message)
-        if resent:
+        if _role(message) == "user":
+            context_reasoning = 0
+        elif resent:
             context_reasoning += resent[index]
 
     blocked = [index for index in skipped_turns if index not in set(cooling_turns)]
@@ -408,15 +456,34 @@ def compactions_table(result: Replay) -> pd.DataFrame:
     """One row per ``compress()`` call: where, tokens before/after, savings, outcome."""
     rows = [
         {"compaction": r.number, "message_index": r.message_index, "turn": r.turn, "tokens_before": r.tokens_before,
-         "tokens_after": r.tokens_after, "savings_pct": round(r.savings_pct, 1), "messages_before": r.messages_before,
-         "messages_after": r.messages_after, "outcome": r.outcome, "messages_compacted": len(r.compacted_indices),
+         "tokens_after": r.tokens_after, "savings_pct": round(r.savings_pct, 2), "messages_before": r.messages_before,
+         "messages_after": r.messages_after, "outcome": r.outcome, "messages_summarised": r.messages_summarised,
          "tail_tokens": r.tail_tokens, "ineffective_strikes": r.ineffective_strikes, "cooldown_s": r.cooldown_s}
         for r in result.compactions
     ]
     columns = ["compaction", "message_index", "turn", "tokens_before", "tokens_after", "savings_pct",
-               "messages_before", "messages_after", "outcome", "messages_compacted", "tail_tokens",
+               "messages_before", "messages_after", "outcome", "messages_summarised", "tail_tokens",
                "ineffective_strikes", "cooldown_s"]
     return pd.DataFrame(rows, columns=columns)
+
+
+def replay_document(result: Replay) -> dict[str, Any]:
+    """The replay as ``context-lens replay FILE --json`` prints it: the threshold, one entry per
+    ``compress()`` call (what the Compactions table shows) and one per assistant turn (the curve)."""
+    compactions = [
+        {"message_index": r.message_index, "tokens_before": r.tokens_before, "tokens_after": r.tokens_after,
+         "messages_summarised": r.messages_summarised, "savings_pct": round(r.savings_pct, 2), "outcome": r.outcome}
+        for r in result.compactions
+    ]
+    turns = [
+        {"turn": int(row.turn), "message_index": int(row.message_index), "tokens_before": int(row.prompt_before),
+         "tokens_after": int(row.prompt_after), "compacted": bool(row.compacted), "outcome": row.outcome or None,
+         "recorded": None if pd.isna(row.recorded) else int(row.recorded), "sized_by": row.sized_by}
+        for row in result.points.itertuples(index=False)
+    ]
+    return {"threshold_tokens": int(result.threshold_tokens), "context_length": int(result.context_length),
+            "estimator": result.estimator, "profile": result.profile, "compactions": compactions, "turns": turns,
+            "warnings": list(result.warnings)}
 
 
 # ---------------------------------------------------------------------------------------------

@@ -97,7 +97,7 @@ class RunFigures:
     exact_after: int
     estimate_before: int  # the Hermes estimate the compressor reports against (never 0 for a real conversation)
     estimate_after: int
-    summary_tokens: int  # exact tokens of the summary text (0 without one)
+    summary_tokens: int  # exact tokens of the summary segment, as run_composition shows it (0 without one)
     summarised_messages: int
     repairs: int  # orphan results removed + stubs added + tool calls stripped
     compressed: bool
@@ -111,11 +111,17 @@ class RunFigures:
         return self.messages_after != self.messages_before or self.exact_after != self.exact_before
 
 
-def run_figures(result: Any, original_frame: pd.DataFrame, counter: TokenCounter) -> RunFigures:
-    """Messages, exact tokens and the Hermes estimate before and after one run."""
+def run_figures(result: Any, original_frame: pd.DataFrame, counter: TokenCounter,
+                after_frame: pd.DataFrame | None = None) -> RunFigures:
+    """Messages, exact tokens and the Hermes estimate before and after one run.
+
+    The summary's tokens are its segment of :func:`run_composition` (the message that holds it, or
+    its text's share of the tail message it was merged into), so the metric and the table agree.
+    """
     plan = result.plan
     exact_before = int(original_frame["tokens"].sum())
-    exact_after = counter.count_messages(result.messages)
+    after_frame = after_frame if after_frame is not None else message_frame(result.messages, counter)
+    exact_after = int(after_frame["tokens"].sum())
     # An early return reports 0 (too small) or the input's estimate: the estimate of what the run
     # actually returned is what a reader compares, so it is computed the compressor's way.
     estimate_before = int(result.plan.display_tokens or plan.estimator.messages_tokens(result.input_messages))
@@ -124,7 +130,6 @@ def run_figures(result: Any, original_frame: pd.DataFrame, counter: TokenCounter
         estimate_after = int(assembly.tokens_after)
     else:
         estimate_after = int(plan.estimator.messages_tokens(result.messages))
-    summary_text = (assembly.summary_text if assembly is not None else None) or ""
     return RunFigures(
         outcome=str(result.outcome),
         messages_before=len(result.input_messages),
@@ -133,7 +138,7 @@ def run_figures(result: Any, original_frame: pd.DataFrame, counter: TokenCounter
         exact_after=exact_after,
         estimate_before=estimate_before,
         estimate_after=estimate_after,
-        summary_tokens=counter.count_text(summary_text) if summary_text else 0,
+        summary_tokens=_summary_share(result, after_frame, counter)[0],
         summarised_messages=result.plan.dropped_count if assembly is not None else 0,
         repairs=assembly.orphans_removed + assembly.stubs_added + assembly.calls_stripped if assembly is not None else 0,
         compressed=bool(result.compressed),

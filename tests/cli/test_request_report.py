@@ -5,6 +5,7 @@ from __future__ import annotations
 from core.batch import AnalysisSettings, process_file
 from core.formats import load
 from core.inspections.request import PARTS, ExactWeigher, request_breakdown
+from core.tokens import encoding_name_for_model
 from tests.inspections import request_fixtures as F
 
 
@@ -59,7 +60,10 @@ def test_batch_rows_carry_the_request(tmp_path):
     path = tmp_path / name
     path.write_bytes(data)
     (row,) = process_file(str(path), AnalysisSettings().as_dict())
-    expected = request_breakdown(load(path), ExactWeigher("cl100k_base"))
+    rollout = load(path)
+    # No model configured: the request is counted with the log's own model's encoding.
+    expected = request_breakdown(rollout, ExactWeigher(encoding_name_for_model(rollout.model)))
+    assert expected.unit == "o200k_base"
     assert row["request_tokens"] == expected.total
     assert row["unrecorded_overhead"] == expected.unrecorded_overhead
     assert row["recorded_last_prompt"] == 4_300

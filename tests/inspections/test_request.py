@@ -19,7 +19,7 @@ from core.inspections.request import (
     weigher_for,
 )
 from core.tokens import estimate_messages_tokens_rough, get_counter
-from core.views.replay import RECORDED, replay
+from core.views.replay import ESTIMATED, RECORDED, replay
 from tests.helpers import Recorder
 from tests.inspections import request_fixtures as F
 
@@ -129,7 +129,8 @@ def test_turn_totals_and_logs_without_usage_record_no_prompt_size():
     request = request_breakdown(gateway, ExactWeigher("cl100k_base"))
     assert request.tools == COUNTER.count_text(json.dumps(gateway.tools, ensure_ascii=False)) > 0
     assert request.total == request.tools + msg_tokens(*gateway.messages)
-    assert request.estimate_errors() == {"turns": 0, "messages_only": None, "estimate": None}
+    errors = request.estimate_errors()
+    assert (errors["turns"], errors["messages_only"], errors["estimate"], errors["estimate_max"]) == (0, None, None, None)
 
 
 def test_rough_unit_is_the_hosts_request_estimate():
@@ -197,13 +198,26 @@ def test_replay_triggers_on_recorded_sizes_and_moves_them_after_its_own_compacti
     result = replay(messages, config, Recorder(), request=request)
     first = result.compactions[0]
     assert first.message_index == 2 and first.tokens_before == 70_240
-    assert result.points["sized_by"].eq(RECORDED).all() and result.sized_by_recorded == 31
+    # The recorded sizes are the real agent's, never compressed by Hermes: they hold until the
+    # replay's own first compaction, and from then on the replay sizes its own conversation.
+    compacted_at = int(result.points.index[result.points["compacted"]][0])
+    assert result.points["sized_by"].iloc[:compacted_at + 1].eq(RECORDED).all()
+    assert result.points["sized_by"].iloc[compacted_at + 1:].eq(ESTIMATED).all()
+    assert result.sized_by_recorded == compacted_at + 1 < len(result.points) // 2
     assert result.points["recorded"].tolist() == [70_000 + 120 * i for i in range(2, len(messages), 2)]
-    # After a compaction the recorded size moves by what the replay's context lost against the log's.
-    point = result.points[result.points["message_index"] == 20].iloc[0]
-    turn = request.turn(20)
-    replay_context = int(point["estimate"]) - turn.outside_messages - request.unrecorded_overhead
-    assert point["prompt_before"] == turn.recorded.prompt_tokens + replay_context - turn.in_messages
+    # Between compactions each request grows by the messages appended since, scaled by the log's factor.
+    points = result.points.reset_index(drop=True)
+    for k in range(1, len(points)):
+        if points["outcome"].iloc[k] or points["outcome"].iloc[k - 1]:
+            continue
+        grown = estimate_messages_tokens_rough(messages[:points["message_index"].iloc[k]]) - \
+            estimate_messages_tokens_rough(messages[:points["message_index"].iloc[k - 1]])
+        step = points["prompt_before"].iloc[k] - points["prompt_after"].iloc[k - 1]
+        assert abs(step - request.factor * grown) <= 2
+    # The overhead beyond the messages (about 70,000 tokens, above the threshold) is carried on:
+    # every compaction leaves the prompt over the threshold, and each row says what it saved of it.
+    assert all(record.tokens_after >= config.threshold_tokens for record in result.compactions)
+    assert all(record.savings_pct < 10 < record.compressor_savings_pct for record in result.compressed)
 
     by_estimate = replay(messages, config, Recorder(), request=request, use_recorded=False)
     assert by_estimate.sized_by_recorded == 0
@@ -237,7 +251,10 @@ def test_replay_drops_the_resent_reasoning_of_what_it_compacts():
     turn = request.turn(first.message_index)
     after = int(result.points.loc[result.points["message_index"] == first.message_index, "prompt_after"].item())
     # What is left of the recorded size: the compacted context as estimated, and no resent reasoning.
-    assert after == turn.recorded.prompt_tokens + estimate_messages_tokens_rough(first.messages) - turn.in_messages
+    # The overhead beyond the messages at that request, carried on, plus the compacted context (scaled by
+    # the log's factor), with no resent reasoning: what reasoned it was folded into the summary.
+    carried = turn.recorded.prompt_tokens - request.factor * turn.in_messages
+    assert abs(after - (carried + request.factor * estimate_messages_tokens_rough(first.messages))) <= 2
 
 
 @pytest.mark.parametrize("seed", range(40))

@@ -27,3 +27,12 @@ def test_labels_far_apart_share_a_row_and_labels_are_escaped() -> None:
     rows = _label_rows(html)
     assert rows == {"low &lt;i&gt;": 0.0, "high": 0.0}
     assert "<b>" not in html and "&lt;b&gt;messages&lt;/b&gt;" in html
+
+
+def test_the_scale_ends_at_a_figure_the_bar_shows() -> None:
+    # A request larger than the window: the scale's end is the request itself, not a padded number.
+    html = stacked_bar("request", [Segment("messages", 150_000, "#3b6fb6"), Segment("tools", 10_457, "#888888")],
+                       markers=[Marker("window 128,000", 128_000)], span=128_000)
+    assert re.search(r"<span>160,457 tokens</span>", html)
+    html = stacked_bar("request", [Segment("messages", 40_000, "#3b6fb6")], span=128_000)
+    assert re.search(r"<span>128,000 tokens</span>", html)

@@ -1,0 +1,46 @@
+"""``context-lens replay FILE``: the timeline replay on the command line, the same data the page draws."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from core.views.replay import replay_document
+from tests.views.replay_fixtures import CONTEXT_LENGTH, replay_of, write_session
+
+
+@pytest.fixture(scope="module")
+def session(tmp_path_factory):
+    return write_session(tmp_path_factory.mktemp("replay-cli"))
+
+
+@pytest.fixture(scope="module")
+def replayed(session):
+    return replay_of(session)
+
+
+def test_the_command_line_prints_what_the_view_computes(session, replayed, cli):
+    run = cli("replay", session, "--json", "--context-length", str(CONTEXT_LENGTH))
+    assert run.code == 0, run.err
+    printed = json.loads(run.out)
+    assert printed == json.loads(json.dumps(replay_document(replayed)))
+    assert printed["threshold_tokens"] == replayed.threshold_tokens
+    assert set(printed["compactions"][0]) >= {"message_index", "tokens_before", "tokens_after",
+                                              "messages_summarised", "savings_pct", "outcome"}
+    assert len(printed["turns"]) == len(replayed.points)
+
+
+def test_the_text_form_lists_each_compaction(session, replayed, cli):
+    run = cli("replay", session, "--context-length", str(CONTEXT_LENGTH))
+    assert run.code == 0, run.err
+    lines = [line for line in run.out.splitlines() if line.strip().startswith("message")]
+    assert len(lines) == len(replayed.compactions)
+    first = replayed.compactions[0]
+    assert f"{first.tokens_before:,} -> " in lines[0] and f"{first.tokens_after:,} tokens" in lines[0]
+
+
+def test_a_missing_file_is_one_clear_line(tmp_path, cli):
+    run = cli("replay", tmp_path / "nowhere.jsonl", "--json")
+    assert run.code != 0 and "Traceback" not in run.err
+    assert "nowhere.jsonl" in run.err and len(run.err.strip().splitlines()) == 1
