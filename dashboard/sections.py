@@ -23,6 +23,10 @@ SECTIONS: dict[str, list[tuple[str, str, str]]] = {
         ("api_validity", "API validity", ":material/rule:"),
         ("release_comparison", "Release comparison", ":material/difference:"),
     ],
+    "Live": [
+        ("live", "Live", ":material/sensors:"),
+        ("sessions", "Sessions", ":material/folder_open:"),
+    ],
 }
 
 
