@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pandas as pd
 import streamlit as st
 
 from dashboard.live import (
@@ -15,8 +16,9 @@ from dashboard.live import (
 from dashboard.sidebar import escape_markdown, keep, kept, page_setup, set_kept
 from dashboard.ui import table
 
-COLUMNS = ["tool", "project", "title", "started", "last_activity", "messages", "request_tokens", "compactions",
-           "would_compress", "file"]
+# The figures first: a narrow screen shows them before it needs to scroll.
+COLUMNS = ["tool", "title", "last_activity", "messages", "request_tokens", "would_compress", "compactions", "project",
+           "started", "file"]
 
 st.title("Sessions")
 settings = page_setup()
@@ -49,13 +51,21 @@ st.caption(f"{len(frame):,} session(s)" + (f" holding “{escape_markdown(query)
 if frame.empty:
     st.info("No session matches." if query else "No sessions in these folders yet.")
     st.stop()
-shown = frame[COLUMNS + (["snippet"] if query else [])]
+shown = frame[COLUMNS + (["snippet"] if query else [])].copy()
+shown["started"] = pd.to_datetime(shown["started"], utc=True, errors="coerce", format="ISO8601").dt.tz_convert(None)
 table(
     shown, key="sessions_table",
-    column_config={"last_activity": st.column_config.DatetimeColumn("Last activity (UTC)", format="YYYY-MM-DD HH:mm"),
+    column_config={"tool": st.column_config.TextColumn("Tool"),
+                   "project": st.column_config.TextColumn("Project"),
+                   "title": st.column_config.TextColumn("Title", width="medium"),
+                   "started": st.column_config.DatetimeColumn("Started (UTC)", format="YYYY-MM-DD HH:mm"),
+                   "last_activity": st.column_config.DatetimeColumn("Last activity (UTC)", format="YYYY-MM-DD HH:mm"),
+                   "messages": st.column_config.NumberColumn("Messages"),
                    "request_tokens": st.column_config.NumberColumn("Whole request (tokens)"),
+                   "compactions": st.column_config.NumberColumn("Compactions"),
                    "would_compress": st.column_config.CheckboxColumn("Would compress now"),
-                   "file": st.column_config.TextColumn("File", width="medium")},
+                   "file": st.column_config.TextColumn("File", width="medium"),
+                   "snippet": st.column_config.TextColumn("Match", width="large")},
 )
 rows = index.rows(query or None)
 by_key = {f"{row.file}#{row.session}": row for row in rows}
