@@ -67,6 +67,7 @@ def test_the_gauge_moves_within_2_s_of_an_append(chromium: Any, server_url: str,
             assert expected > previous
             tab.wait_for_function(METRIC_VALUE, arg=["Messages", f"{expected:,}"], timeout=15_000)
             moved = time.monotonic() - written
+            print(f"live page, {width} px {scheme}: the append showed after {moved:.2f} s")
             assert moved <= MOVE_DEADLINE_S, f"the page showed the append after {moved:.2f} s"
         assert _metric(tab, "Whole request") != request_before
         assert _gauge(tab) != gauge_before
