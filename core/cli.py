@@ -68,9 +68,9 @@ class _LocalModel:
     def attach(self, settings: AnalysisSettings) -> AnalysisSettings:
         if settings.summarizer != "local":
             return settings
+        from core.summarizers.factory import LOCAL_MAX_TOKENS_CAP
         from core.summarizers.local import (
             INSTALL_HINT,
-            LOCAL_MAX_TOKENS_CAP,
             LocalModelServer,
             LocalModelStartError,
             LocalModelUnavailable,
