@@ -218,7 +218,7 @@ def compaction_lines(status: LiveStatus) -> list[str]:
     for item in status.new_compactions:
         where = f" at message {item['position']:,}" if item.get("position") is not None else ""
         before = f", {item['pre_tokens']:,} tokens before" if item.get("pre_tokens") else ""
-        lines.append(f"New compaction ({item['kind']}){where}{before}")
+        lines.append(f"New in the last update: a compaction ({item['kind']}){where}{before}")
     if m is not None and m.compactions:
         lines.append(f"{m.compactions:,} compaction(s) recorded in this log so far")
     return lines

@@ -196,3 +196,28 @@ def test_a_folder_of_many_sessions_is_indexed_on_the_batch_engine_and_listed_who
     assert "local" in _texts(app.caption)  # the scan said which engine read the files
     run(app)
     assert f"0 read (inline), {count:,} from the cache" in _texts(app.caption)
+
+
+def test_a_session_of_a_store_opens_and_follows_as_that_session(app, live_folders):
+    """A Hermes ``state.db`` holds several sessions: the one picked is the one opened and followed."""
+    store = live_folders / "state.db"
+    store.write_bytes((SAMPLES / "hermes_state.db").read_bytes())
+    before = store.read_bytes()
+    sessions = {info.id: info for info in load(store).sessions}
+    assert len(sessions) > 1
+    go(app, "sessions")
+    listed = app.dataframe[0].value
+    assert len(listed) == len(sessions)
+    other = next(key for key in app.selectbox(key="sessions_pick").options if "5 msgs" in key)
+    picked = next(session for session, info in sessions.items() if info.message_count == 5)
+    app.selectbox(key="sessions_pick").select_index(app.selectbox(key="sessions_pick").options.index(other))
+    run(app)
+    next(button for button in app.button if button.label == "Open in the dashboard").click()
+    run(app)
+    assert app.selectbox(key="conversation_choice").value.startswith("Uploaded: state.db")
+    assert number(metrics(app)["Messages"]) == len(load(store, session=picked).messages)
+    go(app, "sessions")
+    next(button for button in app.button if button.label == "Follow live").click()
+    run(app)
+    assert number(metrics(app)["Messages"]) == len(load(store, session=picked).messages)
+    assert store.read_bytes() == before and sorted(p.name for p in live_folders.iterdir()) == ["state.db"]
