@@ -19,17 +19,6 @@ SAMPLES = ROOT / "sample_conversations"
 TIMEOUT = 30
 
 
-@pytest.fixture(autouse=True)
-def live_folders(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """The Live and Sessions pages list a temporary folder (never the user's own agents' folders),
-    and keep their index cache beside it."""
-    base = tmp_path_factory.mktemp("live")
-    (base / "sessions").mkdir()
-    monkeypatch.setenv("CONTEXT_LENS_LIVE_ROOTS", str(base / "sessions"))
-    monkeypatch.setenv("CONTEXT_LENS_CACHE", str(base / "cache"))
-    return base / "sessions"
-
-
 def sample_paths() -> list[Path]:
     from dashboard.memo import list_samples
 
