@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import streamlit as st
 
 from core.render.live import gauge_html, growth_figure, zones_html
@@ -65,8 +67,6 @@ else:
     if path is None:
         st.info("Type the path of a session file (a Claude Code, Codex, Gemini CLI or Hermes log, or a state.db).")
         st.stop()
-    from pathlib import Path
-
     path = str(Path(path).expanduser())
 
 follower = follow(path, session, config)
