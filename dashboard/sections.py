@@ -29,6 +29,10 @@ SECTIONS: dict[str, list[tuple[str, str, str]]] = {
     ],
 }
 
+# Pages that read their own input (the session files in the user's folders), not the conversation
+# the other pages analyse: an upload that could not be read is not theirs to repeat.
+OWN_INPUT_PAGES = frozenset({"live", "sessions"})
+
 
 def section_of(title: str) -> str:
     """The navigation section holding the page titled ``title``."""
