@@ -139,6 +139,22 @@ def page(chromium: Any, server_url: str) -> Iterator[Any]:
         context.close()
 
 
+def open_dashboard(chromium: Any, server_url: str, width: int, scheme: str = "light", height: int = 900) -> Any:
+    """A new browser session on the first page, ``width`` x ``height`` in the ``scheme`` colours; its
+    page errors in ``tab.page_errors`` (close ``tab.context`` after)."""
+    context = chromium.new_context(viewport={"width": width, "height": height}, color_scheme=scheme,
+                                   accept_downloads=True)
+    context.set_default_timeout(UI_TIMEOUT_MS)
+    tab = context.new_page()
+    errors: list[str] = []
+    tab.on("pageerror", lambda exc: errors.append(str(exc)))
+    tab.goto(server_url)
+    tab.get_by_text("Headline figures").wait_for()
+    wait_until_idle(tab)
+    tab.page_errors = errors  # type: ignore[attr-defined]
+    return tab
+
+
 def wait_until_idle(page: Any) -> None:
     """Wait for the script run to end (Streamlit shows its status widget while it runs)."""
     page.wait_for_timeout(300)

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from core.formats import load
-from tests.e2e.conftest import LIVE_ROOT, ROOT, UI_TIMEOUT_MS, open_page, screenshot, wait_until_idle
+from tests.e2e.conftest import LIVE_ROOT, ROOT, UI_TIMEOUT_MS, open_dashboard, open_page, screenshot
 
 pytestmark = pytest.mark.browser
 
@@ -35,24 +35,27 @@ def _gauge(tab: Any) -> str:
     return tab.locator("[data-chart='live-gauge']").first.inner_html()
 
 
-@pytest.mark.parametrize(("width", "scheme"), [(1400, "light"), (800, "light"), (1400, "dark"), (800, "dark")])
-def test_the_gauge_moves_within_2_s_of_an_append(chromium: Any, server_url: str, width: int, scheme: str) -> None:
-    lines = CODEX.read_bytes().splitlines(keepends=True)
+def _empty_live_root() -> None:
     LIVE_ROOT.mkdir(parents=True, exist_ok=True)
     for old in LIVE_ROOT.glob("*.jsonl"):
         old.unlink()
+
+
+def _open(chromium: Any, server_url: str, width: int, scheme: str, title: str) -> tuple[Any, Any, list[str]]:
+    """A new browser session on the page ``title``: its context (close it after), tab and page errors."""
+    tab = open_dashboard(chromium, server_url, width, scheme)
+    open_page(tab, title)
+    return tab.context, tab, tab.page_errors
+
+
+@pytest.mark.parametrize(("width", "scheme"), [(1400, "light"), (800, "light"), (1400, "dark"), (800, "dark")])
+def test_the_gauge_moves_within_2_s_of_an_append(chromium: Any, server_url: str, width: int, scheme: str) -> None:
+    lines = CODEX.read_bytes().splitlines(keepends=True)
+    _empty_live_root()
     path = LIVE_ROOT / f"rollout-{width}-{scheme}.jsonl"
     path.write_bytes(b"".join(lines[:16]))
-    context = chromium.new_context(viewport={"width": width, "height": 900}, color_scheme=scheme)
-    context.set_default_timeout(UI_TIMEOUT_MS)
-    tab = context.new_page()
-    errors: list[str] = []
-    tab.on("pageerror", lambda exc: errors.append(str(exc)))
+    context, tab, errors = _open(chromium, server_url, width, scheme, "Live")
     try:
-        tab.goto(server_url)
-        tab.get_by_text("Headline figures").wait_for()
-        wait_until_idle(tab)
-        open_page(tab, "Live")
         tab.get_by_text("Following").first.wait_for()
         before = len(load(path).messages)
         assert _metric(tab, "Messages") == f"{before:,}"
@@ -82,22 +85,12 @@ def test_the_gauge_moves_within_2_s_of_an_append(chromium: Any, server_url: str,
 @pytest.mark.parametrize(("width", "scheme"), [(1400, "light"), (800, "light"), (1400, "dark"), (800, "dark")])
 def test_the_sessions_page_lists_the_folder_and_follows_a_session(chromium: Any, server_url: str, width: int,
                                                                     scheme: str) -> None:
-    LIVE_ROOT.mkdir(parents=True, exist_ok=True)
-    for old in LIVE_ROOT.glob("*.jsonl"):
-        old.unlink()
+    _empty_live_root()
     claude = ROOT / "sample_conversations" / "claude_code_v2_session.jsonl"
     (LIVE_ROOT / "rollout-a.jsonl").write_bytes(CODEX.read_bytes())
     (LIVE_ROOT / "session-b.jsonl").write_bytes(claude.read_bytes())
-    context = chromium.new_context(viewport={"width": width, "height": 900}, color_scheme=scheme)
-    context.set_default_timeout(UI_TIMEOUT_MS)
-    tab = context.new_page()
-    errors: list[str] = []
-    tab.on("pageerror", lambda exc: errors.append(str(exc)))
+    context, tab, errors = _open(chromium, server_url, width, scheme, "Sessions")
     try:
-        tab.goto(server_url)
-        tab.get_by_text("Headline figures").wait_for()
-        wait_until_idle(tab)
-        open_page(tab, "Sessions")
         tab.get_by_text("2 session(s)").first.wait_for()
         assert tab.locator("[data-testid='stDataFrame']").count() == 1
         assert tab.locator("[data-testid='stException']").count() == 0
