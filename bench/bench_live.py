@@ -1,6 +1,6 @@
 """Live sessions: what following a growing log costs, and the sessions index on 1,000 sessions.
 
-Watch, as a person runs it: ``python -m core.live watch --json`` in its own process, the log
+Watch, as a person runs it: ``context-lens watch --json`` (``python -m core watch``) in its own process, the log
 appended by this one (``bench.live_corpus``: Claude Code and Codex logs as the agents write them).
 
 * ``grown``: the log written from nothing in 10 appends, each ending in the middle of a line (the
@@ -21,7 +21,8 @@ update's processor time (conversion of the kept lines + the measure), per line o
 
 Index: 1,000 generated sessions in the agents' folder layout (Claude Code, Codex, Gemini CLI):
 the first scan (the batch engine's local process pool), a rescan with nothing changed, a rescan
-after 10 sessions grew by a turn, and a search.
+after 10 sessions grew by a turn, a search, and what the Sessions page does on a visit (a new
+index on the warm cache, a look for changes, the whole table).
 
 Run: ``.venv/bin/python -m bench.bench_live [--quick]`` (writes ``bench/results/live.json``).
 """
@@ -54,6 +55,10 @@ from bench.live_corpus import claude_code_turns, codex_turns, write_log  # noqa:
 LATENCY_TARGET_S = 4.0
 CPU_TARGET_FACTOR = 3.0
 RESCAN_TARGET_S = 1.0
+# The first scan of 1,000 sessions (the page shows its progress meanwhile).
+FIRST_SCAN_TARGET_S = 60.0
+# What the Sessions page does on each visit: look again (nothing changed) and list every row.
+PAGE_LIST_TARGET_S = 1.0
 CHANGED_RESCAN_TARGET_S = 3.0
 SEARCH_TARGET_S = 0.5
 GENERATORS = {"claude-code": claude_code_turns, "codex": codex_turns}
@@ -91,7 +96,7 @@ class _Watcher:
     """``watch --json`` on ``path`` in its own process; its status lines from a reader thread."""
 
     def __init__(self, path: Path) -> None:
-        self.proc = subprocess.Popen([sys.executable, "-m", "core.live", "watch", str(path), "--json",
+        self.proc = subprocess.Popen([sys.executable, "-m", "core", "watch", str(path), "--json",
                                       "--interval", "0.2"], cwd=ROOT, env=_env(), stdout=subprocess.PIPE,
                                      stderr=subprocess.PIPE)
         self.lines: queue.Queue[tuple[float, bytes]] = queue.Queue()
@@ -180,6 +185,8 @@ def _run(path: Path, prefix: bytes, appends: list[bytes], pause: float, wait_eac
         "cpu_vs_analyze": cpu / analyze_cpu,
         "update_cpu_s": watcher.update_cpu,
         "update_ms_per_appended_line": watcher.update_cpu / max(1, lines) * 1000,
+        # Following a line may cost what the Done-when allows for it: 3x its share of one analyze.
+        "per_line_limit_ms": CPU_TARGET_FACTOR * analyze_cpu / max(1, path.read_bytes().count(b"\n")) * 1000,
         "equal_to_analyze": equal,
     }
 
@@ -281,13 +288,21 @@ def bench_index(directory: Path, quick: bool) -> list[dict[str, Any]]:
     started = time.perf_counter()
     rows = index.rows(sort_by="request_tokens")
     rows_s = time.perf_counter() - started
+    # The Sessions page: a new index object on the warm cache (a new browser session), look again, list.
+    started = time.perf_counter()
+    page_index = SessionIndex(roots, cache_dir=directory / "cache")
+    page_index.refresh()
+    page_frame = page_index.frame()
+    page_s = time.perf_counter() - started
+    page_index.close()
     index.close()
     inline = SessionIndex(roots, cache_dir=directory / "cache-inline", workers=1)
     inline_first = inline.refresh()
     inline.close()
     table = [
         {"measure": f"first scan, {first.engine} engine ({os.cpu_count()} workers)", "sessions": len(rows),
-         "files": first.files, "seconds": first.seconds, "target_s": None, "files_per_s": first.files / first.seconds},
+         "files": first.files, "seconds": first.seconds, "target_s": FIRST_SCAN_TARGET_S,
+         "files_per_s": first.files / first.seconds},
         {"measure": "first scan, one process", "sessions": len(rows), "files": inline_first.files,
          "seconds": inline_first.seconds, "target_s": None, "files_per_s": inline_first.files / inline_first.seconds},
         {"measure": "rescan, nothing changed", "sessions": len(rows), "files": rescan.indexed, "seconds": rescan.seconds,
@@ -298,6 +313,8 @@ def bench_index(directory: Path, quick: bool) -> list[dict[str, Any]]:
          "target_s": SEARCH_TARGET_S, "files_per_s": None},
         {"measure": "list, sorted by tokens", "sessions": len(rows), "files": None, "seconds": rows_s,
          "target_s": SEARCH_TARGET_S, "files_per_s": None},
+        {"measure": "Sessions page: open the index, look again, list as a table", "sessions": len(page_frame),
+         "files": None, "seconds": page_s, "target_s": PAGE_LIST_TARGET_S, "files_per_s": None},
     ]
     print_table(f"sessions index: {sessions:,} sessions ({kinds}), {megabytes:.0f} MB", table)
     return [{**row, "corpus_mb": round(megabytes, 1), "kinds": kinds} for row in table]
@@ -323,6 +340,12 @@ def main() -> int:
                         "limit": LATENCY_TARGET_S, "met": row["latency_max_s"] <= LATENCY_TARGET_S})
         targets.append({"target": f"watcher cpu <= 3x one analyze ({where})", "worst": row["cpu_vs_analyze"],
                         "limit": CPU_TARGET_FACTOR, "met": row["cpu_vs_analyze"] <= CPU_TARGET_FACTOR})
+        if row["scenario"].startswith("grown"):
+            # Logs appended in chunks (the Done-when's case). On a long log appended a turn at a time,
+            # an update re-measures the whole conversation: its cost per line is in update_by_size.
+            targets.append({"target": f"ms per appended line <= 3x its share of analyze ({where})",
+                            "worst": row["update_ms_per_appended_line"], "limit": row["per_line_limit_ms"],
+                            "met": row["update_ms_per_appended_line"] <= row["per_line_limit_ms"]})
     targets += [{"target": row["measure"], "worst": row["seconds"], "limit": row["target_s"],
                  "met": row["seconds"] <= row["target_s"]} for row in index if row["target_s"] is not None]
     print_table("targets", targets)

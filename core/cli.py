@@ -9,6 +9,7 @@ Subcommands:
 * ``batch DIR_OR_GLOB... -o report.parquet|csv``: one row per transcript or session, in a local
   process pool or on a Ray cluster (``--engine ray --address auto``).
 * ``serve``: start the dashboard on 127.0.0.1.
+* ``watch PATH`` / ``sessions``: follow a live session, list the agents' sessions (``core.live.cli``).
 
 Bad input ends with a non-zero exit code and one line naming the file and the problem.
 """
@@ -52,6 +53,7 @@ from core.cli_output import (
 from core.formats import Conversation, FormatError
 from core.hermes_plugin import settings_cli as hermes_settings
 from core.interrupts import EXIT_INTERRUPTED, Interrupts
+from core.live import cli as live_cli
 from core.safe_text import safe_message
 
 __all__ = ["EXIT_SUSPECT_SUMMARY", "analysis_report", "build_parser", "main", "print_analysis"]
@@ -355,7 +357,7 @@ _COMMANDS = {"analyze": cmd_analyze, "compress": cmd_compress, "replay": cmd_rep
 
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns the exit code (the console script exits with it)."""
-    parser = build_parser()
+    parser = build_parser(live_cli.add_commands)
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:
@@ -363,6 +365,8 @@ def main(argv: list[str] | None = None) -> int:
     if not args.command:
         parser.print_help(sys.stderr)
         return EXIT_BAD_INPUT
+    if args.command in live_cli.COMMANDS:
+        return live_cli.run(args)  # a watch writes nothing: Ctrl-C simply ends it
     interrupts = Interrupts()
     interrupts.install()
     _INTERRUPTS[:] = [interrupts]

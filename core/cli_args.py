@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from core.batch import API_KEY_ENV, ENGINES, SUMMARIZERS, AnalysisSettings
 from core.budget import DEFAULT_MEMORY_MB, DEFAULT_SECONDS
@@ -112,14 +112,13 @@ def max_tokens_value(text: str) -> int | str:
     return value
 
 
-def compressor_options() -> argparse.ArgumentParser:
+def add_compressor_group(parser: argparse.ArgumentParser) -> None:
+    """The compressor's parameters (every command that measures a transcript takes them)."""
     D = DEFAULTS
     from core.config import TOKEN_ESTIMATORS
     from core.profiles import PROFILE_ALIASES, PROFILES
-    from core.summarizers.llm import CLIENT_DEFAULT_RETRIES, DEFAULT_TIMEOUT_S
 
-    parent = argparse.ArgumentParser(add_help=False)
-    group = parent.add_argument_group("compressor")
+    group = parser.add_argument_group("compressor")
     group.add_argument("--context-length", type=positive_int, metavar="TOKENS",
                        help=f"the main model's context window (default: from --model, else {D.context_length})")
     group.add_argument("--model", default=D.model,
@@ -147,6 +146,13 @@ def compressor_options() -> argparse.ArgumentParser:
                        help="decide with Hermes' heuristics (default) or exact tiktoken counts")
     group.add_argument("--format", choices=FORMAT_NAMES, metavar="FORMAT",
                        help=f"input format instead of detecting it: {', '.join(FORMAT_NAMES)}")
+
+
+def compressor_options() -> argparse.ArgumentParser:
+    from core.summarizers.llm import CLIENT_DEFAULT_RETRIES, DEFAULT_TIMEOUT_S
+
+    parent = argparse.ArgumentParser(add_help=False)
+    add_compressor_group(parent)
     summary = parent.add_argument_group("summary")
     summary.add_argument("--summarizer", choices=SUMMARIZERS, default="extractive",
                          help="who writes the summary: the offline extractive one (default), a model through "
@@ -183,7 +189,9 @@ def compressor_options() -> argparse.ArgumentParser:
     return parent
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(more_commands: Callable[[Any], None] | None = None) -> argparse.ArgumentParser:
+    """The ``context-lens`` parser; ``more_commands(subparsers)`` adds the commands that live elsewhere
+    (``core.live.cli``'s ``watch`` and ``sessions``: each option has one home)."""
     parser = Parser(prog=PROG, description="See, tune and run Hermes-style context compression on agent transcripts.")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     options = compressor_options()
@@ -234,6 +242,8 @@ def build_parser() -> argparse.ArgumentParser:
                                 description="Start the Context Lens dashboard on 127.0.0.1.")
     serve.add_argument("--port", type=port, default=8501, help="port (default 8501)")
     hermes_settings.add_command(commands)  # the settings file of the Hermes plugin (core.hermes_plugin)
+    if more_commands is not None:
+        more_commands(commands)
     return parser
 
 

@@ -23,7 +23,15 @@ SECTIONS: dict[str, list[tuple[str, str, str]]] = {
         ("api_validity", "API validity", ":material/rule:"),
         ("release_comparison", "Release comparison", ":material/difference:"),
     ],
+    "Live": [
+        ("live", "Live", ":material/sensors:"),
+        ("sessions", "Sessions", ":material/folder_open:"),
+    ],
 }
+
+# Pages that read their own input (the session files in the user's folders), not the conversation
+# the other pages analyse: an upload that could not be read is not theirs to repeat.
+OWN_INPUT_PAGES = frozenset({"live", "sessions"})
 
 
 def section_of(title: str) -> str:

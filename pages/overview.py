@@ -35,8 +35,9 @@ from dashboard.ui import metric_row, table
 def _store_uploads() -> None:
     """Keep the uploaded files' bytes in the session (the upload itself is never modified)."""
     files = st.session_state.get("uploader") or []
-    stored = []
-    seen: set[str] = set()
+    # Sessions opened from the Live pages stay: they were never uploads of this widget.
+    stored = [item for item in st.session_state.get("uploaded_files", []) if item.get("live_path")]
+    seen: set[str] = {item["name"] for item in stored}
     for file in files:
         data = file.getvalue()
         name = file.name

@@ -16,7 +16,8 @@ For the command line and the dashboard page:
 
 Nothing here writes to the watched files or folders. See the modules for the details:
 ``tail`` (a growing file), ``sources`` (one resumable reader per layout), ``status`` (the figures),
-``follower`` (the follower), ``index`` (the sessions index), ``cli`` (``python -m core.live``).
+``follower`` (the follower), ``index`` (the sessions index), ``cli`` (``context-lens watch`` and
+``sessions``). The dashboard's Live and Sessions pages (``dashboard/live.py``) use the same objects.
 """
 
 from core.live.follower import SessionFollower, follow

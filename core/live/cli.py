@@ -1,4 +1,6 @@
-"""``python -m core.live``: what ``context-lens watch`` and ``context-lens sessions`` print.
+"""``context-lens watch`` and ``context-lens sessions`` (also ``python -m core.live``): their options and what they print.
+
+``core.cli`` adds them to its parser (``add_commands``) and runs them here (``run``).
 
 * ``watch PATH``: follow one session file as its agent appends to it; a one-line gauge per update
   (``[#######---] 71% of threshold · 182 msgs · ~6 turns to compaction``), or with ``--json`` one
@@ -16,38 +18,12 @@ import argparse
 import json
 import signal
 import sys
-from collections.abc import Sequence
 from typing import Any
 
-from core.config import DEFAULTS, CompressorConfig
+from core.config import CompressorConfig
 
 PROG = "context-lens"
 EXIT_OK, EXIT_BAD_INPUT, EXIT_INTERRUPTED = 0, 2, 130
-
-
-def _compressor_arguments(parser: argparse.ArgumentParser) -> None:
-    """``analyze``'s compressor options (the figures depend on them; nothing is summarised)."""
-    from core import cli_args
-    from core.config import TOKEN_ESTIMATORS
-    from core.formats import FORMAT_NAMES
-    from core.profiles import PROFILE_ALIASES, PROFILES
-
-    group = parser.add_argument_group("compressor")
-    group.add_argument("--context-length", type=cli_args.positive_int, metavar="TOKENS",
-                       help=f"the main model's context window (default: from --model, else {DEFAULTS.context_length})")
-    group.add_argument("--model", default=DEFAULTS.model, help="main model as litellm names it")
-    group.add_argument("--max-tokens", type=cli_args.max_tokens_value, metavar="TOKENS",
-                       help="the main model's output reserve (or 'model')")
-    group.add_argument("--threshold-percent", type=cli_args.fraction, default=DEFAULTS.threshold_percent,
-                       metavar="FRACTION", help=f"compress at this share of the window (default {DEFAULTS.threshold_percent})")
-    group.add_argument("--protect-first-n", type=cli_args.count, default=DEFAULTS.protect_first_n, metavar="N")
-    group.add_argument("--protect-last-n", type=cli_args.count, default=DEFAULTS.protect_last_n, metavar="N")
-    group.add_argument("--summary-target-ratio", type=cli_args.fraction, default=DEFAULTS.summary_target_ratio,
-                       metavar="FRACTION")
-    group.add_argument("--profile", choices=sorted([*PROFILES, *PROFILE_ALIASES]), default=DEFAULTS.profile,
-                       help=f"Hermes release (default {DEFAULTS.profile})")
-    group.add_argument("--token-estimator", choices=TOKEN_ESTIMATORS, default=DEFAULTS.token_estimator)
-    group.add_argument("--format", choices=FORMAT_NAMES, metavar="FORMAT", help="input format instead of detecting it")
 
 
 def config_from_args(args: argparse.Namespace) -> CompressorConfig:
@@ -64,20 +40,24 @@ def config_from_args(args: argparse.Namespace) -> CompressorConfig:
     return cli_args.settings_from_args(argparse.Namespace(**values)).config()
 
 
-def build_parser() -> argparse.ArgumentParser:
+COMMANDS = ("watch", "sessions")
+
+
+def add_commands(commands: Any) -> None:
+    """Add ``watch`` and ``sessions`` to a parser's subcommands (``context-lens``'s and
+    ``python -m core.live``'s): their options live here, the compressor's in ``core.cli_args``."""
     from core import cli_args
 
-    parser = cli_args.Parser(prog=f"{PROG}", description="Follow live agent sessions.")
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=cli_args.Parser)
-    watch = commands.add_parser("watch", help="follow one session file as it grows",
-                                description="Follow one session file and print its status at each change.")
+    watch = commands.add_parser("watch", help="follow one session file as it grows: a gauge per update",
+                                description="Follow one session file and print its status at each change "
+                                            "(Ctrl-C ends it).")
     watch.add_argument("path", metavar="PATH", help="the session file (or store, or a tool's folder)")
     watch.add_argument("--json", action="store_true", help="one JSON object per update, one per line")
     watch.add_argument("--session", metavar="ID", help="the session of a multi-session file to follow")
     watch.add_argument("--interval", type=cli_args.positive_seconds, default=0.5, metavar="SECONDS",
                        help="seconds between two looks at the file (default 0.5)")
     watch.add_argument("--once", action="store_true", help="print the current status and exit")
-    _compressor_arguments(watch)
+    cli_args.add_compressor_group(watch)
 
     sessions = commands.add_parser("sessions", help="the sessions index of the agents' folders",
                                    description="Index the sessions under the agents' folders and list them.")
@@ -94,8 +74,7 @@ def build_parser() -> argparse.ArgumentParser:
                           help="engine of a large first scan: local process pool (default) or Ray")
     sessions.add_argument("--workers", type=cli_args.positive_int, metavar="N", help="worker processes for a large scan")
     sessions.add_argument("--address", metavar="ADDRESS", help="Ray cluster to join (with --engine ray)")
-    _compressor_arguments(sessions)
-    return parser
+    cli_args.add_compressor_group(sessions)
 
 
 # --- watch ---------------------------------------------------------------------------------------
@@ -188,19 +167,13 @@ def cmd_sessions(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def run(args: argparse.Namespace) -> int:
+    """Run a parsed ``watch`` or ``sessions``; its exit code. Bad input is one line (exit 2), Ctrl-C
+    (or SIGTERM, for ``watch``) ends it quietly (exit 130)."""
     from core import cli_args
     from core.batch import BatchError
     from core.formats import FormatError
 
-    parser = build_parser()
-    try:
-        args = parser.parse_args(argv)
-    except SystemExit as exc:
-        return int(exc.code or 0) if not isinstance(exc.code, str) else EXIT_BAD_INPUT
-    if not args.command:
-        parser.print_help(sys.stderr)
-        return EXIT_BAD_INPUT
     # SIGTERM ends a watch as Ctrl-C does.
     previous = signal.signal(signal.SIGTERM, signal.default_int_handler) if args.command == "watch" else None
     try:

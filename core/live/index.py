@@ -93,6 +93,8 @@ class RefreshSummary:
     seconds: float = 0.0
     engine: str = "inline"
     missing_roots: list[str] = field(default_factory=list)
+    #: Folders and files that could not be looked at (``path: reason``, e.g. permission denied).
+    unreadable: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -100,7 +102,8 @@ class RefreshSummary:
     def describe(self) -> str:
         text = (f"{self.files:,} file(s): {self.indexed:,} read ({self.engine}), {self.reused:,} from the cache, "
                 f"{self.removed:,} gone, {self.failed:,} unreadable · {self.seconds:.2f} s")
-        return text + (f" · not found: {', '.join(self.missing_roots)}" if self.missing_roots else "")
+        text += f" · not found: {', '.join(self.missing_roots)}" if self.missing_roots else ""
+        return text + (f" · {len(self.unreadable):,} cannot be read" if self.unreadable else "")
 
 
 # --- which files are sessions --------------------------------------------------------------------
@@ -156,17 +159,30 @@ def _key(path: str, st: os.stat_result) -> tuple[int, int, str]:
     return st.st_size, st.st_mtime_ns, extra
 
 
-def discover(roots: Sequence[str | os.PathLike[str]]) -> tuple[dict[str, tuple[tuple[int, int, str], float]], list[str]]:
-    """The session files under ``roots``: ``{path: (key, mtime)}``, and the roots that do not exist."""
+def discover(roots: Sequence[str | os.PathLike[str]], unreadable: list[str] | None = None,
+             ) -> tuple[dict[str, tuple[tuple[int, int, str], float]], list[str]]:
+    """The session files under ``roots``: ``{path: (key, mtime)}``, and the roots that do not exist.
+    Folders and files that cannot be looked at are added to ``unreadable`` (``path: reason``)."""
+    from core.live.tail import describe_os_error
+
     found: dict[str, tuple[tuple[int, int, str], float]] = {}
     missing = []
+    problems = unreadable if unreadable is not None else []
+
+    def refused(exc: OSError) -> None:
+        problems.append(f"{exc.filename or '?'}: {describe_os_error(exc)}")
+
     for root in roots:
         base = Path(root).expanduser()
-        if not base.is_dir():
-            missing.append(str(root))
+        try:
+            if not base.is_dir():
+                missing.append(str(root))
+                continue
+        except OSError as exc:  # a parent folder that cannot be entered
+            problems.append(f"{root}: {describe_os_error(exc)}")
             continue
         kind = _root_kind(base)
-        for directory, dirs, files in os.walk(base):
+        for directory, dirs, files in os.walk(base, onerror=refused):
             rel = Path(directory).relative_to(base).as_posix()
             dirs[:] = sorted(d for d in dirs if not d.startswith("."))
             for name in files:
@@ -175,7 +191,10 @@ def discover(roots: Sequence[str | os.PathLike[str]]) -> tuple[dict[str, tuple[t
                 path = os.path.join(directory, name)
                 try:
                     st = os.stat(path)
-                except OSError:
+                except FileNotFoundError:
+                    continue  # gone since the folder was listed
+                except OSError as exc:
+                    refused(exc)
                     continue
                 found[path] = (_key(path, st), st.st_mtime)
     return found, missing
@@ -228,13 +247,14 @@ class SessionIndex:
         progress bar on standard error (the batch engine's).
         """
         started = time.perf_counter()
-        found, missing = discover(self.roots)
+        unreadable: list[str] = []
+        found, missing = discover(self.roots, unreadable)
         cached = self.store.file_keys()
         gone = [path for path in cached if path not in found]
         self.store.forget(gone)
         todo = [path for path, (key, _mtime) in found.items() if cached.get(path) != key]
         summary = RefreshSummary(files=len(found), reused=len(found) - len(todo), removed=len(gone),
-                                 missing_roots=missing)
+                                 missing_roots=missing, unreadable=unreadable)
         callback = progress if callable(progress) else None
         bar = progress is True
         settings = self._settings()

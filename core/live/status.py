@@ -71,6 +71,9 @@ class Measurement:
     zones: Zones | None
     compactions: int
     request: dict[str, Any] = field(repr=False, compare=False, default_factory=dict)
+    #: The trigger's size at each of the recent requests (at most ``SERIES_LENGTH + 1``), the last
+    #: one now: the growth the forecast is drawn from.
+    series: tuple[int, ...] = field(repr=False, compare=False, default=())
 
     @property
     def share_of_threshold(self) -> float:
@@ -133,7 +136,8 @@ def measure(conversation: Conversation, config: CompressorConfig, *, zones: bool
     tokens, source = int(trigger["tokens"]), str(trigger["source"])
     threshold = int(trigger["threshold_tokens"])
     would = bool(trigger["would_compress"])
-    growth = growth_per_turn(_trigger_series(conversation, config, source, tokens))
+    series = _trigger_series(conversation, config, source, tokens)
+    growth = growth_per_turn(series)
     if would:
         turns: int | None = 0
     elif growth:
@@ -155,6 +159,7 @@ def measure(conversation: Conversation, config: CompressorConfig, *, zones: bool
         zones=_zones(conversation, config) if zones else None,
         compactions=len(conversation.compaction_events),
         request=report,
+        series=tuple(series[-(SERIES_LENGTH + 1):]),
     )
 
 

@@ -34,6 +34,10 @@ CHROMIUM_ARGS = [
     "--no-first-run",
 ]
 SCREENSHOTS = ROOT / "test-artifacts" / "screenshots"
+# The server's Live and Sessions pages list this folder (never the user's own agents' folders); the
+# tests write session files in it. The index cache is kept beside it.
+LIVE_ROOT = ROOT / "test-artifacts" / "live-sessions"
+LIVE_CACHE = ROOT / "test-artifacts" / "live-cache"
 REQUIRED = os.environ.get("CONTEXT_LENS_REQUIRE_BROWSER") == "1"
 START_TIMEOUT_S = 90
 # Generous: the machine running the tests may be busy; no test asserts on speed.
@@ -68,8 +72,10 @@ def dashboard_server(log_name: str = "streamlit-e2e.log") -> Iterator[str]:
         "--server.headless", "true",
         "--browser.gatherUsageStats", "false",
     ]
+    LIVE_ROOT.mkdir(parents=True, exist_ok=True)
+    env = {**os.environ, "CONTEXT_LENS_LIVE_ROOTS": str(LIVE_ROOT), "CONTEXT_LENS_CACHE": str(LIVE_CACHE)}
     with open(log_path, "wb") as log:
-        process = subprocess.Popen(command, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+        process = subprocess.Popen(command, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env=env)
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + START_TIMEOUT_S
@@ -131,6 +137,22 @@ def page(chromium: Any, server_url: str) -> Iterator[Any]:
         yield tab
     finally:
         context.close()
+
+
+def open_dashboard(chromium: Any, server_url: str, width: int, scheme: str = "light", height: int = 900) -> Any:
+    """A new browser session on the first page, ``width`` x ``height`` in the ``scheme`` colours; its
+    page errors in ``tab.page_errors`` (close ``tab.context`` after)."""
+    context = chromium.new_context(viewport={"width": width, "height": height}, color_scheme=scheme,
+                                   accept_downloads=True)
+    context.set_default_timeout(UI_TIMEOUT_MS)
+    tab = context.new_page()
+    errors: list[str] = []
+    tab.on("pageerror", lambda exc: errors.append(str(exc)))
+    tab.goto(server_url)
+    tab.get_by_text("Headline figures").wait_for()
+    wait_until_idle(tab)
+    tab.page_errors = errors  # type: ignore[attr-defined]
+    return tab
 
 
 def wait_until_idle(page: Any) -> None:

@@ -23,6 +23,7 @@ from tests.e2e.conftest import (
     ROOT,
     UI_TIMEOUT_MS,
     dashboard_server,
+    open_dashboard,
     open_page,
     page_sections,
     screenshot,
@@ -105,15 +106,7 @@ def _context(chromium: Any, width: int, scheme: str = "light") -> Any:
 
 def _open(chromium: Any, server_url: str, width: int, scheme: str = "light") -> Any:
     """A new browser session on the first page, ``width`` x 900 (close ``tab.context`` after)."""
-    context = _context(chromium, width, scheme)
-    tab = context.new_page()
-    errors: list[str] = []
-    tab.on("pageerror", lambda exc: errors.append(str(exc)))
-    tab.goto(server_url)
-    tab.get_by_text("Headline figures").wait_for()
-    wait_until_idle(tab)
-    tab.page_errors = errors  # type: ignore[attr-defined]
-    return tab
+    return open_dashboard(chromium, server_url, width, scheme, height=HEIGHT)
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""``python -m core.live watch``: real logs appended in chunks while it runs.
+"""``context-lens watch`` (``python -m core watch``, the real entry point): real logs appended in chunks while it runs.
 
 Done when: a status within 4 s of each append, the last status equal to a fresh ``analyze --json``
 of the whole file (messages, whole request, would compress, zones), and the watcher's processor
@@ -87,7 +87,7 @@ def test_watch_follows_a_log_appended_in_chunks(tmp_path, log):
     assert not pieces[0].endswith(b"\n")  # the first append stops in the middle of a line
     path = tmp_path / name
     path.write_bytes(pieces[0])
-    proc = subprocess.Popen([sys.executable, "-m", "core.live", "watch", str(path), "--json", "--interval", "0.2"],
+    proc = subprocess.Popen([sys.executable, "-m", "core", "watch", str(path), "--json", "--interval", "0.2"],
                             cwd=ROOT, env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     lines = _Lines(proc.stdout)
     try:
@@ -132,14 +132,14 @@ def test_watch_follows_a_log_appended_in_chunks(tmp_path, log):
 def test_watch_once_prints_the_gauge(tmp_path):
     path = tmp_path / "s.jsonl"
     path.write_bytes((SAMPLES / "claude_code_v2_session.jsonl").read_bytes())
-    run = subprocess.run([sys.executable, "-m", "core.live", "watch", str(path), "--once"], cwd=ROOT, env=_env(),
+    run = subprocess.run([sys.executable, "-m", "core", "watch", str(path), "--once"], cwd=ROOT, env=_env(),
                          capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stderr
     header, gauge = run.stdout.strip().splitlines()
     assert header == f"{path} · claude-code · session 72e04900-fcf9-4a53-ab1a-9216228923a4"
     assert re.match(r"^\[[#-]{10}\] \d+% of threshold · 23 msgs · [\d,]+/96,000 tok · ~\d+ turns to compaction$",
                     gauge), run.stdout
-    tight = subprocess.run([sys.executable, "-m", "core.live", "watch", str(path), "--once", "--json",
+    tight = subprocess.run([sys.executable, "-m", "core", "watch", str(path), "--once", "--json",
                             "--context-length", "60000"], cwd=ROOT, env=_env(), capture_output=True, text=True,
                            timeout=120)
     status = json.loads(tight.stdout)
@@ -148,7 +148,7 @@ def test_watch_once_prints_the_gauge(tmp_path):
 
 def test_watch_of_a_missing_file_waits_and_ends_cleanly(tmp_path):
     path = tmp_path / "not-yet.jsonl"
-    proc = subprocess.Popen([sys.executable, "-m", "core.live", "watch", str(path), "--json", "--interval", "0.1"],
+    proc = subprocess.Popen([sys.executable, "-m", "core", "watch", str(path), "--json", "--interval", "0.1"],
                             cwd=ROOT, env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     lines = _Lines(proc.stdout)
     try:
@@ -164,7 +164,7 @@ def test_watch_of_a_missing_file_waits_and_ends_cleanly(tmp_path):
 
 
 def test_watch_bad_options_are_one_line(tmp_path):
-    run = subprocess.run([sys.executable, "-m", "core.live", "watch", str(tmp_path / "x.jsonl"), "--interval", "0"],
+    run = subprocess.run([sys.executable, "-m", "core", "watch", str(tmp_path / "x.jsonl"), "--interval", "0"],
                          cwd=ROOT, env=_env(), capture_output=True, text=True, timeout=60)
     assert run.returncode == 2 and run.stderr.count("\n") == 1
 
@@ -193,3 +193,41 @@ def test_the_terminal_form_rewrites_one_line_and_says_events_apart(tmp_path):
     shown = screen.getvalue()
     assert shown.count("\r\x1b[2K") == 4  # the header, a gauge, the compaction, the gauge again
     assert "compaction (compacted) at message" in shown and shown.endswith("\n")
+
+
+def test_the_main_command_and_the_live_module_take_the_same_watch_options(tmp_path):
+    """``context-lens watch`` and ``python -m core.live watch`` are one command: the same options, the
+    same output."""
+    path = tmp_path / "rollout.jsonl"
+    path.write_bytes((SAMPLES / "codex_rollout.jsonl").read_bytes())
+    outputs = []
+    for module in ("core", "core.live"):
+        run = subprocess.run([sys.executable, "-m", module, "watch", str(path), "--once", "--json",
+                              "--context-length", "20000", "--threshold-percent", "0.3"],
+                             cwd=ROOT, env=_env(), capture_output=True, text=True, timeout=120)
+        assert run.returncode == 0, run.stderr
+        status = json.loads(run.stdout)
+        outputs.append({key: value for key, value in status.items() if key not in ("time", "seconds")})
+    assert outputs[0] == outputs[1]
+    assert outputs[0]["context_length"] == 20_000 and outputs[0]["threshold_tokens"] > 0
+
+
+def test_sessions_lists_a_folder_through_the_main_command(tmp_path):
+    root = tmp_path / "logs"
+    root.mkdir()
+    (root / "a.jsonl").write_bytes((SAMPLES / "codex_rollout.jsonl").read_bytes())
+    (root / "b.jsonl").write_bytes((SAMPLES / "claude_code_v2_session.jsonl").read_bytes())
+    run = subprocess.run([sys.executable, "-m", "core", "sessions", str(root), "--json", "--cache-dir",
+                          str(tmp_path / "cache"), "--sort", "messages"],
+                         cwd=ROOT, env=_env(), capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    payload = json.loads(run.stdout)
+    rows = payload["rows"]
+    assert payload["total"] == 2 and {Path(row["file"]).name for row in rows} == {"a.jsonl", "b.jsonl"}
+    assert [row["messages"] for row in rows] == sorted((row["messages"] for row in rows), reverse=True)
+    assert {row["messages"] for row in rows} == {len(load(root / "a.jsonl").messages),
+                                                  len(load(root / "b.jsonl").messages)}
+    inside = subprocess.run([sys.executable, "-m", "core", "sessions", str(root), "--cache-dir", str(root / "c")],
+                            cwd=ROOT, env=_env(), capture_output=True, text=True, timeout=120)
+    assert inside.returncode == 2 and "must not be inside a watched folder" in inside.stderr
+    assert not (root / "c").exists()
