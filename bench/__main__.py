@@ -16,6 +16,7 @@ SCRIPTS = (
     "bench_formats",
     "bench_summarizer_retention",
     "bench_summarizer_speed",
+    "bench_local_model",
     "bench_strict_redaction",
     "bench_dashboard",
     "bench_startup",

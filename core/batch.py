@@ -93,7 +93,7 @@ def summarizer_for(settings: AnalysisSettings) -> Callable[[str, int], Any] | No
 
     The API key of a model is read here, from ``$CONTEXT_LENS_API_KEY``, in the process that calls it.
     """
-    from core.summarizers.factory import summarizer_for as build
+    from core.summarizers.factory import make_summarizer as build
 
     if settings.summarizer not in SUMMARIZERS and settings.summarizer != "server":
         raise BatchError(f"unknown summarizer {settings.summarizer!r}; expected one of {', '.join(SUMMARIZERS)}")
