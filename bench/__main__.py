@@ -19,6 +19,7 @@ SCRIPTS = (
     "bench_local_model",
     "bench_strict_redaction",
     "bench_dashboard",
+    "bench_first_visit",
     "bench_startup",
     "bench_sweep",
     "bench_batch",
