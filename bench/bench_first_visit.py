@@ -4,8 +4,8 @@
 
 The log is ``bench.corpus.generate_transcript`` grown to 2.6 MB (long tool outputs, some repeated),
 uploaded as JSON. Each page is measured in a process of its own, so nothing another page computed
-is in memory: the dashboard starts, the log is uploaded (the overview renders), then the page is
-opened and its first run timed. Both wall time and the process's CPU time are kept: on a shared
+is in memory: the dashboard starts, the log is uploaded (for the overview, that run is the one
+timed: it reads the log), then the page is opened and its first run timed. Both wall time and the process's CPU time are kept: on a shared
 machine the wall time also counts waiting for a core. The target: every first visit within 1.5 s.
 
 Results go to ``bench/results/first_visit.json``.
@@ -44,8 +44,8 @@ def visit(page: str) -> dict[str, Any]:
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=600)
     at.run()
     at.file_uploader(key="uploader").set_value(("big_log.json", data, "application/json"))
-    at.run()
-    if page != "overview":
+    if page != "overview":  # the overview's first visit is the run that reads the upload
+        at.run()
         at.switch_page(f"pages/{page}.py")
     wall, cpu = time.perf_counter(), time.process_time()
     at.run()
