@@ -306,9 +306,9 @@ def recorded_cost_section(transcript: Transcript, fallback_model: str) -> None:
             ("Output", usd(sums["output"]), {"help": f"{tokens['output']:,} tokens (reasoning included)"}),
         ])
         prices = costs.prices
-        per_million = f"${prices.input * 1e6:,.2f} input, ${prices.output * 1e6:,.2f} output, " + (
-            f"${prices.cache_read * 1e6:,.3g} a cache read" if prices.cache_read_listed else "no cache-read price "
-            "(input price)") + ", " + (f"${prices.cache_write * 1e6:,.3g} a cache write" if prices.cache_write_listed
+        per_million = f"{usd(prices.input * 1e6)} input, {usd(prices.output * 1e6)} output, " + (
+            f"{usd(prices.cache_read * 1e6)} a cache read" if prices.cache_read_listed else "no cache-read price "
+            "(input price)") + ", " + (f"{usd(prices.cache_write * 1e6)} a cache write" if prices.cache_write_listed
                                       else "no cache-write price (input price)")
         if model == log_model:
             priced_for = escape_markdown(model)
@@ -414,9 +414,14 @@ def show_cost(transcript: Transcript, result: Any, run: dict[str, Any]) -> None:
     labels = {"without_compression": "without compression", "with_compression": "with compression"}
     lines = cumulative.rename(columns=labels)
     if not cached_lines.empty:
-        lines = lines.assign(**{f"{label}, cached": cached_lines[column] for column, label in labels.items()})
+        # Short names: the chart's legend cuts long ones.
+        cached_labels = {"without_compression": "cached, without", "with_compression": "cached, with"}
+        lines = lines.assign(**{label: cached_lines[column] for column, label in cached_labels.items()})
     st.line_chart(lines, x="turn", y=[column for column in lines.columns if column != "turn"], height=260,
                   x_label="further requests", y_label="USD")
+    if not cached_lines.empty:
+        st.caption("The two **cached** lines are the same requests with prompt caching: the compacted conversation "
+                   "starts with a cache write, the uncompressed one keeps reading its cache.")
 
 
 def _cached_compaction(costs: Any) -> dict[str, Any]:
@@ -432,7 +437,7 @@ def _cached_compaction(costs: Any) -> dict[str, Any]:
     st.markdown("**With prompt caching**")
     turns = cached["break_even_turns"]
     write_help = (f"{report['tokens_after']:,} tokens written to the cache at "
-                  f"${prices.cache_write * 1e6:,.3g} per million" if prices.cache_write_listed
+                  f"{usd(prices.cache_write * 1e6)} per million" if prices.cache_write_listed
                   else f"{report['tokens_after']:,} tokens at the input price: a cache miss")
     metric_row("cached-cost", [
         ("Cached request before", usd(cached["request_before"]),

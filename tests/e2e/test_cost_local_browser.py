@@ -12,9 +12,15 @@ import pytest
 from core.formats import load
 from core.inspections.recorded_cost import recorded_cost
 from core.render.formatting import usd
-from tests.e2e.conftest import ROOT, UI_TIMEOUT_MS, open_page, screenshot, upload, wait_until_idle
+from tests.e2e.conftest import ROOT, UI_TIMEOUT_MS, nav_link, screenshot, upload, wait_until_idle
 
 CLAUDE_SAMPLE = ROOT / "sample_conversations" / "claude_code_session.jsonl"
+
+
+def _open_compress(tab: Any) -> None:
+    nav_link(tab, "Compress & preview").click()
+    tab.get_by_role("button", name="Run the compressor").wait_for()
+    wait_until_idle(tab)
 
 
 def _tab(chromium: Any, server_url: str, width: int, scheme: str) -> Any:
@@ -37,7 +43,7 @@ def test_the_cost_tab_prices_the_logs_requests_and_the_compaction(chromium: Any,
     tab = _tab(chromium, server_url, width, scheme)
     try:
         upload(tab, CLAUDE_SAMPLE)
-        open_page(tab, "Compress & preview")
+        _open_compress(tab)
         tab.get_by_role("button", name="Run the compressor").click()
         tab.get_by_text("Before and after this run").wait_for()
         wait_until_idle(tab)
@@ -48,7 +54,7 @@ def test_the_cost_tab_prices_the_logs_requests_and_the_compaction(chromium: Any,
         total = recorded_cost(conversation.usage, conversation.model).costs()["total"]
         metric = tab.locator("[data-testid='stMetric']").filter(has_text="Total").first
         assert usd(total) in metric.inner_text()
-        assert tab.get_by_text("With prompt caching").is_visible()
+        assert tab.get_by_text("With prompt caching", exact=True).is_visible()
         # Nothing of the section reaches past the page's right edge.
         overflow = tab.evaluate("() => document.querySelector('[data-testid=\"stMain\"]').scrollWidth"
                                 " - document.querySelector('[data-testid=\"stMain\"]').clientWidth")
@@ -56,6 +62,9 @@ def test_the_cost_tab_prices_the_logs_requests_and_the_compaction(chromium: Any,
         tab.get_by_text("What the logged requests cost").scroll_into_view_if_needed()
         screenshot(tab, f"cost_tab_{scheme}_{width}")
         assert not tab.page_errors, tab.page_errors
+    except Exception:
+        screenshot(tab, f"cost_tab_{scheme}_{width}_failed")
+        raise
     finally:
         tab.context.close()
 
@@ -70,7 +79,7 @@ def test_a_local_model_run_shows_its_progress_and_ends_with_a_summary(chromium: 
         pytest.skip(f"local model not installed (missing {', '.join(missing_parts())})")
     tab = _tab(chromium, server_url, width, scheme)
     try:
-        open_page(tab, "Compress & preview")
+        _open_compress(tab)
         tab.get_by_text("Local model (SmolLM2, offline)").click()
         wait_until_idle(tab)
         tab.get_by_role("button", name="Run the compressor").click()
