@@ -93,6 +93,7 @@ class _Rollout:
         self.meta: dict[str, Any] = {}
         self.excluded: list[dict[str, Any]] = []
         self.previous_total: dict[str, Any] | None = None
+        self.pending_usage: dict[str, Any] | None = None  # a count written before its response's items
 
     def header(self, payload: dict[str, Any], line: int, where: str) -> None:
         self.meta = payload
@@ -112,6 +113,7 @@ class _Rollout:
             return
         if self.assembler.add(item, where):
             self.tally.place(line, where)
+            self.place_pending_usage()
         else:
             self.tally.skip(line, "Responses items without a chat equivalent", where, announced=True)
 
@@ -125,8 +127,14 @@ class _Rollout:
                 # Without last_token_usage, the calls since the previous event are the difference of the
                 # running totals (a repeated event differs by nothing and changes nothing).
                 usage = _usage_difference(total, self.previous_total)
-            if isinstance(usage, dict) and usage and target is not None:
-                self.builder.usage[target] = dict(usage)
+            repeated = total is not None and total == self.previous_total
+            if isinstance(usage, dict) and usage and not repeated:
+                if total is not None and (target is None or self.builder.usage[target] is not None):
+                    # Codex writes a request's count before the response's items (and writes it again
+                    # after): it belongs to the next assistant message, not to the previous one.
+                    self.pending_usage = _usage_sum(self.pending_usage, usage)
+                elif target is not None:
+                    self.builder.usage[target] = dict(usage)
             if total is not None:
                 self.previous_total = total
                 self.builder.metadata["total_token_usage"] = dict(total)
@@ -134,6 +142,20 @@ class _Rollout:
             if isinstance(window, int) and not isinstance(window, bool) and window > 0:
                 self.builder.metadata["model_context_window"] = window
         self.tally.meta(line, "token counts (the usage of the assistant messages)", where)
+
+    def place_pending_usage(self, *, at_end: bool = False) -> None:
+        """Give a count that came before its response to the assistant message the response made
+        (at the end of the log, to the last one: the count is not lost)."""
+        if self.pending_usage is None:
+            return
+        target = _last_assistant(self.builder)
+        if target is None:
+            return
+        if self.builder.usage[target] is None:
+            self.builder.usage[target], self.pending_usage = self.pending_usage, None
+        elif at_end:
+            self.builder.usage[target] = _usage_sum(self.builder.usage[target], self.pending_usage)
+            self.pending_usage = None
 
     def compacted(self, payload: dict[str, Any], line: int, where: str) -> None:
         summary = payload.get("message")
@@ -186,6 +208,7 @@ def parse_records(lines: JsonLines, src: InputSource, session: str | None) -> Co
             tally.skip(line, "lines that are neither an envelope nor a Responses item", where)
     builder = rollout.builder
     rollout.assembler.finish()
+    rollout.place_pending_usage(at_end=True)
     if not builder.messages and not rollout.excluded:
         lines.warnings.append("no conversation items found in the rollout")
     if rollout.excluded:
@@ -219,6 +242,18 @@ def _usage_difference(total: dict[str, Any], previous: dict[str, Any] | None) ->
             before = (previous or {}).get(key, 0)
             difference[key] = value - (before if isinstance(before, int) else 0)
     return difference if any(difference.values()) else {}
+
+
+def _usage_sum(first: dict[str, Any] | None, second: dict[str, Any]) -> dict[str, Any]:
+    """Two requests' usage as one (the counts added; other fields from the later)."""
+    if not first:
+        return dict(second)
+    summed = {**first, **second}
+    for key, value in second.items():
+        before = first.get(key)
+        if isinstance(value, int) and isinstance(before, int) and not isinstance(value, bool):
+            summed[key] = before + value
+    return summed
 
 
 def _last_assistant(builder: Builder) -> int | None:
