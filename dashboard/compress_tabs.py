@@ -281,11 +281,61 @@ def _shown(text: str) -> str:
     return text[:SHOWN_CHARS] + f"\n… ({len(text) - SHOWN_CHARS:,} more characters: open the message for all of it)"
 
 
+def recorded_cost_section(transcript: Transcript, fallback_model: str) -> None:
+    """What the log's own requests cost, turn by turn, cache reads and writes apart (as ccusage prices them)."""
+    from core.inspections.cost import token_prices
+    from core.inspections.recorded_cost import recorded_cost
+
+    log_model = str(getattr(transcript.conversation, "model", "") or "")
+    model = log_model if log_model and token_prices(log_model) is not None else fallback_model
+    costs = transcript.memo(("recorded-cost", model), lambda: recorded_cost(transcript.conversation.usage, model))
+    if not costs.turns:
+        return
+    st.markdown("**What the logged requests cost**")
+    tokens, sums = costs.tokens(), costs.costs()
+    if sums is None:
+        st.info(f"No price known for {escape_markdown(model or 'the log’s model')} in litellm's model table, so the "
+                f"{len(costs.turns):,} requests the log recorded are shown in tokens only.")
+    else:
+        metric_row("recorded-cost", [
+            ("Total", usd(sums["total"]), {"help": f"{len(costs.turns):,} requests the log recorded"}),
+            ("Input", usd(sums["input"]), {"help": f"{tokens['input']:,} tokens neither read from nor written "
+                                                   "to the cache"}),
+            ("Cache reads", usd(sums["cache_read"]), {"help": f"{tokens['cache_read']:,} tokens"}),
+            ("Cache writes", usd(sums["cache_write"]), {"help": f"{tokens['cache_write']:,} tokens"}),
+            ("Output", usd(sums["output"]), {"help": f"{tokens['output']:,} tokens (reasoning included)"}),
+        ])
+        prices = costs.prices
+        per_million = f"{usd(prices.input * 1e6)} input, {usd(prices.output * 1e6)} output, " + (
+            f"{usd(prices.cache_read * 1e6)} a cache read" if prices.cache_read_listed else "no cache-read price "
+            "(input price)") + ", " + (f"{usd(prices.cache_write * 1e6)} a cache write" if prices.cache_write_listed
+                                      else "no cache-write price (input price)")
+        if model == log_model:
+            priced_for = escape_markdown(model)
+        elif log_model:
+            priced_for = f"{escape_markdown(model)} (the log's model {escape_markdown(log_model)} has no price there)"
+        else:
+            priced_for = f"{escape_markdown(model)} (the sidebar's model: the log names none)"
+        st.caption(
+            f"The usage the log recorded for each request, priced for {priced_for} from "
+            f"litellm's model table, per million tokens: {per_million}. Base prices: long-context tiers are not "
+            "applied. Subagents' requests are in their own sessions."
+        )
+    frame = costs.frame()
+    ui_table(frame.assign(cost=frame["cost_usd"].map(usd), running_total=frame["total_usd"].map(usd)),
+             key="recorded_cost_table", height=260,
+             column_order=["message", "input", "cache_read", "cache_write", "output", "cost", "running_total"],
+             column_config={"cache_read": st.column_config.NumberColumn("cache read"),
+                            "cache_write": st.column_config.NumberColumn("cache write"),
+                            "running_total": st.column_config.TextColumn("running total")})
+
+
 def show_cost(transcript: Transcript, result: Any, run: dict[str, Any]) -> None:
     from core.inspections.cost import cost_report_frame, cumulative_cost_frame
     from core.views.run_cost import run_cost
 
     format_usd = usd
+    recorded_cost_section(transcript, run["settings"].model)
 
     if not result.compressed:
         st.info("Nothing was compacted in this run, so there is no saving to price.")
@@ -352,14 +402,63 @@ def show_cost(transcript: Transcript, result: Any, run: dict[str, Any]) -> None:
     ui_table(costs_table.assign(shown_cost=costs_table["cost_usd"].map(format_usd)), key="cost_table",
              column_order=["item", "model", "input_tokens", "output_tokens", "shown_cost"],
              column_config={"shown_cost": st.column_config.TextColumn("cost (USD)")})
-    horizon = max(10, min(200, 2 * (break_even or 10)))
+    cached = _cached_compaction(costs)
+    horizon = max(10, min(200, 2 * max(break_even or 10, cached["break_even_turns"] or 0)))
     cumulative = cumulative_cost_frame(report, horizon)
     if cumulative.empty:
         return
+    from core.inspections.cost import cached_cumulative_frame
+
+    cached_lines = cached_cumulative_frame(cached, horizon)
     st.markdown(f"**Input cost over the next {horizon} requests**")
     labels = {"without_compression": "without compression", "with_compression": "with compression"}
-    st.line_chart(cumulative.rename(columns=labels), x="turn", y=list(labels.values()), height=260,
+    lines = cumulative.rename(columns=labels)
+    if not cached_lines.empty:
+        # Short names: the chart's legend cuts long ones.
+        cached_labels = {"without_compression": "cached, without", "with_compression": "cached, with"}
+        lines = lines.assign(**{label: cached_lines[column] for column, label in cached_labels.items()})
+    st.line_chart(lines, x="turn", y=[column for column in lines.columns if column != "turn"], height=260,
                   x_label="further requests", y_label="USD")
+    if not cached_lines.empty:
+        st.caption("The two **cached** lines are the same requests with prompt caching: the compacted conversation "
+                   "starts with a cache write, the uncompressed one keeps reading its cache.")
+
+
+def _cached_compaction(costs: Any) -> dict[str, Any]:
+    """The run's compaction as an agent with prompt caching pays for it: the metrics, and the report."""
+    from core.inspections.cost import cached_compaction_report
+
+    report = costs.report
+    cached = cached_compaction_report(costs.model, report["tokens_before"], report["tokens_after"],
+                                      report["summary_call_cost"])
+    prices = cached["prices"]
+    if prices is None:
+        return cached
+    st.markdown("**With prompt caching**")
+    turns = cached["break_even_turns"]
+    write_help = (f"{report['tokens_after']:,} tokens written to the cache at "
+                  f"{usd(prices.cache_write * 1e6)} per million" if prices.cache_write_listed
+                  else f"{report['tokens_after']:,} tokens at the input price: a cache miss")
+    metric_row("cached-cost", [
+        ("Cached request before", usd(cached["request_before"]),
+         {"help": f"{report['tokens_before']:,} tokens read from the cache"}),
+        ("Next request after", usd(cached["first_request_after"]),
+         {"help": "The compaction changed the prefix, so the cache no longer matches: " + write_help}),
+        ("Later requests after", usd(cached["later_request_after"]),
+         {"help": f"{report['tokens_after']:,} tokens read from the cache"}),
+        ("With caching, pays for itself after",
+         ("unknown" if cached["summary_call_cost"] is None else "never") if turns is None
+         else f"{turns:,} turn" + ("" if turns == 1 else "s"),
+         {"help": "Further requests until the cache reads saved have repaid the summary call and the cache "
+                  "re-write"}),
+    ])
+    st.caption(
+        f"Prices from litellm's model table: cache reads {'listed' if prices.cache_read_listed else 'not listed'}"
+        f", cache writes {'listed' if prices.cache_write_listed else 'not listed (a miss costs the input price)'}. "
+        f"Re-writing the cache costs {usd(cached['cache_rewrite_cost'])} more than reading it; each later request "
+        f"saves {usd(cached['savings_per_request'])}."
+    )
+    return cached
 
 
 def _report(transcript: Transcript, run: dict[str, Any], result: Any, counter: Any, mask: bool = True) -> str:

@@ -139,3 +139,38 @@ def last_run_for(transcript: Transcript, settings: Settings) -> dict[str, Any] |
     if run and run.get("transcript_key") == transcript.key and run.get("settings") == settings:
         return run
     return None
+
+
+def run_with_progress(work: Callable[[], T], show: Callable[[float], None], *,
+                      on_abandon: Callable[[], None] | None = None, every: float = 0.5) -> T:
+    """``work()`` in a worker thread while ``show(seconds elapsed)`` runs every ``every`` seconds here.
+
+    Streamlit stops a script (the user's Stop, a rerun) by raising from its next call, which is
+    ``show``'s; ``on_abandon`` then runs before the exception goes on, for what the abandoned work
+    still holds (a local model still generating). ``work``'s own exception is raised here.
+    """
+    import threading
+    import time
+
+    outcome: dict[str, Any] = {}
+    done = threading.Event()
+
+    def target() -> None:
+        try:
+            outcome["value"] = work()
+        except BaseException as exc:  # handed to the caller's thread as it is
+            outcome["error"] = exc
+        finally:
+            done.set()
+
+    started = time.perf_counter()
+    threading.Thread(target=target, name="context-lens-run", daemon=True).start()
+    try:
+        while not done.wait(every):
+            show(time.perf_counter() - started)
+    finally:
+        if not done.is_set() and on_abandon is not None:
+            on_abandon()
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["value"]

@@ -25,6 +25,7 @@ from dashboard.compress_tabs import (
 )
 from dashboard.memo import Settings, Transcript
 from dashboard.repair_losses import losses_of_run, repair_losses_notice
+from dashboard.runs import run_with_progress
 from dashboard.sidebar import (
     FAILING_SUMMARIZER,
     LOCAL_SUMMARIZER,
@@ -56,10 +57,34 @@ LONG_LINES, LONG_CHARS, LONG_HEIGHT = 12, 1_200, 280
 
 
 @st.cache_resource(show_spinner="Starting the local model…")
-def _local_server() -> Any:
+def _started_local_server() -> Any:
+    from core.summarizers.llm import import_litellm
     from core.summarizers.local import LocalModelServer
 
-    return LocalModelServer().start()
+    server = LocalModelServer().start()
+    import_litellm()  # several seconds, once: not inside the first run's time
+    return server
+
+
+def _local_server() -> Any:
+    server = _started_local_server()
+    if not server.running:  # a restart after a stopped run failed: try once more now
+        server.start()
+    return server
+
+
+def _progress_label(seconds: float, choice: str) -> str:
+    """The running status: the time so far and, for the local model, its tokens so far."""
+    label = f"Compressing… {seconds:.0f} s"
+    if choice != LOCAL:
+        return label
+    progress = _started_local_server().progress()
+    if progress is None or progress.prompt_tokens is None:
+        return label
+    if progress.generated_tokens:
+        return label + (f" · the local model read a {progress.prompt_tokens:,}-token prompt and has written "
+                        f"{progress.generated_tokens:,} tokens")
+    return label + f" · the local model is reading a {progress.prompt_tokens:,}-token prompt"
 
 
 def _local_available() -> bool:
@@ -130,8 +155,13 @@ def _run(transcript: Transcript, settings: Settings, choice: str, strict: bool) 
             )
             started = time.perf_counter()
             config = dataclasses.replace(settings.config(), strict_redaction=strict)
-            result = ContextCompressor(config, summarizer=summarizer).compress(
-                transcript.messages, focus_topic=focus, force=force, memory_context=memory, on_crash="report"
+            compressor = ContextCompressor(config, summarizer=summarizer)
+            result = run_with_progress(
+                lambda: compressor.compress(transcript.messages, focus_topic=focus, force=force,
+                                            memory_context=memory, on_crash="report"),
+                lambda seconds: status.update(label=_progress_label(seconds, choice)),
+                # A stopped run must not leave the local model generating an answer nobody reads.
+                on_abandon=_local_server().restart if choice == LOCAL else None,
             )
             elapsed = time.perf_counter() - started
         except Exception as exc:  # a summarizer that cannot even be built ends here, readably
@@ -181,12 +211,14 @@ with st.container(border=True):
         _deadline_inputs("llm", CLIENT_DEFAULT_RETRIES)
     elif choice == LOCAL and _local_available():
         from core.summarizers.factory import LOCAL_MAX_TOKENS_CAP
+        from core.summarizers.local_summary import PROMPT_CHARS, TURN_CHARS
 
         st.caption(
-            f"SmolLM2-135M runs on this machine's CPU. Its summaries are capped at {LOCAL_MAX_TOKENS_CAP} tokens: "
-            "the compressor asks for 1.3 × the summary budget (2,600 tokens or more), which would take the small "
-            "model minutes to write. Reading a long prompt still takes a while on a CPU, and a long middle may "
-            "not fit its context (the failure then shows as a fallback with its reason)."
+            f"SmolLM2-135M runs on this machine's CPU, so it gets a short prompt of its own: a few lines of "
+            f"instructions and the turns, each cut to {TURN_CHARS:,} characters, the first and the latest ones "
+            f"up to {PROMPT_CHARS:,} characters (the **Summarizer call** tab still shows the compressor's prompt). Its "
+            f"summaries are capped at {LOCAL_MAX_TOKENS_CAP} tokens: the compressor asks for 1.3 × the summary "
+            "budget (2,600 tokens or more), which would take the small model minutes to write."
         )
         _deadline_inputs("local", 0)
     elif choice == LOCAL:

@@ -69,6 +69,10 @@ with st.container(border=True):
     with b:
         mode = st.radio("Token budget for truncation", [HERMES_BUDGET, CUSTOM_BUDGET], horizontal=True,
                         **keep("strategies_budget_mode", HERMES_BUDGET))
+    every_release = st.checkbox(
+        "Hermes with every release", **keep("strategies_every_release", False),
+        help="Runs the compressor once per release (six compressions, each with its summary) instead of "
+             "only the sidebar's profile: several seconds more on a long log.")
     c, d, e = st.columns(3)
     with c:
         budget_value = st.number_input("Budget (tokens)", min_value=100, max_value=10_000_000, step=1_000,
@@ -87,10 +91,11 @@ facts = transcript.memo(("fact-index",), lambda: FactIndex(transcript.messages))
 try:
     with st.spinner("Running every strategy…"):
         comparison = transcript.memo(
-            ("strategies", settings, choice, budget, int(keep_last), int(user_tokens)),
+            ("strategies", settings, choice, budget, int(keep_last), int(user_tokens), every_release),
             lambda: compare_strategies(transcript.messages, settings.config(), _summarizer(choice),
                                        budget_tokens=budget, keep_last=int(keep_last),
-                                       user_tokens=int(user_tokens), facts=facts),
+                                       user_tokens=int(user_tokens), facts=facts,
+                                       hermes_profiles=None if every_release else ()),
         )
 except Exception as exc:  # any failure ends as a readable message
     st.error("The strategies could not run: " + escape_markdown(f"{type(exc).__name__}: {exc}"))

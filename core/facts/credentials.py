@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
+from functools import lru_cache
 from typing import Any
 
 from core.facts.text import text_pieces, tool_call_arguments
@@ -120,6 +121,10 @@ _LABEL_WORDS_RE = re.compile("|".join(re.escape(word) for word in (
     "pin")))
 
 
+# The same texts are asked about again and again (each compression's summary reads its middle, the
+# Codex-style strategy the whole log, the replay every compaction's): the answer is kept per text.
+# A str caches its own hash, so a repeat costs a dictionary look-up.
+@lru_cache(maxsize=65_536)
 def hints_at_credentials(text: str) -> bool:
     """False when no redaction could mask anything in ``text`` (it has no hint of a secret)."""
     folded = fold(text)  # a key disguised with invisible or full-width characters hints as itself

@@ -4,17 +4,25 @@ Prices are USD per token (``core.models.model_prices``). A model the table does 
 gets ``None`` costs and an explanatory ``note``, never a cost of 0: 0 is reserved for models
 the table lists as free (local Ollama models, for instance).
 
-The figures are list prices without prompt-cache discounts; every further turn adds the
-same new tokens to the compressed and the uncompressed conversation, so the saving per
-request stays constant and the break-even point is ``ceil(summary cost / saving)`` turns.
+``compression_cost_report`` prices requests at list prices without prompt-cache discounts; every
+further turn adds the same new tokens to the compressed and the uncompressed conversation, so the
+saving per request stays constant and the break-even point is ``ceil(summary cost / saving)`` turns.
+
+``cached_compaction_report`` prices the same compaction as an agent with prompt caching pays for it
+(the table's ``cache_read_input_token_cost`` / ``cache_creation_input_token_cost``): without the
+compaction every request reads the long prefix from the cache; after it, the first request writes
+the whole new prefix to the cache (the old one no longer matches) and only the later ones read it.
+A model the table lists without cache prices pays its input price for each, which gives the
+list-price figures again.
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from core.models import context_window, model_prices
+from core.models import context_window, model_entry, model_prices
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -157,3 +165,70 @@ def price_frame(models: list[str]) -> pd.DataFrame:
             }
         )
     return pd.DataFrame(rows, columns=["model", "context_window", "input_usd_per_mtok", "output_usd_per_mtok"])
+
+
+@dataclass(frozen=True)
+class TokenPrices:
+    """USD per token of one model, prompt-cache reads and writes apart."""
+
+    input: float
+    output: float
+    cache_read: float  # the input price when the table lists none
+    cache_write: float  # the input price when the table lists none (OpenAI, Gemini: a miss costs input)
+    cache_read_listed: bool
+    cache_write_listed: bool
+
+
+def token_prices(model: str) -> TokenPrices | None:
+    """The model's prices with its cache prices from litellm's table; None when input or output is unknown."""
+    prices = model_prices(model)
+    if prices is None:
+        return None
+    entry = model_entry(model) or {}
+    read, write = entry.get("cache_read_input_token_cost"), entry.get("cache_creation_input_token_cost")
+    read_listed = isinstance(read, int | float) and not isinstance(read, bool) and read >= 0
+    write_listed = isinstance(write, int | float) and not isinstance(write, bool) and write >= 0
+    return TokenPrices(prices[0], prices[1], float(read) if read_listed else prices[0],
+                       float(write) if write_listed else prices[0], read_listed, write_listed)
+
+
+def cached_compaction_report(model: str, tokens_before: int, tokens_after: int,
+                             summary_call_cost: float | None) -> dict[str, Any]:
+    """One compaction with prompt caching (see the module docstring); costs None when a price is unknown.
+
+    ``first_request_after`` writes the new prefix to the cache, ``cache_rewrite_cost`` is what that
+    costs beyond reading a warm cache, and ``break_even_turns`` is the number of further requests
+    after which the summary call and the re-write are repaid (None: never, or unknown).
+    """
+    tokens_before = _token_count(tokens_before, "tokens_before")
+    tokens_after = _token_count(tokens_after, "tokens_after")
+    prices = token_prices(model)
+    report: dict[str, Any] = {"model": model, "tokens_before": tokens_before, "tokens_after": tokens_after,
+                              "prices": prices, "request_before": None, "first_request_after": None,
+                              "later_request_after": None, "cache_rewrite_cost": None, "savings_per_request": None,
+                              "summary_call_cost": summary_call_cost, "break_even_turns": None}
+    if prices is None:
+        return report
+    before = tokens_before * prices.cache_read
+    first, later = tokens_after * prices.cache_write, tokens_after * prices.cache_read
+    saving = before - later
+    report.update(request_before=before, first_request_after=first, later_request_after=later,
+                  cache_rewrite_cost=first - later, savings_per_request=saving)
+    if summary_call_cost is not None and saving > 0:
+        report["break_even_turns"] = max(1, math.ceil((summary_call_cost + first - later) / saving))
+    return report
+
+
+def cached_cumulative_frame(report: dict[str, Any], turns: int) -> pd.DataFrame:
+    """Input cost over the next ``turns`` requests with prompt caching, with and without the compaction
+    (row ``n``: the total after ``n`` requests; the compressed line starts at the summary call's cost)."""
+    import pandas as pd
+
+    turns = _token_count(turns, "turns")
+    columns = ["turn", "without_compression", "with_compression"]
+    before, first, later = report["request_before"], report["first_request_after"], report["later_request_after"]
+    summary = report["summary_call_cost"]
+    if before is None or summary is None:
+        return pd.DataFrame(columns=columns)
+    rows = [(n, n * before, summary + (first + (n - 1) * later if n else 0.0)) for n in range(turns + 1)]
+    return pd.DataFrame(rows, columns=columns)

@@ -51,6 +51,7 @@ class StrategySettings:
     budget_tokens: int | None = None
     keep_last: int = 10
     user_tokens: int = 20_000
+    hermes_profiles: tuple[str, ...] | None = None  # the releases Hermes runs with; None: every one
 
 
 class Strategy(Protocol):

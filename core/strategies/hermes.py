@@ -48,7 +48,11 @@ class HermesStrategy:
     description: str = "Hermes with each release profile (the chosen parameters and summarizer)"
 
     def run(self, messages: Sequence[Any], settings: StrategySettings) -> list[StrategyRun]:
-        return [hermes(messages, replace(settings.config, profile=name), settings.summarizer) for name in PROFILES]
+        # The chosen profile always runs: its output is the budget the other strategies are held to.
+        chosen = settings.config.profile
+        wanted = set(PROFILES if settings.hermes_profiles is None else settings.hermes_profiles) | {chosen}
+        names = [name for name in PROFILES if name in wanted] + ([chosen] if chosen not in PROFILES else [])
+        return [hermes(messages, replace(settings.config, profile=name), settings.summarizer) for name in names]
 
     def budget_run(self, runs: Sequence[StrategyRun], settings: StrategySettings) -> StrategyRun | None:
         """The chosen profile's run: what Hermes kept is the budget the others are held to."""

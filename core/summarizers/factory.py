@@ -12,16 +12,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from core.summarizers.local import LOCAL_MAX_TOKENS_CAP
+
 __all__ = ["DEFAULT_SUMMARIZER", "LOCAL_MAX_TOKENS_CAP", "SUMMARIZER_KINDS", "make_summarizer", "resolve_summarizer"]
 
 SUMMARIZER_KINDS: tuple[str, ...] = ("extractive", "litellm", "server", "failing", "none")
 # The local server checks no key, but litellm's OpenAI client insists on one.
 _LOCAL_KEY = "local-no-key"
 _LOCAL_CAP: Any = object()  # "the local model's cap"
-# The compressor asks for max_tokens = 1.3 x the summary budget (2,600 tokens at least). On a CPU
-# the 135M model writes a few tokens a second, so that budget means minutes per summary; its
-# useful output is far shorter anyway. Summaries from the local model are capped at this length.
-LOCAL_MAX_TOKENS_CAP = 512
 
 #: "The offline extractive summary": the default of the analyses wherever no model is configured
 #: (``None`` already means "no summarizer", the profile's fallback path).

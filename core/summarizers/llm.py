@@ -247,7 +247,7 @@ class LiteLLMSummarizer:
             remaining = deadline - time.monotonic()
             # Each attempt's own timeout (connect, each read) never reaches past the deadline either.
             try:
-                return _call_within(remaining, self.timeout, litellm, {**kwargs, "timeout": remaining})
+                return _call_within(remaining, self.deadline_message(), litellm, {**kwargs, "timeout": remaining})
             except Exception as exc:
                 if attempt > retries or not _worth_retrying(litellm, exc):
                     raise
@@ -256,14 +256,19 @@ class LiteLLMSummarizer:
                     raise
             time.sleep(wait)
 
+    def deadline_message(self) -> str:
+        """What a call that ran out of time says (a subclass for one endpoint names it)."""
+        return (f"no complete answer within the {self.timeout:g} s deadline of the call "
+                "(connecting, reading and retries together)")
 
-def _call_within(seconds: float, deadline_s: float, litellm: Any, kwargs: dict[str, Any]) -> Any:
+
+def _call_within(seconds: float, message: str, litellm: Any, kwargs: dict[str, Any]) -> Any:
     """``litellm.completion(**kwargs)``, or litellm's ``Timeout`` once ``seconds`` have passed.
 
     The call runs in a daemon thread: an HTTP read cannot be cut off from outside, so after the
     deadline the request is left to end by itself (its reads time out within ``seconds`` of
-    silence, and it makes no retries) and whatever it returns is dropped. ``deadline_s`` is the
-    whole call's deadline, for the message.
+    silence, and it makes no retries) and whatever it returns is dropped. ``message`` is the
+    ``Timeout``'s text.
     """
     outcome: dict[str, Any] = {}
     finished = threading.Event()
@@ -280,8 +285,7 @@ def _call_within(seconds: float, deadline_s: float, litellm: Any, kwargs: dict[s
         threading.Thread(target=call, name="context-lens-summary-call", daemon=True).start()
     if seconds <= 0 or not finished.wait(seconds):
         raise litellm.Timeout(
-            message=f"no complete answer within the {deadline_s:g} s deadline of the call "
-                    "(connecting, reading and retries together)",
+            message=message,
             model=kwargs["model"],
             llm_provider=_provider_of(kwargs["model"]),
         )

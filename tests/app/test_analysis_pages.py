@@ -158,10 +158,17 @@ def test_timeline_replay_below_the_threshold() -> None:
 
 def test_strategies_page() -> None:
     at = open_page("strategies", SESSION)
+    # A first visit runs Hermes with the sidebar's profile only; every release is one click away.
+    first = frame(at, "strategies_table")
+    assert first["strategy"].tolist() == [f"Hermes {DEFAULT.profile}", "Truncation", "Observation masking (last 10)",
+                                          "Codex-style"]
+    at.checkbox(key="strategies_every_release").check()
+    run(at)
     table = frame(at, "strategies_table")
     expected = compare_strategies(loaded(SESSION), DEFAULT, ExtractiveSummarizer()).table
     hermes = [f"Hermes {name}" for name in PROFILES]
     assert table["strategy"].tolist() == [*hermes, "Truncation", "Observation masking (last 10)", "Codex-style"]
+    assert first["tokens_after"].tolist() == expected["tokens_after"].tolist()[len(hermes) - 1:]
     assert table["tokens_after"].tolist() == expected["tokens_after"].tolist()
     assert table["anthropic_errors"].tolist() == [0] * (len(hermes) + 2) + [3]
     assert table["pairs_ok"].tolist() == [True] * (len(hermes) + 3)

@@ -141,3 +141,53 @@ def test_a_summary_model_without_a_price_is_unknown_not_free(app, chat_server): 
     captions = " ".join(c.value.replace("\\", "") for c in app.caption)
     assert "No price for summary model 'openai/context-lens-unpriced' in litellm's model table" in captions
     assert not any(m.value.startswith("**Input cost over the next") for m in app.markdown)
+
+
+def test_the_logs_recorded_requests_are_priced_with_their_cache_reads_and_writes(app):
+    from core.formats import load
+    from core.inspections.recorded_cost import recorded_cost
+    from core.models import model_entry
+
+    sample = SAMPLES / "claude_code_session.jsonl"
+    conversation = load(sample)
+    choose_sample(app, sample.name)
+    compress_offline(app)
+    entry = model_entry(conversation.model)
+    assert entry is not None and entry["cache_read_input_token_cost"] < entry["input_cost_per_token"]
+    tokens = recorded_cost(conversation.usage, conversation.model).tokens()
+    assert tokens["cache_read"] > 0 and tokens["cache_write"] > 0
+    parts = {
+        "Input": tokens["input"] * entry["input_cost_per_token"],
+        "Cache reads": tokens["cache_read"] * entry["cache_read_input_token_cost"],
+        "Cache writes": tokens["cache_write"] * entry["cache_creation_input_token_cost"],
+        "Output": tokens["output"] * entry["output_cost_per_token"],
+    }
+    shown = metrics(app)
+    for label, value in parts.items():
+        assert shown[label] == usd(value), label
+    assert shown["Total"] == usd(sum(parts.values()))
+    table = table_with(app, "cache_read", "cache_write", "running_total")
+    logged = [index for index, usage in enumerate(conversation.usage) if usage]
+    assert table["message"].tolist() == logged
+    assert table["cache_read"].sum() == tokens["cache_read"]
+
+
+def test_with_caching_the_compaction_rewrites_the_cache(app):
+    compress_offline(app)
+    config = sidebar_config(app)
+    from core.models import model_entry
+
+    entry = model_entry(config.model)
+    messages = load_messages(LONG_SAMPLE)
+    result = ContextCompressor(config, summarizer=ExtractiveSummarizer()).compress(messages)
+    counter = get_counter(encoding_name_for_model(config.model))
+    before, after = counter.count_messages(messages), counter.count_messages(result.messages)
+    read = entry["cache_read_input_token_cost"]
+    write = entry.get("cache_creation_input_token_cost", entry["input_cost_per_token"])
+    shown = metrics(app)
+    assert shown["Cached request before"] == usd(before * read)
+    assert shown["Next request after"] == usd(after * write)
+    assert shown["Later requests after"] == usd(after * read)
+    # The summary was written on this machine: only the cache re-write has to be repaid.
+    turns = math.ceil(after * (write - read) / ((before - after) * read))
+    assert shown["With caching, pays for itself after"] == f"{turns:,} turn" + ("" if turns == 1 else "s")

@@ -235,6 +235,24 @@ def test_codex_instructions_become_the_system_prompt():
     assert conv.usage == [None, None, {"input_tokens": 7}]
 
 
+def test_codex_counts_written_before_their_response_go_to_that_response():
+    """Codex writes a request's token_count before the response's items, then the same count again:
+    each assistant message gets its own request's usage and none is lost."""
+    def count(total: int, last: int) -> dict:
+        return {"type": "event_msg", "payload": {"type": "token_count", "info": {
+            "total_token_usage": {"input_tokens": total}, "last_token_usage": {"input_tokens": last}}}}
+
+    def said(text: str) -> dict:
+        return {"type": "response_item", "payload": {"type": "message", "role": "assistant",
+                                                      "content": [{"type": "output_text", "text": text}]}}
+
+    user = {"type": "response_item", "payload": {"type": "message", "role": "user",
+                                                 "content": [{"type": "input_text", "text": "go"}]}}
+    conv = load_lines(user, count(100, 100), said("one"), count(100, 100), user, count(250, 150), said("two"),
+                      count(250, 150), count(600, 350))
+    assert conv.usage == [None, {"input_tokens": 100}, None, {"input_tokens": 150 + 350}]
+
+
 # --- OpenHands -----------------------------------------------------------------------------------
 
 

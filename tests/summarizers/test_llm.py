@@ -632,15 +632,15 @@ def test_the_local_model_is_capped_and_remote_providers_are_not():
     from core.summarizers.factory import LOCAL_MAX_TOKENS_CAP
     from core.summarizers.local import local_summarizer
 
-    assert LOCAL_MAX_TOKENS_CAP == 512
+    assert LOCAL_MAX_TOKENS_CAP == 256
     # The command line's --summarizer local runs as a "server" summarizer once the model is up.
     served = summarizer_for(AnalysisSettings(summarizer="server", server_model="openai/smollm2",
                                               api_base="http://127.0.0.1:1/v1"))
-    assert served.request_kwargs("P", 2_600)["max_tokens"] == 512
+    assert served.request_kwargs("P", 2_600)["max_tokens"] == 256
     # The dashboard's local option.
     server = SimpleNamespace(running=True, alias="smollm2", base_url="http://127.0.0.1:1/v1")
-    assert local_summarizer(server).request_kwargs("P", 2_600)["max_tokens"] == 512
-    assert local_summarizer(server).request_kwargs("P", 400)["max_tokens"] == 400
+    assert local_summarizer(server).request_kwargs("P", 2_600)["max_tokens"] == 256
+    assert local_summarizer(server).request_kwargs("P", 200)["max_tokens"] == 200
     # A remote provider gets the compressor's max_tokens unchanged.
     remote = summarizer_for(AnalysisSettings(summarizer="litellm", model="gpt-4o-mini"))
     assert remote.max_tokens_cap is None
@@ -680,15 +680,6 @@ def test_v0_18_0_classifies_litellm_failures(summarizer_factory, outcome, cooldo
 
 
 # -- one deadline per call (connect, read and retries together) ------------------------------
-
-
-@pytest.fixture
-def fault_server() -> Iterator[Any]:
-    from tests.robustness.llm_faults import FaultServer
-
-    faults = FaultServer()
-    yield faults
-    faults.close()
 
 
 def test_the_deadline_cuts_off_a_server_that_trickles_bytes(fault_server):

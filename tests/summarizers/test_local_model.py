@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -129,7 +130,7 @@ def test_the_compressors_max_tokens_is_capped_on_the_wire(local_server):
     """The compressor asks for 2,600+ tokens; the local model is asked for at most its cap."""
     from core.summarizers.factory import LOCAL_MAX_TOKENS_CAP
 
-    assert local_summarizer(local_server).max_tokens_cap == LOCAL_MAX_TOKENS_CAP == 512
+    assert local_summarizer(local_server).max_tokens_cap == LOCAL_MAX_TOKENS_CAP == 256
     # A cap the model's answer certainly reaches (it writes a few hundred tokens here), to see it work.
     summarizer = local_summarizer(local_server, max_tokens_cap=40)
     text = summarizer("Count from 1 to 5000, one number per line, and nothing else.", 2_613)
@@ -138,3 +139,53 @@ def test_the_compressors_max_tokens_is_capped_on_the_wire(local_server):
     assert (call["max_tokens"], call["max_tokens_cap"], call["max_tokens_sent"]) == (2_613, 40, 40)
     # llama.cpp's own count: never past the cap (the small model sometimes stops earlier by itself).
     assert 0 < call["usage"]["completion_tokens"] <= 40
+
+
+@pytest.mark.local_llm
+def test_a_compression_with_the_local_model_writes_its_summary(local_server):
+    from core import CompressorConfig, ContextCompressor
+
+    messages = [{"role": "system", "content": "You are a coding agent."}]
+    for k in range(8):
+        messages.append({"role": "user", "content": f"Step {k}: run the tests in tests/test_parser.py and fix failures."})
+        messages.append({"role": "assistant", "content": f"Step {k}: 2 failed, 10 passed; fixed the bounds check."})
+    summarizer = local_summarizer(local_server, timeout=300)
+    result = ContextCompressor(CompressorConfig(), summarizer=summarizer).compress(messages, force=True)
+    assert result.outcome == "summarized", result.failure_reason
+    call = summarizer.last_call
+    assert call["error"] is None and 0 < call["usage"]["completion_tokens"] <= 256
+    assert call["prompt_chars"] < len(result.summarizer_calls[-1].prompt)  # the short prompt went out
+
+
+@pytest.mark.local_llm
+def test_progress_while_generating_and_a_timeout_frees_the_model(local_server):
+    import threading
+
+    import litellm
+
+    server = LocalModelServer(n_ctx=1024, start_timeout=120).start()
+    try:
+        assert server.progress() is None  # idle
+        seen = []
+        summarizer = local_summarizer(server, timeout=2.0, max_tokens_cap=900)
+
+        def watch() -> None:
+            for _ in range(30):
+                progress = server.progress()
+                if progress is not None:
+                    seen.append(progress)
+                time.sleep(0.05)
+
+        watcher = threading.Thread(target=watch)
+        watcher.start()
+        old_port = server.port
+        with pytest.raises(litellm.Timeout, match="the local model did not answer within 2 s"):
+            summarizer("Count from 1 to 5000, one number per line, and nothing else.", 900)
+        watcher.join()
+        assert seen and all(p.prompt_tokens and p.prompt_tokens > 5 for p in seen)
+        # The server was restarted: a new process, idle, and the summarizer follows it.
+        assert server.running and server.port != old_port and server.progress() is None
+        assert summarizer.api_base == server.base_url
+        assert summarizer("Say hello.", 8).strip()
+    finally:
+        server.stop()

@@ -231,3 +231,17 @@ def test_the_comparison_runs_what_the_registry_lists(monkeypatch: pytest.MonkeyP
     assert not row["fits_budget"]
     assert strategy_overview().startswith("The same conversation reduced 5 ways: Hermes with each release profile")
     assert strategy_overview().endswith("and no reduction at all.")
+
+
+def test_hermes_runs_only_the_releases_asked_for_and_always_the_chosen_one() -> None:
+    every = compare_strategies(SESSION, CompressorConfig(profile=V16), Recorder(SUMMARY), budget_tokens=1_000).table
+    chosen = compare_strategies(SESSION, CompressorConfig(profile=V16), Recorder(SUMMARY), budget_tokens=1_000,
+                                hermes_profiles=()).table
+    assert chosen["strategy"].tolist() == ["Hermes v0.16.0", "Truncation", "Observation masking (last 10)",
+                                           "Codex-style"]
+    two = compare_strategies(SESSION, CompressorConfig(profile=V16), Recorder(SUMMARY), budget_tokens=1_000,
+                             hermes_profiles=("v0.19.0",)).table
+    assert two["strategy"].tolist()[:2] == ["Hermes v0.16.0", "Hermes v0.19.0"]
+    # The same runs give the same rows, whichever others ran beside them.
+    same = every.set_index("strategy").loc[chosen["strategy"], "tokens_after"].tolist()
+    assert chosen["tokens_after"].tolist() == same

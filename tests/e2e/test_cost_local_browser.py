@@ -1,0 +1,95 @@
+"""The Cost tab (the log's requests priced with their cache, the compaction with prompt caching) and a
+run with the local model (its progress, then its summary) in headless Chromium, 1400 and 800 px,
+light and dark."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+
+from core.formats import load
+from core.inspections.recorded_cost import recorded_cost
+from core.render.formatting import usd
+from tests.e2e.conftest import ROOT, UI_TIMEOUT_MS, nav_link, screenshot, upload, wait_until_idle
+
+CLAUDE_SAMPLE = ROOT / "sample_conversations" / "claude_code_session.jsonl"
+
+
+def _open_compress(tab: Any) -> None:
+    nav_link(tab, "Compress & preview").click()
+    tab.get_by_role("button", name="Run the compressor").wait_for()
+    wait_until_idle(tab)
+
+
+def _tab(chromium: Any, server_url: str, width: int, scheme: str) -> Any:
+    context = chromium.new_context(viewport={"width": width, "height": 900}, color_scheme=scheme)
+    context.set_default_timeout(UI_TIMEOUT_MS)
+    tab = context.new_page()
+    errors: list[str] = []
+    tab.on("pageerror", lambda exc: errors.append(str(exc)))
+    tab.goto(server_url)
+    tab.get_by_text("Headline figures").wait_for()
+    wait_until_idle(tab)
+    tab.page_errors = errors  # type: ignore[attr-defined]
+    return tab
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("width", [1400, 800])
+def test_the_cost_tab_prices_the_logs_requests_and_the_compaction(chromium: Any, server_url: str, width: int,
+                                                                  scheme: str) -> None:
+    tab = _tab(chromium, server_url, width, scheme)
+    try:
+        upload(tab, CLAUDE_SAMPLE)
+        _open_compress(tab)
+        tab.get_by_role("button", name="Run the compressor").click()
+        tab.get_by_text("Before and after this run").wait_for()
+        wait_until_idle(tab)
+        tab.get_by_role("tab", name="Cost").click()
+        tab.get_by_text("What the logged requests cost").wait_for()
+        wait_until_idle(tab)
+        conversation = load(CLAUDE_SAMPLE)
+        total = recorded_cost(conversation.usage, conversation.model).costs()["total"]
+        metric = tab.locator("[data-testid='stMetric']").filter(has_text="Total").first
+        assert usd(total) in metric.inner_text()
+        assert tab.get_by_text("With prompt caching", exact=True).is_visible()
+        # Nothing of the section reaches past the page's right edge.
+        overflow = tab.evaluate("() => document.querySelector('[data-testid=\"stMain\"]').scrollWidth"
+                                " - document.querySelector('[data-testid=\"stMain\"]').clientWidth")
+        assert overflow <= 1, f"{overflow} px wider than the page"
+        tab.get_by_text("What the logged requests cost").scroll_into_view_if_needed()
+        screenshot(tab, f"cost_tab_{scheme}_{width}")
+        assert not tab.page_errors, tab.page_errors
+    except Exception:
+        screenshot(tab, f"cost_tab_{scheme}_{width}_failed")
+        raise
+    finally:
+        tab.context.close()
+
+
+@pytest.mark.local_llm
+@pytest.mark.parametrize(("width", "scheme"), [(1400, "light"), (800, "dark")])
+def test_a_local_model_run_shows_its_progress_and_ends_with_a_summary(chromium: Any, server_url: str, width: int,
+                                                                      scheme: str) -> None:
+    from core.summarizers.local import missing_parts
+
+    if missing_parts():
+        pytest.skip(f"local model not installed (missing {', '.join(missing_parts())})")
+    tab = _tab(chromium, server_url, width, scheme)
+    try:
+        _open_compress(tab)
+        tab.get_by_text("Local model (SmolLM2, offline)").click()
+        wait_until_idle(tab)
+        tab.get_by_role("button", name="Run the compressor").click()
+        # The status counts the seconds while the model works.
+        tab.get_by_text(re.compile(r"Compressing… \d+ s")).first.wait_for(timeout=120_000)
+        screenshot(tab, f"local_model_running_{scheme}_{width}")
+        tab.get_by_text(re.compile(r"Done in [\d.]+ s")).first.wait_for(timeout=180_000)
+        wait_until_idle(tab)
+        assert tab.get_by_text("Summarised.").first.is_visible()
+        screenshot(tab, f"local_model_done_{scheme}_{width}")
+        assert not tab.page_errors, tab.page_errors
+    finally:
+        tab.context.close()
