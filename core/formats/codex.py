@@ -206,6 +206,10 @@ def parse_records(lines: JsonLines, src: InputSource, session: str | None) -> Co
     builder = rollout.builder
     rollout.assembler.finish()
     rollout.settle_usage()
+    if rollout.pending_usage is not None:  # a request whose response the log does not hold (cut short)
+        builder.metadata["usage_without_response"] = rollout.pending_usage
+        lines.warnings.append("the last token count belongs to a request whose response is not in the log; "
+                              "it is kept in metadata (usage_without_response), not on a message")
     if not builder.messages and not rollout.excluded:
         lines.warnings.append("no conversation items found in the rollout")
     if rollout.excluded:

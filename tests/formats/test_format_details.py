@@ -237,7 +237,8 @@ def test_codex_instructions_become_the_system_prompt():
 
 def test_codex_counts_written_before_their_response_go_to_that_response():
     """Codex writes a request's token_count before the response's items, then the same count again:
-    each assistant message gets its own request's usage and none is lost."""
+    each assistant message gets its own request's usage, and a count whose response the log does not
+    hold (a log cut short) is kept aside with a warning, not added to another request's."""
     def count(total: int, last: int) -> dict:
         return {"type": "event_msg", "payload": {"type": "token_count", "info": {
             "total_token_usage": {"input_tokens": total}, "last_token_usage": {"input_tokens": last}}}}
@@ -250,7 +251,9 @@ def test_codex_counts_written_before_their_response_go_to_that_response():
                                                  "content": [{"type": "input_text", "text": "go"}]}}
     conv = load_lines(user, count(100, 100), said("one"), count(100, 100), user, count(250, 150), said("two"),
                       count(250, 150), count(600, 350))
-    assert conv.usage == [None, {"input_tokens": 100}, None, {"input_tokens": 150 + 350}]
+    assert conv.usage == [None, {"input_tokens": 100}, None, {"input_tokens": 150}]
+    assert conv.metadata["usage_without_response"] == {"input_tokens": 350}
+    assert any("usage_without_response" in warning for warning in conv.warnings)
 
 
 # --- OpenHands -----------------------------------------------------------------------------------
