@@ -24,7 +24,7 @@ def test_masks_are_highlighted_and_markup_never_runs(page):
                               CompressorConfig(model="gpt-4o", max_tokens=16_384))
     assert page.locator("mark[title^='reference: ']").count() == len(expected.spans) == 7
     # Strict redaction is on by default for the offline summary: the AWS secret is masked.
-    switch = page.get_by_role("checkbox", name="Strict redaction")
+    switch = page.get_by_role("switch", name="Strict redaction")
     assert switch.is_checked()
     page.locator("mark[title^='strict: ']").first.wait_for()
     main = page.locator("[data-testid='stMain']")
