@@ -456,10 +456,13 @@ def show_downloads(transcript: Transcript, result: Any, settings: Settings, choi
             st.caption(f"{escape_markdown(transcript.format)} cannot be written back; use the OpenAI chat JSON.")
     st.markdown("**These parameters as a Hermes `config.yaml` snippet**")
     try:
-        from core.hermes_config import HermesSettings, settings_to_yaml
+        from core.hermes_config import HermesSettings, exported_model, settings_to_yaml
     except ImportError:
         st.caption("The Hermes config export is not available in this installation.")
         return
+    model_default, model_source = exported_model(
+        str(getattr(transcript.conversation, "model", None) or ""),
+        (kept("llm_model") or "") if choice == LITELLM else None, settings.model)
     hermes = HermesSettings(
         context_length=settings.context_length,
         max_tokens=settings.max_tokens,
@@ -468,12 +471,12 @@ def show_downloads(transcript: Transcript, result: Any, settings: Settings, choi
         protect_last_n=settings.protect_last_n,
         summary_target_ratio=settings.summary_target_ratio,
         abort_on_summary_failure=settings.abort_on_summary_failure,
-        model=((kept("llm_model") or "").strip() or settings.model or None) if choice == LITELLM
-        else (settings.model or None),
+        model=model_default,
         summary_model=((kept("llm_summary_model") or "").strip() or None) if choice == LITELLM else None,
         api_base=((kept("llm_api_base") or "").strip() or None) if choice == LITELLM else None,
     )
     snippet = settings_to_yaml(hermes)
+    st.caption(f"model.default: {escape_markdown(model_source)}.")
     st.code(snippet, language="yaml")
     st.download_button("Download config.yaml snippet", snippet, file_name="config.yaml", mime="text/yaml",
                        key="download_yaml")

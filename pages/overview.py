@@ -24,6 +24,7 @@ from dashboard.sidebar import (
     kept,
     model_offer,
     page_setup,
+    rejected_uploads,
     selected_source,
     set_kept,
     window_source,
@@ -44,6 +45,9 @@ def _store_uploads() -> None:
         seen.add(name)
         stored.append({"name": name, "data": data, "digest": content_digest(data)})
     st.session_state["uploaded_files"] = stored
+    rejected = rejected_uploads()
+    for digest in [d for d in rejected if d not in {item["digest"] for item in stored}]:
+        del rejected[digest]  # removed from the uploader: its notice goes too
     if stored:
         set_kept("conversation_choice", UPLOAD_PREFIX + stored[-1]["name"])
     elif str(kept("conversation_choice", "")).startswith(UPLOAD_PREFIX):
@@ -113,7 +117,7 @@ def show_release(transcript: Transcript) -> None:
     if guess is None:
         return
     current = kept("profile", DEFAULT_PROFILE)
-    text = f"**{escape_markdown(guess.sentence)}** " + escape_markdown("; ".join(guess.evidence)) + "."
+    text = f"**{escape_markdown(guess.sentence)}** " + escape_markdown(" ".join(guess.evidence))
     if guess.profile and guess.profile != current:
         text += f"\n\nThe sidebar previews Hermes {escape_markdown(current)}."
     st.info(text, icon=":material/history:")
@@ -305,6 +309,8 @@ def show_figures(transcript: Transcript) -> None:
 st.title("Upload & overview")
 page_setup()
 
+# Read before the picker is drawn: an upload no format reads leaves the picker's options.
+transcript, error = current_transcript()
 upload_col, pick_col = st.columns([3, 2], gap="large")
 with upload_col:
     st.file_uploader(
@@ -325,7 +331,9 @@ with pick_col:
             help="Uploaded files first, then the bundled samples.",
         )
 
-transcript, error = current_transcript()
+for rejected_name, why in rejected_uploads().values():
+    st.error(f"**{escape_markdown(rejected_name)}** was not loaded, so it is not in the conversation picker: "
+             + escape_markdown(why), icon=":material/block:")
 if error:
     st.error(escape_markdown(error))
     st.caption("Nothing was changed. Check that the file is a complete transcript, or force a format below.")

@@ -12,7 +12,7 @@ from core.formats import dump
 from core.render.strategies import strategy_figure
 from core.strategies import CODEX_USER_TOKENS, DEFAULT_KEEP_LAST
 from core.views.retention import FactIndex
-from core.views.strategies import compare_strategies, strategy_overview
+from core.views.strategies import compare_strategies, strategy_overview, strategy_tradeoffs, tradeoff_note
 from dashboard.sidebar import escape_markdown, keep, page_setup, require_transcript, source_caption
 from dashboard.ui import chart, metric_row, table
 
@@ -131,6 +131,15 @@ st.caption(
     "facts kept (compacted part): the facts of the messages each strategy dropped or changed. "
     "Anthropic errors for the Codex-style reset are expected: it sends several user messages in a row."
 )
+note = tradeoff_note(comparison)
+if note:
+    st.info(escape_markdown(note), icon=":material/balance:")
+st.markdown("**What each strategy keeps, and what it gives up**")
+st.markdown("\n".join(
+    f"- **{escape_markdown(row.strategy)}** keeps {escape_markdown(row.keeps)}. Gives up "
+    f"{escape_markdown(row.gives_up)}."
+    for row in strategy_tradeoffs().itertuples()
+))
 broken = strategies_table[~strategies_table["pairs_ok"]]
 for name, notes in zip(broken["strategy"], broken["notes"], strict=True):
     st.error(escape_markdown(f"{name}: {notes}"))

@@ -176,3 +176,14 @@ def test_unreachable_litellm_endpoint_falls_back_with_a_readable_reason(app):
     warning = plain(app.warning[0].value)
     assert "Fallback summary" in warning
     assert "connect" in warning.lower() or "refused" in warning.lower()
+
+
+def test_the_config_export_names_the_logs_model_not_the_sidebar_default(media_files, app):
+    path = SAMPLES / "anthropic_messages_session.json"
+    logged = load(path).model
+    assert logged and app.selectbox(key="model").value != logged
+    choose_sample(app, path.name)
+    compress_on_page(app)
+    snippet = yaml.safe_load(download_bytes(media_files, app.download_button(key="download_yaml")).decode())
+    assert snippet["model"]["default"] == logged
+    assert any("the model the transcript was written with" in plain(c.value) for c in app.caption)

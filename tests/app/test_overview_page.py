@@ -112,6 +112,30 @@ def test_several_uploads_can_each_be_picked(app):
     assert number(metrics(app)["Messages"]) == len(load(second, filename="b.jsonl").messages)
 
 
+def test_rejected_uploads_leave_the_picker_and_say_why(app):
+    good = (SAMPLES / "langchain_messages.json").read_bytes()
+    png = b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 4
+    go(app, "overview")
+    app.file_uploader(key="uploader").set_value([
+        ("a.json", good, "application/json"), ("notes.md", b"# Notes\n\nnot a transcript\n", "text/markdown"),
+        ("shot.png", png, "image/png"),
+    ])
+    run(app)
+    # The last upload is chosen first; it is rejected, then the one before it, and a.json is analysed.
+    options = app.selectbox(key="conversation_choice").options
+    assert "Uploaded: a.json" in options
+    assert "Uploaded: notes.md" not in options and "Uploaded: shot.png" not in options
+    assert app.selectbox(key="conversation_choice").value == "Uploaded: a.json"
+    errors = [plain(e.value) for e in app.error]
+    assert any(e.startswith("**notes.md** was not loaded") for e in errors)
+    assert any(e.startswith("**shot.png** was not loaded") for e in errors)
+    assert number(metrics(app)["Messages"]) == len(load(good, filename="a.json").messages)
+    # Removed from the uploader, a rejected file's notice goes too.
+    app.file_uploader(key="uploader").set_value([("a.json", good, "application/json")])
+    run(app)
+    assert not any("was not loaded" in plain(e.value) for e in app.error)
+
+
 @pytest.mark.parametrize(
     ("name", "data"),
     [
@@ -128,10 +152,12 @@ def test_bad_files_give_a_readable_error_on_every_page(app, name, data):
     assert errors, "a bad file must be reported"
     assert any(name.split(".")[0] in error for error in errors)
     assert not any("Traceback" in error for error in errors)
+    # No format reads it: it leaves the picker, and every page says so above what it analyses instead.
+    assert f"Uploaded: {name}" not in app.selectbox(key="conversation_choice").options
     for page in ("zones", "savings", "compress"):
         go(app, page)
-        assert app.error, page
-        assert not app.metric, page
+        assert any(plain(w.value).startswith(f"{name} was not loaded") for w in app.warning), page
+        assert not any(name in plain(c.value) for c in app.caption if c.value.startswith(name)), page
 
 
 def test_forcing_a_wrong_format_is_an_error_and_auto_detection_recovers(app):
