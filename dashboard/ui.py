@@ -101,6 +101,16 @@ def chart(figure: Any, key: str, *, on_select: Callable[[], None] | None = None)
                            selection_mode="points")
 
 
+# A grid of messages shows about 20 rows before it scrolls (10 hid most of a 338-message conversation).
+GRID_ROWS = 20
+ROW_PX = 35
+
+
+def grid_height(rows: int) -> int:
+    """The height of a table of ``rows`` rows: all of them up to :data:`GRID_ROWS`, then it scrolls."""
+    return ROW_PX * (min(rows, GRID_ROWS) + 1) + 3
+
+
 def column_config_for(frame: Any, overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """Human headers for every column, thousands separators for integers, unless ``overrides`` says otherwise."""
     import pandas as pd

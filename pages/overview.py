@@ -9,6 +9,7 @@ from typing import Any
 import streamlit as st
 
 from core.profiles import DEFAULT_PROFILE
+from dashboard.conversation import conversation_view
 from dashboard.memo import Transcript, content_digest
 from dashboard.sidebar import (
     AUTO_FORMAT,
@@ -22,14 +23,13 @@ from dashboard.sidebar import (
     escape_markdown,
     keep,
     kept,
-    model_offer,
     page_setup,
     rejected_uploads,
     selected_source,
     set_kept,
-    window_source,
+    source_caption,
 )
-from dashboard.ui import metric_row, table
+from dashboard.ui import grid_height, metric_row, table
 
 
 def _store_uploads() -> None:
@@ -214,8 +214,7 @@ def show_figures(transcript: Transcript) -> None:
                               lambda: request_breakdown(transcript.conversation, ExactWeigher(settings.encoding)))
     usage = context_usage(request.total, config.context_length, config.threshold_tokens)
 
-    st.caption(window_source(settings, transcript))
-    model_offer(transcript)
+    source_caption(transcript)
 
     st.subheader("Headline figures")
     metric_row("overview", [
@@ -281,6 +280,13 @@ def show_figures(transcript: Transcript) -> None:
             ))
 
     st.subheader("Messages")
+    view = st.segmented_control("Read as", ["Thread", "Table"], **keep("overview_messages_view", "Thread"),
+                                label_visibility="collapsed")
+    if view != "Table":
+        tokens = frame["tokens"].tolist()
+        conversation_view("overview", transcript.messages, source_key=transcript.key,
+                          tokens=lambda n: int(tokens[n]))
+        return
     search_col, role_col = st.columns([3, 2])
     query = search_col.text_input("Search messages", placeholder="text, tool name or role", **keep("message_query", ""))
     roles = role_col.multiselect("Roles", sorted(frame["role"].unique()), key="message_roles")
@@ -295,7 +301,7 @@ def show_figures(transcript: Transcript) -> None:
 
     table(
         shown[["index", "role", "tool", "tokens", "preview", "source"]],
-        height=420,
+        height=grid_height(len(shown)),
         column_config={
             "index": st.column_config.NumberColumn("#", width="small", format="localized"),
             "preview": st.column_config.TextColumn("preview", width="large"),
@@ -304,6 +310,7 @@ def show_figures(transcript: Transcript) -> None:
         on_select=open_row,
         selection_mode="single-row",
     )
+    show_message_detail(transcript)
 
 
 st.title("Upload & overview")
@@ -386,5 +393,4 @@ if transcript is None:
 show_load_report(transcript)
 show_release(transcript)
 show_figures(transcript)
-show_message_detail(transcript)
 show_load_table(transcript)

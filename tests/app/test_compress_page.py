@@ -65,6 +65,11 @@ def test_offline_run_shows_outcome_preview_summary_and_downloads(media_files, ap
     headers = [plain(m.value) for m in app.markdown if m.value.startswith("**output")]
     assert any(h.startswith(f"**output #{summary_position} · user · SUMMARY**") for h in headers)
     assert any(code.value == result.messages[summary_position]["content"] for code in app.code)
+    # The thread first: the summary's card carries its badge; the table holds every figure.
+    thread = "".join(h.proto.body for h in app.get("html") if "cl-thread" in h.proto.body)
+    assert f'id="cl-preview-{summary_position}"' in thread and ">SUMMARY</span>" in thread
+    app.session_state["_kept_preview_view"] = "Table"
+    run(app)
     preview = table_with(app, "#", "zone", "badges", "tokens", "text")
     assert preview["#"].tolist() == list(range(len(result.messages)))
     assert preview["tokens"].tolist() == [counter.count_message(m) for m in result.messages]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -27,6 +28,12 @@ from tests.app.conftest import (
 LONG_SAMPLE = "long_coding_session.json"
 
 
+def as_table(app):
+    """The messages read as a table instead of the thread (the table's filters and row clicks)."""
+    app.session_state["_kept_overview_messages_view"] = "Table"
+    return run(app)
+
+
 def exact_total(messages: list, model: str = "gpt-4o") -> int:
     return get_counter(encoding_name_for_model(model)).count_messages(messages)
 
@@ -37,7 +44,7 @@ def test_first_page_shows_the_long_sample_without_any_action(app):
     shown = metrics(app)
     assert number(shown["Messages"]) == len(messages)
     assert number(shown["Tokens (o200k_base)"]) == exact_total(messages)
-    table = table_with(app, "preview", "source")
+    table = table_with(as_table(app), "preview", "source")
     assert len(table) == len(messages)
     assert table["tokens"].sum() == exact_total(messages)
 
@@ -77,7 +84,7 @@ def _readable_text(message: dict) -> str:
 
 def test_search_keeps_only_matching_messages(app):
     messages = load_messages(SAMPLES / LONG_SAMPLE)
-    app.text_input(key="message_query").set_value("pytest")
+    as_table(app).text_input(key="message_query").set_value("pytest")
     run(app)
     table = table_with(app, "preview", "source")
     expected = [i for i, m in enumerate(messages) if "pytest" in _readable_text(m)]
@@ -189,7 +196,11 @@ def test_session_picker_lists_every_session_and_switches(app):
 
 def test_transcript_text_only_reaches_the_page_as_data(app):
     upload(app, "xss.json", (DATA / "xss_transcript.json").read_bytes())
-    table = table_with(app, "preview", "source")
+    # The thread: the script and the handlers are shown as text, never as markup.
+    thread = "".join(h.proto.body for h in app.get("html") if "cl-thread" in h.proto.body)
+    assert "&lt;script" in thread and "<script" not in thread
+    assert not re.search(r"<[a-z]+[^>]*\son\w+=", thread)
+    table = table_with(as_table(app), "preview", "source")
     assert table["preview"].str.contains("<script>", regex=False).any()
     rendered = [m.value for m in app.markdown] + [c.value for c in app.caption]
     assert not any("<script" in text or "onerror" in text for text in rendered)
@@ -253,7 +264,7 @@ def test_message_detail_shows_display_text_and_the_raw_message(app):
     conversation = load(path)
     index = next(i for i, m in enumerate(conversation.messages) if "\x1b[" in str(m.get("content")))
     choose_sample(app, path.name)
-    app.number_input(key="detail_index").set_value(index)
+    as_table(app).number_input(key="detail_index").set_value(index)
     run(app)
     shown = [c.value for c in app.code]
     assert any("PASSED" in text and "\x1b" not in text for text in shown)
