@@ -46,7 +46,11 @@ def scroll_to(element_id: str | None = None, *, css: str | None = None, nonce: i
 (function () {{
   const go = (tries) => {{
     const target = document.querySelector({selector!r});
-    if (target) {{ target.scrollIntoView({{behavior: "smooth", block: "start"}}); return; }}
+    if (target) {{
+      target.style.scrollMarginTop = "4.5rem";  // below the navigation bar, which stays on top
+      target.scrollIntoView({{behavior: "smooth", block: "start"}});
+      return;
+    }}
     if (tries > 0) setTimeout(() => go(tries - 1), 100);
   }};
   go(40);

@@ -43,6 +43,8 @@ _STYLE = f"""
 [data-testid="stSidebarUserContent"] {{ padding-top: 0.5rem; }}
 [data-testid="stSidebarUserContent"] [data-testid="stVerticalBlock"] {{ gap: 0.45rem; }}
 [data-testid="stSidebarHeader"] {{ height: 2.6rem; margin-bottom: 0; }}
+/* Every uploaded file stays in sight: Streamlit's list stops at two rows and hides the rest. */
+[data-testid="stFileChips"] {{ max-height: none !important; overflow: visible !important; }}
 </style>
 """
 

@@ -283,9 +283,13 @@ def show_figures(transcript: Transcript) -> None:
     view = st.segmented_control("Read as", ["Thread", "Table"], **keep("overview_messages_view", "Thread"),
                                 label_visibility="collapsed")
     if view != "Table":
+        from core.inspections.release_detect import detect_release
+
         tokens = frame["tokens"].tolist()
+        guess = transcript.memo(("release-detect",), lambda: detect_release(transcript.messages))
+        handoffs = set(guess.indices) if guess is not None else set()
         conversation_view("overview", transcript.messages, source_key=transcript.key,
-                          tokens=lambda n: int(tokens[n]))
+                          tokens=lambda n: int(tokens[n]), badges=lambda n: ("SUMMARY",) if n in handoffs else ())
         return
     search_col, role_col = st.columns([3, 2])
     query = search_col.text_input("Search messages", placeholder="text, tool name or role", **keep("message_query", ""))

@@ -14,7 +14,7 @@ from core.strategies import CODEX_USER_TOKENS, DEFAULT_KEEP_LAST
 from core.views.retention import FactIndex
 from core.views.strategies import compare_strategies, strategy_overview, strategy_tradeoffs, tradeoff_note
 from dashboard.sidebar import escape_markdown, keep, page_setup, require_transcript, source_caption
-from dashboard.ui import chart, metric_row, table
+from dashboard.ui import chart, grid_height, metric_row, table
 
 OFFLINE = "Offline extractive summary (default)"
 NONE = "No summarizer (the profile's fallback)"
@@ -155,7 +155,7 @@ if notes:
     st.caption("Notes: " + escape_markdown(notes))
 left, right = st.columns([3, 2])
 with left:
-    table(_message_rows(run.messages), height=360, key="strategies_messages",
+    table(_message_rows(run.messages), height=grid_height(len(run.messages)), key="strategies_messages",
           column_config={"#": st.column_config.NumberColumn("#", width="small", format="localized"),
                          "text": st.column_config.TextColumn("text", width="large")})
 with right:

@@ -22,7 +22,7 @@ from dashboard.sidebar import (
     source_caption,
     whole_request,
 )
-from dashboard.ui import chart, metric_row, table
+from dashboard.ui import chart, grid_height, metric_row, table
 
 
 def _drilldown() -> Any:
@@ -108,7 +108,7 @@ st.markdown("\n".join(f"- {line}" for line in zones.explanations))
 with st.expander("Per-message zones"):
     table(
         zones.table[["index", "role", "zone", "tokens", "budget_tokens", "prompt_so_far", "phase1"]],
-        height=380,
+        height=grid_height(len(zones.table)),
         column_config={
             "index": st.column_config.NumberColumn("#", width="small", format="localized"),
             "tokens": st.column_config.NumberColumn("tokens (tiktoken)", format="localized"),

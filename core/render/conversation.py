@@ -51,6 +51,8 @@ THREAD_STYLE = """
 .cl-size { opacity: 0.75; margin-left: auto; font-variant-numeric: tabular-nums; }
 .cl-body { font-size: 0.92rem; }
 .cl-body p { margin: 0.25rem 0; }
+.cl-body h1, .cl-body h2, .cl-body h3, .cl-body h4, .cl-body h5, .cl-body h6 { font-size: 1rem; font-weight: 700;
+  margin: 0.5rem 0 0.2rem 0; padding: 0; line-height: 1.4; }
 .cl-body pre, .cl-pre { white-space: pre-wrap; overflow-wrap: anywhere; background: rgba(128,128,128,0.12);
   border-radius: 0.35rem; padding: 0.45rem 0.6rem; margin: 0.3rem 0; font-size: 0.82rem; max-height: 28rem;
   overflow-y: auto; }

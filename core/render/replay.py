@@ -156,7 +156,7 @@ def replay_caption(
     outcomes = {r.outcome for r in result.compactions if r.compressed}
     if outcomes:
         marks = " and ".join(
-            f"{color} down-triangles compactions with {what}"
+            f"{color} down-triangles mark compactions with {what}"
             for outcome, color, what in (("summarized", "orange", "a summary"), ("fallback", "grey", "the fallback summary"))
             if outcome in outcomes
         )
