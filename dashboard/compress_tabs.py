@@ -487,6 +487,3 @@ def show_downloads(transcript: Transcript, result: Any, settings: Settings, choi
     st.code(snippet, language="yaml")
     st.download_button("Download config.yaml snippet", snippet, file_name="config.yaml", mime="text/yaml",
                        key="download_yaml")
-
-
-st.title("Compress & preview")

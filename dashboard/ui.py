@@ -108,6 +108,24 @@ GRID_ROWS = 20
 ROW_PX = 35
 
 
+# Streamlit wraps a cell's text only in rows taller than 4rem: tables of a few rows with long text
+# get such rows, so "cannot be estimated" is not cut to "cannot be estimate" on a narrow page.
+WRAP_ROW_HEIGHT = 68
+LONG_CELL_CHARS = 60
+WRAP_MAX_ROWS = 60
+
+
+def _has_long_text(frame: Any) -> bool:
+    import pandas as pd
+
+    for name in frame.columns:
+        column = frame[name]
+        if pd.api.types.is_object_dtype(column.dtype) or pd.api.types.is_string_dtype(column.dtype):
+            if column.map(lambda value: len(value) if isinstance(value, str) else 0).max() > LONG_CELL_CHARS:
+                return True
+    return False
+
+
 def grid_height(rows: int) -> int:
     """The height of a table of ``rows`` rows: all of them up to :data:`GRID_ROWS`, then it scrolls."""
     return ROW_PX * (min(rows, GRID_ROWS) + 1) + 3
@@ -153,4 +171,8 @@ def table(frame: Any, key: str | None = None, *, column_config: Mapping[str, Any
         frame = pd.DataFrame(frame)
     options.setdefault("hide_index", True)
     options.setdefault("width", "stretch")
+    plain = getattr(frame, "data", frame)
+    if "height" not in options and "row_height" not in options and 0 < len(plain) <= WRAP_MAX_ROWS \
+            and _has_long_text(plain):
+        options["row_height"] = WRAP_ROW_HEIGHT
     return st.dataframe(frame, key=key, column_config=column_config_for(frame, column_config), **options)

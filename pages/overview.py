@@ -343,8 +343,9 @@ with pick_col:
         )
 
 for rejected_name, why in rejected_uploads().values():
+    reason = why.removeprefix(f"{rejected_name}: ")  # the reason names the file already
     st.error(f"**{escape_markdown(rejected_name)}** was not loaded, so it is not in the conversation picker: "
-             + escape_markdown(why), icon=":material/block:")
+             + escape_markdown(reason), icon=":material/block:")
 if error:
     st.error(escape_markdown(error))
     st.caption("Nothing was changed. Check that the file is a complete transcript, or force a format below.")

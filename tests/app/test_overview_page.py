@@ -293,3 +293,15 @@ def test_the_release_that_wrote_the_summaries_is_named_and_offered(app):
     run(app)
     assert app.selectbox(key="profile").value == "v0.16.0"
     assert not any(b.key == "use_detected_profile" for b in app.button)
+
+
+def test_a_short_table_with_long_text_gets_rows_that_wrap(app):
+    from dashboard.ui import LONG_CELL_CHARS, WRAP_ROW_HEIGHT
+
+    request = next(f for f in app.dataframe if {"part", "share", "source"} <= set(f.value.columns))
+    assert request.value["source"].str.len().max() > LONG_CELL_CHARS
+    assert request.row_height == WRAP_ROW_HEIGHT
+    short = next(f for f in app.dataframe if {"role", "messages", "share"} <= set(f.value.columns))
+    assert short.row_height != WRAP_ROW_HEIGHT  # nothing long in it: rows of one line
+    grid = next(f for f in as_table(app).dataframe if {"preview", "source"} <= set(f.value.columns))
+    assert grid.row_height != WRAP_ROW_HEIGHT  # a sized grid keeps one-line rows
