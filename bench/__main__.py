@@ -23,6 +23,7 @@ SCRIPTS = (
     "bench_batch",
     "bench_live",
     "bench_safety",
+    "bench_thread",
 )
 
 

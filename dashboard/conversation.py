@@ -28,6 +28,7 @@ from core.render.conversation import (
 
 PAGE_SIZE = 50
 _SEARCH_CACHE = "_thread_search"
+_TOOLS_CACHE = "_thread_tools"
 
 
 def thread_style() -> None:
@@ -60,11 +61,18 @@ def scroll_to(element_id: str | None = None, *, css: str | None = None, nonce: i
     )
 
 
-def _tool_names(messages: Sequence[Any]) -> list[str]:
+def _tool_names(prefix: str, source_key: Any, messages: Sequence[Any]) -> list[str]:
+    """The tool each message calls or answers, worked out once per conversation (``source_key``)."""
     from core.inspections.overview import message_tool, tool_names_by_call_id
 
+    cache = st.session_state.setdefault(_TOOLS_CACHE, {})
+    kept = cache.get(prefix)
+    if kept is not None and kept[0] == source_key and len(kept[1]) == len(messages):
+        return kept[1]
     names = tool_names_by_call_id(messages)
-    return [message_tool(message, names) for message in messages]
+    tools = [message_tool(message, names) for message in messages]
+    cache[prefix] = (source_key, tools)
+    return tools
 
 
 def _search_texts(prefix: str, source_key: Any, messages: Sequence[Any], tools: Sequence[str]) -> list[str]:
@@ -114,7 +122,7 @@ def conversation_view(
     if total == 0:
         st.caption("There is no message to show.")
         return
-    tools = _tool_names(messages)
+    tools = _tool_names(prefix, source_key, messages)
     query_key, page_key, jump_key = f"{prefix}_thread_query", f"{prefix}_thread_page", f"{prefix}_thread_jump"
     positions_key = f"{prefix}_thread_positions"
     with st.container(horizontal=True, vertical_alignment="bottom", gap="small", key=f"thread-controls-{prefix}"):
@@ -161,10 +169,10 @@ def conversation_view(
 
 def message_card(prefix: str, message: Any, number: int, *, badges: Sequence[str] = (), tokens: int | None = None,
                  label: str = "#", tool: str = "", style: bool = True) -> ThreadMessage:
-    """One message as a thread card (the drill-down's reading view); ``style=False`` when the caller
-    drew :func:`thread_style` once for many cards."""
+    """One message as a thread card, its tool calls, results and system prompt unfolded (the
+    drill-down's reading view); ``style=False`` when the caller drew :func:`thread_style` once."""
     item = thread_message(message, number, tool=tool, badges=badges, tokens=tokens, label=label)
     if style:
         thread_style()
-    st.html(thread_html([item], prefix))
+    st.html(thread_html([item], prefix, opened=True))
     return item

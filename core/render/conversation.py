@@ -201,15 +201,16 @@ def _arguments(arguments: str) -> str:
         return arguments
 
 
-def _body(item: ThreadMessage) -> str:
+def _body(item: ThreadMessage, opened: bool = False) -> str:
     parts: list[str] = []
+    details = '<details class="cl-tool" open>' if opened else '<details class="cl-tool">'
     if item.role in ("tool", "function"):
         name = html.escape(item.tool or "tool")
-        parts.append(f'<details class="cl-tool"><summary>Result of <span class="cl-tool-name">{name}</span> '
+        parts.append(f'{details}<summary>Result of <span class="cl-tool-name">{name}</span> '
                      f'<span class="cl-muted">· {_size(item.text)}</span></summary>{_pre(item.text)}</details>')
     elif item.role in ("system", "developer"):
         if item.text:
-            parts.append(f'<details class="cl-tool"><summary>{html.escape(item.role.capitalize())} prompt '
+            parts.append(f'{details}<summary>{html.escape(item.role.capitalize())} prompt '
                          f'<span class="cl-muted">· {_size(item.text)}</span></summary>{_pre(item.text)}</details>')
     elif item.text:
         parts.append(_prose(item.text))
@@ -217,7 +218,7 @@ def _body(item: ThreadMessage) -> str:
         parts.append(f'<span class="cl-image">[{item.images} image{"s" if item.images > 1 else ""} not shown]</span>')
     for call in item.calls:
         arguments = _arguments(call.arguments)
-        parts.append(f'<details class="cl-tool"><summary>Calls <span class="cl-tool-name">{html.escape(call.name)}'
+        parts.append(f'{details}<summary>Calls <span class="cl-tool-name">{html.escape(call.name)}'
                      f'</span> <span class="cl-muted">· arguments {_size(call.arguments)}</span></summary>'
                      f"{_pre(arguments)}</details>")
     if not parts:
@@ -231,8 +232,9 @@ def anchor(prefix: str, number: int) -> str:
 
 
 def thread_html(items: Sequence[ThreadMessage], prefix: str,
-                badge_color: Callable[[str], str] | None = None) -> str:
-    """The messages as one HTML fragment (use :data:`THREAD_STYLE` once on the page)."""
+                badge_color: Callable[[str], str] | None = None, *, opened: bool = False) -> str:
+    """The messages as one HTML fragment (use :data:`THREAD_STYLE` once on the page); ``opened``
+    shows tool calls, results and system prompts unfolded (one message opened to be read)."""
     color_of = badge_color or (lambda badge: BADGE_COLORS.get(badge, "#7d8590"))
     cards = []
     for item in items:
@@ -244,6 +246,6 @@ def thread_html(items: Sequence[ThreadMessage], prefix: str,
             f'<div class="cl-msg" id="{anchor(prefix, item.number)}" style="--cl-role:{role_color}">'
             f'<div class="cl-head"><span class="cl-num">{html.escape(item.label)}{item.number:,}</span>'
             f'<span class="cl-role">{html.escape(item.role)}</span>{badges}{size}</div>'
-            f'<div class="cl-body">{_body(item)}</div></div>'
+            f'<div class="cl-body">{_body(item, opened)}</div></div>'
         )
     return f'<div class="cl-thread">{"".join(cards)}</div>'

@@ -241,3 +241,26 @@ def test_the_conversation_view_reads_a_10k_message_log(tab: Any, tmp_path: Path)
     assert "#9,872" in long_card.locator(".cl-head").inner_text()
     tab.screenshot(path=str(ROOT / "test-artifacts" / "screenshots" /
                             f"trust_thread_sticky_{tab.width}_{'dark' if is_dark(tab) else 'light'}.png"))
+
+
+def test_the_preview_and_the_diff_read_as_threads(tab: Any) -> None:
+    open_page(tab, "Compress & preview")
+    tab.get_by_role("button", name="Run the compressor").click()
+    tab.get_by_text("Before and after this run").wait_for()
+    wait_until_idle(tab)
+    preview = tab.locator(".st-key-thread-preview")
+    preview.locator(".cl-msg").first.wait_for()
+    summary = preview.locator(".cl-msg").filter(has=tab.locator(".cl-badge", has_text="SUMMARY")).first
+    assert "output #" in summary.locator(".cl-num").inner_text()
+    summary.scroll_into_view_if_needed()
+    tab.shot("preview_thread")
+    tab.get_by_role("tab", name="Before / after").click()
+    tab.locator(".st-key-diff_mode button").filter(has_text="Side by side").click()
+    wait_until_idle(tab)
+    cards = tab.locator("[data-testid='stTabPanel']:visible .cl-msg")
+    cards.first.wait_for()
+    assert cards.count() >= 2
+    heads = cards.locator(".cl-num").all_inner_texts()
+    assert any(h.startswith("#") for h in heads) and any(h.startswith("output #") for h in heads)
+    cards.first.scroll_into_view_if_needed()
+    tab.shot("diff_side_by_side")

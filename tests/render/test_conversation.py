@@ -123,3 +123,12 @@ def test_search_needs_every_word_and_paging_counts_pages():
     assert search_matches(texts, "  ") == [0, 1, 2]
     assert search_matches(texts, "USER") == [0, 1, 2]
     assert [page_count(n, 50) for n in (0, 1, 50, 51, 10_000)] == [1, 1, 1, 2, 200]
+
+
+def test_an_opened_card_unfolds_its_blocks():
+    message = {"role": "system", "content": "You are <b>careful</b>."}
+    closed = [attrs for tag, attrs in tags(thread_html([thread_message(message, 0)], "t")) if tag == "details"]
+    opened = [attrs for tag, attrs in tags(thread_html([thread_message(message, 0)], "t", opened=True))
+              if tag == "details"]
+    assert len(closed) == len(opened) == 1
+    assert "open" not in closed[0] and "open" in opened[0]
