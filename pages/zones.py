@@ -90,8 +90,13 @@ binned = zones.n_messages > charts.ZONE_MAP_MAX_BARS
 st.caption(
     ("Bars: exact tokens per bin of consecutive messages of one zone (one bar per message would be narrower than a "
      "pixel at this length), coloured by zone; " if binned else "Bars: exact tokens per message, coloured by zone; ")
-    + "the faded part of a bar is what Phase 1 cuts from it; the grey band is the region Phase 1 leaves alone. Lines: "
-    "the prompt size after each message against the threshold, and the running total from the end against the tail "
+    # Only the marks this chart has: no faded part when Phase 1 cuts nothing, no band when it protects nothing.
+    + ("the faded part of a bar is what Phase 1 cuts from it. "
+       if (zones.table["tokens"] > zones.table["after_phase1"]).any() else "Phase 1 cuts nothing here. ")
+    + ("The grey band is the region Phase 1 leaves alone. "
+       if zones.prune_boundary is not None and zones.prune_boundary < zones.n_messages else "")
+    + "Lines: the prompt size after each message against the threshold, and the running total from the end "
+    "against the tail "
     "budget — both with the estimator that makes the decisions. "
     + ("**Click a bar** to open its first message below." if binned else "**Click a bar** to open that message below.")
 )
