@@ -184,10 +184,12 @@ def _pre(text: str) -> str:
 
 
 def _prose(text: str) -> str:
-    """Markdown, the part after :data:`FOLD_CHARS` folded (cut at a line break where there is one)."""
+    """Markdown, the part after :data:`FOLD_CHARS` folded (cut at a line break, else a space)."""
     if len(text) <= FOLD_CHARS:
         return safe_markdown_html(text)
     cut = text.rfind("\n", 0, FOLD_CHARS)
+    if cut <= FOLD_CHARS // 2:  # no line break late enough: a space, so no word is split
+        cut = text.rfind(" ", 0, FOLD_CHARS)
     cut = cut if cut > FOLD_CHARS // 2 else FOLD_CHARS
     head, rest = text[:cut], _cut(text[cut:])
     return (safe_markdown_html(head) + f'<details class="cl-fold"><summary>{len(rest):,} more characters</summary>'

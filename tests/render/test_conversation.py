@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from html.parser import HTMLParser
 
 import pytest
@@ -132,3 +133,11 @@ def test_an_opened_card_unfolds_its_blocks():
               if tag == "details"]
     assert len(closed) == len(opened) == 1
     assert "open" not in closed[0] and "open" in opened[0]
+
+
+def test_a_fold_never_splits_a_word():
+    words = ("alpha beta gamma delta " * (FOLD_CHARS // 10)).strip()
+    fragment = thread_html([thread_message({"role": "user", "content": words}, 0)], "t")
+    shown = fragment.split('<details class="cl-fold">')[0]
+    last = re.sub(r"<[^>]+>", "", shown).split()[-1]
+    assert last in ("alpha", "beta", "gamma", "delta")
