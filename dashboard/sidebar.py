@@ -132,13 +132,6 @@ def _on_model_change() -> None:
         set_kept("max_tokens", model_output_limit(model) or 0)
 
 
-def use_model(model: str) -> None:
-    """Switch the sidebar to ``model`` (and its window); a callback for buttons."""
-    if model in model_options():
-        set_kept("model", model)
-        _on_model_change()
-
-
 def use_transcript_model(model: str) -> None:
     """Analyse as the agent that wrote the log ran: ``model``'s window and no output reserve.
 
@@ -510,27 +503,6 @@ def window_source(settings: Settings, transcript: Transcript | None = None) -> s
     if words:
         line += f" **{escape_markdown(words)}**"
     return line
-
-
-def model_offer(transcript: Transcript, key: str = "use_log_model") -> None:
-    """Offer the model the log names (its window from litellm's table, no output reserve)."""
-    named = str(getattr(transcript.conversation, "model", None) or "").strip()
-    if not named:
-        return
-    suggested = conversation_model(transcript)
-    if suggested:
-        window = model_window(suggested)
-        # The button under the note, not beside it: a quarter of the page cut its label at 800 px
-        # with the sidebar open.
-        st.caption(
-            f"The log was written with {escape_markdown(named)}; the sidebar uses {escape_markdown(kept('model'))}. "
-            f"litellm's table gives {escape_markdown(suggested)} a window of {window or 0:,} tokens; Hermes' "
-            "default config keeps no output reserve."
-        )
-        st.button("Use this transcript's model", on_click=use_transcript_model, args=(suggested,), key=key)
-    elif table_model_name(named) is None:
-        st.caption(f"The log was written with {escape_markdown(named)}, which litellm's model table does not list: "
-                   "enter its window in the sidebar by hand.")
 
 
 def source_line(transcript: Transcript, settings: Settings) -> str:
