@@ -179,7 +179,7 @@ with st.container(border=True):
         k2.text_input("Base URL (optional)", **keep("llm_api_base", ""), placeholder="http://127.0.0.1:8080/v1")
         _deadline_inputs("llm", CLIENT_DEFAULT_RETRIES)
     elif choice == LOCAL and _local_available():
-        from core.summarizers.local import LOCAL_MAX_TOKENS_CAP
+        from core.summarizers.factory import LOCAL_MAX_TOKENS_CAP
 
         st.caption(
             f"SmolLM2-135M runs on this machine's CPU. Its summaries are capped at {LOCAL_MAX_TOKENS_CAP} tokens: "
