@@ -25,6 +25,7 @@ SCRIPTS = (
     "bench_batch",
     "bench_live",
     "bench_safety",
+    "bench_thread",
 )
 
 

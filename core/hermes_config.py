@@ -432,6 +432,21 @@ def _round_trips(provider: str, model: str, base_url: str | None) -> bool:
     return hermes_model_to_litellm(provider, litellm_model_to_hermes(provider, model, base_url), base_url) == model
 
 
+def exported_model(logged: str | None, typed: str | None, sidebar: str | None) -> tuple[str | None, str]:
+    """The ``model.default`` an export writes, and where it came from in words.
+
+    A model typed for the summary call wins (the user named it); then the model the transcript was
+    written with (the agent's own); the sidebar's model (a default such as gpt-4o) only when the log
+    names none.
+    """
+    for model, source in ((typed, "the model entered for the summary call"),
+                          (logged, "the model the transcript was written with"),
+                          (sidebar, "the sidebar's model (the transcript names none)")):
+        if model and model.strip():
+            return model.strip(), source
+    return None, "no model: Hermes' own default applies"
+
+
 def settings_to_yaml(settings: HermesSettings) -> str:
     """A ``config.yaml`` snippet with the same keys the loader reads; API keys are never included.
 

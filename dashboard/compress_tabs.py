@@ -14,6 +14,7 @@ from core.inspections.summary_check import EMPTY, summary_problem
 from core.render.formatting import integer, percent, signed, usd
 from core.views.drilldown import INPUT, OUTPUT
 from core.views.run import RunFigures, run_figures
+from dashboard.conversation import conversation_view, message_card, thread_style
 from dashboard.drilldown import drilldown_panel, on_row_click, open_message
 from dashboard.memo import Settings, Transcript
 from dashboard.sidebar import (
@@ -28,7 +29,7 @@ from dashboard.sidebar import (
     kept,
     run_view,
 )
-from dashboard.ui import chart, delta_or_none, metric_row
+from dashboard.ui import chart, delta_or_none, grid_height, metric_row
 from dashboard.ui import table as ui_table
 
 OFFLINE, LITELLM, LOCAL, NONE = OFFLINE_SUMMARIZER, REMOTE_SUMMARIZER, LOCAL_SUMMARIZER, NO_SUMMARIZER
@@ -177,13 +178,25 @@ def show_preview(run: dict[str, Any], result: Any, counter: Any, original: list[
     drill = drilldown_of(run, result, counter)
     filters = _filters("preview", table, zones=sorted(table["zone"].unique()), roles=sorted(table["role"].unique()))
     shown = filter_rows(table, **filters)
-    st.caption(f"{len(shown):,} of {len(table):,} messages. Click a row to read the message in full below.")
     numbers = [int(n) for n in shown["#"]]
+    view = st.segmented_control("Read as", ["Thread", "Table"], **keep("preview_view", "Thread"))
+    if view != "Table":
+        rows = table.set_index("#")
+        conversation_view(
+            "preview", result.messages, source_key=run["run_id"], numbers=numbers, label="output #",
+            badges=lambda n: [rows.at[n, "zone"], *(b for b in str(rows.at[n, "badges"]).split(", ")
+                                                    if b and b not in (rows.at[n, "zone"], "KEPT"))],
+            tokens=lambda n: int(rows.at[n, "tokens"]),
+        )
+        drilldown_panel("preview", lambda: drill, input_size=len(original),
+                        hint="Type a number to open a message with what each phase did to it.")
+        return
+    st.caption(f"{len(shown):,} of {len(table):,} messages. Click a row to read the message in full below.")
     st.dataframe(
         shown[["#", "role", "zone", "badges", "tool", "tokens", "text"]],
         hide_index=True,
         width="stretch",
-        height=min(360, 35 * (len(shown) + 1) + 3),
+        height=grid_height(len(shown)),
         key="preview_table",
         on_select=on_row_click("preview", "preview_table", lambda row: (OUTPUT, numbers[row])),
         selection_mode="single-row",
@@ -222,14 +235,14 @@ def show_diff(run: dict[str, Any], result: Any, counter: Any, original: list[Any
         return OUTPUT, int(picked["after #"]) if pd.notna(picked["after #"]) else None
 
     if mode == "Side by side":
-        _side_by_side(shown)
+        _side_by_side(shown, original, result.messages)
     else:
         st.dataframe(
             shown[["before #", "before role", "before tokens", "before", "change", "after #", "after role",
                    "after tokens", "after"]],
             hide_index=True,
             width="stretch",
-            height=min(420, 35 * (len(shown) + 1) + 3),
+            height=grid_height(len(shown)),
             key="side_by_side",
             on_select=on_row_click("diff", "side_by_side", row_message),
             selection_mode="single-row",
@@ -249,13 +262,14 @@ def show_diff(run: dict[str, Any], result: Any, counter: Any, original: list[Any
                     hint="Click a row (or type a message number) to open it in full, with what changed inside it.")
 
 
-def _side_by_side(shown: Any) -> None:
+def _side_by_side(shown: Any, original: list[Any], outputs: list[Any]) -> None:
     """The diff as pairs of full texts, one row per message, a page at a time."""
     pages = max(1, (len(shown) + DIFF_PAGE_ROWS - 1) // DIFF_PAGE_ROWS)
     page = 1
     if pages > 1:
         page = int(st.number_input(f"Page (of {pages})", min_value=1, max_value=pages, value=1,
                                    key="diff_page", width=160))
+    thread_style()
     for values in shown.iloc[(page - 1) * DIFF_PAGE_ROWS: page * DIFF_PAGE_ROWS].to_dict("records"):
         with st.container(border=True):
             st.caption(escape_markdown(str(values["change"])))
@@ -267,18 +281,11 @@ def _side_by_side(shown: Any) -> None:
                         st.caption(f"{side}: —")
                         continue
                     tokens = values.get(f"{side} tokens")
-                    role = values.get(f"{side} role", "")
-                    st.caption(f"{side} #{int(number)} · {escape_markdown(str(role))} · "
-                               f"{integer(tokens) if tokens is not None and not pd.isna(tokens) else '—'} tokens")
-                    text = str(values.get(side) or "") or "(no text)"
-                    height = LONG_HEIGHT if text.count("\n") >= LONG_LINES or len(text) > LONG_CHARS else "content"
-                    st.code(_shown(text), language=None, wrap_lines=True, height=height)
-
-
-def _shown(text: str) -> str:
-    if len(text) <= SHOWN_CHARS:
-        return text
-    return text[:SHOWN_CHARS] + f"\n… ({len(text) - SHOWN_CHARS:,} more characters: open the message for all of it)"
+                    message = (original if side == "before" else outputs)[int(number)]
+                    message_card(f"diff-{side}", message, int(number), label="#" if side == "before" else "output #",
+                                 badges=[str(values["zone"])] if side == "after" and values.get("zone") else (),
+                                 tokens=int(tokens) if tokens is not None and not pd.isna(tokens) else None,
+                                 style=False)
 
 
 def recorded_cost_section(transcript: Transcript, fallback_model: str) -> None:
@@ -555,10 +562,13 @@ def show_downloads(transcript: Transcript, result: Any, settings: Settings, choi
             st.caption(f"{escape_markdown(transcript.format)} cannot be written back; use the OpenAI chat JSON.")
     st.markdown("**These parameters as a Hermes `config.yaml` snippet**")
     try:
-        from core.hermes_config import HermesSettings, settings_to_yaml
+        from core.hermes_config import HermesSettings, exported_model, settings_to_yaml
     except ImportError:
         st.caption("The Hermes config export is not available in this installation.")
         return
+    model_default, model_source = exported_model(
+        str(getattr(transcript.conversation, "model", None) or ""),
+        (kept("llm_model") or "") if choice == LITELLM else None, settings.model)
     hermes = HermesSettings(
         context_length=settings.context_length,
         max_tokens=settings.max_tokens,
@@ -567,12 +577,12 @@ def show_downloads(transcript: Transcript, result: Any, settings: Settings, choi
         protect_last_n=settings.protect_last_n,
         summary_target_ratio=settings.summary_target_ratio,
         abort_on_summary_failure=settings.abort_on_summary_failure,
-        model=((kept("llm_model") or "").strip() or settings.model or None) if choice == LITELLM
-        else (settings.model or None),
+        model=model_default,
         summary_model=((kept("llm_summary_model") or "").strip() or None) if choice == LITELLM else None,
         api_base=((kept("llm_api_base") or "").strip() or None) if choice == LITELLM else None,
     )
     snippet = settings_to_yaml(hermes)
+    st.caption(f"model.default: {escape_markdown(model_source)}.")
     st.code(snippet, language="yaml")
     st.download_button("Download config.yaml snippet", snippet, file_name="config.yaml", mime="text/yaml",
                        key="download_yaml")

@@ -16,6 +16,7 @@ import streamlit as st
 
 from core.render.formatting import integer, signed
 from core.views.drilldown import INPUT, OUTPUT, Drilldown, MessageDetail
+from dashboard.conversation import message_card, scroll_to
 from dashboard.sidebar import escape_markdown
 from dashboard.ui import metric_row
 
@@ -57,6 +58,15 @@ def selection_of(key: str) -> dict[str, Any]:
     return dict(selection) if selection else {}
 
 
+def _scroll_key(prefix: str) -> str:
+    return f"{prefix}_scroll"
+
+
+def _ask_scroll(prefix: str) -> None:
+    """A click on a chart or a table opened a message: bring the panel into view on this run."""
+    st.session_state[_scroll_key(prefix)] = int(st.session_state.get(_scroll_key(prefix)) or 0) + 1
+
+
 def on_chart_click(prefix: str, chart_key: str, space: str = INPUT) -> Callable[[], None]:
     """A Plotly ``on_select`` callback opening the message under the clicked point: the first number
     of its customdata (a bar of the binned zone map opens its first message), else its x."""
@@ -70,6 +80,7 @@ def on_chart_click(prefix: str, chart_key: str, space: str = INPUT) -> Callable[
             x = first if isinstance(first, int | float) and not isinstance(first, bool) else point.get("x")
             if isinstance(x, int | float) and x == x:
                 open_message(prefix, space, int(round(x)))
+                _ask_scroll(prefix)
                 return
 
     return opener
@@ -84,6 +95,7 @@ def on_row_click(prefix: str, table_key: str, space_of_row: Callable[[int], tupl
             space, number = space_of_row(int(rows[0]))
             if number is not None:
                 open_message(prefix, space, number)
+                _ask_scroll(prefix)
 
     return opener
 
@@ -151,7 +163,17 @@ def drilldown_panel(prefix: str, drill: Callable[[], Drilldown], *, input_size: 
             return None
         detail = built.detail(space, number)
         _detail_body(prefix, detail)
-        return detail
+    _scroll_if_asked(prefix)
+    return detail
+
+
+def _scroll_if_asked(prefix: str) -> None:
+    """Scroll the page to the panel once after a chart or table click (the panel may be far below it)."""
+    state = st.session_state
+    asked = state.get(_scroll_key(prefix))
+    if asked and state.get(f"{prefix}_scrolled") != asked:
+        state[f"{prefix}_scrolled"] = asked
+        scroll_to(css=f".st-key-drilldown-{prefix}", nonce=int(asked))
 
 
 def _detail_body(prefix: str, detail: MessageDetail) -> None:
@@ -178,22 +200,23 @@ def _detail_body(prefix: str, detail: MessageDetail) -> None:
     st.markdown("\n".join(f"- **{escape_markdown(step.phase)}**: {escape_markdown(step.what)}" for step in detail.phases))
     _pair_links(prefix, detail)
     _jump_links(prefix, detail)
-    tabs: list[str] = ["Text", "Raw JSON"]
+    tabs: list[str] = ["Message", "Text", "Raw JSON"]
     both = detail.text_before is not None and detail.text_after is not None
     differs = both and detail.raw_before != detail.raw_after
     if differs:
         tabs = ["After", "Before", "Diff", "Raw JSON"]
     shown = st.tabs(tabs)
+    badges = [detail.zone, *(b for b in detail.badges if b not in (detail.zone, "KEPT"))]
     if differs:
         from core.views.preview import message_diff
 
+        before = _loaded(detail.raw_before)
+        after = _loaded(detail.raw_after)
         with shown[0]:
-            _show_text(detail.text_after, f"{prefix}_after")
+            _card(prefix, after, detail, badges, OUTPUT)
         with shown[1]:
-            _show_text(detail.text_before, f"{prefix}_before")
+            _card(prefix, before, detail, badges, INPUT)
         with shown[2]:
-            before = _loaded(detail.raw_before)
-            after = _loaded(detail.raw_after)
             st.code(message_diff(before, after) or "(the readable text is the same; the raw JSON differs)",
                     language="diff", wrap_lines=True)
         with shown[3]:
@@ -206,9 +229,22 @@ def _detail_body(prefix: str, detail: MessageDetail) -> None:
     text = detail.text_after if detail.space == OUTPUT else detail.text_before
     raw = detail.raw_after if detail.space == OUTPUT else detail.raw_before
     with shown[0]:
-        _show_text(text, f"{prefix}_text")
+        _card(prefix, _loaded(raw), detail, badges, detail.space)
     with shown[1]:
+        _show_text(text, f"{prefix}_text")
+    with shown[2]:
         st.code(raw or "", language="json", wrap_lines=True, height=TEXT_HEIGHT)
+
+
+def _card(prefix: str, message: Any, detail: MessageDetail, badges: list[str], space: str) -> None:
+    """The message as the thread shows it, numbered in the space it is read in."""
+    if space == OUTPUT and detail.output_position is not None:
+        number, label, tokens = detail.output_position, "output #", detail.exact_after
+    else:
+        number, label, tokens = (detail.input_index if detail.input_index is not None else detail.number), "#", \
+            detail.exact_before
+    tool = next((link.tool for link in detail.pairs if link.relation == "call"), "")
+    message_card(f"drill-{prefix}-{space}", message, number, badges=badges, tokens=tokens, label=label, tool=tool)
 
 
 def _loaded(raw: str | None) -> Any:

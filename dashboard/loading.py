@@ -139,8 +139,21 @@ def samples() -> list[Path]:
     return list_samples()
 
 
+REJECTED_KEY = "rejected_uploads"
+
+
+def rejected_uploads() -> dict[str, tuple[str, str]]:
+    """Uploads no format could read: digest -> (file name, why). They leave the conversation picker."""
+    return st.session_state.setdefault(REJECTED_KEY, {})
+
+
+def _usable_uploads() -> list[dict[str, Any]]:
+    rejected = rejected_uploads()
+    return [item for item in st.session_state.get("uploaded_files", []) if item["digest"] not in rejected]
+
+
 def conversation_options() -> list[str]:
-    uploads = [UPLOAD_PREFIX + item["name"] for item in st.session_state.get("uploaded_files", [])]
+    uploads = [UPLOAD_PREFIX + item["name"] for item in _usable_uploads()]
     return uploads + [SAMPLE_PREFIX + path.name for path in samples()]
 
 
@@ -151,11 +164,10 @@ def default_choice() -> str | None:
 
 def selected_source() -> tuple[str, bytes, str] | None:
     """``(filename, bytes, digest)`` of the conversation being analysed, or None."""
-    state = st.session_state
     choice = kept("conversation_choice")
     if choice is None or choice not in conversation_options():
         choice = default_choice()
-        uploads = state.get("uploaded_files", [])
+        uploads = _usable_uploads()
         if uploads:
             choice = UPLOAD_PREFIX + uploads[0]["name"]
         if choice is None:
@@ -163,7 +175,7 @@ def selected_source() -> tuple[str, bytes, str] | None:
         set_kept("conversation_choice", choice)
     if choice.startswith(UPLOAD_PREFIX):
         name = choice[len(UPLOAD_PREFIX):]
-        for item in state.get("uploaded_files", []):
+        for item in _usable_uploads():
             if item["name"] == name:
                 return item["name"], item["data"], item["digest"]
         return None
@@ -208,12 +220,27 @@ def current_transcript() -> tuple[Transcript | None, str | None]:
         # A session id from another file: fall back to that file's default session.
         set_kept("session_choice", None)
         transcript, error = _opened(filename, data, digest, fmt, None, is_sample)
+    if error and not is_sample and fmt is None:
+        # No format reads it: it leaves the picker (its reason stays on the overview) and the
+        # conversation analysed before it, or the default, is analysed again.
+        rejected_uploads()[digest] = (filename, error)
+        set_kept("conversation_choice", _choice_after_rejection())
+        return current_transcript()
     return transcript, error
+
+
+def _choice_after_rejection() -> str | None:
+    """The choice to return to after a rejected upload: the last usable upload, else the default sample."""
+    uploads = _usable_uploads()
+    return UPLOAD_PREFIX + uploads[-1]["name"] if uploads else default_choice()
 
 
 def require_transcript() -> Transcript:
     """The loaded conversation; otherwise a clear prompt (and the sample picker) and the page stops."""
     transcript, error = current_transcript()
+    for name, _why in rejected_uploads().values():
+        st.warning(f"{escape_markdown(name)} was not loaded (why is on **Upload & overview**); this page analyses "
+                   "the conversation named below.", icon=":material/block:")
     if transcript is not None:
         if not transcript.messages:
             st.warning("This conversation has no messages to analyse. Pick another file on **Upload & overview**.")

@@ -28,6 +28,7 @@ from dashboard.loading import (  # noqa: F401  (re-exported: the pages import th
     empty_state,
     format_override,
     message_table,
+    rejected_uploads,
     require_transcript,
     samples,
     selected_source,
@@ -132,11 +133,17 @@ def _on_model_change() -> None:
         set_kept("max_tokens", model_output_limit(model) or 0)
 
 
-def use_model(model: str) -> None:
-    """Switch the sidebar to ``model`` (and its window); a callback for buttons."""
+def use_transcript_model(model: str) -> None:
+    """Analyse as the agent that wrote the log ran: ``model``'s window and no output reserve.
+
+    Hermes' default config.yaml sets no ``model.max_tokens``, so the agent keeps no reserve; the
+    model's output limit (128,000 for gpt-5.2-codex) is what it may write, not what Hermes takes off
+    the window. A callback for buttons.
+    """
     if model in model_options():
         set_kept("model", model)
-        _on_model_change()
+        set_kept("context_length", model_window(model) or kept("context_length", DEFAULT_CONTEXT))
+        set_kept("max_tokens", 0)
 
 
 def table_model_name(named: str) -> str | None:
@@ -499,38 +506,33 @@ def window_source(settings: Settings, transcript: Transcript | None = None) -> s
     return line
 
 
-def model_offer(transcript: Transcript, key: str = "use_log_model") -> None:
-    """Offer the model the log names (its window and output reserve from litellm's table)."""
-    named = str(getattr(transcript.conversation, "model", None) or "").strip()
-    if not named:
-        return
-    suggested = conversation_model(transcript)
-    if suggested:
-        window, reserve = model_window(suggested), model_output_limit(suggested)
-        # The button under the note, not beside it: a quarter of the page cut its label at 800 px
-        # with the sidebar open.
-        st.caption(
-            f"The log was written with {escape_markdown(named)}; the sidebar uses {escape_markdown(kept('model'))}. "
-            f"litellm's table gives {escape_markdown(suggested)} a window of {window or 0:,} tokens"
-            + (f" and an output limit of {reserve:,}." if reserve else ".")
-        )
-        st.button("Use this transcript's model", on_click=use_model, args=(suggested,), key=key)
-    elif table_model_name(named) is None:
-        st.caption(f"The log was written with {escape_markdown(named)}, which litellm's model table does not list: "
-                   "enter its window in the sidebar by hand.")
+def source_line(transcript: Transcript, settings: Settings) -> str:
+    """The conversation and the window in use, in one short line of Markdown (details in its help)."""
+    config = settings.config()
+    line = (f"{escape_markdown(transcript.filename)} · {escape_markdown(transcript.format)} · "
+            f"{len(transcript.messages):,} messages · {escape_markdown(settings.model or 'custom window')} · "
+            f"window {settings.context_length:,} · threshold {config.threshold_tokens:,} "
+            f"({escape_markdown(config.profile)})")
+    words = what_if_words(settings.window_scale, settings.what_if_no_floor, settings.context_length,
+                          config.context_length)
+    return line + (f" · **{escape_markdown(words)}**" if words else "")
 
 
 def source_caption(transcript: Transcript) -> None:
-    """The conversation being analysed (file name as plain text), the window in use and where it
-    came from, and the log's own model when it differs from the sidebar's."""
-    st.caption(
-        f"Analysing {escape_markdown(transcript.filename)} · format {escape_markdown(transcript.format)} · "
-        f"{len(transcript.messages):,} messages",
-        help="Change the conversation on the Upload & overview page.",
-    )
+    """One line: the conversation being analysed (file name as plain text) and the window in use, with
+    where it came from in its help; a small button when the log names another model."""
+    settings = current_settings()
+    suggested = conversation_model(transcript)
+    with st.container(horizontal=True, vertical_alignment="center", gap="small", key="source-line"):
+        st.caption(source_line(transcript, settings), width="content",
+                   help=window_source(settings, transcript) + "\n\nChange the conversation on the Upload & overview page.")
+        if suggested:
+            named = str(getattr(transcript.conversation, "model", None) or "").strip()
+            st.button(f"Use {suggested}", on_click=use_transcript_model, args=(suggested,), key="use_log_model",
+                      type="tertiary", icon=":material/swap_horiz:",
+                      help=f"The log was written with {named}: analyse with its window from litellm's table and no "
+                           "output reserve (Hermes' default config.yaml sets none).")
     context_caption(transcript)
-    st.caption(window_source(current_settings(), transcript))
-    model_offer(transcript)
 
 
 def context_caption(transcript: Transcript) -> None:

@@ -43,6 +43,8 @@ _STYLE = f"""
 [data-testid="stSidebarUserContent"] {{ padding-top: 0.5rem; }}
 [data-testid="stSidebarUserContent"] [data-testid="stVerticalBlock"] {{ gap: 0.45rem; }}
 [data-testid="stSidebarHeader"] {{ height: 2.6rem; margin-bottom: 0; }}
+/* Every uploaded file stays in sight: Streamlit's list stops at two rows and hides the rest. */
+[data-testid="stFileChips"] {{ max-height: none !important; overflow: visible !important; }}
 </style>
 """
 
@@ -101,6 +103,34 @@ def chart(figure: Any, key: str, *, on_select: Callable[[], None] | None = None)
                            selection_mode="points")
 
 
+# A grid of messages shows about 20 rows before it scrolls (10 hid most of a 338-message conversation).
+GRID_ROWS = 20
+ROW_PX = 35
+
+
+# Streamlit wraps a cell's text only in rows taller than 4rem: tables of a few rows with long text
+# get such rows, so "cannot be estimated" is not cut to "cannot be estimate" on a narrow page.
+WRAP_ROW_HEIGHT = 68
+LONG_CELL_CHARS = 60
+WRAP_MAX_ROWS = 60
+
+
+def _has_long_text(frame: Any) -> bool:
+    import pandas as pd
+
+    for name in frame.columns:
+        column = frame[name]
+        if pd.api.types.is_object_dtype(column.dtype) or pd.api.types.is_string_dtype(column.dtype):
+            if column.map(lambda value: len(value) if isinstance(value, str) else 0).max() > LONG_CELL_CHARS:
+                return True
+    return False
+
+
+def grid_height(rows: int) -> int:
+    """The height of a table of ``rows`` rows: all of them up to :data:`GRID_ROWS`, then it scrolls."""
+    return ROW_PX * (min(rows, GRID_ROWS) + 1) + 3
+
+
 def column_config_for(frame: Any, overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """Human headers for every column, thousands separators for integers, unless ``overrides`` says otherwise."""
     import pandas as pd
@@ -141,4 +171,8 @@ def table(frame: Any, key: str | None = None, *, column_config: Mapping[str, Any
         frame = pd.DataFrame(frame)
     options.setdefault("hide_index", True)
     options.setdefault("width", "stretch")
+    plain = getattr(frame, "data", frame)
+    if "height" not in options and "row_height" not in options and 0 < len(plain) <= WRAP_MAX_ROWS \
+            and _has_long_text(plain):
+        options["row_height"] = WRAP_ROW_HEIGHT
     return st.dataframe(frame, key=key, column_config=column_config_for(frame, column_config), **options)

@@ -189,7 +189,7 @@ def _run(transcript: Transcript, settings: Settings, choice: str, strict: bool) 
     }
 
 
-st.title("Compress & preview")
+st.title("Compress & preview")  # here, not in a module the page imports: that runs once per server
 settings = page_setup()
 transcript = require_transcript()
 source_caption(transcript)

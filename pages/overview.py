@@ -9,6 +9,7 @@ from typing import Any
 import streamlit as st
 
 from core.profiles import DEFAULT_PROFILE
+from dashboard.conversation import conversation_view
 from dashboard.memo import Transcript, content_digest
 from dashboard.sidebar import (
     AUTO_FORMAT,
@@ -23,13 +24,13 @@ from dashboard.sidebar import (
     escape_markdown,
     keep,
     kept,
-    model_offer,
     page_setup,
+    rejected_uploads,
     selected_source,
     set_kept,
-    window_source,
+    source_caption,
 )
-from dashboard.ui import metric_row, table
+from dashboard.ui import grid_height, metric_row, table
 
 
 def _store_uploads() -> None:
@@ -46,6 +47,9 @@ def _store_uploads() -> None:
         seen.add(name)
         stored.append({"name": name, "data": data, "digest": content_digest(data)})
     st.session_state["uploaded_files"] = stored
+    rejected = rejected_uploads()
+    for digest in [d for d in rejected if d not in {item["digest"] for item in stored}]:
+        del rejected[digest]  # removed from the uploader: its notice goes too
     if stored:
         set_kept("conversation_choice", UPLOAD_PREFIX + stored[-1]["name"])
     elif str(kept("conversation_choice", "")).startswith(UPLOAD_PREFIX):
@@ -115,7 +119,7 @@ def show_release(transcript: Transcript) -> None:
     if guess is None:
         return
     current = kept("profile", DEFAULT_PROFILE)
-    text = f"**{escape_markdown(guess.sentence)}** " + escape_markdown("; ".join(guess.evidence)) + "."
+    text = f"**{escape_markdown(guess.sentence)}** " + escape_markdown(" ".join(guess.evidence))
     if guess.profile and guess.profile != current:
         text += f"\n\nThe sidebar previews Hermes {escape_markdown(current)}."
     st.info(text, icon=":material/history:")
@@ -223,9 +227,7 @@ def show_figures(transcript: Transcript) -> None:
                               lambda: request_breakdown(transcript.conversation, ExactWeigher(settings.encoding)))
     usage = context_usage(request.total, config.context_length, config.threshold_tokens)
 
-    context_caption(transcript)
-    st.caption(window_source(settings, transcript))
-    model_offer(transcript)
+    source_caption(transcript)
 
     st.subheader("Headline figures")
     metric_row("overview", [
@@ -293,6 +295,17 @@ def show_figures(transcript: Transcript) -> None:
             ))
 
     st.subheader("Messages")
+    view = st.segmented_control("Read as", ["Thread", "Table"], **keep("overview_messages_view", "Thread"),
+                                label_visibility="collapsed")
+    if view != "Table":
+        from core.inspections.release_detect import detect_release
+
+        tokens = frame["tokens"].tolist()
+        guess = transcript.memo(("release-detect",), lambda: detect_release(transcript.messages))
+        handoffs = set(guess.indices) if guess is not None else set()
+        conversation_view("overview", transcript.messages, source_key=transcript.key,
+                          tokens=lambda n: int(tokens[n]), badges=lambda n: ("SUMMARY",) if n in handoffs else ())
+        return
     search_col, role_col = st.columns([3, 2])
     query = search_col.text_input("Search messages", placeholder="text, tool name or role", **keep("message_query", ""))
     roles = role_col.multiselect("Roles", sorted(frame["role"].unique()), key="message_roles")
@@ -307,7 +320,7 @@ def show_figures(transcript: Transcript) -> None:
 
     table(
         shown[["index", "role", "tool", "tokens", "preview", "source"]],
-        height=420,
+        height=grid_height(len(shown)),
         column_config={
             "index": st.column_config.NumberColumn("#", width="small", format="localized"),
             "preview": st.column_config.TextColumn("preview", width="large"),
@@ -316,11 +329,14 @@ def show_figures(transcript: Transcript) -> None:
         on_select=open_row,
         selection_mode="single-row",
     )
+    show_message_detail(transcript)
 
 
 st.title("Upload & overview")
 page_setup()
 
+# Read before the picker is drawn: an upload no format reads leaves the picker's options.
+transcript, error = current_transcript()
 upload_col, pick_col = st.columns([3, 2], gap="large")
 with upload_col:
     st.file_uploader(
@@ -341,7 +357,10 @@ with pick_col:
             help="Uploaded files first, then the bundled samples.",
         )
 
-transcript, error = current_transcript()
+for rejected_name, why in rejected_uploads().values():
+    reason = why.removeprefix(f"{rejected_name}: ")  # the reason names the file already
+    st.error(f"**{escape_markdown(rejected_name)}** was not loaded, so it is not in the conversation picker: "
+             + escape_markdown(reason), icon=":material/block:")
 if error:
     st.error(escape_markdown(error))
     st.caption("Nothing was changed. Check that the file is a complete transcript, or force a format below.")
@@ -394,5 +413,4 @@ if transcript is None:
 show_load_report(transcript)
 show_release(transcript)
 show_figures(transcript)
-show_message_detail(transcript)
 show_load_table(transcript)

@@ -12,9 +12,9 @@ from core.formats import dump
 from core.render.strategies import strategy_figure
 from core.strategies import CODEX_USER_TOKENS, DEFAULT_KEEP_LAST
 from core.views.retention import FactIndex
-from core.views.strategies import compare_strategies, strategy_overview
+from core.views.strategies import compare_strategies, strategy_overview, strategy_tradeoffs, tradeoff_note
 from dashboard.sidebar import escape_markdown, keep, page_setup, require_transcript, source_caption
-from dashboard.ui import chart, metric_row, table
+from dashboard.ui import chart, grid_height, metric_row, table
 
 OFFLINE = "Offline extractive summary (default)"
 NONE = "No summarizer (the profile's fallback)"
@@ -136,6 +136,15 @@ st.caption(
     "facts kept (compacted part): the facts of the messages each strategy dropped or changed. "
     "Anthropic errors for the Codex-style reset are expected: it sends several user messages in a row."
 )
+note = tradeoff_note(comparison)
+if note:
+    st.info(escape_markdown(note), icon=":material/balance:")
+st.markdown("**What each strategy keeps, and what it gives up**")
+st.markdown("\n".join(
+    f"- **{escape_markdown(row.strategy)}** keeps {escape_markdown(row.keeps)}. Gives up "
+    f"{escape_markdown(row.gives_up)}."
+    for row in strategy_tradeoffs().itertuples()
+))
 broken = strategies_table[~strategies_table["pairs_ok"]]
 for name, notes in zip(broken["strategy"], broken["notes"], strict=True):
     st.error(escape_markdown(f"{name}: {notes}"))
@@ -151,7 +160,7 @@ if notes:
     st.caption("Notes: " + escape_markdown(notes))
 left, right = st.columns([3, 2])
 with left:
-    table(_message_rows(run.messages), height=360, key="strategies_messages",
+    table(_message_rows(run.messages), height=grid_height(len(run.messages)), key="strategies_messages",
           column_config={"#": st.column_config.NumberColumn("#", width="small", format="localized"),
                          "text": st.column_config.TextColumn("text", width="large")})
 with right:

@@ -6,7 +6,7 @@ from typing import Any
 
 import streamlit as st
 
-from core.render.replay import replay_figure
+from core.render.replay import replay_caption, replay_figure
 from core.views.replay import (
     compactions_table,
     logged_prompt_tokens,
@@ -136,12 +136,9 @@ if len(events) or len(logged):
         **keep("replay_show_log", True),
     )
 estimated = request.turn_table() if show_log and len(logged) else None
-chart(replay_figure(result, events if show_log else None, logged if show_log else None, estimated), key="replay_chart")
-st.caption(
-    "The line is the request before each assistant message; it drops where a compaction fired (triangles). "
-    "The dashed red line is the threshold. Purple marks are compactions the agent that wrote the log performed; "
-    "the dotted teal line is the prompt size the log recorded and the dashed one the estimate of that same request."
-)
+drawn = (result, events if show_log else None, logged if show_log else None, estimated)
+chart(replay_figure(*drawn), key="replay_chart")
+st.caption(replay_caption(*drawn))
 if estimated is not None:
     with st.expander("Recorded and estimated prompt sizes, turn by turn"):
         table(estimated, key="replay_sizes")

@@ -23,7 +23,7 @@ from dashboard.sidebar import (
     source_caption,
     whole_request,
 )
-from dashboard.ui import chart, metric_row, table
+from dashboard.ui import chart, grid_height, metric_row, table
 
 
 def _drilldown() -> Any:
@@ -94,8 +94,13 @@ binned = zones.n_messages > charts.ZONE_MAP_MAX_BARS
 st.caption(
     ("Bars: exact tokens per bin of consecutive messages of one zone (one bar per message would be narrower than a "
      "pixel at this length), coloured by zone; " if binned else "Bars: exact tokens per message, coloured by zone; ")
-    + "the faded part of a bar is what Phase 1 cuts from it; the grey band is the region Phase 1 leaves alone. Lines: "
-    "the prompt size after each message against the threshold, and the running total from the end against the tail "
+    # Only the marks this chart has: no faded part when Phase 1 cuts nothing, no band when it protects nothing.
+    + ("the faded part of a bar is what Phase 1 cuts from it. "
+       if (zones.table["tokens"] > zones.table["after_phase1"]).any() else "Phase 1 cuts nothing here. ")
+    + ("The grey band is the region Phase 1 leaves alone. "
+       if zones.prune_boundary is not None and zones.prune_boundary < zones.n_messages else "")
+    + "Lines: the prompt size after each message against the threshold, and the running total from the end "
+    "against the tail "
     "budget — both with the estimator that makes the decisions. "
     + ("**Click a bar** to open its first message below." if binned else "**Click a bar** to open that message below.")
 )
@@ -112,7 +117,7 @@ st.markdown("\n".join(f"- {line}" for line in zones.explanations))
 with st.expander("Per-message zones"):
     table(
         zones.table[["index", "role", "zone", "tokens", "budget_tokens", "prompt_so_far", "phase1"]],
-        height=380,
+        height=grid_height(len(zones.table)),
         column_config={
             "index": st.column_config.NumberColumn("#", width="small", format="localized"),
             "tokens": st.column_config.NumberColumn("tokens (tiktoken)", format="localized"),

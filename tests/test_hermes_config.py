@@ -423,3 +423,13 @@ def test_a_low_threshold_is_raised_by_v0_19_0_below_512k():
     assert (config.effective_threshold_percent, config.threshold_tokens) == (0.75, 96_000)
     older = CompressorConfig(**settings.compressor_kwargs(), profile="v0.18.1")
     assert (older.effective_threshold_percent, older.threshold_tokens) == (0.5, 64_000)
+
+
+def test_the_exported_model_prefers_what_was_typed_then_the_log_then_the_sidebar():
+    from core.hermes_config import exported_model
+
+    assert exported_model("gpt-5.2-codex", "", "gpt-4o") == ("gpt-5.2-codex",
+                                                            "the model the transcript was written with")
+    assert exported_model("gpt-5.2-codex", " openai/gpt-5 ", "gpt-4o")[0] == "openai/gpt-5"
+    assert exported_model("", None, "gpt-4o")[0] == "gpt-4o"
+    assert exported_model(None, None, "")[0] is None

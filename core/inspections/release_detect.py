@@ -46,6 +46,22 @@ class ReleaseGuess:
             return f"The handoff summary here was written by {self.family}."
         return f"The {self.summaries} handoff summaries here were written by {self.family}."
 
+    @property
+    def paragraph(self) -> str:
+        """The sentence and its evidence, each a sentence of its own (what the overview shows)."""
+        return " ".join([self.sentence, *self.evidence])
+
+
+def _of_them(count: int, total: int, one: str, many: str) -> str:
+    """The subject of an evidence sentence: "It starts", "Both start", "1 of the 3 starts"."""
+    if total == 1:
+        return f"It {one}"
+    if count == total:
+        return f"{'Both' if total == 2 else f'All {total}'} {many}"
+    return f"{count} of the {total} {one if count == 1 else many}"
+
+
+
 
 def _summary_text(text: str) -> str:
     """The handoff inside a message: after the first merge delimiter when there is one (v0.18.0+)."""
@@ -112,29 +128,39 @@ def _read(messages: Sequence[Any], prefixes: list[str]) -> _Traces:
 
 
 def _narrow(candidates: list[Profile], traces: _Traces) -> tuple[list[Profile], list[str]]:
-    """The candidates consistent with the layout traces, and those traces in words."""
+    """The candidates consistent with the layout traces, and those traces in words (one sentence each)."""
     evidence: list[str] = []
+    total = len(traces.indices)
     checks = (
-        (traces.merged_after, "merged after the tail message's own text ([PRIOR CONTEXT …] … [END OF PRIOR CONTEXT …])",
+        (traces.merged_after, _of_them(traces.merged_after, total, "is", "are")
+         + " merged after the tail message's own text ([PRIOR CONTEXT …] … [END OF PRIOR CONTEXT …]).",
          lambda p: rules.merge_rule(p).writes_delimiter),
-        (traces.fallback_no_repeat, "fallback summary whose In-Progress section no longer repeats the last ask",
+        (traces.fallback_no_repeat, _of_them(traces.fallback_no_repeat, total, "is", "are")
+         + " a fallback summary whose In-Progress section no longer repeats the last ask.",
          lambda p: p.fallback_in_progress is not None),
-        (traces.stripped_calls, "assistant messages whose orphaned calls were stripped: (tool call removed)",
+        (traces.stripped_calls, f"{_plural(traces.stripped_calls, 'assistant message')} had orphaned calls "
+         "stripped to (tool call removed).",
          lambda p: not rules.orphan_call_rule(p).adds_stubs),
-        (traces.stubs, "stub tool results for calls whose result was summarised",
+        (traces.stubs, f"{_plural(traces.stubs, 'stub tool result')} "
+         + ("stands" if traces.stubs == 1 else "stand") + " in for calls whose result was summarised.",
          lambda p: rules.orphan_call_rule(p).adds_stubs),
     )
     for count, what, writes_it in checks:
         if not count:
             continue
-        evidence.append(f"{count} {what}")
+        evidence.append(what)
         narrowed = [p for p in candidates if writes_it(p)]
         candidates = narrowed or candidates  # traces of two releases (a mixed log): keep the prefix's writers
     if traces.historical_headings:
-        evidence.append(f"{traces.historical_headings} with the historical headings (## Historical Task Snapshot)")
+        evidence.append(_of_them(traces.historical_headings, total, "carries", "carry")
+                        + " the historical headings (## Historical Task Snapshot).")
     if traces.flagged:
-        evidence.append(f"{traces.flagged} flagged _compressed_summary")
+        evidence.append(_of_them(traces.flagged, total, "is", "are") + " flagged _compressed_summary.")
     return candidates, evidence
+
+
+def _plural(count: int, noun: str) -> str:
+    return f"{count} {noun}" + ("" if count == 1 else "s")
 
 
 def detect_release(messages: Sequence[Any]) -> ReleaseGuess | None:
@@ -146,10 +172,13 @@ def detect_release(messages: Sequence[Any]) -> ReleaseGuess | None:
         return None
     evidence: list[str] = []
     named = [(prefix, f"Hermes {_names(who)}") for prefix, who in writers]
+    total = len(traces.indices)
     for prefix, name in [*named, *((prefix, who) for prefix, who, _offer in _OTHER_PREFIXES)]:
         count = traces.by_prefix.get(prefix, 0)
         if count:
-            evidence.append(f"{count} {'summary' if count == 1 else 'summaries'} with the handoff prefix of {name}")
+            # One prefix: the sentence already names its writer.
+            whose = "that handoff prefix" if len(traces.by_prefix) == 1 else f"the handoff prefix of {name}"
+            evidence.append(_of_them(count, total, "starts", "start") + f" with {whose}.")
     # The newest release that wrote one of these prefixes names the log (a session can span an upgrade).
     written = [profiles for prefix, profiles in writers if prefix in traces.by_prefix]
     if written:

@@ -10,7 +10,7 @@ import plotly.graph_objects as go
 from core.render.charts import AFTER_COLOR, FALLBACK_COLOR, THRESHOLD_COLOR, ZONE_COLORS
 from core.views.replay import Replay
 
-__all__ = ["replay_figure"]
+__all__ = ["replay_caption", "replay_figure"]
 
 
 CURVE_COLOR = AFTER_COLOR
@@ -143,3 +143,35 @@ def replay_figure(
                      range=[-0.5, max(result.n_messages, 1) - 0.5])
     fig.update_yaxes(title_text=unit, range=[0, top * 1.08 if top else 1])
     return fig
+
+
+def replay_caption(
+    result: Replay,
+    real_events: pd.DataFrame | None = None,
+    logged: pd.DataFrame | None = None,
+    estimated: pd.DataFrame | None = None,
+) -> str:
+    """What :func:`replay_figure` draws for the same arguments, in words: only the marks it has."""
+    parts = ["The blue line is the request before each assistant message"]
+    outcomes = {r.outcome for r in result.compactions if r.compressed}
+    if outcomes:
+        marks = " and ".join(
+            f"{color} down-triangles mark compactions with {what}"
+            for outcome, color, what in (("summarized", "orange", "a summary"), ("fallback", "grey", "the fallback summary"))
+            if outcome in outcomes
+        )
+        parts.append(f"it drops where a compaction fired ({marks})")
+    if any(not r.compressed for r in result.compactions):
+        parts.append("grey crosses mark compress() calls that compacted nothing")
+    sentences = ["; ".join(parts) + ".", "The dashed red line is the threshold."]
+    if real_events is not None and len(real_events):
+        sentences.append("Purple diamonds and dotted lines are the compactions the agent that wrote the log performed.")
+    if logged is not None and len(logged):
+        sentences.append("The dotted teal line is the prompt size the log recorded"
+                         + (" and the dashed teal one the estimate of that same request." if estimated is not None
+                            and len(estimated) else "."))
+    elif estimated is not None and len(estimated):
+        sentences.append("The dashed teal line is the estimate of the log's own requests.")
+    if not result.compactions:
+        sentences.append("The prompt never reached the threshold, so the line never drops.")
+    return " ".join(sentences)

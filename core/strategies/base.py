@@ -60,6 +60,8 @@ class Strategy(Protocol):
     family: str
     label: str
     description: str
+    keeps: str  # what the strategy keeps, in a phrase
+    gives_up: str  # what it gives up for that, in a phrase
 
     def run(self, messages: Sequence[Any], settings: StrategySettings) -> list[StrategyRun]:
         """The runs of this strategy on ``messages`` (one, or one per variant)."""

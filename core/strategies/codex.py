@@ -122,6 +122,10 @@ class CodexStrategy(BudgetFollower):
     family: str = "codex"
     label: str = "Codex-style"
     description: str = "a Codex-style reset (the user's own messages plus a summary)"
+    keeps: str = ("the system prompt, the user's own messages (newest first, up to the user-message budget) and one "
+                  "summary of everything; an extractive summary copies identifiers, so most facts survive")
+    gives_up: str = ("every assistant and tool message: the exact tool outputs, file contents and the agent's own "
+                     "steps exist only as the summary says them; several user messages in a row break Anthropic's API")
 
     def run(self, messages: Sequence[Any], settings: StrategySettings) -> list[StrategyRun]:
         return [codex_style(messages, settings.config, settings.summarizer, settings.user_tokens, settings.counter)]

@@ -46,6 +46,10 @@ class HermesStrategy:
     family: str = "hermes"
     label: str = "Hermes"
     description: str = "Hermes with each release profile (the chosen parameters and summarizer)"
+    keeps: str = ("the head and the tail verbatim (recent tool calls and outputs exact, tool pairs valid) and a "
+                  "summary of the middle within the release's summary budget")
+    gives_up: str = ("the middle's own words: what the summary budget has no room for is lost, so fewer facts survive "
+                     "than a summary of everything would keep, in exchange for an exact recent context")
 
     def run(self, messages: Sequence[Any], settings: StrategySettings) -> list[StrategyRun]:
         # The chosen profile always runs: its output is the budget the other strategies are held to.

@@ -45,6 +45,8 @@ class MaskingStrategy(BudgetFollower):
     family: str = "masking"
     label: str = "Observation masking"
     description: str = "masking of old tool outputs"
+    keeps: str = "every message and tool pair, and the last N tool outputs in full"
+    gives_up: str = "older tool outputs (a placeholder each); it does not aim at the budget, so it may not fit"
 
     def run(self, messages: Sequence[Any], settings: StrategySettings) -> list[StrategyRun]:
         return [observation_masking(messages, settings.keep_last)]

@@ -52,6 +52,8 @@ class TruncationStrategy(BudgetFollower):
     family: str = "truncation"
     label: str = "Truncation"
     description: str = "truncation to the most recent messages that fit the budget"
+    keeps: str = "the most recent messages that fit the budget, word for word"
+    gives_up: str = "everything older, with no summary: the task, early decisions and their facts are gone"
 
     def run(self, messages: Sequence[Any], settings: StrategySettings) -> list[StrategyRun]:
         if settings.budget_tokens is None:

@@ -26,7 +26,8 @@ from core.summarizers.factory import DEFAULT_SUMMARIZER, resolve_summarizer
 from core.tokens import encoding_name_for_model, get_counter
 from core.views.retention import FactIndex, retention_summary
 
-__all__ = ["PAIR_RULES", "TABLE_COLUMNS", "StrategyComparison", "compare_strategies", "strategy_overview"]
+__all__ = ["PAIR_RULES", "TABLE_COLUMNS", "StrategyComparison", "compare_strategies", "strategy_overview",
+           "strategy_tradeoffs", "tradeoff_note"]
 
 #: Lint rules about tool calls and their results.
 PAIR_RULES = frozenset({
@@ -40,6 +41,35 @@ def strategy_overview() -> str:
     parts = [strategy.description for strategy in STRATEGIES.values()]
     listed = ", ".join(parts[:-1]) + (" and " if len(parts) > 1 else "") + parts[-1]
     return f"The same conversation reduced {len(parts)} ways: {listed}."
+
+
+def strategy_tradeoffs() -> pd.DataFrame:
+    """What each registered strategy keeps and what it gives up for it, one row each."""
+    return pd.DataFrame(
+        [{"strategy": s.label, "keeps": s.keeps, "gives_up": s.gives_up} for s in STRATEGIES.values()],
+        columns=["strategy", "keeps", "gives_up"],
+    )
+
+
+def tradeoff_note(comparison: StrategyComparison) -> str | None:
+    """Why a smaller output can keep more facts, named from the table (None when no run is both smaller
+    and richer in facts than another)."""
+    rows = comparison.table
+    if rows.empty:
+        return None
+    richest = rows[rows["retention_all"] == rows["retention_all"].max()]
+    best = richest.loc[richest["tokens_after"].idxmin()]
+    larger = rows[(rows["tokens_after"] > best["tokens_after"]) & (rows["retention_all"] < best["retention_all"])]
+    if larger.empty:
+        return None
+    other = larger.loc[larger["tokens_after"].idxmax()]
+    return (
+        f"{best['strategy']} is smaller than {other['strategy']} ({int(best['tokens_after']):,} against "
+        f"{int(other['tokens_after']):,} tokens) yet keeps more facts ({best['retention_all']:.1%} against "
+        f"{other['retention_all']:.1%}): facts are identifiers, and a text that copies identifiers keeps them "
+        "wherever it puts them. What the facts column does not measure is what each gives up: the messages "
+        "themselves, exact tool outputs and valid tool pairs (see what each strategy keeps and gives up below)."
+    )
 
 
 @dataclass

@@ -65,6 +65,11 @@ def test_offline_run_shows_outcome_preview_summary_and_downloads(media_files, ap
     headers = [plain(m.value) for m in app.markdown if m.value.startswith("**output")]
     assert any(h.startswith(f"**output #{summary_position} · user · SUMMARY**") for h in headers)
     assert any(code.value == result.messages[summary_position]["content"] for code in app.code)
+    # The thread first: the summary's card carries its badge; the table holds every figure.
+    thread = "".join(h.proto.body for h in app.get("html") if "cl-thread" in h.proto.body)
+    assert f'id="cl-preview-{summary_position}"' in thread and ">SUMMARY</span>" in thread
+    app.session_state["_kept_preview_view"] = "Table"
+    run(app)
     preview = table_with(app, "#", "zone", "badges", "tokens", "text")
     assert preview["#"].tolist() == list(range(len(result.messages)))
     assert preview["tokens"].tolist() == [counter.count_message(m) for m in result.messages]
@@ -176,3 +181,14 @@ def test_unreachable_litellm_endpoint_falls_back_with_a_readable_reason(app):
     warning = plain(app.warning[0].value)
     assert "Fallback summary" in warning
     assert "connect" in warning.lower() or "refused" in warning.lower()
+
+
+def test_the_config_export_names_the_logs_model_not_the_sidebar_default(media_files, app):
+    path = SAMPLES / "anthropic_messages_session.json"
+    logged = load(path).model
+    assert logged and app.selectbox(key="model").value != logged
+    choose_sample(app, path.name)
+    compress_on_page(app)
+    snippet = yaml.safe_load(download_bytes(media_files, app.download_button(key="download_yaml")).decode())
+    assert snippet["model"]["default"] == logged
+    assert any("the model the transcript was written with" in plain(c.value) for c in app.caption)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -27,6 +28,12 @@ from tests.app.conftest import (
 LONG_SAMPLE = "long_coding_session.json"
 
 
+def as_table(app):
+    """The messages read as a table instead of the thread (the table's filters and row clicks)."""
+    app.session_state["_kept_overview_messages_view"] = "Table"
+    return run(app)
+
+
 def exact_total(messages: list, model: str = "gpt-4o") -> int:
     return get_counter(encoding_name_for_model(model)).count_messages(messages)
 
@@ -37,7 +44,7 @@ def test_first_page_shows_the_long_sample_without_any_action(app):
     shown = metrics(app)
     assert number(shown["Messages"]) == len(messages)
     assert number(shown["Tokens (o200k_base)"]) == exact_total(messages)
-    table = table_with(app, "preview", "source")
+    table = table_with(as_table(app), "preview", "source")
     assert len(table) == len(messages)
     assert table["tokens"].sum() == exact_total(messages)
 
@@ -81,7 +88,7 @@ def _readable_text(message: dict) -> str:
 
 def test_search_keeps_only_matching_messages(app):
     messages = load_messages(SAMPLES / LONG_SAMPLE)
-    app.text_input(key="message_query").set_value("pytest")
+    as_table(app).text_input(key="message_query").set_value("pytest")
     run(app)
     table = table_with(app, "preview", "source")
     expected = [i for i, m in enumerate(messages) if "pytest" in _readable_text(m)]
@@ -116,6 +123,30 @@ def test_several_uploads_can_each_be_picked(app):
     assert number(metrics(app)["Messages"]) == len(load(second, filename="b.jsonl").live_context().messages)
 
 
+def test_rejected_uploads_leave_the_picker_and_say_why(app):
+    good = (SAMPLES / "langchain_messages.json").read_bytes()
+    png = b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 4
+    go(app, "overview")
+    app.file_uploader(key="uploader").set_value([
+        ("a.json", good, "application/json"), ("notes.md", b"# Notes\n\nnot a transcript\n", "text/markdown"),
+        ("shot.png", png, "image/png"),
+    ])
+    run(app)
+    # The last upload is chosen first; it is rejected, then the one before it, and a.json is analysed.
+    options = app.selectbox(key="conversation_choice").options
+    assert "Uploaded: a.json" in options
+    assert "Uploaded: notes.md" not in options and "Uploaded: shot.png" not in options
+    assert app.selectbox(key="conversation_choice").value == "Uploaded: a.json"
+    errors = [plain(e.value) for e in app.error]
+    assert any(e.startswith("**notes.md** was not loaded") for e in errors)
+    assert any(e.startswith("**shot.png** was not loaded") for e in errors)
+    assert number(metrics(app)["Messages"]) == len(load(good, filename="a.json").messages)
+    # Removed from the uploader, a rejected file's notice goes too.
+    app.file_uploader(key="uploader").set_value([("a.json", good, "application/json")])
+    run(app)
+    assert not any("was not loaded" in plain(e.value) for e in app.error)
+
+
 @pytest.mark.parametrize(
     ("name", "data"),
     [
@@ -132,10 +163,12 @@ def test_bad_files_give_a_readable_error_on_every_page(app, name, data):
     assert errors, "a bad file must be reported"
     assert any(name.split(".")[0] in error for error in errors)
     assert not any("Traceback" in error for error in errors)
+    # No format reads it: it leaves the picker, and every page says so above what it analyses instead.
+    assert f"Uploaded: {name}" not in app.selectbox(key="conversation_choice").options
     for page in ("zones", "savings", "compress"):
         go(app, page)
-        assert app.error, page
-        assert not app.metric, page
+        assert any(plain(w.value).startswith(f"{name} was not loaded") for w in app.warning), page
+        assert not any(name in plain(c.value) for c in app.caption if c.value.startswith(name)), page
 
 
 def test_forcing_a_wrong_format_is_an_error_and_auto_detection_recovers(app):
@@ -167,7 +200,11 @@ def test_session_picker_lists_every_session_and_switches(app):
 
 def test_transcript_text_only_reaches_the_page_as_data(app):
     upload(app, "xss.json", (DATA / "xss_transcript.json").read_bytes())
-    table = table_with(app, "preview", "source")
+    # The thread: the script and the handlers are shown as text, never as markup.
+    thread = "".join(h.proto.body for h in app.get("html") if "cl-thread" in h.proto.body)
+    assert "&lt;script" in thread and "<script" not in thread
+    assert not re.search(r"<[a-z]+[^>]*\son\w+=", thread)
+    table = table_with(as_table(app), "preview", "source")
     assert table["preview"].str.contains("<script>", regex=False).any()
     rendered = [m.value for m in app.markdown] + [c.value for c in app.caption]
     assert not any("<script" in text or "onerror" in text for text in rendered)
@@ -231,7 +268,7 @@ def test_message_detail_shows_display_text_and_the_raw_message(app):
     conversation = load(path)
     index = next(i for i, m in enumerate(conversation.messages) if "\x1b[" in str(m.get("content")))
     choose_sample(app, path.name)
-    app.number_input(key="detail_index").set_value(index)
+    as_table(app).number_input(key="detail_index").set_value(index)
     run(app)
     shown = [c.value for c in app.code]
     assert any("PASSED" in text and "\x1b" not in text for text in shown)
@@ -260,3 +297,15 @@ def test_the_release_that_wrote_the_summaries_is_named_and_offered(app):
     run(app)
     assert app.selectbox(key="profile").value == "v0.16.0"
     assert not any(b.key == "use_detected_profile" for b in app.button)
+
+
+def test_a_short_table_with_long_text_gets_rows_that_wrap(app):
+    from dashboard.ui import LONG_CELL_CHARS, WRAP_ROW_HEIGHT
+
+    request = next(f for f in app.dataframe if {"part", "share", "source"} <= set(f.value.columns))
+    assert request.value["source"].str.len().max() > LONG_CELL_CHARS
+    assert request.row_height == WRAP_ROW_HEIGHT
+    short = next(f for f in app.dataframe if {"role", "messages", "share"} <= set(f.value.columns))
+    assert short.row_height != WRAP_ROW_HEIGHT  # nothing long in it: rows of one line
+    grid = next(f for f in as_table(app).dataframe if {"preview", "source"} <= set(f.value.columns))
+    assert grid.row_height != WRAP_ROW_HEIGHT  # a sized grid keeps one-line rows

@@ -136,32 +136,39 @@ def test_a_sweep_of_identical_cells_says_so_instead_of_drawing_them():
     assert len(at.get("plotly_chart")) == 1
 
 
-def test_every_page_names_the_window_and_offers_the_logs_model():
+def caption_helps(at: AppTest) -> list[str]:
+    return [plain(c.proto.help) for c in at.caption if c.proto.help]
+
+
+def test_every_page_names_the_window_in_one_line_and_offers_the_logs_model():
     name, data = F.claude_code_session()
     at = open_file("zones", name, data)
-    assert any(c.startswith("Window **128,000** tokens, gpt-4o's input window in litellm's model table. Output "
-                            "reserve 16,384 (its output limit in litellm's table).") for c in captions(at))
+    line = [c for c in captions(at) if c.startswith(name)]
+    assert len(line) == 1 and "gpt-4o · window 128,000 · threshold " in line[0] and "\n" not in line[0]
+    assert any(h.startswith("Window **128,000** tokens, gpt-4o's input window in litellm's model table. Output "
+                            "reserve 16,384 (its output limit in litellm's table).") for h in caption_helps(at))
     model = "claude-sonnet-4-5-20250929"
-    assert any(f"The log was written with {model}; the sidebar uses gpt-4o" in c for c in captions(at))
+    assert at.button(key="use_log_model").label == f"Use {model}"
     at.button(key="use_log_model").click()
     run(at)
     assert at.selectbox(key="model").value == model
     assert at.number_input(key="context_length").value == context_window(model)
-    assert at.number_input(key="max_tokens").value == output_limit(model)
-    assert any(f"Window **{context_window(model):,}** tokens, {model}'s input window in litellm's model table" in c
-               for c in captions(at))
-    assert not any("The log was written with" in c for c in captions(at))
+    # Hermes' default config keeps no output reserve: the model's output limit is not one.
+    assert output_limit(model) and at.number_input(key="max_tokens").value == 0
+    assert any(f"Window **{context_window(model):,}** tokens, {model}'s input window in litellm's model table. "
+               "No output reserve." in h for h in caption_helps(at))
+    assert not [b for b in at.button if b.key == "use_log_model"]
 
     at.number_input(key="context_length").set_value(150_000)
     run(at)
-    assert any(f"Window **150,000** tokens, entered by hand (litellm's table gives {model} {context_window(model):,})" in c
-               for c in captions(at))
+    assert any(f"Window **150,000** tokens, entered by hand (litellm's table gives {model} {context_window(model):,})"
+               in h for h in caption_helps(at))
 
 
 def test_a_codex_log_names_its_recorded_window():
     name, data = F.codex_rollout()
     at = open_file("savings", name, data)
-    assert any("The log records a window of 258,400." in c for c in captions(at))
+    assert any("The log records a window of 258,400." in h for h in caption_helps(at))
 
 
 def test_zones_decide_the_trigger_on_the_recorded_prompt_as_the_host_does():

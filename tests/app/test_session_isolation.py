@@ -137,8 +137,10 @@ def test_an_upload_over_its_reading_budget_is_a_clear_error(tmp_path, monkeypatc
     at = new_app()
     upload(at, "slow.json", _unique_transcript(tmp_path, "slow", copies=30))  # about a second to read
     errors = [plain(error.value) for error in at.error]
-    assert errors == ["slow.json: reading it timed out after 0.1 s (the limit of one upload) and was stopped; the "
-                      "file is too large or too costly to read here"]
+    # It leaves the picker, with why.
+    assert errors == ["**slow.json** was not loaded, so it is not in the conversation picker: reading it timed out "
+                      "after 0.1 s (the limit of one upload) and was stopped; the file is too large or too costly to "
+                      "read here"]
 
 
 def test_a_sqlite_bomb_upload_is_refused_with_its_column(tmp_path):

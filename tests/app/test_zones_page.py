@@ -165,3 +165,17 @@ def test_a_small_conversation_is_left_alone_and_says_why(app):
     assert "Only 5 messages" in explanation
     assert "returns the conversation unchanged" in explanation
     assert set(app.dataframe[0].value["zone"]) == {"UNCHANGED"}
+
+
+@pytest.mark.parametrize("sample", ["anthropic_messages_session.json", "long_coding_session.json"])
+def test_the_zone_map_caption_names_only_the_marks_the_chart_draws(app, sample):
+    from tests.app.conftest import choose_sample, plain
+
+    choose_sample(app, sample)
+    go(app, "zones")
+    spec = json.loads(app.get("plotly_chart")[0].proto.spec)
+    names = [trace.get("name", "") for trace in spec["data"]]
+    caption = next(plain(c.value) for c in app.caption if plain(c.value).startswith("Bars:"))
+    assert ("faded part" in caption) == ("cut by Phase 1" in names)
+    assert ("cuts nothing" in caption) == ("cut by Phase 1" not in names)
+    assert ("grey band" in caption) == any(name.startswith("left alone by Phase 1") for name in names)

@@ -141,10 +141,13 @@ def test_markup_in_a_transcript_is_shown_as_text_and_never_runs(page):
 def test_a_binary_upload_is_a_readable_error(page, tmp_path):
     junk = tmp_path / "junk.bin"
     junk.write_bytes(bytes(range(256)) * 20)
-    upload(page, junk)
+    # No format reads it, so it never becomes the conversation analysed: it leaves the picker, with why.
+    page.locator("[data-testid='stFileUploader'] input[type=file]").set_input_files(str(junk))
     alert = page.locator("[data-testid='stAlert']").filter(has_text="binary file")
     alert.first.wait_for()
+    wait_until_idle(page)
     assert "junk.bin" in alert.first.inner_text()
+    assert page.get_by_role("combobox", name="Conversation to analyse").input_value() != "Uploaded: junk.bin"
     assert page.get_by_text("Traceback").count() == 0
     screenshot(page, "08_bad_file")
 

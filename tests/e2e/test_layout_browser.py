@@ -268,7 +268,9 @@ def test_the_run_draws_its_before_and_after_and_a_preview_row_opens_its_message(
     summary = next(i for i, o in enumerate(result.assembly.origins) if o.kind == "summary")
     panel = wide.locator(".st-key-drilldown-preview")
     panel.get_by_text(f"output #{summary} · user · SUMMARY", exact=False).first.wait_for()
-    # A click on a row of the preview table (its row marker) opens that message.
+    # Read as a table, a click on a row (its row marker) opens that message.
+    wide.locator(".st-key-preview_view button").filter(has_text="Table").click()
+    wait_until_idle(wide)
     grid = wide.locator(".st-key-preview_table [data-testid='stDataFrameResizable']").first
     grid.scroll_into_view_if_needed()
     box = grid.bounding_box()

@@ -55,7 +55,7 @@ def test_v0_18_0_merges_after_the_tail_text_and_strips_orphaned_calls():
     out = ContextCompressor(CompressorConfig(profile="v0.18.0"), summarizer=_failing).compress(messages).messages
     guess = detect_release(out)
     assert guess is not None and guess.family == "Hermes v0.18.0, v0.18.1 or v0.18.2"
-    assert any("orphaned calls were stripped" in line or "merged after" in line or "fallback" in line
+    assert any("orphaned calls" in line or "merged after" in line or "fallback" in line
                for line in guess.evidence)
 
 
@@ -66,7 +66,7 @@ def test_a_v0_17_0_stub_result_tells_it_from_v0_18_0():
     common = [user("go"), asst("ok"), summary, asst(None, [call("c1", "terminal", {"command": "ls"})])]
     with_stub = detect_release([*common, stub, user("next")])
     assert (with_stub.family, with_stub.profile) == ("Hermes v0.17.0", "v0.17.0")
-    assert any("stub tool results" in line for line in with_stub.evidence)
+    assert any("stub tool result" in line for line in with_stub.evidence)
     assert any("historical headings" in line for line in with_stub.evidence)
     without = detect_release([*common, tool("c1", "a.py"), user("next")])
     assert without.family == "Hermes v0.17.0, v0.18.0, v0.18.1 or v0.18.2"
@@ -89,7 +89,8 @@ def test_a_build_between_releases_reads_as_one_sentence():
 
     guess = detect_release([user("hi"), {"role": "user", "content": HISTORICAL_PREFIX_V0_16_0 + "\n## Active Task\nx"}])
     assert guess.sentence == "The handoff summary here was written by a Hermes build between v0.15.1 and v0.16.0."
-    assert guess.evidence == ["1 summary with the handoff prefix of a Hermes build between v0.15.1 and v0.16.0"]
+    assert guess.evidence == ["It starts with that handoff prefix."]
+    assert "Hermes a build" not in guess.paragraph and "1 with" not in guess.paragraph
     assert guess.profile == "v0.16.0"
 
 
@@ -98,3 +99,18 @@ def test_the_v0_19_0_sentence_names_the_release():
 
     guess = detect_release([user("hi"), {"role": "user", "content": SUMMARY_PREFIX_V0_19_0 + "\n## Goal\nx"}])
     assert (guess.family, guess.profile) == ("Hermes v0.19.0", "v0.19.0")
+
+
+def test_every_evidence_line_is_a_sentence_of_its_own():
+    from core.profiles import HISTORICAL_PREFIX_V0_16_0
+
+    summary = {"role": "user", "content": SUMMARY_PREFIX_V0_17_0 + "\n## Historical Task Snapshot\nNone.\n\n" + END_MARKER}
+    older = {"role": "user", "content": HISTORICAL_PREFIX_V0_16_0 + "\n## Active Task\nx"}
+    stub = {"role": "tool", "content": STUB_RESULT, "tool_call_id": "c1"}
+    guess = detect_release([older, user("go"), summary, asst(None, [call("c1", "terminal", {"command": "ls"})]), stub])
+    assert guess is not None and guess.summaries == 2
+    for line in guess.evidence:
+        assert (line[0].isupper() or line[0].isdigit()) and line.endswith("."), line
+    # Two prefixes: each is named, with how many of the summaries carry it.
+    assert sum(line.startswith("1 of the 2 starts with the handoff prefix of") for line in guess.evidence) == 2
+    assert "1 stub tool result stands in" in guess.paragraph

@@ -237,3 +237,21 @@ def test_the_figure() -> None:
     # The y axis makes room for a logged compaction far above the curve.
     events.loc[0, "pre_tokens"] = 155_116
     assert replay_figure(result, events).layout.yaxis.range[1] >= 155_116
+
+
+def test_the_caption_names_only_what_the_figure_draws() -> None:
+    from core.render.replay import replay_caption
+
+    compacting = replay(tool_loop(), CompressorConfig(profile=V16), Recorder())
+    quiet = replay(tool_loop(3), CompressorConfig(profile=V16), Recorder())
+    events = pd.DataFrame({"position": [40], "kind": ["compact_boundary"], "pre_tokens": [70_000],
+                           "summary_chars": [0], "source": [""]})
+    logged = pd.DataFrame({"message_index": [2, 4], "prompt_tokens": [100, 200]})
+    for result in (compacting, quiet):
+        for args in ((), (events,), (None, logged), (events, logged)):
+            names = {trace.name for trace in replay_figure(result, *args).data}
+            caption = replay_caption(result, *args)
+            assert ("triangle" in caption) == bool({"compaction (summary)", "compaction (fallback)"} & names)
+            assert ("Purple" in caption) == ("compaction in the log" in names)
+            assert ("teal" in caption) == ("prompt size (log usage)" in names)
+    assert "never reached the threshold" in replay_caption(quiet)

@@ -18,7 +18,7 @@ from core.strategies.masking import observation_masking
 from core.strategies.truncation import truncation
 from core.tokens import get_counter
 from core.views.retention import FactIndex, lost_facts, retention_summary
-from core.views.strategies import compare_strategies, strategy_overview
+from core.views.strategies import compare_strategies, strategy_overview, strategy_tradeoffs, tradeoff_note
 from tests.helpers import Recorder, asst, call, failing, tool, user
 from tests.helpers import sys as system
 
@@ -219,6 +219,8 @@ def test_the_comparison_runs_what_the_registry_lists(monkeypatch: pytest.MonkeyP
         family: str = "identity"
         label: str = "Identity"
         description: str = "no reduction at all"
+        keeps: str = "everything"
+        gives_up: str = "nothing"
 
         def run(self, messages, settings):
             return [StrategyRun(name="Identity", family=self.family, messages=list(messages),
@@ -231,6 +233,9 @@ def test_the_comparison_runs_what_the_registry_lists(monkeypatch: pytest.MonkeyP
     assert not row["fits_budget"]
     assert strategy_overview().startswith("The same conversation reduced 5 ways: Hermes with each release profile")
     assert strategy_overview().endswith("and no reduction at all.")
+    tradeoffs = strategy_tradeoffs().set_index("strategy")
+    assert tradeoffs.loc["Identity", "gives_up"] == "nothing"
+    assert list(tradeoffs.index) == [s.label for s in STRATEGIES.values()]
 
 
 def test_hermes_runs_only_the_releases_asked_for_and_always_the_chosen_one() -> None:
@@ -245,3 +250,19 @@ def test_hermes_runs_only_the_releases_asked_for_and_always_the_chosen_one() -> 
     # The same runs give the same rows, whichever others ran beside them.
     same = every.set_index("strategy").loc[chosen["strategy"], "tokens_after"].tolist()
     assert chosen["tokens_after"].tolist() == same
+
+
+def test_the_tradeoff_note_names_a_smaller_run_that_keeps_more_facts() -> None:
+    comparison = compare_strategies(SESSION, CompressorConfig(profile=V16), Recorder(SUMMARY), budget_tokens=100)
+    table = comparison.table
+    richer_and_smaller = [
+        (a, b) for a in table.itertuples() for b in table.itertuples()
+        if a.tokens_after < b.tokens_after and a.retention_all > b.retention_all
+    ]
+    note = tradeoff_note(comparison)
+    assert (note is None) == (not richer_and_smaller)
+    # A table made to hold such a pair always gets the note, naming both runs.
+    table.loc[0, ["tokens_after", "retention_all"]] = [1, 1.0]
+    table.loc[1, ["tokens_after", "retention_all"]] = [10_000, 0.5]
+    forced = tradeoff_note(comparison)
+    assert forced is not None and table.loc[0, "strategy"] in forced and "gives up" in forced

@@ -1,0 +1,266 @@
+"""What a new user tripped over, checked in headless Chromium at 1400 and 800 px, light and dark.
+
+Each test runs in the four combinations and leaves screenshots in ``test-artifacts/screenshots``
+(``trust_<what>_<width>_<scheme>.png``): the message panel comes into view when a chart is
+clicked, the release sentence reads as English, the strategies say what each gives up, the
+timeline caption names what the chart draws, the source line is one line, the transcript's model
+brings no invented reserve and the config export names it, rejected uploads leave the picker, and
+the conversation view reads a 10,000-message log a page at a time.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from core.profiles import HISTORICAL_PREFIX_V0_16_0
+from tests.e2e.conftest import ROOT, UI_TIMEOUT_MS, open_page, screenshot, upload, wait_until_idle
+from tests.e2e.test_layout_browser import _tallest_bar as tallest_bar
+
+pytestmark = pytest.mark.browser
+
+HEIGHT = 900
+COMBINATIONS = [(1400, "light"), (800, "light"), (1400, "dark"), (800, "dark")]
+ANTHROPIC_SAMPLE = ROOT / "sample_conversations" / "anthropic_messages_session.json"
+
+
+@pytest.fixture(params=COMBINATIONS, ids=lambda c: f"{c[0]}-{c[1]}")
+def tab(request: Any, chromium: Any, server_url: str) -> Iterator[Any]:
+    width, scheme = request.param
+    context = chromium.new_context(viewport={"width": width, "height": HEIGHT}, color_scheme=scheme,
+                                   accept_downloads=True)
+    context.set_default_timeout(UI_TIMEOUT_MS)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.goto(server_url)
+    page.get_by_text("Headline figures").wait_for()
+    wait_until_idle(page)
+    page.page_errors = errors  # type: ignore[attr-defined]
+    page.shot = lambda name: screenshot(page, f"trust_{name}_{width}_{scheme}")  # type: ignore[attr-defined]
+    page.width = width  # type: ignore[attr-defined]
+    try:
+        yield page
+    finally:
+        assert not errors, errors
+        context.close()
+
+
+def drop(page: Any, *paths: Path) -> None:
+    """Drop files on the uploader and wait for the run that reads them to end."""
+    page.locator("[data-testid='stFileUploader'] input[type=file]").set_input_files([str(p) for p in paths])
+    page.wait_for_timeout(500)
+    wait_until_idle(page)
+
+
+def in_view(page: Any, locator: Any) -> bool:
+    box = locator.bounding_box()
+    return box is not None and box["y"] < HEIGHT and box["y"] + min(box["height"], 200) > 0
+
+
+def test_a_chart_click_brings_the_message_panel_into_view(tab: Any) -> None:
+    open_page(tab, "Zones")
+    tab.locator(".js-plotly-plot .barlayer .point").first.wait_for()
+    index, box = tallest_bar(tab, "MIDDLE")
+    assert 0 <= box["y"] < HEIGHT  # the chart is in view, the panel is not
+    panel = tab.locator(".st-key-drilldown-zones")
+    assert not in_view(tab, panel)
+    tab.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    panel.get_by_text(f"message #{index} ·", exact=False).first.wait_for()
+    wait_until_idle(tab)
+    tab.wait_for_timeout(1_200)  # the smooth scroll
+    assert in_view(tab, panel), panel.bounding_box()
+    # The panel reads the message as a thread card, its number in the card's head.
+    assert panel.locator(".cl-msg .cl-num").first.is_visible()
+    tab.screenshot(path=str(ROOT / "test-artifacts" / "screenshots" /
+                            f"trust_click_panel_viewport_{tab.width}_{'dark' if is_dark(tab) else 'light'}.png"))
+
+
+def is_dark(page: Any) -> bool:
+    return bool(page.evaluate("() => matchMedia('(prefers-color-scheme: dark)').matches"))
+
+
+def test_the_source_line_is_one_line_and_the_transcripts_model_keeps_no_invented_reserve(tab: Any) -> None:
+    drop(tab, ANTHROPIC_SAMPLE)
+    open_page(tab, "Zones")
+    line = tab.locator(".st-key-source-line")
+    line.wait_for()
+    height = line.bounding_box()["height"]
+    assert height <= (48 if tab.width >= 1400 else 90), height  # one line (a button is 40 px high)
+    button = line.get_by_role("button", name="Use claude-sonnet-4-5")
+    button.click()
+    wait_until_idle(tab)
+    line.get_by_role("button", name="Use claude-sonnet-4-5").wait_for(state="detached")
+    reserve = tab.get_by_role("spinbutton", name="Output reserve (max_tokens)")
+    if not reserve.is_visible():  # the sidebar starts folded at 800 px
+        tab.locator("[data-testid='stExpandSidebarButton']").first.click()
+    assert reserve.input_value() == "0"
+    assert "claude-sonnet-4-5" in line.inner_text()
+    tab.shot("source_line")
+
+
+def test_the_config_export_names_the_logs_model(tab: Any) -> None:
+    drop(tab, ANTHROPIC_SAMPLE)
+    open_page(tab, "Compress & preview")
+    tab.get_by_role("button", name="Run the compressor").click()
+    tab.get_by_text("Before and after this run").wait_for()
+    wait_until_idle(tab)
+    tab.get_by_role("tab", name="Download").click()
+    snippet = tab.locator("[data-testid='stCode']").filter(has_text="compression:").first
+    snippet.wait_for()
+    assert "default: claude-sonnet-4-5" in snippet.inner_text()
+    assert "gpt-4o" not in snippet.inner_text()
+    snippet.scroll_into_view_if_needed()
+    tab.shot("config_export")
+
+
+def hermes_log(path: Path) -> Path:
+    summary = HISTORICAL_PREFIX_V0_16_0 + "\n## Active Task\nFinish the parser.\n## Done\nRead the files."
+    messages = [{"role": "system", "content": "You are Hermes."}, {"role": "user", "content": summary},
+                {"role": "user", "content": "Go on."}, {"role": "assistant", "content": "On it."}]
+    path.write_text(json.dumps({"messages": messages}), encoding="utf-8")
+    return path
+
+
+def test_release_detection_reads_as_sentences_and_rejected_uploads_leave_the_picker(tab: Any, tmp_path: Path) -> None:
+    notes = tmp_path / "notes.md"
+    notes.write_text("# Notes\n\nNot a transcript.\n", encoding="utf-8")
+    picture = tmp_path / "shot.png"
+    picture.write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 8)
+    drop(tab, hermes_log(tmp_path / "gateway.json"), notes, picture)
+    box = tab.locator("[data-testid='stAlertContentInfo']").filter(has_text="handoff summary").first
+    box.wait_for()
+    text = box.inner_text()
+    assert "written by a Hermes build between v0.15.1 and v0.16.0." in text
+    assert "Hermes a build" not in text and "1 with" not in text
+    for name in ("notes.md", "shot.png"):
+        tab.locator("[data-testid='stAlertContentError']").filter(has_text=f"{name} was not loaded").first.wait_for()
+    picker = tab.get_by_role("combobox", name="Conversation to analyse")
+    assert picker.input_value() == "Uploaded: gateway.json"
+    picker.click()
+    options = tab.locator("[role='option']").all_inner_texts()
+    tab.keyboard.press("Escape")
+    assert "Uploaded: gateway.json" in options
+    assert not any("notes.md" in o or "shot.png" in o for o in options)
+    tab.shot("release_and_rejected")
+
+
+def test_the_uploader_shows_every_file_it_holds(tab: Any) -> None:
+    files = sorted((ROOT / "sample_conversations").glob("*.json"))[:7]
+    drop(tab, *files)
+    chips = tab.locator("[data-testid='stFileChip']")
+    assert chips.count() == len(files)
+    listing = tab.locator("[data-testid='stFileChips']").bounding_box()
+    for index in range(len(files)):
+        chip = chips.nth(index).bounding_box()
+        assert chip["y"] + chip["height"] <= listing["y"] + listing["height"] + 1, index  # not cut off
+    tab.locator("[data-testid='stFileUploader']").scroll_into_view_if_needed()
+    tab.shot("uploader")
+
+
+def test_strategies_say_what_each_keeps_and_gives_up(tab: Any) -> None:
+    open_page(tab, "Strategies")
+    heading = tab.get_by_text("What each strategy keeps, and what it gives up")
+    heading.wait_for()
+    listing = tab.locator("[data-testid='stMarkdownContainer']").filter(has_text="Codex-style keeps").last
+    text = listing.inner_text()
+    for label in ("Hermes", "Truncation", "Observation masking", "Codex-style"):
+        assert f"{label} keeps" in text
+    heading.scroll_into_view_if_needed()
+    tab.shot("strategies")
+
+
+def test_the_timeline_caption_names_only_what_the_chart_draws(tab: Any) -> None:
+    open_page(tab, "Timeline replay")
+    chart = tab.locator(".js-plotly-plot").first
+    chart.wait_for()
+    legend = chart.locator(".legend").first.text_content() or ""
+    caption = tab.locator("[data-testid='stCaptionContainer']").filter(has_text="The blue line").first.inner_text()
+    assert ("triangles" in caption) == ("compaction (summary)" in legend or "compaction (fallback)" in legend)
+    assert ("Purple" in caption) == ("compaction in the log" in legend)
+    assert ("teal" in caption) == ("log usage" in legend or "estimate" in legend)
+    chart.scroll_into_view_if_needed()
+    tab.shot("timeline")
+
+
+def ten_thousand(path: Path) -> Path:
+    messages: list[dict[str, Any]] = [{"role": "user", "content": "Fix the **build** (see `make test`)."}]
+    step = 0
+    while len(messages) < 10_000:
+        call = f"c{step}"
+        messages += [
+            {"role": "assistant", "content": None, "tool_calls": [
+                {"id": call, "type": "function",
+                 "function": {"name": "run_shell", "arguments": json.dumps({"command": f"make step{step}"})}}]},
+            {"role": "tool", "tool_call_id": call, "content": f"step {step}: ok\n" * (40 if step % 7 == 0 else 2)},
+            {"role": "assistant", "content": f"Step **{step}** done; next is `step{step + 1}`."},
+        ]
+        step += 1
+    path.write_text(json.dumps({"messages": messages[:10_000]}), encoding="utf-8")
+    return path
+
+
+def test_the_conversation_view_reads_a_10k_message_log(tab: Any, tmp_path: Path) -> None:
+    upload(tab, ten_thousand(tmp_path / "ten_thousand.json"))
+    thread = tab.locator(".st-key-thread-overview")
+    thread.locator(".cl-msg").first.wait_for()
+    assert thread.locator(".cl-msg").count() == 50
+    first_call = thread.locator("details.cl-tool").first
+    assert "run_shell" in first_call.inner_text() and first_call.get_attribute("open") is None
+    first_call.locator("summary").click()
+    assert first_call.get_attribute("open") is not None
+    thread.scroll_into_view_if_needed()
+    tab.shot("thread_first_page")
+    jump = tab.get_by_role("spinbutton", name="Jump to message #")
+    jump.fill("9876")
+    jump.press("Enter")
+    card = tab.locator("#cl-overview-9876")
+    card.wait_for()
+    wait_until_idle(tab)
+    tab.wait_for_timeout(1_200)
+    assert in_view(tab, card)
+    assert tab.get_by_role("spinbutton", name="Page (of 200)").input_value() == str(9876 // 50 + 1)
+    tab.screenshot(path=str(ROOT / "test-artifacts" / "screenshots" /
+                            f"trust_thread_jump_{tab.width}_{'dark' if is_dark(tab) else 'light'}.png"))
+    # Scrolled into a long message (step 3,290's 40-line output), its number stays in sight.
+    long_card = tab.locator("#cl-overview-9872")
+    long_card.locator("details.cl-tool summary").first.click()
+    long_card.evaluate("""card => {
+        card.scrollIntoView({block: "start"});
+        let box = card.parentElement;
+        while (box && box.scrollHeight <= box.clientHeight) box = box.parentElement;
+        (box || document.scrollingElement).scrollBy(0, 320);
+    }""")
+    tab.wait_for_timeout(300)
+    head, body = long_card.locator(".cl-head").bounding_box(), long_card.bounding_box()
+    assert body["y"] < 0 < head["y"] < 120, (head, body)  # the card's top is gone, its number is not
+    assert "#9,872" in long_card.locator(".cl-head").inner_text()
+    tab.screenshot(path=str(ROOT / "test-artifacts" / "screenshots" /
+                            f"trust_thread_sticky_{tab.width}_{'dark' if is_dark(tab) else 'light'}.png"))
+
+
+def test_the_preview_and_the_diff_read_as_threads(tab: Any) -> None:
+    open_page(tab, "Compress & preview")
+    tab.get_by_role("button", name="Run the compressor").click()
+    tab.get_by_text("Before and after this run").wait_for()
+    wait_until_idle(tab)
+    preview = tab.locator(".st-key-thread-preview")
+    preview.locator(".cl-msg").first.wait_for()
+    summary = preview.locator(".cl-msg").filter(has=tab.locator(".cl-badge", has_text="SUMMARY")).first
+    assert "output #" in summary.locator(".cl-num").inner_text()
+    summary.scroll_into_view_if_needed()
+    tab.shot("preview_thread")
+    tab.get_by_role("tab", name="Before / after").click()
+    tab.locator(".st-key-diff_mode button").filter(has_text="Side by side").click()
+    wait_until_idle(tab)
+    cards = tab.locator("[data-testid='stTabPanel']:visible .cl-msg")
+    cards.first.wait_for()
+    assert cards.count() >= 2
+    heads = cards.locator(".cl-num").all_inner_texts()
+    assert any(h.startswith("#") for h in heads) and any(h.startswith("output #") for h in heads)
+    cards.first.scroll_into_view_if_needed()
+    tab.shot("diff_side_by_side")
