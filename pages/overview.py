@@ -14,7 +14,6 @@ from dashboard.memo import Transcript, content_digest
 from dashboard.sidebar import (
     AUTO_FORMAT,
     UPLOAD_PREFIX,
-    context_caption,
     conversation_options,
     count_with_progress,
     current_settings,
