@@ -293,9 +293,11 @@ def recorded_cost_section(transcript: Transcript, fallback_model: str) -> None:
     from core.inspections.cost import token_prices
     from core.inspections.recorded_cost import recorded_cost
 
-    log_model = str(getattr(transcript.conversation, "model", "") or "")
+    # A bill is a fact of the whole log: the requests before the agent's own compaction were paid too.
+    logged = getattr(transcript.conversation, "full_history", None) or transcript.conversation
+    log_model = str(getattr(logged, "model", "") or "")
     model = log_model if log_model and token_prices(log_model) is not None else fallback_model
-    costs = transcript.memo(("recorded-cost", model), lambda: recorded_cost(transcript.conversation.usage, model))
+    costs = transcript.memo(("recorded-cost", model), lambda: recorded_cost(logged.usage, model))
     if not costs.turns:
         return
     st.markdown("**What the logged requests cost**")
@@ -327,6 +329,8 @@ def recorded_cost_section(transcript: Transcript, fallback_model: str) -> None:
             f"The usage the log recorded for each request, priced for {priced_for} from "
             f"litellm's model table, per million tokens: {per_million}. Base prices: long-context tiers are not "
             "applied. Subagents' requests are in their own sessions."
+            + (" Every request the log recorded is counted, those before the agent's compaction too (message "
+               "numbers are the full history's)." if logged is not transcript.conversation else "")
         )
     frame = costs.frame()
     ui_table(frame.assign(cost=frame["cost_usd"].map(usd), running_total=frame["total_usd"].map(usd)),

@@ -23,9 +23,9 @@ def test_the_gauge_places_the_trigger_against_the_threshold_and_the_window() -> 
     html = gauge_html(m)
     assert f"threshold {m.threshold_tokens:,}" in html and f"window {m.context_length:,}" in html
     assert f"last recorded prompt {m.trigger_tokens:,}" in html  # the Codex log records its prompt sizes
-    # The bar's share of the width is the trigger's share of the window (the span is 2 % wider).
+    # The bar's share of the width is the trigger's share of the window (the scale ends at the window).
     (width,) = _widths(html)
-    assert abs(width - m.trigger_tokens / (m.context_length * 1.02) * 100) < 0.01
+    assert abs(width - m.trigger_tokens / m.context_length * 100) < 0.01
     assert gauge_color(m.share_of_threshold) in html
 
 
@@ -43,7 +43,7 @@ def test_the_zones_bar_counts_the_plan_s_messages() -> None:
     html = zones_html(zones, m.messages)
     assert f"MIDDLE (summarised) {zones.middle:,}" in html
     widths = _widths(html)
-    assert len(widths) == 3 and abs(sum(widths) - 100 / 1.02) < 0.01  # head + middle + tail = every message
+    assert len(widths) == 3 and abs(sum(widths) - 100) < 0.01  # head + middle + tail = every message
 
 
 def test_the_forecast_heads_for_the_threshold_at_the_recent_growth() -> None:
