@@ -128,9 +128,14 @@ def _zones(conversation: Conversation, config: CompressorConfig) -> Zones:
 
 
 def measure(conversation: Conversation, config: CompressorConfig, *, zones: bool = True) -> Measurement:
-    """The status figures of ``conversation`` under ``config`` (see the module docstring)."""
+    """The status figures of ``conversation`` under ``config`` (see the module docstring).
+
+    Measured on the context the model last saw (after the agent's last compaction), as ``analyze``
+    reads a log; the compactions are counted over the whole log."""
     from core.inspections.request import request_report
 
+    logged_compactions = len(conversation.compaction_events)
+    conversation = conversation.live_context()
     report = request_report(conversation, config)
     trigger = report["trigger"]
     tokens, source = int(trigger["tokens"]), str(trigger["source"])
@@ -157,7 +162,7 @@ def measure(conversation: Conversation, config: CompressorConfig, *, zones: bool
         growth_per_turn=round(growth, 1) if growth else None,
         turns_to_threshold=turns,
         zones=_zones(conversation, config) if zones else None,
-        compactions=len(conversation.compaction_events),
+        compactions=logged_compactions,
         request=report,
         series=tuple(series[-(SERIES_LENGTH + 1):]),
     )
