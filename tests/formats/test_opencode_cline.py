@@ -290,6 +290,27 @@ def test_cline_xml_tools_of_older_versions_become_tool_pairs():
     assert conv.metadata["xml_tool_calls"] == 2 and conv.metadata["text_tool_results"] == 2
 
 
+def test_cline_text_result_quoting_a_question_of_several_lines_answers_its_call():
+    question = "## Phase 1 done\n\n**Changes**\n- storage moved\n\nGo on to phase 2?"
+    history = [
+        {"role": "user", "content": [{"type": "text", "text": "<task>\nRefactor\n</task>"}], "ts": 1},
+        {"role": "assistant", "content": [
+            {"type": "tool_use", "id": "tooluse_a", "name": "ask_followup_question", "input": {"question": question}},
+        ], "ts": 2},
+        {"role": "user", "content": [
+            {"type": "text", "text": f"[ask_followup_question for '{question}'] Result:\n<answer>\nyes\n</answer>"},
+            {"type": "text", "text": "<environment_details>\n...\n</environment_details>"},
+        ], "ts": 3},
+        {"role": "assistant", "content": [{"type": "text", "text": "Starting phase 2."}], "ts": 4},
+    ]
+    conv = load(json.dumps(history).encode(), filename="api_conversation_history.json")
+    assert [m["role"] for m in conv.messages] == ["user", "assistant", "tool", "user", "assistant"]
+    assert conv.messages[2]["tool_call_id"] == "tooluse_a" and conv.messages[2]["content"].endswith("yes\n</answer>")
+    assert conv.metadata["text_tool_results"] == 1
+    assert not any("no recorded result" in w for w in conv.warnings)
+    assert_tool_pairs(conv.messages)
+
+
 def test_roo_condense_and_cline_truncation_are_compaction_events(tmp_path):
     history = [
         {"role": "user", "content": [{"type": "text", "text": "<task>\nfix it\n</task>"}], "ts": 1},
