@@ -216,6 +216,22 @@ def test_openclaw_trajectory_is_refused_as_a_runtime_trace():
     assert "<session id>.jsonl" in message
 
 
+def test_openclaw_session_index_is_refused_naming_a_transcript():
+    index = {
+        "agent:main:main": {"sessionId": "d40e2f44", "updatedAt": 1778882763102, "chatType": "direct",
+                            "sessionFile": "/root/.openclaw/agents/main/sessions/d40e2f44.jsonl"},
+        "agent:main:cron:ea0da55e": {"sessionId": "5b810f58", "updatedAt": 1778800000000,
+                                     "sessionFile": "/root/.openclaw/agents/main/sessions/5b810f58.jsonl"},
+    }
+    data = json.dumps(index).encode()
+    assert detect(data, filename="sessions.json") == "openclaw"
+    with pytest.raises(FormatError) as excinfo:
+        load(data, filename="sessions.json")
+    message = str(excinfo.value)
+    assert message.startswith("sessions.json: ") and "session index" in message and "holds no messages" in message
+    assert "2 sessions" in message and "d40e2f44.jsonl" in message
+
+
 def test_samples_are_not_changed_by_loading():
     for name in (PI, CLAW):
         before = (SAMPLES / name).read_bytes()
