@@ -1,6 +1,7 @@
 """Gemini CLI (the JSON record and the JSONL log) and GitHub Copilot CLI (events.jsonl, the older JSON)."""
 
 import json
+import sqlite3
 
 import pytest
 
@@ -257,3 +258,27 @@ def test_copilot_older_session_json():
     conv = load(json.dumps(raw).encode(), filename="session.json")
     assert [m["role"] for m in conv.messages] == ["user", "assistant", "tool", "assistant"]
     assert_tool_pairs(conv.messages)
+
+
+def test_copilot_session_store_is_refused_naming_an_events_file(tmp_path):
+    store = tmp_path / "session-store.db"
+    conn = sqlite3.connect(store)
+    conn.executescript(
+        "CREATE TABLE sessions (id TEXT PRIMARY KEY, cwd TEXT, summary TEXT, created_at TEXT, updated_at TEXT);"
+        "CREATE TABLE turns (id INTEGER PRIMARY KEY, session_id TEXT, turn_index INTEGER, user_message TEXT,"
+        " assistant_response TEXT, timestamp TEXT);"
+        "CREATE TABLE session_files (id INTEGER PRIMARY KEY, session_id TEXT, file_path TEXT);"
+        "INSERT INTO sessions VALUES ('3cc3555e', '/w', NULL, '2026-06-08', '2026-06-08');"
+        "INSERT INTO sessions VALUES ('feeb765c', '/w', NULL, '2026-06-09', '2026-06-09');"
+        "INSERT INTO turns VALUES (1, '3cc3555e', 0, '/init', NULL, '2026-06-08T02:35:29Z');"
+        "INSERT INTO turns VALUES (2, 'feeb765c', 0, 'add a readme', 'Done.', '2026-06-09T10:00:00Z');"
+    )
+    conn.commit()
+    conn.close()
+    before = store.read_bytes()
+    with pytest.raises(FormatError) as excinfo:
+        load(store)
+    message = str(excinfo.value)
+    assert message.startswith(f"{store}: ") and "Copilot CLI's session-store.db" in message
+    assert "2 sessions" in message and "feeb765c/events.jsonl" in message and "Hermes" not in message
+    assert store.read_bytes() == before
