@@ -185,6 +185,7 @@ class _Converter:
         self.aside = aside
         self.unusual: Counter[str] = Counter()
         self.unanswered: list[dict[str, Any]] = []
+        self.recovered: list[dict[str, Any]] = []
 
     def convert(self, record: dict[str, Any], where: str) -> Outcome:
         kind = record.get("type")
@@ -257,12 +258,24 @@ class _Converter:
             # Older records carry no id on the response: the oldest open call of that name.
             name = response.get("name")
             call_id = next((cid for cid, (_, n, _) in self.open.items() if n == name), None) or self.ids.new()
+        if call_id not in self.open:
+            self._recover_call(call_id, response.get("name"))
         self.open.pop(call_id, None)
         self.answered.add(call_id)
         text = _response_text(response.get("response"))
         content: Any = simplify_parts([text_part(text), *extra], join_texts=True) if extra else text
         self.builder.add(make_message("tool", content, tool_call_id=call_id), where)
         return True
+
+    def _recover_call(self, call_id: str, name: Any) -> None:
+        """A result whose call the file does not hold (Gemini CLI leaves the call out of the record when its
+        result carried file data): the call goes on the assistant message just before, arguments unknown."""
+        last = self.builder.messages[-1] if self.builder.messages else None
+        if last is None or last["role"] != "assistant":
+            return  # nothing to attach it to: the result stays unpaired, and the load warns about it
+        name = name if isinstance(name, str) and name else "unknown_tool"
+        last["tool_calls"] = [*(last.get("tool_calls") or []), tool_call(call_id, name, {})]
+        self.recovered.append({"source": self.builder.sources[-1], "tool_call_id": call_id, "name": name})
 
     def gemini(self, record: dict[str, Any], where: str) -> Outcome:
         parts = _parts(record.get("content"), where)
@@ -371,6 +384,12 @@ class _Converter:
             self.builder.metadata["unanswered_tool_calls"] = self.unanswered
             self.builder.warnings.append(
                 f"{len(self.unanswered)} tool call(s) have no recorded result; each is kept as text of its message"
+            )
+        if self.recovered:
+            self.builder.metadata["recovered_tool_calls"] = self.recovered
+            self.builder.warnings.append(
+                f"{len(self.recovered)} tool result(s) answer a call the file does not record; each call was added to "
+                "the assistant message before its result, with its arguments unknown"
             )
         if self.unusual:
             kinds = ", ".join(f"{kind} ({count})" for kind, count in self.unusual.items())

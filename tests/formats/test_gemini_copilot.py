@@ -282,3 +282,34 @@ def test_copilot_session_store_is_refused_naming_an_events_file(tmp_path):
     assert message.startswith(f"{store}: ") and "Copilot CLI's session-store.db" in message
     assert "2 sessions" in message and "feeb765c/events.jsonl" in message and "Hermes" not in message
     assert store.read_bytes() == before
+
+
+def test_gemini_result_whose_call_was_not_recorded_gets_its_call_back():
+    """Gemini CLI leaves a call out of the record when its result carried file data (an image read)."""
+    session = {
+        "sessionId": "0beddad7", "projectHash": "f528", "startTime": "2026-03-30T03:06:00.000Z",
+        "lastUpdated": "2026-03-30T03:12:00.000Z",
+        "messages": [
+            {"id": "u1", "timestamp": "2026-03-30T03:10:00.000Z", "type": "user", "content": [{"text": "Look at shot.jpg"}]},
+            {"id": "g1", "timestamp": "2026-03-30T03:11:01.269Z", "type": "gemini", "content": "I will examine it.",
+             "tokens": {"input": 900, "output": 12, "cached": 0, "thoughts": 0, "tool": 0, "total": 912}},
+            {"id": "u2", "timestamp": "2026-03-30T03:11:02.000Z", "type": "user", "content": [
+                {"functionResponse": {"id": "read_file-1774840261268-f5c1", "name": "read_file",
+                                      "response": {"output": "Binary content provided (1 item(s))."}}},
+                {"inlineData": {"mimeType": "image/jpeg", "data": "/9j/4AAQ"}}]},
+            {"id": "g2", "timestamp": "2026-03-30T03:11:09.000Z", "type": "gemini", "content": "It shows a chart.",
+             "tokens": {"input": 1400, "output": 9, "cached": 0, "thoughts": 0, "tool": 0, "total": 1409}},
+        ],
+    }
+    conv = load(json.dumps(session).encode(), filename="session-2026-03-30T03-06-0beddad7.json")
+    assert conv.format == "gemini-cli"
+    assistant = conv.messages[1]
+    assert assistant["content"] == "I will examine it."
+    assert [(c["id"], c["function"]["name"], c["function"]["arguments"]) for c in assistant["tool_calls"]] == [
+        ("read_file-1774840261268-f5c1", "read_file", "{}")]
+    assert conv.messages[2] == {"role": "tool", "content": "Binary content provided (1 item(s)).",
+                                "tool_call_id": "read_file-1774840261268-f5c1"}
+    assert conv.metadata["recovered_tool_calls"][0]["name"] == "read_file"
+    assert any("answer a call the file does not record" in w for w in conv.warnings)
+    assert not any("unpaired" in w for w in conv.warnings)
+    assert_tool_pairs(conv.messages)
