@@ -100,8 +100,12 @@ def _is_message(record: Any) -> bool:
     )
 
 
+def _is_checkpoint(doc: Any) -> bool:
+    return isinstance(doc, dict) and isinstance(doc.get("clientHistory"), list) and isinstance(doc.get("toolCall"), dict)
+
+
 def looks_like(doc: Any) -> bool:
-    return _is_header(doc) and isinstance(doc.get("messages"), list)
+    return (_is_header(doc) and isinstance(doc.get("messages"), list)) or _is_checkpoint(doc)
 
 
 def looks_like_records(records: list[tuple[int, Any]]) -> bool:
@@ -468,6 +472,9 @@ def _build(builder: Builder, converter: _Converter, header: dict[str, Any], src:
 
 
 def parse_document(doc: Any, src: InputSource, session: str | None) -> Conversation:
+    if _is_checkpoint(doc):
+        raise FieldProblem(None, "this is a Gemini CLI checkpoint (what /restore reads: saved before a tool changed a "
+                                 "file), not a session; expected ~/.gemini/tmp/<project>/chats/session-*.json or .jsonl")
     if not looks_like(doc):
         raise FieldProblem(None, "expected a Gemini CLI session object with 'sessionId', 'projectHash' and 'messages'")
     builder = Builder(NAME, src.name, unit="message")

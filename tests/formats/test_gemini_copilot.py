@@ -313,3 +313,19 @@ def test_gemini_result_whose_call_was_not_recorded_gets_its_call_back():
     assert any("answer a call the file does not record" in w for w in conv.warnings)
     assert not any("unpaired" in w for w in conv.warnings)
     assert_tool_pairs(conv.messages)
+
+
+def test_gemini_checkpoint_is_refused_naming_the_session_files():
+    checkpoint = {
+        "clientHistory": [{"role": "user", "parts": [{"text": "This is the Gemini CLI. We are setting up the context."}]},
+                          {"role": "model", "parts": [{"text": "Got it."}]}],
+        "toolCall": {"name": "replace", "args": {"file_path": "CONSTITUTION.md", "old_string": "a", "new_string": "b"}},
+        "commitHash": "0" * 40, "messageId": "msg-1",
+    }
+    data = json.dumps(checkpoint).encode()
+    name = "2026-03-29T01-25-12_113Z-CONSTITUTION.md-replace.json"
+    assert detect(data, filename=name) == "gemini-cli"
+    with pytest.raises(FormatError) as excinfo:
+        load(data, filename=name)
+    message = str(excinfo.value)
+    assert message.startswith(f"{name}: this is a Gemini CLI checkpoint") and "chats/session-*.json" in message
