@@ -1,3 +1,4 @@
+# Over 600 lines: one reader for both layouts of a session (JSON, JSONL with its updates) and the files beside it.
 """Gemini CLI sessions (``~/.gemini/tmp/<project>/chats/session-*.json`` and ``session-*.jsonl``).
 
 The JSON file is one ``ConversationRecord``: ``sessionId``, ``projectHash``, ``startTime``,
@@ -100,12 +101,18 @@ def _is_message(record: Any) -> bool:
     )
 
 
-def _is_checkpoint(doc: Any) -> bool:
-    return isinstance(doc, dict) and isinstance(doc.get("clientHistory"), list) and isinstance(doc.get("toolCall"), dict)
+def _not_a_session(doc: Any) -> str | None:
+    """What a file Gemini CLI keeps beside the sessions is (it is refused, naming the session files)."""
+    if isinstance(doc, dict) and isinstance(doc.get("clientHistory"), list) and isinstance(doc.get("toolCall"), dict):
+        return "a Gemini CLI checkpoint (what /restore reads: saved before a tool changed a file)"
+    if isinstance(doc, list) and doc and all(isinstance(r, dict) and {"sessionId", "messageId", "message"} <= set(r)
+                                             for r in doc[:20]):
+        return "Gemini CLI's logs.json (the prompts typed, kept for the prompt history)"
+    return None
 
 
 def looks_like(doc: Any) -> bool:
-    return (_is_header(doc) and isinstance(doc.get("messages"), list)) or _is_checkpoint(doc)
+    return (_is_header(doc) and isinstance(doc.get("messages"), list)) or _not_a_session(doc) is not None
 
 
 def looks_like_records(records: list[tuple[int, Any]]) -> bool:
@@ -472,9 +479,8 @@ def _build(builder: Builder, converter: _Converter, header: dict[str, Any], src:
 
 
 def parse_document(doc: Any, src: InputSource, session: str | None) -> Conversation:
-    if _is_checkpoint(doc):
-        raise FieldProblem(None, "this is a Gemini CLI checkpoint (what /restore reads: saved before a tool changed a "
-                                 "file), not a session; expected ~/.gemini/tmp/<project>/chats/session-*.json or .jsonl")
+    if (other := _not_a_session(doc)) is not None:
+        raise FieldProblem(None, f"this is {other}, not a session; expected ~/.gemini/tmp/<project>/chats/session-*.json or .jsonl")
     if not looks_like(doc):
         raise FieldProblem(None, "expected a Gemini CLI session object with 'sessionId', 'projectHash' and 'messages'")
     builder = Builder(NAME, src.name, unit="message")

@@ -329,3 +329,16 @@ def test_gemini_checkpoint_is_refused_naming_the_session_files():
         load(data, filename=name)
     message = str(excinfo.value)
     assert message.startswith(f"{name}: this is a Gemini CLI checkpoint") and "chats/session-*.json" in message
+
+
+def test_gemini_prompt_log_is_refused_naming_the_session_files():
+    prompts = [{"sessionId": "38d857b1", "messageId": 0, "type": "user", "message": "check the config",
+                "timestamp": "2025-09-16T20:40:32.002Z"},
+               {"sessionId": "38d857b1", "messageId": 1, "type": "user", "message": "we are in us-central2",
+                "timestamp": "2025-09-16T20:41:02.000Z"}]
+    data = json.dumps(prompts).encode()
+    assert detect(data, filename="logs.json") == "gemini-cli"
+    with pytest.raises(FormatError) as excinfo:
+        load(data, filename="logs.json")
+    message = str(excinfo.value)
+    assert message.startswith("logs.json: this is Gemini CLI's logs.json") and "not a session" in message
