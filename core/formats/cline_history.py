@@ -42,7 +42,8 @@ FREE_TEXT = ("content", "diff", "result", "context", "response", "question", "ar
 SUMMARY_TOOLS = ("summarize_task", "condense")
 _OPEN_TOOL = re.compile(r"<(" + "|".join(TOOL_NAMES) + r")>")
 _PARAM = re.compile(r"<([a-z_]+)>")
-_RESULT = re.compile(r"^\[(\w+)\b[^\n]*\] Result:")
+# The part after the tool's name quotes a parameter, and a question or a message spans lines.
+_RESULT = re.compile(r"^\[(\w+)\b(?:[^\n]*| for '[\s\S]*?')\] Result:")
 USAGE_NAMES = {"prompt": "input_tokens", "completion": "output_tokens", "cached": "cache_read_input_tokens"}
 
 

@@ -20,6 +20,9 @@ types are the SDK's ``session-events``). The conversation:
 Sub-agent events (``agentId``), the start/turn/idle markers, model changes, notices and the rest
 are metadata; event types this reader does not know are skipped with a warning.
 
+``~/.copilot/session-store.db`` is the CLI's search index of its sessions (each turn's prompt and
+reply, the files touched), not a transcript: it is refused with an error naming the events file.
+
 The older JSON is one session object: ``chatMessages`` (OpenAI chat messages) is the conversation
 and ``timeline`` what the terminal showed; with no ``chatMessages`` the timeline is read instead.
 """
@@ -27,6 +30,7 @@ and ``timeline`` what the terminal showed; with no ``chatMessages`` the timeline
 from __future__ import annotations
 
 import json
+import sqlite3
 from typing import Any
 
 from core.formats.fields import (
@@ -55,7 +59,7 @@ from core.formats.messages import (
     text_part,
     tool_call,
 )
-from core.formats.model import CompactionEvent, Conversation, SessionInfo
+from core.formats.model import CompactionEvent, Conversation, FormatError, SessionInfo
 from core.formats.openai_chat import MessageNormalizer
 from core.formats.source import InputSource, JsonLines
 from core.formats.spec import FormatSpec
@@ -476,6 +480,32 @@ def _timeline(timeline: list[Any], builder: Builder) -> None:
         builder.tally.place(key, where)
 
 
+def is_session_store(conn: sqlite3.Connection) -> bool:
+    """The CLI's ``session-store.db``: sessions and their turns' prompt and reply, kept for search."""
+    try:
+        tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if not {"sessions", "turns"} <= tables or "messages" in tables:
+            return False
+        columns = {row[1] for row in conn.execute("PRAGMA table_info(turns)")}
+        return {"session_id", "user_message", "assistant_response"} <= columns
+    except sqlite3.DatabaseError:
+        return False
+
+
+def refuse_session_store(conn: sqlite3.Connection, src: InputSource, session: str | None) -> Conversation:
+    try:
+        count = conn.execute("SELECT count(*) FROM sessions").fetchone()[0]
+        example = conn.execute("SELECT session_id FROM turns ORDER BY id DESC LIMIT 1").fetchone()
+    except sqlite3.DatabaseError:
+        count, example = "?", None
+    name = example[0] if example and isinstance(example[0], str) else "<session id>"
+    raise FormatError(
+        f"{src.name}: this is GitHub Copilot CLI's session-store.db (a search index of {count} sessions: each turn's "
+        "prompt and reply, without tool calls or results), not a session's transcript; expected "
+        f"~/.copilot/session-state/<session id>/events.jsonl (for example {name}/events.jsonl)"
+    )
+
+
 FORMAT = FormatSpec(
     name=NAME,
     description="GitHub Copilot CLI sessions (~/.copilot/session-state/*/events.jsonl, history-session-state/*.json)",
@@ -483,4 +513,6 @@ FORMAT = FormatSpec(
     detect_records=looks_like_records,
     parse_document=parse_document,
     parse_records=parse_records,
+    detect_sqlite=is_session_store,
+    parse_sqlite=refuse_session_store,
 )

@@ -1,3 +1,4 @@
+# Over 600 lines: one reader for both layouts of a session (JSON, JSONL with its updates) and the files beside it.
 """Gemini CLI sessions (``~/.gemini/tmp/<project>/chats/session-*.json`` and ``session-*.jsonl``).
 
 The JSON file is one ``ConversationRecord``: ``sessionId``, ``projectHash``, ``startTime``,
@@ -100,8 +101,18 @@ def _is_message(record: Any) -> bool:
     )
 
 
+def _not_a_session(doc: Any) -> str | None:
+    """What a file Gemini CLI keeps beside the sessions is (it is refused, naming the session files)."""
+    if isinstance(doc, dict) and isinstance(doc.get("clientHistory"), list) and isinstance(doc.get("toolCall"), dict):
+        return "a Gemini CLI checkpoint (what /restore reads: saved before a tool changed a file)"
+    if isinstance(doc, list) and doc and all(isinstance(r, dict) and {"sessionId", "messageId", "message"} <= set(r)
+                                             for r in doc[:20]):
+        return "Gemini CLI's logs.json (the prompts typed, kept for the prompt history)"
+    return None
+
+
 def looks_like(doc: Any) -> bool:
-    return _is_header(doc) and isinstance(doc.get("messages"), list)
+    return (_is_header(doc) and isinstance(doc.get("messages"), list)) or _not_a_session(doc) is not None
 
 
 def looks_like_records(records: list[tuple[int, Any]]) -> bool:
@@ -185,6 +196,7 @@ class _Converter:
         self.aside = aside
         self.unusual: Counter[str] = Counter()
         self.unanswered: list[dict[str, Any]] = []
+        self.recovered: list[dict[str, Any]] = []
 
     def convert(self, record: dict[str, Any], where: str) -> Outcome:
         kind = record.get("type")
@@ -257,12 +269,24 @@ class _Converter:
             # Older records carry no id on the response: the oldest open call of that name.
             name = response.get("name")
             call_id = next((cid for cid, (_, n, _) in self.open.items() if n == name), None) or self.ids.new()
+        if call_id not in self.open:
+            self._recover_call(call_id, response.get("name"))
         self.open.pop(call_id, None)
         self.answered.add(call_id)
         text = _response_text(response.get("response"))
         content: Any = simplify_parts([text_part(text), *extra], join_texts=True) if extra else text
         self.builder.add(make_message("tool", content, tool_call_id=call_id), where)
         return True
+
+    def _recover_call(self, call_id: str, name: Any) -> None:
+        """A result whose call the file does not hold (Gemini CLI leaves the call out of the record when its
+        result carried file data): the call goes on the assistant message just before, arguments unknown."""
+        last = self.builder.messages[-1] if self.builder.messages else None
+        if last is None or last["role"] != "assistant":
+            return  # nothing to attach it to: the result stays unpaired, and the load warns about it
+        name = name if isinstance(name, str) and name else "unknown_tool"
+        last["tool_calls"] = [*(last.get("tool_calls") or []), tool_call(call_id, name, {})]
+        self.recovered.append({"source": self.builder.sources[-1], "tool_call_id": call_id, "name": name})
 
     def gemini(self, record: dict[str, Any], where: str) -> Outcome:
         parts = _parts(record.get("content"), where)
@@ -372,6 +396,12 @@ class _Converter:
             self.builder.warnings.append(
                 f"{len(self.unanswered)} tool call(s) have no recorded result; each is kept as text of its message"
             )
+        if self.recovered:
+            self.builder.metadata["recovered_tool_calls"] = self.recovered
+            self.builder.warnings.append(
+                f"{len(self.recovered)} tool result(s) answer a call the file does not record; each call was added to "
+                "the assistant message before its result, with its arguments unknown"
+            )
         if self.unusual:
             kinds = ", ".join(f"{kind} ({count})" for kind, count in self.unusual.items())
             self.builder.warnings.append(f"content parts without a chat equivalent, kept as JSON text: {kinds}")
@@ -449,6 +479,8 @@ def _build(builder: Builder, converter: _Converter, header: dict[str, Any], src:
 
 
 def parse_document(doc: Any, src: InputSource, session: str | None) -> Conversation:
+    if (other := _not_a_session(doc)) is not None:
+        raise FieldProblem(None, f"this is {other}, not a session; expected ~/.gemini/tmp/<project>/chats/session-*.json or .jsonl")
     if not looks_like(doc):
         raise FieldProblem(None, "expected a Gemini CLI session object with 'sessionId', 'projectHash' and 'messages'")
     builder = Builder(NAME, src.name, unit="message")

@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 from core.formats import pi_session
-from core.formats.messages import FieldProblem
+from core.formats.messages import FieldProblem, quoted
 from core.formats.model import Conversation
 from core.formats.source import InputSource, JsonLines
 from core.formats.spec import FormatSpec
@@ -64,6 +64,26 @@ def looks_like(records: list[tuple[int, Any]]) -> bool:
     return False
 
 
+def is_index(doc: Any) -> bool:
+    """OpenClaw's ``sessions.json``: session keys mapped to entries that name their transcript."""
+    entries = list(doc.values())[:20] if isinstance(doc, dict) else []
+    return bool(entries) and all(
+        isinstance(entry, dict) and isinstance(entry.get("sessionId"), str)
+        and ("sessionFile" in entry or "updatedAt" in entry)
+        for entry in entries
+    )
+
+
+def parse_index(doc: Any, src: InputSource, session: str | None) -> Conversation:
+    first = next(iter(doc.values()))
+    raise FieldProblem(
+        None,
+        f"this is OpenClaw's session index (sessions.json: {len(doc)} sessions keyed like {quoted(next(iter(doc)), 40)}, "
+        "each naming its transcript); it holds no messages. Expected one session transcript, "
+        f"~/.openclaw/agents/<agent>/sessions/<sessionId>.jsonl (for example {first['sessionId']}.jsonl)",
+    )
+
+
 def _label(entry: dict[str, Any]) -> str | None:
     kind = entry.get("customType")
     if kind == "model-snapshot":
@@ -90,4 +110,6 @@ FORMAT = FormatSpec(
     description="OpenClaw sessions (~/.openclaw/agents/*/sessions/*.jsonl)",
     detect_records=looks_like,
     parse_records=parse_records,
+    detect_document=is_index,
+    parse_document=parse_index,
 )

@@ -92,7 +92,8 @@ NO_USAGE = "that model call has no usage"
 def usage_of(tokens: Any, cost: Any, where: str, aside: SetAside) -> dict[str, Any] | None:
     """OpenCode's ``tokens`` in the usage keys the analyses read. OpenCode stores ``input`` without the
     cache (it subtracts it for the providers that include it), so it maps like Anthropic's usage.
-    Counts of the wrong type are set aside (OpenCode's counts may be fractional: they are rounded down)."""
+    Counts of the wrong type are set aside (OpenCode's counts may be fractional: they are rounded down).
+    All zero is no usage: the call never finished (interrupted), so nothing was counted."""
     tokens = aside.keep(tokens, is_object, f"{where}.tokens", "tokens", "an object of token counts", NO_USAGE)
     if tokens is None:
         return None
@@ -100,6 +101,8 @@ def usage_of(tokens: Any, cost: Any, where: str, aside: SetAside) -> dict[str, A
     cache = aside.keep(tokens.get("cache"), is_object, f"{where}.tokens.cache", "cache", "an object of cache counts",
                        "the usage has no cache counts")
     found.update(aside.counts(cache or {}, CACHE_NAMES, f"{where}.tokens.cache", whole=False))
+    if not any(found.values()):
+        return None  # OpenCode creates a message with zero counts and fills them in when its call ends
     # Keys in the order the analyses have always seen them.
     order = ("input_tokens", "output_tokens", "reasoning_tokens", "cache_read_input_tokens",
              "cache_creation_input_tokens", "total_tokens")

@@ -24,7 +24,8 @@ joins the entry to the one before it, and a loop is cut at its first entry, each
 
 **Messages as pi sends them** (``convertToLlm``, ``transformMessages``): assistant responses that
 ended in an error or were aborted are not sent again and are left out (unless a later tool result
-answers one of their calls); a compaction's summary is sent as a user message wrapped in pi's
+answers one of their calls); a tool call still without a result when the next user or assistant
+message comes gets the tool result ``"No result provided"``, as pi inserts it; a compaction's summary is sent as a user message wrapped in pi's
 ``<summary>`` text. The compaction is a :class:`CompactionEvent` (``kind="compaction"``,
 ``pre_tokens`` = ``tokensBefore``) at that message; pi keeps sending the entries from
 ``firstKeptEntryId`` on, whose first message is ``details["first_kept_position"]``.
@@ -284,6 +285,28 @@ class _Conversion:
     model: str | None = None
     title: str | None = None
     produced: dict[str, int] = field(default_factory=dict)  # entry key → its first message
+    pending: dict[str, tuple[str, str]] = field(default_factory=dict)  # call id → (tool name, where) awaiting a result
+    placeholders: int = 0
+
+
+NO_RESULT = "No result provided"  # what pi's transformMessages sends for a call left without a result
+
+
+def _moves_on(entry: dict[str, Any]) -> bool:
+    """Whether pi sends this entry as a user or assistant message (before which open calls get their placeholder)."""
+    message = entry.get("message")
+    if entry["type"] == "message":
+        return isinstance(message, dict) and message.get("role") != "toolResult"
+    return entry["type"] in ("custom_message", "compaction") or (
+        entry["type"] == "branch_summary" and isinstance(entry.get("summary"), str) and bool(entry["summary"]))
+
+
+def _close_pending(conversion: _Conversion) -> None:
+    for call_id, (name, where) in conversion.pending.items():
+        conversion.builder.add(make_message("tool", NO_RESULT, tool_call_id=call_id, name=name or None),
+                               f"{where} (no result recorded: pi's placeholder)")
+        conversion.placeholders += 1
+    conversion.pending.clear()
 
 
 def _answered_calls(tree: _Tree, chain: list[str]) -> set[str]:
@@ -305,6 +328,8 @@ def convert(tree: _Tree, chain: list[str], builder: Builder, label: Callable[[di
         entry = tree.entry[key]
         kind = entry["type"]
         where = f"line {tree.line[key]}"
+        if conversion.pending and _moves_on(entry):
+            _close_pending(conversion)
         before = len(builder)
         if kind == "message" and not isinstance(entry.get("message"), dict):
             conversion.skipped[key] = "message entries without a 'message' object"
@@ -346,6 +371,9 @@ def convert(tree: _Tree, chain: list[str], builder: Builder, label: Callable[[di
             conversion.model = model if isinstance(model, str) and model else conversion.model
     for event, first_kept in compactions:
         _place_first_kept(event, first_kept, chain, conversion)
+    if conversion.placeholders:
+        builder.warnings.append(f"{conversion.placeholders} tool call(s) have no result before the conversation goes on; "
+                                f"each is answered with {NO_RESULT!r}, as pi sends it")
     return conversion
 
 
@@ -390,7 +418,9 @@ def _message(message: dict[str, Any], key: str, where: str, conversion: _Convers
         text = "\n".join(t for t in texts if t)
         builder.add(make_message("assistant", text if text or not tool_calls else None, tool_calls=tool_calls),
                     where, usage=_usage(message.get("usage")), reasoning="\n".join(t for t in thinking if t) or None)
+        conversion.pending = {call["id"]: (call["function"]["name"], where) for call in tool_calls}
     elif role == "toolResult":
+        conversion.pending.pop(str(message.get("toolCallId", "")), None)
         builder.add(make_message("tool", _content(message.get("content")), tool_call_id=str(message.get("toolCallId", "")),
                                  name=str(message.get("toolName") or "") or None), where)
     elif role == "bashExecution":

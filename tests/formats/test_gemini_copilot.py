@@ -1,6 +1,7 @@
 """Gemini CLI (the JSON record and the JSONL log) and GitHub Copilot CLI (events.jsonl, the older JSON)."""
 
 import json
+import sqlite3
 
 import pytest
 
@@ -257,3 +258,87 @@ def test_copilot_older_session_json():
     conv = load(json.dumps(raw).encode(), filename="session.json")
     assert [m["role"] for m in conv.messages] == ["user", "assistant", "tool", "assistant"]
     assert_tool_pairs(conv.messages)
+
+
+def test_copilot_session_store_is_refused_naming_an_events_file(tmp_path):
+    store = tmp_path / "session-store.db"
+    conn = sqlite3.connect(store)
+    conn.executescript(
+        "CREATE TABLE sessions (id TEXT PRIMARY KEY, cwd TEXT, summary TEXT, created_at TEXT, updated_at TEXT);"
+        "CREATE TABLE turns (id INTEGER PRIMARY KEY, session_id TEXT, turn_index INTEGER, user_message TEXT,"
+        " assistant_response TEXT, timestamp TEXT);"
+        "CREATE TABLE session_files (id INTEGER PRIMARY KEY, session_id TEXT, file_path TEXT);"
+        "INSERT INTO sessions VALUES ('3cc3555e', '/w', NULL, '2026-06-08', '2026-06-08');"
+        "INSERT INTO sessions VALUES ('feeb765c', '/w', NULL, '2026-06-09', '2026-06-09');"
+        "INSERT INTO turns VALUES (1, '3cc3555e', 0, '/init', NULL, '2026-06-08T02:35:29Z');"
+        "INSERT INTO turns VALUES (2, 'feeb765c', 0, 'add a readme', 'Done.', '2026-06-09T10:00:00Z');"
+    )
+    conn.commit()
+    conn.close()
+    before = store.read_bytes()
+    with pytest.raises(FormatError) as excinfo:
+        load(store)
+    message = str(excinfo.value)
+    assert message.startswith(f"{store}: ") and "Copilot CLI's session-store.db" in message
+    assert "2 sessions" in message and "feeb765c/events.jsonl" in message and "Hermes" not in message
+    assert store.read_bytes() == before
+
+
+def test_gemini_result_whose_call_was_not_recorded_gets_its_call_back():
+    """Gemini CLI leaves a call out of the record when its result carried file data (an image read)."""
+    session = {
+        "sessionId": "0beddad7", "projectHash": "f528", "startTime": "2026-03-30T03:06:00.000Z",
+        "lastUpdated": "2026-03-30T03:12:00.000Z",
+        "messages": [
+            {"id": "u1", "timestamp": "2026-03-30T03:10:00.000Z", "type": "user", "content": [{"text": "Look at shot.jpg"}]},
+            {"id": "g1", "timestamp": "2026-03-30T03:11:01.269Z", "type": "gemini", "content": "I will examine it.",
+             "tokens": {"input": 900, "output": 12, "cached": 0, "thoughts": 0, "tool": 0, "total": 912}},
+            {"id": "u2", "timestamp": "2026-03-30T03:11:02.000Z", "type": "user", "content": [
+                {"functionResponse": {"id": "read_file-1774840261268-f5c1", "name": "read_file",
+                                      "response": {"output": "Binary content provided (1 item(s))."}}},
+                {"inlineData": {"mimeType": "image/jpeg", "data": "/9j/4AAQ"}}]},
+            {"id": "g2", "timestamp": "2026-03-30T03:11:09.000Z", "type": "gemini", "content": "It shows a chart.",
+             "tokens": {"input": 1400, "output": 9, "cached": 0, "thoughts": 0, "tool": 0, "total": 1409}},
+        ],
+    }
+    conv = load(json.dumps(session).encode(), filename="session-2026-03-30T03-06-0beddad7.json")
+    assert conv.format == "gemini-cli"
+    assistant = conv.messages[1]
+    assert assistant["content"] == "I will examine it."
+    assert [(c["id"], c["function"]["name"], c["function"]["arguments"]) for c in assistant["tool_calls"]] == [
+        ("read_file-1774840261268-f5c1", "read_file", "{}")]
+    assert conv.messages[2] == {"role": "tool", "content": "Binary content provided (1 item(s)).",
+                                "tool_call_id": "read_file-1774840261268-f5c1"}
+    assert conv.metadata["recovered_tool_calls"][0]["name"] == "read_file"
+    assert any("answer a call the file does not record" in w for w in conv.warnings)
+    assert not any("unpaired" in w for w in conv.warnings)
+    assert_tool_pairs(conv.messages)
+
+
+def test_gemini_checkpoint_is_refused_naming_the_session_files():
+    checkpoint = {
+        "clientHistory": [{"role": "user", "parts": [{"text": "This is the Gemini CLI. We are setting up the context."}]},
+                          {"role": "model", "parts": [{"text": "Got it."}]}],
+        "toolCall": {"name": "replace", "args": {"file_path": "CONSTITUTION.md", "old_string": "a", "new_string": "b"}},
+        "commitHash": "0" * 40, "messageId": "msg-1",
+    }
+    data = json.dumps(checkpoint).encode()
+    name = "2026-03-29T01-25-12_113Z-CONSTITUTION.md-replace.json"
+    assert detect(data, filename=name) == "gemini-cli"
+    with pytest.raises(FormatError) as excinfo:
+        load(data, filename=name)
+    message = str(excinfo.value)
+    assert message.startswith(f"{name}: this is a Gemini CLI checkpoint") and "chats/session-*.json" in message
+
+
+def test_gemini_prompt_log_is_refused_naming_the_session_files():
+    prompts = [{"sessionId": "38d857b1", "messageId": 0, "type": "user", "message": "check the config",
+                "timestamp": "2025-09-16T20:40:32.002Z"},
+               {"sessionId": "38d857b1", "messageId": 1, "type": "user", "message": "we are in us-central2",
+                "timestamp": "2025-09-16T20:41:02.000Z"}]
+    data = json.dumps(prompts).encode()
+    assert detect(data, filename="logs.json") == "gemini-cli"
+    with pytest.raises(FormatError) as excinfo:
+        load(data, filename="logs.json")
+    message = str(excinfo.value)
+    assert message.startswith("logs.json: this is Gemini CLI's logs.json") and "not a session" in message

@@ -111,6 +111,33 @@ def test_opencode_export_of_an_older_version():
     assert conv.report.metadata["parts of other types (nothing OpenCode sends the model): future-part"] == 1
 
 
+def test_opencode_message_cut_off_before_its_call_finished_has_no_usage():
+    """OpenCode creates an assistant message with zero counts and fills them in when the call ends."""
+    info = {"id": "ses_cut", "projectID": "global", "directory": "/w", "title": "push",
+            "time": {"created": 1781748283000, "updated": 1781748284000}}
+    user = {"id": "msg_1", "sessionID": "ses_cut", "role": "user", "time": {"created": 1781748283100}}
+    done = {"id": "msg_2", "sessionID": "ses_cut", "role": "assistant", "modelID": "kimi", "cost": 0.0065,
+            "time": {"created": 1781748283200, "completed": 1781748283300}, "finish": "tool-calls",
+            "tokens": {"input": 7075, "output": 151, "reasoning": 0, "cache": {"write": 0, "read": 0}}}
+    cut = {"id": "msg_3", "sessionID": "ses_cut", "role": "assistant", "modelID": "kimi", "cost": 0,
+           "time": {"created": 1781748283400}, "tokens": {"input": 0, "output": 0, "reasoning": 0,
+                                                           "cache": {"read": 0, "write": 0}}}
+    call = {"id": "prt_3", "type": "tool", "tool": "bash", "callID": "call_1",
+            "state": {"status": "completed", "input": {"command": "git status"}, "output": "clean", "title": "git status"}}
+    pending = {"id": "prt_5", "type": "tool", "tool": "bash", "callID": "call_2",
+               "state": {"status": "pending", "input": {}, "raw": ""}}
+    doc = {"info": info, "messages": [
+        {"info": user, "parts": [{"id": "prt_1", "type": "text", "text": "commit and push"}]},
+        {"info": done, "parts": [{"id": "prt_2", "type": "step-start"}, call]},
+        {"info": cut, "parts": [{"id": "prt_4", "type": "text", "text": "Pushing."}, pending]},
+    ]}
+    conv = load(json.dumps(doc).encode(), filename="export.json")
+    assert [m["role"] for m in conv.messages] == ["user", "assistant", "tool", "assistant", "tool"]
+    assert conv.usage[1]["input_tokens"] == 7075 and conv.usage[3] is None
+    assert conv.messages[4]["content"] == "[Tool execution was interrupted]"
+    assert_tool_pairs(conv.messages)
+
+
 def test_opencode_store_is_read_only_and_creates_nothing(tmp_path):
     path = tmp_path / "opencode.db"
     shutil.copy(DB, path)
@@ -288,6 +315,27 @@ def test_cline_xml_tools_of_older_versions_become_tool_pairs():
     assert conv.messages[5]["content"].endswith("The user denied this operation.")
     assert conv.messages[6]["content"].startswith("<attempt_completion>")  # cut off: it stays text
     assert conv.metadata["xml_tool_calls"] == 2 and conv.metadata["text_tool_results"] == 2
+
+
+def test_cline_text_result_quoting_a_question_of_several_lines_answers_its_call():
+    question = "## Phase 1 done\n\n**Changes**\n- storage moved\n\nGo on to phase 2?"
+    history = [
+        {"role": "user", "content": [{"type": "text", "text": "<task>\nRefactor\n</task>"}], "ts": 1},
+        {"role": "assistant", "content": [
+            {"type": "tool_use", "id": "tooluse_a", "name": "ask_followup_question", "input": {"question": question}},
+        ], "ts": 2},
+        {"role": "user", "content": [
+            {"type": "text", "text": f"[ask_followup_question for '{question}'] Result:\n<answer>\nyes\n</answer>"},
+            {"type": "text", "text": "<environment_details>\n...\n</environment_details>"},
+        ], "ts": 3},
+        {"role": "assistant", "content": [{"type": "text", "text": "Starting phase 2."}], "ts": 4},
+    ]
+    conv = load(json.dumps(history).encode(), filename="api_conversation_history.json")
+    assert [m["role"] for m in conv.messages] == ["user", "assistant", "tool", "user", "assistant"]
+    assert conv.messages[2]["tool_call_id"] == "tooluse_a" and conv.messages[2]["content"].endswith("yes\n</answer>")
+    assert conv.metadata["text_tool_results"] == 1
+    assert not any("no recorded result" in w for w in conv.warnings)
+    assert_tool_pairs(conv.messages)
 
 
 def test_roo_condense_and_cline_truncation_are_compaction_events(tmp_path):

@@ -149,6 +149,24 @@ def test_failed_response_whose_call_was_answered_is_kept():
     assert [m["role"] for m in conv.messages] == ["user", "assistant", "tool", "assistant"]
 
 
+def test_call_left_without_a_result_gets_pis_placeholder_when_the_conversation_goes_on():
+    conv = load_lines(
+        HEADER,
+        user("u1", None, "restart the gateway"),
+        reply("a1", "u1", "", stop="toolUse", calls=("c1", "c2")),
+        result("r1", "a1", "c1"),
+        entry("m1", "r1", kind="model_change", provider="p", modelId="m2"),  # not a message: the call stays open
+        user("u2", "m1", "the bot answers now"),  # the gateway restart cut c2 off
+        reply("a2", "u2", "", stop="toolUse", calls=("c3",)),  # the file ends while c3 runs
+    )
+    assert [m["role"] for m in conv.messages] == ["user", "assistant", "tool", "tool", "user", "assistant"]
+    placeholder = conv.messages[3]
+    assert placeholder["tool_call_id"] == "c2" and placeholder["content"] == "No result provided"
+    assert conv.sources[3].startswith("line 3 ")  # named after the call it answers
+    assert any("1 tool call(s) have no result before the conversation goes on" in w for w in conv.warnings)
+    assert conv.messages[5]["tool_calls"][0]["id"] == "c3"  # pi adds nothing after the last message either
+
+
 def test_missing_parent_loop_and_entries_without_id():
     rows = [HEADER, user("u1", None, "go"), reply("a1", "u1", "hi"), user("u2", "gone", "next"),
             {"type": "message", "message": {"role": "assistant", "content": [{"type": "text", "text": "mirror"}]}},
@@ -214,6 +232,22 @@ def test_openclaw_trajectory_is_refused_as_a_runtime_trace():
     message = str(excinfo.value)
     assert message.startswith("abc.trajectory.jsonl: ") and "runtime trace, not a conversation" in message
     assert "<session id>.jsonl" in message
+
+
+def test_openclaw_session_index_is_refused_naming_a_transcript():
+    index = {
+        "agent:main:main": {"sessionId": "d40e2f44", "updatedAt": 1778882763102, "chatType": "direct",
+                            "sessionFile": "/root/.openclaw/agents/main/sessions/d40e2f44.jsonl"},
+        "agent:main:cron:ea0da55e": {"sessionId": "5b810f58", "updatedAt": 1778800000000,
+                                     "sessionFile": "/root/.openclaw/agents/main/sessions/5b810f58.jsonl"},
+    }
+    data = json.dumps(index).encode()
+    assert detect(data, filename="sessions.json") == "openclaw"
+    with pytest.raises(FormatError) as excinfo:
+        load(data, filename="sessions.json")
+    message = str(excinfo.value)
+    assert message.startswith("sessions.json: ") and "session index" in message and "holds no messages" in message
+    assert "2 sessions" in message and "d40e2f44.jsonl" in message
 
 
 def test_samples_are_not_changed_by_loading():
