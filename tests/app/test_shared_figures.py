@@ -155,7 +155,7 @@ def test_whole_request(shown):
     shown_total = number(shown["overview"]["metrics"]["Whole request"])
     # The bar's scale ends at the largest figure it shows: here the request, larger than the window.
     scale_end = int(re.search(r"<span>0</span><span>([\d,]+) ", shown["overview"]["bar"]).group(1).replace(",", ""))
-    window = numbers_after(r"Window ", shown["overview"]["captions"])[0]
+    window = numbers_after(r"[Ww]indow ", shown["overview"]["captions"])[0]  # the source line: "window 128,000"
     assert scale_end == max(shown_total, window)
     conversation = load(SAMPLES / SAMPLE)
     encoding = next(k for k in shown["overview"]["metrics"] if k.startswith("Tokens (")).removeprefix("Tokens (")[:-1]

@@ -43,6 +43,10 @@ def test_the_cost_tab_prices_the_logs_requests_and_the_compaction(chromium: Any,
     tab = _tab(chromium, server_url, width, scheme)
     try:
         upload(tab, CLAUDE_SAMPLE)
+        # The sample's agent compacted it: its live context is too small to compress, the full history is not.
+        tab.get_by_text("Full history (before the agent's compaction", exact=False).first.click()
+        tab.get_by_text("The full history: all", exact=False).first.wait_for()
+        wait_until_idle(tab)
         _open_compress(tab)
         tab.get_by_role("button", name="Run the compressor").click()
         tab.get_by_text("Before and after this run").wait_for()
