@@ -21,6 +21,7 @@ from typing import Any
 
 from core.message_view import CallView, call_views, is_image_part, role_of, strip_ansi
 from core.render.palette import ROLE_COLORS, ZONE_COLORS
+from core.unicode_text import replace_lone_surrogates
 
 __all__ = [
     "FOLD_CHARS", "SHOWN_CHARS", "THREAD_STYLE", "ThreadMessage", "message_search_text", "page_count",
@@ -250,4 +251,5 @@ def thread_html(items: Sequence[ThreadMessage], prefix: str,
             f'<span class="cl-role">{html.escape(item.role)}</span>{badges}{size}</div>'
             f'<div class="cl-body">{_body(item, opened)}</div></div>'
         )
-    return f'<div class="cl-thread">{"".join(cards)}</div>'
+    # A lone surrogate (damaged input) cannot be sent to the browser as UTF-8: shown as U+FFFD.
+    return replace_lone_surrogates(f'<div class="cl-thread">{"".join(cards)}</div>')

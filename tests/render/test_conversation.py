@@ -141,3 +141,11 @@ def test_a_fold_never_splits_a_word():
     shown = fragment.split('<details class="cl-fold">')[0]
     last = re.sub(r"<[^>]+>", "", shown).split()[-1]
     assert last in ("alpha", "beta", "gamma", "delta")
+
+
+def test_a_lone_surrogate_reaches_the_page_as_a_replacement_character() -> None:
+    """Damaged input (a lone surrogate) cannot be encoded as UTF-8 for the browser: it shows as U+FFFD."""
+    item = thread_message({"role": "tool", "content": "before \ud800 after"}, 3)
+    page = thread_html([item], "t")
+    page.encode("utf-8")  # would raise on a lone surrogate
+    assert "before \ufffd after" in page

@@ -36,7 +36,8 @@ def test_the_gauge_turns_from_calm_to_near_to_past() -> None:
 
 
 def test_the_zones_bar_counts_the_plan_s_messages() -> None:
-    conversation = load(SAMPLES / "codex_rollout.jsonl")
+    # A log the agent never compacted (the Codex sample's live context is too small to have a middle).
+    conversation = load(SAMPLES / "long_coding_session.json")
     m = measure(conversation, CompressorConfig())
     zones = m.zones
     assert zones is not None and zones.middle > 0
