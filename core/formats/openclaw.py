@@ -75,6 +75,10 @@ def is_index(doc: Any) -> bool:
 
 
 def parse_index(doc: Any, src: InputSource, session: str | None) -> Conversation:
+    if not is_index(doc):  # a JSON document read as OpenClaw (a forced format): neither form it writes
+        raise FieldProblem(None, "this JSON document is neither an OpenClaw session nor its index; expected a session "
+                                 "transcript (JSON Lines, one row per line) or sessions.json (session keys mapped "
+                                 "to entries with a sessionId)")
     first = next(iter(doc.values()))
     raise FieldProblem(
         None,
