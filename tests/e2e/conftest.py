@@ -216,3 +216,8 @@ def upload(page: Any, path: Path) -> None:
         timeout=UI_TIMEOUT_MS,
     )
     wait_until_idle(page)
+
+
+#: The screens every browser test of a page runs on: both widths and both colour schemes, crossed in two
+#: runs (1400 px light, 800 px dark) so each item is seen at each width and in each scheme.
+SCREENS: list[tuple[int, str]] = [(1400, "light"), (800, "dark")]

@@ -12,7 +12,7 @@ import pytest
 from core.formats import load
 from core.inspections.recorded_cost import recorded_cost
 from core.render.formatting import usd
-from tests.e2e.conftest import ROOT, UI_TIMEOUT_MS, nav_link, screenshot, upload, wait_until_idle
+from tests.e2e.conftest import ROOT, SCREENS, UI_TIMEOUT_MS, nav_link, screenshot, upload, wait_until_idle
 
 CLAUDE_SAMPLE = ROOT / "sample_conversations" / "claude_code_session.jsonl"
 
@@ -36,8 +36,7 @@ def _tab(chromium: Any, server_url: str, width: int, scheme: str) -> Any:
     return tab
 
 
-@pytest.mark.parametrize("scheme", ["light", "dark"])
-@pytest.mark.parametrize("width", [1400, 800])
+@pytest.mark.parametrize(("width", "scheme"), SCREENS)
 def test_the_cost_tab_prices_the_logs_requests_and_the_compaction(chromium: Any, server_url: str, width: int,
                                                                   scheme: str) -> None:
     tab = _tab(chromium, server_url, width, scheme)

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from core.formats import load
-from tests.e2e.conftest import LIVE_ROOT, ROOT, UI_TIMEOUT_MS, open_dashboard, open_page, screenshot
+from tests.e2e.conftest import LIVE_ROOT, ROOT, SCREENS, UI_TIMEOUT_MS, open_dashboard, open_page, screenshot
 
 pytestmark = pytest.mark.browser
 
@@ -48,7 +48,7 @@ def _open(chromium: Any, server_url: str, width: int, scheme: str, title: str) -
     return tab.context, tab, tab.page_errors
 
 
-@pytest.mark.parametrize(("width", "scheme"), [(1400, "light"), (800, "light"), (1400, "dark"), (800, "dark")])
+@pytest.mark.parametrize(("width", "scheme"), SCREENS)
 def test_the_gauge_moves_within_2_s_of_an_append(chromium: Any, server_url: str, width: int, scheme: str) -> None:
     lines = CODEX.read_bytes().splitlines(keepends=True)
     _empty_live_root()
@@ -82,7 +82,7 @@ def test_the_gauge_moves_within_2_s_of_an_append(chromium: Any, server_url: str,
         context.close()
 
 
-@pytest.mark.parametrize(("width", "scheme"), [(1400, "light"), (800, "light"), (1400, "dark"), (800, "dark")])
+@pytest.mark.parametrize(("width", "scheme"), SCREENS)
 def test_the_sessions_page_lists_the_folder_and_follows_a_session(chromium: Any, server_url: str, width: int,
                                                                     scheme: str) -> None:
     _empty_live_root()

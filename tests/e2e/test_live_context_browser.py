@@ -10,14 +10,13 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.conftest import open_page, screenshot, upload, wait_until_idle
+from tests.e2e.conftest import SCREENS, open_page, screenshot, upload, wait_until_idle
 from tests.e2e.test_layout_browser import _open
 from tests.formats.test_live_context import claude_code_log
 from tests.views.test_repair_losses import repair_case
 
 
-@pytest.mark.parametrize("scheme", ["light", "dark"])
-@pytest.mark.parametrize("width", [1400, 800])
+@pytest.mark.parametrize(("width", "scheme"), SCREENS)
 def test_live_context_and_repair_losses_in_the_browser(chromium: Any, server_url: str, tmp_path: Path, width: int,
                                                         scheme: str) -> None:
     compacted = tmp_path / "cc-live.jsonl"

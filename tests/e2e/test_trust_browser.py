@@ -18,13 +18,13 @@ from typing import Any
 import pytest
 
 from core.profiles import HISTORICAL_PREFIX_V0_16_0
-from tests.e2e.conftest import ROOT, UI_TIMEOUT_MS, open_page, screenshot, upload, wait_until_idle
+from tests.e2e.conftest import ROOT, SCREENS, UI_TIMEOUT_MS, open_page, screenshot, upload, wait_until_idle
 from tests.e2e.test_layout_browser import _tallest_bar as tallest_bar
 
 pytestmark = pytest.mark.browser
 
 HEIGHT = 900
-COMBINATIONS = [(1400, "light"), (800, "light"), (1400, "dark"), (800, "dark")]
+COMBINATIONS = SCREENS
 ANTHROPIC_SAMPLE = ROOT / "sample_conversations" / "anthropic_messages_session.json"
 
 
