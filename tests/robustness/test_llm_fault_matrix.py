@@ -106,7 +106,7 @@ def test_every_fault_is_a_timely_clean_fallback(fault: str, profile: str, faults
     outcome = expected_outcome(fault, profile)
     assert result.outcome == outcome, (fault, result.outcome)
     assert result.failure_reason
-    assert result.assembly.fallback_used == (outcome == "fallback")
+    assert (result.assembly is not None and result.assembly.fallback_used) == (outcome == "fallback")
     assert result.abort_reason == ("network" if outcome == "aborted" else None)
     assert faults.calls[fault] - calls_before == (1 + RETRIES if fault in RETRIED else 1)
     texts = [result.failure_reason, summarizer.last_call["error"], repr(summarizer), json.dumps(result.messages)]

@@ -207,11 +207,16 @@ def test_the_checks_catch_what_they_look_for() -> None:
     config = CompressorConfig(context_length=64_000)
     result = ContextCompressor(config, summarizer=_summarizer("ok")).compress(messages)
     assert result.compressed and invalid_output(result) == []
-    fields = ("messages", "compressed", "pruned_messages", "compress_start", "compress_end", "orphans_removed",
-              "summary_merged", "summary_role", "origins")
+    plan_fields = ("pruned_messages", "compress_start", "compress_end")
+    assembly_fields = ("orphans_removed", "summary_merged", "summary_role", "origins")
 
     def edited(**changes: Any) -> SimpleNamespace:
-        return SimpleNamespace(**{name: getattr(result, name) for name in fields} | changes)
+        plan = {name: getattr(result.plan, name) for name in plan_fields}
+        assembly = {name: getattr(result.assembly, name) for name in assembly_fields}
+        top = {"messages": result.messages, "compressed": result.compressed}
+        for name, value in changes.items():
+            (plan if name in plan else assembly if name in assembly else top)[name] = value
+        return SimpleNamespace(**top, plan=SimpleNamespace(**plan), assembly=SimpleNamespace(**assembly))
 
     lost_tail = edited(messages=result.messages[:-1], origins=result.assembly.origins[:-1])
     assert any("tail messages lost" in p for p in invalid_output(lost_tail))
