@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import os
+
+# Tests that import litellm themselves use its bundled price table too (the app sets the same).
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
 from pathlib import Path
 
 import pytest
