@@ -128,3 +128,20 @@ def long_agent_run(n_rounds: int = 12, size: int = 2000, with_system: bool = Tru
         messages.append(tool(cid, json.dumps({"output": f"round {r} " + "x" * size, "exit_code": r % 2})))
     messages.append(user("Thanks. Now run the full suite."))
     return messages
+
+
+# A short coding session with a failing test, a user constraint and a patch: the strategy and
+# retention views and their pages are checked on it.
+CODING_SESSION = [
+    sys(),
+    user("Fix src/app.py and keep tests/test_app.py green."),
+    asst(None, [call("c1", "read_file", {"path": "src/app.py"})]),
+    tool("c1", "def handler(request):\n    return render_page(request, status=500)\n" + "# filler line\n" * 10),
+    asst(None, [call("c2", "terminal", {"command": "pytest -q"})]),
+    tool("c2", "FAILED tests/test_app.py::test_ok - AssertionError: 500 != 200\n1 failed, 3 passed in 0.12s"),
+    user("Use port 8080 instead."),
+    asst(None, [call("c3", "patch", {"path": "src/app.py"})]),
+    tool("c3", "patched"),
+    asst("Fixed."),
+    user("Run it again."),
+]

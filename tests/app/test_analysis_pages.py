@@ -26,7 +26,7 @@ from core.views.retention import FactIndex, lost_facts
 from core.views.strategies import compare_strategies
 from core.views.sweep import best_cells, sweep
 from dashboard.memo import content_digest
-from tests.helpers import asst, call, tool, user
+from tests.helpers import CODING_SESSION, asst, call, tool, user
 from tests.helpers import sys as system
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -103,19 +103,7 @@ def tool_loop(rounds: int = 30) -> list[dict[str, Any]]:
     return messages
 
 
-SESSION = [
-    system(),
-    user("Fix src/app.py and keep tests/test_app.py green."),
-    asst(None, [call("c1", "read_file", {"path": "src/app.py"})]),
-    tool("c1", "def handler(request):\n    return render_page(request, status=500)\n" + "# filler line\n" * 10),
-    asst(None, [call("c2", "terminal", {"command": "pytest -q"})]),
-    tool("c2", "FAILED tests/test_app.py::test_ok - AssertionError: 500 != 200\n1 failed, 3 passed in 0.12s"),
-    user("Use port 8080 instead."),
-    asst(None, [call("c3", "patch", {"path": "src/app.py"})]),
-    tool("c3", "patched"),
-    asst("Fixed."),
-    user("Run it again."),
-]
+SESSION = CODING_SESSION
 
 
 def test_every_page_runs_on_the_default_sample() -> None:

@@ -12,7 +12,7 @@ import pytest
 from core.formats import load
 from core.inspections.recorded_cost import recorded_cost
 from core.render.formatting import usd
-from tests.e2e.conftest import ROOT, SCREENS, UI_TIMEOUT_MS, nav_link, screenshot, upload, wait_until_idle
+from tests.e2e.conftest import ROOT, SCREENS, nav_link, open_dashboard, screenshot, upload, wait_until_idle
 
 CLAUDE_SAMPLE = ROOT / "sample_conversations" / "claude_code_session.jsonl"
 
@@ -23,23 +23,10 @@ def _open_compress(tab: Any) -> None:
     wait_until_idle(tab)
 
 
-def _tab(chromium: Any, server_url: str, width: int, scheme: str) -> Any:
-    context = chromium.new_context(viewport={"width": width, "height": 900}, color_scheme=scheme)
-    context.set_default_timeout(UI_TIMEOUT_MS)
-    tab = context.new_page()
-    errors: list[str] = []
-    tab.on("pageerror", lambda exc: errors.append(str(exc)))
-    tab.goto(server_url)
-    tab.get_by_text("Headline figures").wait_for()
-    wait_until_idle(tab)
-    tab.page_errors = errors  # type: ignore[attr-defined]
-    return tab
-
-
 @pytest.mark.parametrize(("width", "scheme"), SCREENS)
 def test_the_cost_tab_prices_the_logs_requests_and_the_compaction(chromium: Any, server_url: str, width: int,
                                                                   scheme: str) -> None:
-    tab = _tab(chromium, server_url, width, scheme)
+    tab = open_dashboard(chromium, server_url, width, scheme)
     try:
         upload(tab, CLAUDE_SAMPLE)
         # The sample's agent compacted it: its live context is too small to compress, the full history is not.
@@ -80,7 +67,7 @@ def test_a_local_model_run_shows_its_progress_and_ends_with_a_summary(chromium: 
 
     if missing_parts():
         pytest.skip(f"local model not installed (missing {', '.join(missing_parts())})")
-    tab = _tab(chromium, server_url, width, scheme)
+    tab = open_dashboard(chromium, server_url, width, scheme)
     try:
         _open_compress(tab)
         tab.get_by_text("Local model (SmolLM2, offline)").click()

@@ -19,24 +19,11 @@ from core.strategies.truncation import truncation
 from core.tokens import get_counter
 from core.views.retention import FactIndex, lost_facts, retention_summary
 from core.views.strategies import compare_strategies, strategy_overview, strategy_tradeoffs, tradeoff_note
-from tests.helpers import Recorder, asst, call, failing, tool, user
-from tests.helpers import sys as system
+from tests.helpers import CODING_SESSION, Recorder, failing, user
 
 V16 = "v0.16.0"  # the figures below are v0.16.0's (the analyses follow any profile)
 
-SESSION = [
-    system(),
-    user("Fix src/app.py and keep tests/test_app.py green."),
-    asst(None, [call("c1", "read_file", {"path": "src/app.py"})]),
-    tool("c1", "def handler(request):\n    return render_page(request, status=500)\n" + "# filler line\n" * 10),
-    asst(None, [call("c2", "terminal", {"command": "pytest -q"})]),
-    tool("c2", "FAILED tests/test_app.py::test_ok - AssertionError: 500 != 200\n1 failed, 3 passed in 0.12s"),
-    user("Use port 8080 instead."),
-    asst(None, [call("c3", "patch", {"path": "src/app.py"})]),
-    tool("c3", "patched"),
-    asst("Fixed."),
-    user("Run it again."),
-]
+SESSION = CODING_SESSION
 ERROR_LINE = "FAILED tests/test_app.py::test_ok - AssertionError: 500 != 200"
 SUMMARY = f"## Active Task\nUser asked: 'Run it again.'\n## Critical Context\n{ERROR_LINE}"
 COUNTER = get_counter("cl100k_base")
