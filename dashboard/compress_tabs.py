@@ -11,6 +11,7 @@ import streamlit as st
 
 from core.inspections.overview import message_frame
 from core.inspections.summary_check import EMPTY, summary_problem
+from core.render.charts import line_figure
 from core.render.formatting import integer, percent, signed, usd
 from core.views.drilldown import INPUT, OUTPUT
 from core.views.run import RunFigures, run_figures
@@ -428,8 +429,8 @@ def show_cost(transcript: Transcript, result: Any, run: dict[str, Any]) -> None:
         # Short names: the chart's legend cuts long ones.
         cached_labels = {"without_compression": "cached, without", "with_compression": "cached, with"}
         lines = lines.assign(**{label: cached_lines[column] for column, label in cached_labels.items()})
-    st.line_chart(lines, x="turn", y=[column for column in lines.columns if column != "turn"], height=260,
-                  x_label="further requests", y_label="USD")
+    chart(line_figure(lines, "turn", [column for column in lines.columns if column != "turn"],
+                      x_title="further requests", y_title="USD"), key="compress_cost_lines")
     if not cached_lines.empty:
         st.caption("The two **cached** lines are the same requests with prompt caching: the compacted conversation "
                    "starts with a cache write, the uncompressed one keeps reading its cache.")

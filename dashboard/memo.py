@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from core.budget import Budget, BudgetExceeded, within
 from core.config import CompressorConfig, CompressorParameters
 from core.plan import prepare, prune_plan_key
+from core.remembered import TextMemo, remembering
 from core.rules import PrunePlan
 from core.tokens import TokenCounter, counted_texts, encoding_name_for_model, get_counter
 
@@ -99,6 +100,8 @@ class Transcript:
     # past it, ``on_budget`` (when set) is told before the exception goes on (the dashboard stops the
     # page there with a message).
     budget: Budget | None = field(default=None, repr=False)
+    # Every analysis masks and reads the same turns (each release, sweep cell and strategy): once per text here.
+    _answers: TextMemo = field(default_factory=TextMemo, repr=False)
     on_budget: Callable[[BudgetExceeded], None] | None = field(default=None, repr=False)
 
     @property
@@ -170,7 +173,7 @@ class Transcript:
     def budgeted(self) -> Iterator[None]:
         """A computation on this transcript, within its budget (``on_budget`` is told when it runs out)."""
         try:
-            with within(self.budget):
+            with within(self.budget), remembering(self._answers):
                 yield
         except BudgetExceeded as exc:
             if self.on_budget is not None:

@@ -6,6 +6,7 @@ from typing import Any
 
 import streamlit as st
 
+from core.render.charts import line_figure
 from core.render.replay import replay_caption, replay_figure
 from core.views.replay import (
     compactions_table,
@@ -165,8 +166,8 @@ evolution = summary_evolution(result)
 if len(evolution):
     st.subheader("How the summary evolved")
     # 260 px: at 180 the axis title was cut and the tick labels ran into each other.
-    st.line_chart(evolution.set_index("compaction")["chars"], height=260, x_label="compaction",
-                  y_label="characters")
+    chart(line_figure(evolution, "compaction", ["chars"], x_title="compaction", y_title="characters"),
+          key="replay_summary_chars")
     labels = [f"#{c} at message {m} ({o}, {n:,} characters)" for c, m, o, n in
               zip(evolution["compaction"], evolution["message_index"], evolution["outcome"], evolution["chars"],
                   strict=True)]

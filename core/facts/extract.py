@@ -28,6 +28,7 @@ from core.facts.text import (
     tool_call_arguments,
 )
 from core.message_view import content_text
+from core.remembered import recall
 from core.unicode_text import replace_lone_surrogates
 
 if TYPE_CHECKING:  # pandas only where a table is built: the Hermes plugin reads facts without it
@@ -384,8 +385,11 @@ def parts_facts(
 
 
 def _cached(function: Any, text: str, *rest: Any) -> Any:
-    # Long texts are rarely repeated: the caches keep the short, frequent ones (commands, "ok").
-    return function(text, *rest) if len(text) < 2000 else function.__wrapped__(text, *rest)
+    # The module's caches keep the short, frequent texts (commands, "ok"); a long one is kept only
+    # within an open scope (a transcript's analyses read the same outputs again and again).
+    if len(text) < 2000:
+        return function(text, *rest)
+    return recall((function.__wrapped__, *rest), text, lambda whole: function.__wrapped__(whole, *rest))
 
 
 def _content_facts(text: str, role: str, sift_noise: bool) -> tuple[tuple[str, str], ...]:

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from core.redaction.hermes import REDACTIONS, mask_secret, redact_many, redact_sensitive_text
 from core.redaction.strict import SecretSpan, count_by_kind, find_secrets, redact_with_spans, strict_redact
+from core.remembered import recall, recall_many
 
 if TYPE_CHECKING:
     from core.profiles import Profile
@@ -97,6 +98,9 @@ class ProfileRedaction:
     strict_layer: bool
 
     def redact(self, text: Any) -> Any:
+        return recall(self, text, self._redact)
+
+    def _redact(self, text: Any) -> Any:
         redacted = reference_redact(text, self.release)
         if self.strict_layer and isinstance(redacted, str) and redacted:
             redacted = strict_redact(redacted)
@@ -104,6 +108,9 @@ class ProfileRedaction:
 
     def redact_many(self, texts: list[str]) -> list[str]:
         """``redact`` over a list (one search per pass across all of them)."""
+        return recall_many(self, list(texts), self._redact_many)
+
+    def _redact_many(self, texts: list[str]) -> list[str]:
         redacted = _reference_many(texts, self.release)
         if self.strict_layer:
             redacted = [strict_redact(t) if t else t for t in redacted]
@@ -111,7 +118,10 @@ class ProfileRedaction:
 
     def strict(self, text: str) -> str:
         """The strict layer alone (for text the reference sends unredacted, such as a rehydrated summary)."""
-        return strict_redact(text) if self.strict_layer and text else text
+        return recall(_STRICT, text, strict_redact) if self.strict_layer and text else text
+
+
+_STRICT = "strict"  # the memo's rule key of the strict layer alone
 
 
 @lru_cache(maxsize=32)

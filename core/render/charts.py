@@ -85,6 +85,21 @@ def fix_margins(fig: go.Figure, **margins: int) -> go.Figure:
     return fig
 
 
+def line_figure(frame: pd.DataFrame, x: str, columns: Sequence[str], *, x_title: str, y_title: str,
+                height: int = 260, names: dict[str, str] | None = None) -> go.Figure:
+    """One line per column of ``frame`` against ``x`` (a marker at each point), in the palette's order;
+    ``names`` relabels the legend. One line hides the legend (the axis title names it)."""
+    fig = go.Figure()
+    for index, column in enumerate(columns):
+        fig.add_trace(go.Scatter(x=frame[x], y=frame[column], mode="lines+markers",
+                                 name=(names or {}).get(column, column),
+                                 line={"color": PALETTE[index % len(PALETTE)], "width": 2}, marker={"size": 6}))
+    style(fig, height=height, legend="bottom" if len(columns) > 1 else None)
+    fig.update_xaxes(title_text=x_title)
+    fig.update_yaxes(title_text=y_title, rangemode="tozero")
+    return fig
+
+
 def wrap_label(text: str, width: int = 14) -> str:
     """A category label broken into lines of about ``width`` characters (``<br>`` between them)."""
     words = str(text).split()

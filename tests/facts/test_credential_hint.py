@@ -3,9 +3,21 @@ masks something: the extractive summary trusts it to skip the redaction of ordin
 
 from __future__ import annotations
 
-import pytest
+import random
+import re
 
-from core.facts.credentials import might_hold_credentials, redact_all, without_credentials_by_line
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from core.facts.credentials import (
+    LABEL_ANCHORS,
+    hints_at_credentials,
+    label_hint,
+    might_hold_credentials,
+    redact_all,
+    without_credentials_by_line,
+)
 
 # One of each shape a redaction layer masks, written the way agents' logs carry them.
 MASKED = [
@@ -47,3 +59,60 @@ def test_a_fact_inside_a_masked_value_is_dropped_line_by_line():
     text = "notes\nthe mirror token is glpat-abcdefghijklmnopqrst\nsee src/app.py"
     found = [("secret-looking", "glpat-abcdefghijklmnopqrst"), ("path", "src/app.py")]
     assert without_credentials_by_line(found, [text]) == [("path", "src/app.py")]
+
+
+# The hint's fast form (punctuation shapes, then anchored words) answers as the single alternation it
+# replaced: that pattern is kept here as the oracle.
+ORACLE = re.compile(
+    r"secret|passw|passphrase|\bpwd?\b|token\\{0,7}\"?\s{0,8}+[:=]|_token|credential|auth\w{0,64}+\s{0,8}+[:=]"
+    r"|authorization|bearer|cookie|session_?id|private[_ ]?key|key\\{0,7}\"?\s{0,8}+[:=]|key-data"
+    r"|://[^\s/@]{1,600}+@|://[^\s/@:]{0,300}+:[^/@\n]{0,600}+@|-----begin|ls0tls1crudjti|webhook"
+    r"|\+[1-9]\d{6}|<@!?\d|\s-u[\s=]|--user\b"
+    r"|mysql|mariadb|sshpass|sqlcmd|\bbcp\b|\bosql\b|\bisql\b|\blogin\b|-cli\b|mongo|\bldap|\bsmb|rpcclient"
+    r"|\bnxc\b|crackmapexec|\b(?:un)?zip\b|zipcloak|\b7z|keytool|jarsigner|apksigner|mosquitto|openssl|ssh-keygen"
+    r"|htpasswd|rabbitmqctl|\bnet\s{1,8}+user\b"
+    r"|:(?:\d{1,5}|\*):[^:\s]{1,100}+:[^:\s]{1,100}+:|\bmachine\b|log\s?[io]n|sign\s?in|\bcreds\b"
+    r"|kennwort|contrase|\bclave\b|mot de passe|\bmdp\b|\bsenha\b|wachtwoord|has[łl]o|senord|adgangskode|passord"
+    r"|salasana|ifre\b|\bparola\b|\bheslo\b|jelsz|пароль|\b(?:secret|magic|code|safe)\s?(?:word|phrase|code)\b"
+    r"|\bpin\b|passcode"
+)
+
+# Pieces that sit at the edges of the patterns: anchors, separators, word characters around them.
+PIECES = [*LABEL_ANCHORS, "://", "a:b@", "u@", "@", ":", "+1234567", "+0123456", "<@", "<@!1", "<@x", " -u ", "-u=",
+          "x-u ", "--user", "--users", "-----begin", "-cli", "-client", ":12:", ":*:", "ab:cd:", " ", "\n", "\t",
+          "_", "x", "7", "word", "phrase", "=", '"', "\\", "in", "on", "i n", "user", "  user", "id", "_id",
+          "key-data", "_key", "ssh-", "un", "cloak", "gen", "s", "é"]
+
+
+def _texts(count: int, seed: int) -> list[str]:
+    rng = random.Random(seed)
+    return ["".join(rng.choice(PIECES) for _ in range(rng.randint(1, 9))) for _ in range(count)]
+
+
+def test_the_fast_hint_agrees_with_the_single_pattern_on_pieces_of_every_alternative() -> None:
+    texts = _texts(60_000, seed=7)
+    disagree = [text for text in texts if label_hint(text) != bool(ORACLE.search(text))]
+    assert disagree == []
+    # Both answers occur: the pieces reach matches and near misses alike.
+    answers = {label_hint(text) for text in texts}
+    assert answers == {True, False}
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(PIECES) | st.text(max_size=4), max_size=12))
+def test_the_fast_hint_agrees_on_generated_text(parts: list[str]) -> None:
+    text = "".join(parts).casefold()
+    assert label_hint(text) == bool(ORACLE.search(text))
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("export DB_PASSWORD=hunter2", True),
+    ("curl -u admin:pw https://example.com", True),
+    ("postgres://alice:s3cret@db.internal:5432/app", True),
+    ("mysql -h db -p app", True),
+    ("db.example.com:5432:app:alice:hunter2:", True),
+    ("Ran 212 tests in 3.1s\nOK", False),
+    ("def spinning_wheel(): return catalog.network", False),
+])
+def test_hints_on_everyday_text(text: str, expected: bool) -> None:
+    assert hints_at_credentials(text) is expected

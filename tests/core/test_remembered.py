@@ -1,0 +1,63 @@
+"""Answers about a text are remembered only within an open scope, and equal what the function gives."""
+
+from __future__ import annotations
+
+from core.profiles import get_profile
+from core.redaction import profile_redaction
+from core.remembered import TextMemo, recall, recall_many, remembering
+
+
+class Counting:
+    def __init__(self) -> None:
+        self.calls: list[str] = []
+
+    def __call__(self, text: str) -> str:
+        self.calls.append(text)
+        return text.upper()
+
+    def many(self, texts: list[str]) -> list[str]:
+        return [self(text) for text in texts]
+
+
+def test_outside_a_scope_nothing_is_remembered() -> None:
+    compute = Counting()
+    assert recall("rule", "abc", compute) == "ABC"
+    assert recall("rule", "abc", compute) == "ABC"
+    assert compute.calls == ["abc", "abc"]
+
+
+def test_within_a_scope_each_rule_and_text_is_computed_once() -> None:
+    compute = Counting()
+    memo = TextMemo()
+    with remembering(memo):
+        assert [recall("rule", text, compute) for text in ("a", "b", "a", "a")] == ["A", "B", "A", "A"]
+        assert recall("other rule", "a", compute) == "A"
+        assert recall_many("rule", ["b", "c", "a", "c"], compute.many) == ["B", "C", "A", "C"]
+    assert compute.calls == ["a", "b", "a", "c", "c"]
+    assert len(memo) == 4
+    with remembering(None):  # a scope of its own without a memo: nothing kept
+        recall("rule", "a", compute)
+    assert compute.calls[-1] == "a" and len(memo) == 4
+
+
+def test_a_full_memo_still_answers_but_keeps_no_more() -> None:
+    compute = Counting()
+    memo = TextMemo(char_limit=5)
+    with remembering(memo):
+        assert recall("rule", "abcd", compute) == "ABCD"
+        assert recall("rule", "efgh", compute) == "EFGH"  # over the limit: answered, not kept
+        assert recall("rule", "efgh", compute) == "EFGH"
+    assert compute.calls == ["abcd", "efgh", "efgh"] and len(memo) == 1
+
+
+def test_remembered_redaction_equals_a_fresh_one() -> None:
+    redaction = profile_redaction(get_profile("v0.19.0"), strict=True)
+    texts = ["export OPENAI_API_KEY=sk-proj-abcdefghijklmnop1234", "nothing secret here", "password: hunter2!"]
+    fresh = [redaction.redact(text) for text in texts]
+    memo = TextMemo()
+    with remembering(memo):
+        first = redaction.redact_many(texts)
+        again = [redaction.redact(text) for text in texts]
+    assert first == again == fresh
+    assert fresh[0] != texts[0] and fresh[1] == texts[1]
+    assert len(memo) == len(texts)
