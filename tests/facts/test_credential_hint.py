@@ -116,3 +116,17 @@ def test_the_fast_hint_agrees_on_generated_text(parts: list[str]) -> None:
 ])
 def test_hints_on_everyday_text(text: str, expected: bool) -> None:
     assert hints_at_credentials(text) is expected
+
+
+def test_the_vendor_hint_agrees_with_its_look_behind_form() -> None:
+    from core.facts.credentials import _GENERIC_STARTS, _INNER_GATES, _STARTS, vendor_hint
+
+    oracle = re.compile(
+        r"(?<![A-Za-z0-9_-])(?:" + "|".join([*_GENERIC_STARTS.values(), *(re.escape(s) for s in _STARTS)]) + ")"
+        + "|" + "|".join(re.escape(literal) for literal in _INNER_GATES) + r"|\d{8}:[A-Za-z0-9_-]{30}")
+    pieces = [*_STARTS, *_INNER_GATES, "AKIA", "ASIA", "glpat-", "glx-", "ghp_", "SK0123abcd", "sq0csp-", "shpat_",
+              "ya29.", "SG.", ".", "-", "_", "x", "7", " ", "\n", "12345678:", "a" * 30, "desk", "monkey"]
+    rng = random.Random(5)
+    texts = ["".join(rng.choice(pieces) for _ in range(rng.randint(1, 6))) for _ in range(60_000)]
+    assert [text for text in texts if vendor_hint(text) != bool(oracle.search(text))] == []
+    assert {vendor_hint(text) for text in texts} == {True, False}

@@ -179,3 +179,24 @@ def test_every_family_is_registered_once_and_says_what_it_catches() -> None:
     assert len(names) == len(set(names))
     assert {"command_line", "credential_files", "prose", "labels", "vendor", "private_keys"} <= set(names)
     assert all(family.catches for family in detectors())
+
+
+def test_the_foldable_pattern_finds_what_its_two_part_form_found() -> None:
+    """The class and the escape are one scan now; the class-or-look-behind alternation it replaced
+    is the oracle, on runs of backslashes, escapes, surrogate halves and folded characters."""
+    import random
+    import re
+
+    from core.redaction.strict.folding import _ESCAPE_REST, _foldable
+
+    pattern = _foldable()
+    spans = pattern.pattern[1 : pattern.pattern.index("\\\\](?:")]
+    oracle = re.compile(f"[{spans}]|(?<!\\\\)\\\\++u" + _ESCAPE_REST.split("\\\\*+u", 1)[1])
+    pieces = ["\\", "\\\\", "u", "d83d", "\\ude00", "D800", "dc00", "0041", "0007", "00", "ＡＢ", "x", " ", "\u200b",
+              "ff", "\\u", "\\\\u0041", "𝐀"]
+    rng = random.Random(3)
+    texts = ["".join(rng.choice(pieces) for _ in range(rng.randint(1, 8))) for _ in range(40_000)]
+    differ = [text for text in texts
+              if [m.span() for m in pattern.finditer(text)] != [m.span() for m in oracle.finditer(text)]]
+    assert differ == []
+    assert sum(1 for text in texts if pattern.search(text)) > 1_000

@@ -29,8 +29,10 @@ _COMPATIBILITY_BLOCKS = ((0xFF01, 0xFF5E), (0x1D400, 0x1D7FF), (0x3000, 0x3000))
 # A JSON escape of a non-ASCII character (any number of backslashes: JSON escaped inside JSON),
 # a surrogate pair taken as one.
 # It starts at the first backslash of a run only, so a long run of backslashes is read once.
-_ESCAPE = (r"(?<!\\)\\++u(?:[dD][89abAB][0-9a-fA-F]{2}\\++u[dD][c-fC-F][0-9a-fA-F]{2}"
-           r"|(?!00[0-7])[0-9a-fA-F]{4})")
+# After the first backslash of a run (not after another backslash): more backslashes, u and the hex
+# of a character (a surrogate pair's two halves together).
+_ESCAPE_REST = (r"(?<!\\\\)\\*+u(?:[dD][89abAB][0-9a-fA-F]{2}\\++u[dD][c-fC-F][0-9a-fA-F]{2}"
+                r"|(?!00[0-7])[0-9a-fA-F]{4})")
 _HEX_RE = re.compile(r"[0-9a-fA-F]{4}")
 
 
@@ -58,7 +60,10 @@ def _foldable() -> re.Pattern[str]:
         else:
             ranges.append((code, code))
     spans = "".join(re.escape(chr(low)) + (f"-{re.escape(chr(high))}" if high > low else "") for low, high in ranges)
-    return re.compile(f"[{spans}]|{_ESCAPE}")
+    # The class and the backslash in one set, so the engine scans for the set's characters (an
+    # alternation starting with a look-behind is tried at every position, twice as slow); a matched
+    # backslash must then start an escape.
+    return re.compile(f"[{spans}\\\\](?:(?<!\\\\)|{_ESCAPE_REST})")
 
 
 def _decoded(escape: str) -> str | None:

@@ -26,7 +26,7 @@ import re
 from collections.abc import Iterator
 
 from core.facts import redact_all, sift, text_pieces
-from core.facts.credentials import might_hold_credentials
+from core.facts.credentials import hints_at_credentials, might_hold_credentials
 from core.facts.noise import LISTING, REPEATED, line_shape
 from core.summarizers.extractive.draft import Draft
 from core.summarizers.extractive.model import Action
@@ -165,6 +165,12 @@ def _repeats(piece: str, kept: list[str]) -> list[str]:
     return [line for line in piece.split("\n") if line not in kept_lines and line_shape(line) in shapes]
 
 
+def _masked(line: str) -> bool:
+    """Whether a redaction masks something in ``line`` (the cheap hint first: most lines of a
+    guarded output hold no hint of a secret themselves)."""
+    return hints_at_credentials(line) and redact_all(line) != line
+
+
 def _output_findings(
     text: str, guarded: bool, core_errors: set[str], seen: set[str]
 ) -> tuple[list[tuple[str, list[tuple[str, str]]]], list[tuple[str, str]]]:
@@ -175,7 +181,7 @@ def _output_findings(
     errors_possible = _ERROR_RE.search(text) is not None  # one scan instead of one per line
     for position, line in enumerate(output_lines(text)):
         values = line_values(line, errors=errors_possible)
-        if not values or (guarded and redact_all(line) != line):
+        if not values or (guarded and _masked(line)):
             continue  # nothing to keep, or a secret the profile's redaction let through
         values = [("failure", value) if kind == "error" and value not in core_errors else (kind, value)
                   for kind, value in values]
@@ -253,7 +259,7 @@ def _notes(draft: Draft, seen: set[str], room: int) -> None:
                 continue
             if guarded is None:
                 guarded = might_hold_credentials([text])
-            if guarded and redact_all(sentence) != sentence:
+            if guarded and _masked(sentence):
                 continue
             seen.add(sentence)
             extra.extend(values)
