@@ -273,10 +273,12 @@ def bench_pipeline(inputs: dict[str, list[dict]]) -> tuple[list[dict], dict]:
     config = CompressorConfig(context_length=128_000)
     for name, messages in inputs.items():
         tok.get_counter.cache_clear()
+        tok._COUNTERS.clear()
 
         def cold(messages=messages) -> None:
             _clear_caches()
             tok.get_counter.cache_clear()
+            tok._COUNTERS.clear()
             analysis(messages, config)
 
         cold_time, _ = best_of(cold, repeat=3)

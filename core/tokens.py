@@ -515,13 +515,17 @@ def forget_counted(text_ids: frozenset[int]) -> None:
 
 
 _COUNTERS: dict[str, TokenCounter] = {}
+_COUNTERS_LOCK = threading.Lock()
 
 
 @lru_cache(maxsize=8)
 def get_counter(encoding_name: str = "cl100k_base") -> TokenCounter:
-    """A shared counter per encoding, so its cache lives as long as the process."""
-    counter = TokenCounter(encoding_name)
-    _COUNTERS[encoding_name] = counter
+    """A shared counter per encoding, so its cache lives as long as the process (made once, also
+    when two threads ask at the same time: the dashboard's launcher loads one while a page may)."""
+    with _COUNTERS_LOCK:
+        counter = _COUNTERS.get(encoding_name)
+        if counter is None:
+            counter = _COUNTERS[encoding_name] = TokenCounter(encoding_name)
     return counter
 
 

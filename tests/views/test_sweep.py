@@ -241,3 +241,19 @@ def test_a_tail_budget_that_holds_everything_keeps_less() -> None:
     assert large["final_tokens"] < small["final_tokens"]
     result, _ = real(messages, CompressorConfig(summary_target_ratio=0.4, profile="v0.16.0"))
     assert result.plan.tail_cut.forced_small and result.plan.compress_end == 77
+
+
+@pytest.mark.parametrize("profile", list(PROFILES))
+@pytest.mark.parametrize("estimator", ["hermes", "tiktoken"])
+def test_the_modelled_summary_is_what_the_release_stores_of_the_whole_body(profile, estimator) -> None:
+    from core.plan import plan
+
+    messages = coding_session(rounds=12, size=400)
+    base = prepare_sweep(messages, estimator)
+    for strict in (False, True):
+        config = CompressorConfig(profile=profile, threshold_percent=0.3, strict_redaction=strict,
+                                  token_estimator=estimator)
+        decided = plan(messages, config)
+        assert decided.outcome == "summarize"
+        for budget in (1, 2, 900, 12_000):
+            assert base.modelled_summary(decided, budget) == decided.stored_summary(base.modelled_body(budget))
