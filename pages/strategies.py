@@ -13,6 +13,7 @@ from core.render.strategies import strategy_figure
 from core.strategies import CODEX_USER_TOKENS, DEFAULT_KEEP_LAST
 from core.views.retention import FactIndex
 from core.views.strategies import compare_strategies, strategy_overview, strategy_tradeoffs, tradeoff_note
+from dashboard.runs import offline_compression
 from dashboard.sidebar import escape_markdown, keep, page_setup, require_transcript, source_caption
 from dashboard.ui import chart, grid_height, metric_row, table
 
@@ -90,12 +91,14 @@ budget = int(budget_value) if mode == CUSTOM_BUDGET else None
 facts = transcript.memo(("fact-index",), lambda: FactIndex(transcript.messages))
 try:
     with st.spinner("Running every strategy…"):
+        # The offline summary's run of the sidebar's release is the one the other pages show: shared.
+        known = {settings.profile: offline_compression(transcript, settings)} if choice == OFFLINE else {}
         comparison = transcript.memo(
             ("strategies", settings, choice, budget, int(keep_last), int(user_tokens), every_release),
             lambda: compare_strategies(transcript.messages, settings.config(), _summarizer(choice),
                                        budget_tokens=budget, keep_last=int(keep_last),
                                        user_tokens=int(user_tokens), facts=facts,
-                                       hermes_profiles=None if every_release else ()),
+                                       hermes_profiles=None if every_release else (), hermes_results=known),
         )
 except Exception as exc:  # any failure ends as a readable message
     st.error("The strategies could not run: " + escape_markdown(f"{type(exc).__name__}: {exc}"))

@@ -52,6 +52,9 @@ class StrategySettings:
     keep_last: int = 10
     user_tokens: int = 20_000
     hermes_profiles: tuple[str, ...] | None = None  # the releases Hermes runs with; None: every one
+    # Compressions already made of these messages with this config and summarizer, by profile (the
+    # dashboard's shared offline compression): Hermes reads them instead of compressing again.
+    hermes_results: Mapping[str, Any] = field(default_factory=dict)
 
 
 class Strategy(Protocol):

@@ -15,10 +15,13 @@ from core.summarizers.factory import DEFAULT_SUMMARIZER, resolve_summarizer
 __all__ = ["HermesStrategy", "hermes"]
 
 
-def hermes(messages: Sequence[Any], config: CompressorConfig, summarizer: Any = DEFAULT_SUMMARIZER) -> StrategyRun:
-    """One ``compress()`` with ``config`` (its profile names the run)."""
-    compressor = ContextCompressor(config, summarizer=resolve_summarizer(summarizer))
-    result = compressor.compress(list(messages), on_crash="report")
+def hermes(messages: Sequence[Any], config: CompressorConfig, summarizer: Any = DEFAULT_SUMMARIZER, *,
+           result: Any = None) -> StrategyRun:
+    """One ``compress()`` with ``config`` (its profile names the run); ``result``: that compression,
+    made already by the caller with the same messages, config and summarizer."""
+    if result is None:
+        compressor = ContextCompressor(config, summarizer=resolve_summarizer(summarizer))
+        result = compressor.compress(list(messages), on_crash="report")
     kept: list[int] = []
     altered: list[int] = []
     notes: list[str] = []
@@ -56,7 +59,8 @@ class HermesStrategy:
         chosen = settings.config.profile
         wanted = set(PROFILES if settings.hermes_profiles is None else settings.hermes_profiles) | {chosen}
         names = [name for name in PROFILES if name in wanted] + ([chosen] if chosen not in PROFILES else [])
-        return [hermes(messages, replace(settings.config, profile=name), settings.summarizer) for name in names]
+        return [hermes(messages, replace(settings.config, profile=name), settings.summarizer,
+                       result=settings.hermes_results.get(name)) for name in names]
 
     def budget_run(self, runs: Sequence[StrategyRun], settings: StrategySettings) -> StrategyRun | None:
         """The chosen profile's run: what Hermes kept is the budget the others are held to."""

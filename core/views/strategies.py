@@ -13,7 +13,7 @@ altered) are checked too; API validity comes from :mod:`core.inspections.lint`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -105,6 +105,7 @@ def compare_strategies(
     user_tokens: int = CODEX_USER_TOKENS,
     facts: FactIndex | None = None,
     hermes_profiles: Sequence[str] | None = None,
+    hermes_results: Mapping[str, Any] | None = None,
 ) -> StrategyComparison:
     """Run every strategy on ``messages`` and tabulate size, fact retention and API validity.
 
@@ -112,13 +113,15 @@ def compare_strategies(
     messages, ``messages_kept`` the original messages carried over (unchanged or shortened). ``pairs_ok`` is False when a strategy
     that promises valid tool pairs produced more pair violations than the upload already had;
     the notes then say so. ``hermes_profiles`` are the releases Hermes runs with (None: every one;
-    the chosen profile always): each is a whole compression with its summary.
+    the chosen profile always): each is a whole compression with its summary, unless
+    ``hermes_results`` holds it already (by profile: made with these messages, config and summarizer).
     """
     config = config or CompressorConfig()
     counter = get_counter(encoding_name_for_model(config.model))
     settings = StrategySettings(config=config, summarizer=resolve_summarizer(summarizer), counter=counter,
                                 budget_tokens=budget_tokens, keep_last=keep_last, user_tokens=user_tokens,
-                                hermes_profiles=tuple(hermes_profiles) if hermes_profiles is not None else None)
+                                hermes_profiles=tuple(hermes_profiles) if hermes_profiles is not None else None,
+                                hermes_results=dict(hermes_results or {}))
     facts = facts or FactIndex(messages)
     runs: list[StrategyRun] = []
     for strategy in STRATEGIES.values():

@@ -253,3 +253,24 @@ def test_the_tradeoff_note_names_a_smaller_run_that_keeps_more_facts() -> None:
     table.loc[1, ["tokens_after", "retention_all"]] = [10_000, 0.5]
     forced = tradeoff_note(comparison)
     assert forced is not None and table.loc[0, "strategy"] in forced and "gives up" in forced
+
+
+def test_a_compression_made_already_is_read_not_made_again() -> None:
+    from core import ContextCompressor
+    from core.summarizers.factory import make_summarizer
+
+    messages = CODING_SESSION
+    config = CompressorConfig(context_length=64_000, threshold_percent=0.1, profile="v0.19.0")
+    made = ContextCompressor(config, summarizer=make_summarizer("extractive")).compress(messages, on_crash="report")
+    assert made.compressed
+    asked: list[str] = []
+
+    def summarizer(prompt: str, max_tokens: int) -> str:
+        asked.append(prompt)
+        return make_summarizer("extractive")(prompt, max_tokens)
+
+    fresh = compare_strategies(messages, config, make_summarizer("extractive"), hermes_profiles=())
+    shared = compare_strategies(messages, config, summarizer, hermes_profiles=(), hermes_results={"v0.19.0": made})
+    pd.testing.assert_frame_equal(fresh.table, shared.table)
+    assert fresh.run("Hermes v0.19.0").messages == shared.run("Hermes v0.19.0").messages
+    assert len(asked) == 1  # the Codex-style summary only: Hermes' run was the one given
