@@ -73,6 +73,11 @@ def remembering(memo: TextMemo | None) -> Iterator[None]:
         _SCOPE.reset(token)
 
 
+def in_scope() -> bool:
+    """Whether a scope with a memo is open here."""
+    return _SCOPE.get() is not None
+
+
 def recall(rule: Hashable, text: Any, compute: Callable[[Any], Any]) -> Any:
     """``compute(text)``, answered from the open scope's memo when it has seen ``(rule, text)``."""
     memo = _SCOPE.get()

@@ -9,8 +9,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from core.remembered import in_scope, recall
+
 # ``len(repr(s))`` of long strings, remembered per string: strings are immutable, and the same
 # content objects are estimated again and again (original list, turns, output, every re-analysis).
+# Within an open scope (core.remembered: the dashboard's transcript) the scope keeps them, freed with
+# it; outside one (the library, the command line, the Hermes plugin) this process-wide cache does.
 _REPR_LEN_CACHE: dict[str, int] = {}
 _REPR_CACHE_MIN_CHARS = 256
 _REPR_CACHE_MAX_CHARS = 64_000_000
@@ -43,13 +47,19 @@ def _ascii_repr_len(value: str) -> int:
     return length
 
 
+def _measured_repr_len(value: str) -> int:
+    return _ascii_repr_len(value) if value.isascii() else len(repr(value))
+
+
 def _str_repr_len(value: str) -> int:
     global _repr_cache_chars
     if len(value) < _REPR_CACHE_MIN_CHARS:
         return len(repr(value))
+    if in_scope():
+        return recall(_str_repr_len, value, _measured_repr_len)
     cached = _REPR_LEN_CACHE.get(value)
     if cached is None:
-        cached = _ascii_repr_len(value) if value.isascii() else len(repr(value))
+        cached = _measured_repr_len(value)
         if _repr_cache_chars + len(value) > _REPR_CACHE_MAX_CHARS:
             _REPR_LEN_CACHE.clear()
             _repr_cache_chars = 0

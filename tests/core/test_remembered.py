@@ -61,3 +61,17 @@ def test_remembered_redaction_equals_a_fresh_one() -> None:
     assert first == again == fresh
     assert fresh[0] != texts[0] and fresh[1] == texts[1]
     assert len(memo) == len(texts)
+
+
+def test_long_strings_repr_lengths_are_kept_by_the_open_scope_not_the_process() -> None:
+    from core import repr_length
+
+    text = "it's a \"quoted\" line\n" * 40
+    memo = TextMemo()
+    before = dict(repr_length._REPR_LEN_CACHE)
+    with remembering(memo):
+        assert repr_length.repr_len({"content": text}) == len(repr({"content": text}))
+    assert len(memo) == 1 and text not in repr_length._REPR_LEN_CACHE
+    assert repr_length._REPR_LEN_CACHE == before
+    assert repr_length.repr_len(text) == len(repr(text))  # outside a scope: the process's cache
+    assert text in repr_length._REPR_LEN_CACHE
