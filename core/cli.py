@@ -168,7 +168,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
         f"{len(document['compactions'])} compress() call(s)")
     for entry in document["compactions"]:
         say(f"  message {entry['message_index']:>6}: {entry['tokens_before']:>9,} -> {entry['tokens_after']:>9,} tokens "
-            f"({entry['savings_pct']:.1f} % saved, {entry['messages_summarised']} messages summarised, {entry['outcome']})")
+            f"({entry['savings_pct']:.1f} % saved, {entry['messages_summarised']} messages summarised, {entry['outcome']})"
+            + (f": {entry['why']}" if entry["why"] else ""))
     for warning in document["warnings"]:
         warn(warning)
     return EXIT_OK
