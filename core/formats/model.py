@@ -290,6 +290,19 @@ class Conversation:
             full_history=self,
         )
 
+    def sent_messages(self) -> list[dict[str, Any]]:
+        """The messages as the agent sent them to its model: a tool result the agent shortened before
+        sending it (``metadata["model_copies"]``, by call id: Codex 0.56-0.58's long outputs) has the
+        copy the model read as its content; every other message is this conversation's own."""
+        copies = self.metadata.get("model_copies")
+        if not isinstance(copies, dict) or not copies:
+            return self.messages
+        sent = []
+        for message in self.messages:
+            entry = copies.get(message.get("tool_call_id")) if message.get("role") == "tool" else None
+            sent.append({**message, "content": entry["content"]} if isinstance(entry, dict) else message)
+        return sent
+
     def __len__(self) -> int:
         return len(self.messages)
 
