@@ -20,7 +20,7 @@ from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
 from core.batch_files import BatchError
-from core.batch_report import REPORT_COLUMNS, SAVING_STEPS, report_frame
+from core.batch_report import CONTEXT_KEYS, REPORT_COLUMNS, SAVING_STEPS, report_frame
 from core.budget import DEFAULT_MEMORY_MB, DEFAULT_SECONDS, Budget, BudgetExceeded, within
 from core.bulk_work import collector_paused
 from core.compressor import CompressionResult, ContextCompressor
@@ -62,6 +62,8 @@ class AnalysisSettings(CompressorParameters):
     strict_redaction: bool = DEFAULTS.strict_redaction
     format: str | None = None
     all_sessions: bool = True
+    # Every message of a log the agent compacted, instead of the context it last sent (the default).
+    full_history: bool = False
     server_model: str | None = None
     # Give up on a file after this many seconds of wall time, or once the process grew by this many
     # megabytes while reading and analysing it (None: no limit); see process_file and core.budget.
@@ -299,6 +301,9 @@ def _row(file: str, conversation: Any, analysis: dict[str, Any], seconds: float)
             row[column] = analysis[column]
     for step in SAVING_STEPS:
         row[f"saved_{step}"] = analysis["saved"][step]
+    context = conversation.context_report()
+    for key in CONTEXT_KEYS:
+        row[f"context_{key}"] = context[key]
     row["problems"] = len(analysis["problems"])
     row["first_problem"] = analysis["problems"][0] if analysis["problems"] else None
     return row
@@ -363,6 +368,8 @@ def _file_rows(path: str, options: AnalysisSettings, data: bytes | None) -> list
     rows = []
     for conv in conversations:
         began = time.perf_counter()
+        if not options.full_history:  # the context the model last saw, as analyze reads it
+            conv = conv.live_context()
         analysis = analyze_messages(conv.messages, options)
         request = request_report(conv, options.config())
         # Hermes' host decides on the whole request, not on the messages alone.

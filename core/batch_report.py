@@ -12,7 +12,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = [
-    "SAVING_STEPS","REPORT_COLUMNS", "TIMING_COLUMNS", "iter_errors", "report_frame", "summary_stats", "write_report"]
+    "CONTEXT_KEYS", "SAVING_STEPS", "REPORT_COLUMNS", "TIMING_COLUMNS", "iter_errors", "report_frame", "summary_stats", "write_report"]
 
 # Steps of ``core.views.savings`` reported as their own column, in pipeline order.
 SAVING_STEPS: tuple[str, ...] = (
@@ -25,12 +25,22 @@ SAVING_STEPS: tuple[str, ...] = (
     "historical_images",
 )
 
+#: The ``context`` entry of ``analyze --json`` (``Conversation.context_report``) a row carries, each as a
+#: ``context_<key>`` column: which part of a log the agent compacted the row describes.
+CONTEXT_KEYS: tuple[str, ...] = (
+    "shown", "compaction_at", "compaction_kind", "messages_before_compaction", "full_history_messages")
+
 #: Columns of a batch report, with their pandas dtypes (nullable, so error rows hold NA).
 REPORT_COLUMNS: dict[str, str] = {
     "file": "string",
     "session": "string",
     "format": "string",
     "model": "string",
+    "context_shown": "string",
+    "context_compaction_at": "Int64",
+    "context_compaction_kind": "string",
+    "context_messages_before_compaction": "Int64",
+    "context_full_history_messages": "Int64",
     "profile": "string",
     "messages": "Int64",
     "exact_tokens": "Int64",
@@ -132,6 +142,7 @@ def summary_stats(frame: pd.DataFrame) -> dict[str, Any]:
         "mean_fact_retention": mean("fact_retention"),
         "invalid": int((ok["valid"] == False).sum()),  # noqa: E712 (nullable boolean)
         "suspect_summaries": int(ok["summary_problem"].notna().sum()),
+        "after_compaction": int((ok["context_shown"] == "after_last_compaction").fillna(False).sum()),
     }
 
 

@@ -42,6 +42,7 @@ from core.cli_args import (
 from core.cli_output import (
     PROG,
     analysis_report,
+    context_note,
     encodable,
     fmt,
     print_analysis,
@@ -167,7 +168,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
         f"{len(document['compactions'])} compress() call(s)")
     for entry in document["compactions"]:
         say(f"  message {entry['message_index']:>6}: {entry['tokens_before']:>9,} -> {entry['tokens_after']:>9,} tokens "
-            f"({entry['savings_pct']:.1f} % saved, {entry['messages_summarised']} messages summarised, {entry['outcome']})")
+            f"({entry['savings_pct']:.1f} % saved, {entry['messages_summarised']} messages summarised, {entry['outcome']})"
+            + (f": {entry['why']}" if entry["why"] else ""))
     for warning in document["warnings"]:
         warn(warning)
     return EXIT_OK
@@ -195,6 +197,9 @@ def cmd_compress(args: argparse.Namespace) -> int:
     settings = settings_from_args(args)
     with within(settings.budget):
         conversation = _load(args)
+        if not args.full_history:  # what the agent last sent is what it would compress next
+            conversation = conversation.live_context()
+    context = conversation.context_report()
     for warning in conversation.warnings:  # what the import could not place, before the result is written
         warn(f"{args.file}: {warning}")
     if conversation.format != args.output_format:
@@ -227,6 +232,8 @@ def cmd_compress(args: argparse.Namespace) -> int:
         usage=[None] * len(output),
         reasoning=[None] * len(output),
         compaction_events=[],
+        shown_cut=None,
+        full_history=None,
     )
     text = encodable(dump(written, args.output_format))
     if writes_file:
@@ -255,16 +262,18 @@ def cmd_compress(args: argparse.Namespace) -> int:
         "strict_redaction": settings.strict_redaction,
         "summary_problem": problem.kind if problem else None,
         "summary_warning": problem.message if problem else None,
+        "context": context,
     }
     if args.json:
         print_json(report)
+    read = context_note(context)
     if outcome == "below_threshold":
         say(f"{PROG}: {args.file}: {fmt(prompt_tokens)} tokens is below the {fmt(compressor.threshold_tokens)} "
-             "threshold: written unchanged (pass --force to compress anyway)", err=True)
+             f"threshold: written unchanged (pass --force to compress anyway){read}", err=True)
     else:
         note = f"; summary failed: {failure}" if failure else ""
         say(f"{PROG}: {args.file}: {outcome}: {len(messages)} → {len(output)} messages, "
-             f"{fmt(before)} → {fmt(after)} tokens (Hermes estimate){note}", err=True)
+             f"{fmt(before)} → {fmt(after)} tokens (Hermes estimate){note}{read}", err=True)
     return _summary_verdict(args, args.file, problem.message if problem else None)
 
 
@@ -277,7 +286,7 @@ def cmd_batch(args: argparse.Namespace) -> int:
     if args.address and args.engine != "ray":
         raise UsageError("--address only applies to --engine ray")
     settings = settings_from_args(args)
-    settings = dataclasses.replace(settings, all_sessions=not args.main_session_only)
+    settings = dataclasses.replace(settings, all_sessions=not args.main_session_only, full_history=args.full_history)
     paths = find_transcripts(args.sources)
     _refuse_overwriting_inputs(args.output, paths)
     local = _LocalModel()
@@ -302,9 +311,12 @@ def cmd_batch(args: argparse.Namespace) -> int:
         print_json({"output": args.output, **stats})
     else:
         mean = stats["mean_savings_pct"]
+        cut = stats["after_compaction"]
+        read = (f" · {cut} row(s) read after the agent's last compaction (--full-history for every message)"
+                if cut else "")
         say(f"{stats['files']} files, {stats['rows']} rows, {stats['failed_files']} failed · "
               f"{stats['would_compress']} would compress · mean savings "
-              f"{'-' if mean is None else f'{mean:.1f} %'} · report: {args.output}")
+              f"{'-' if mean is None else f'{mean:.1f} %'}{read} · report: {args.output}")
     if stats["failed_files"]:
         first = frame["error"].dropna().iloc[0]
         warn(f"{stats['failed_files']} file(s) could not be analysed (see the error column), e.g. {first}")

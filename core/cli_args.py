@@ -189,23 +189,30 @@ def compressor_options() -> argparse.ArgumentParser:
     return parent
 
 
+def history_options() -> argparse.ArgumentParser:
+    """Which part of a log the agent compacted is read (``analyze``, ``compress`` and ``batch``)."""
+    parent = argparse.ArgumentParser(add_help=False)
+    parent.add_argument("--full-history", action="store_true",
+                        help="read every message of a log the agent compacted, not only the context it last sent "
+                             "(its last summary and what followed)")
+    return parent
+
+
 def build_parser(more_commands: Callable[[Any], None] | None = None) -> argparse.ArgumentParser:
     """The ``context-lens`` parser; ``more_commands(subparsers)`` adds the commands that live elsewhere
     (``core.live.cli``'s ``watch`` and ``sessions``: each option has one home)."""
     parser = Parser(prog=PROG, description="See, tune and run Hermes-style context compression on agent transcripts.")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     options = compressor_options()
+    history = history_options()
 
-    analyze = commands.add_parser("analyze", parents=[options], help="tokens, zones and per-phase savings of one transcript",
+    analyze = commands.add_parser("analyze", parents=[options, history], help="tokens, zones and per-phase savings of one transcript",
                                   description="Tokens, zones, the trigger decision and what each phase would save.")
     analyze.add_argument("file", metavar="FILE")
     analyze.add_argument("--session", metavar="ID", help="the session to read from a multi-session file")
     analyze.add_argument("--json", action="store_true", help="print the analysis as JSON")
-    analyze.add_argument("--full-history", action="store_true",
-                         help="analyse every message of a log the agent compacted, not only the context it last sent "
-                              "(its last summary and what followed)")
 
-    compress = commands.add_parser("compress", parents=[options], help="compress one transcript and write the result",
+    compress = commands.add_parser("compress", parents=[options, history], help="compress one transcript and write the result",
                                    description="Run the compressor on one transcript and write the result.")
     compress.add_argument("file", metavar="FILE")
     compress.add_argument("-o", "--output", metavar="OUT", help="where to write the result (default: standard output)")
@@ -216,7 +223,7 @@ def build_parser(more_commands: Callable[[Any], None] | None = None) -> argparse
     compress.add_argument("--session", metavar="ID", help="the session to read from a multi-session file")
     compress.add_argument("--json", action="store_true", help="print a JSON report of what happened")
 
-    batch = commands.add_parser("batch", parents=[options], help="one report row per transcript of a corpus",
+    batch = commands.add_parser("batch", parents=[options, history], help="one report row per transcript of a corpus",
                                 description="Analyse every transcript under directories or globs into one report.")
     batch.add_argument("sources", nargs="+", metavar="DIR_OR_GLOB")
     batch.add_argument("-o", "--output", required=True, metavar="REPORT", help="report file: .parquet or .csv")

@@ -81,13 +81,6 @@ def analysis_report(
     from core.views.repair_losses import repair_losses
 
     report = {key: value for key, value in analysis.items() if key != "result"}
-    cut = conversation.last_compaction()
-    live = conversation.shown_cut is not None
-    if cut is None:
-        context = {"shown": "full_history", "compaction_at": None, "messages_before_compaction": 0}
-    else:
-        context = cut.to_dict("after_last_compaction" if live else "full_history")
-    context["description"] = conversation.context_description()
     result = analysis.get("result")
     losses = repair_losses(result) if result is not None else None
     report.update(
@@ -100,7 +93,7 @@ def analysis_report(
             "warnings": list(conversation.warnings),
             "load_report": conversation.report.to_dict(),
             "request": request_report(conversation, config or CompressorConfig()),
-            "context": context,
+            "context": conversation.context_report(),
             "repair_losses": losses.to_dict() if losses is not None else None,
         }
     )
@@ -108,6 +101,18 @@ def analysis_report(
     # Hermes' host decides on the whole request (the last recorded prompt when there is one).
     report["would_compress"] = report["request"]["trigger"]["would_compress"]
     return report
+
+
+def context_note(context: dict[str, Any]) -> str:
+    """A clause saying which part of a log the agent compacted was read ("" for a log without one)."""
+    at = context["compaction_at"]
+    if at is None:
+        return ""
+    if context["shown"] == "after_last_compaction":
+        return (f"; read the context after the agent's compaction at message {at:,} ({context['compaction_kind']}), "
+                f"not the {context['messages_before_compaction']:,} messages before it (--full-history for every message)")
+    return (f"; read the full history, including the {context['messages_before_compaction']:,} messages before the "
+            f"agent's compaction at message {at:,}")
 
 
 def _zone_text(start: int, end: int, name: str) -> str:

@@ -27,6 +27,7 @@ from typing import Any, TypeVar
 from core import profiles as P
 from core.config import CompressorConfig
 from core.message_view import content_text
+from core.phases import assemble as phase4
 from core.phases import boundaries, focus, summary
 from core.phases.boundaries import TailCut
 from core.phases.failures import FAILURE_RULES, FailureRule
@@ -34,7 +35,7 @@ from core.phases.oneliners import ONELINER_RULES
 from core.phases.prune import PrunePlan, PruneResult
 from core.profiles import Profile
 from core.redaction import ProfileRedaction, profile_memory_redaction, profile_redaction
-from core.summarizers.base import SummaryRequest
+from core.summarizers.base import SummaryRequest, SummaryRoom
 from core.tokens import encoding_name_for_model, make_estimator
 
 __all__ = [
@@ -324,7 +325,28 @@ class CompressionPlan:
             summary_budget=self.summary_budget,
             section_headings=self.profile.template_headings,
             memory_context=self.memory_context or None,
+            room=self.summary_room,
         )
+
+    @cached_property
+    def summary_room(self) -> SummaryRoom | None:
+        """What the summary may weigh for the output not to grow: the middle it replaces, and the summary
+        as the assembly would place it, in this plan's estimate (None when no summary is written)."""
+        if not self.calls_summarizer or self.compress_start is None or self.compress_end is None:
+            return None
+        work, start, end, profile = self.work, self.compress_start, self.compress_end, self.profile
+        weight = self.estimator.messages_tokens
+        placement = phase4.ROLE_RULES[profile.role_rule](work, start, end)
+        merged_into = phase4.kept_copy(work[end], profile) if placement.merged else None
+        merged_alone = weight([merged_into]) if merged_into is not None else 0
+
+        def weigh(body: str) -> int:
+            text = summary.with_summary_prefix(self.stored_summary(body), profile)
+            if merged_into is not None:
+                return weight([phase4.merge_summary_into(merged_into, text, profile)]) - merged_alone
+            return weight([phase4.summary_message(text, placement.role, profile)])
+
+        return SummaryRoom(weight(work[start:end]), weigh)
 
 
 def _turns_budget(turns: list[Any], config: CompressorConfig) -> tuple[int | None, int]:

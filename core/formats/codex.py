@@ -16,12 +16,18 @@ as a :class:`CompactionEvent`. The context messages Codex injects on its own
 (``<environment_context>``, ``<user_instructions>``, ``# AGENTS.md`` ...) are left out of
 ``messages`` and listed in ``metadata["excluded_messages"]`` (with their text), in
 ``Conversation.injected`` (the whole-request accounting counts them) and in a warning.
+
+Codex 0.56 to 0.58 sent the model a shortened copy of a long tool output (``core.formats.codex_outputs``,
+chosen by the rollout's ``cli_version``) while the rollout keeps the whole text: the message keeps
+the whole text too, and ``metadata["model_copies"]`` holds, by call id, the copy the model read and
+how much of the output it cut (``Conversation.sent_messages`` puts the copies in place).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from core.formats.codex_outputs import SHORTENED_ITEMS, history_rule_applies, model_copy
 from core.formats.messages import Builder, kind_of, make_message, text_of
 from core.formats.model import CompactionEvent, Conversation, InjectedContext, SessionInfo
 from core.formats.openai_responses import ResponsesAssembler
@@ -115,8 +121,20 @@ class _Rollout:
             return
         if self.assembler.add(item, where):
             self.tally.place(line, where)
+            if item.get("type") in SHORTENED_ITEMS and history_rule_applies(self.meta.get("cli_version")):
+                self.model_copy(item)
         else:
             self.tally.skip(line, "Responses items without a chat equivalent", where, announced=True)
+
+    def model_copy(self, item: dict[str, Any]) -> None:
+        """Record the shortened copy of an output the model was sent instead of the full one (the
+        message keeps the full text), under ``metadata["model_copies"][call_id]``."""
+        index = len(self.builder) - 1
+        message = self.builder.messages[index]
+        copy = model_copy(item.get("output"), message.get("content"))
+        if copy is not None:
+            entry = {"message": index, **copy.to_dict()}
+            self.builder.metadata.setdefault("model_copies", {})[str(message.get("tool_call_id"))] = entry
 
     def token_count(self, payload: dict[str, Any], line: int, where: str) -> None:
         info = payload.get("info")

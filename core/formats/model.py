@@ -235,6 +235,20 @@ class Conversation:
                     "list in place, so every message here is in the context it last sent.")
         return "The log holds no compaction by the agent."
 
+    def context_report(self) -> dict[str, Any]:
+        """Which part of the log this conversation holds, as the ``context`` entry of a report: ``shown``
+        (``after_last_compaction`` or ``full_history``), the agent's last compaction (``compaction_at``,
+        ``compaction_kind``; None without one), ``messages_before_compaction`` (the messages the live
+        context no longer holds), ``full_history_messages`` and ``description`` (one sentence)."""
+        cut = self.last_compaction()
+        if cut is None:
+            context: dict[str, Any] = {"shown": "full_history", "compaction_at": None, "compaction_kind": None,
+                                       "messages_before_compaction": 0, "full_history_messages": len(self.messages)}
+        else:
+            context = cut.to_dict("after_last_compaction" if self.shown_cut is not None else "full_history")
+        context["description"] = self.context_description()
+        return context
+
     def live_context(self) -> Conversation:
         """The context the model last saw: this conversation after the agent's last compaction (itself
         when no compaction hides a message). Every per-message list, event and injected context is
@@ -275,6 +289,19 @@ class Conversation:
             shown_cut=cut,
             full_history=self,
         )
+
+    def sent_messages(self) -> list[dict[str, Any]]:
+        """The messages as the agent sent them to its model: a tool result the agent shortened before
+        sending it (``metadata["model_copies"]``, by call id: Codex 0.56-0.58's long outputs) has the
+        copy the model read as its content; every other message is this conversation's own."""
+        copies = self.metadata.get("model_copies")
+        if not isinstance(copies, dict) or not copies:
+            return self.messages
+        sent = []
+        for message in self.messages:
+            entry = copies.get(message.get("tool_call_id")) if message.get("role") == "tool" else None
+            sent.append({**message, "content": entry["content"]} if isinstance(entry, dict) else message)
+        return sent
 
     def __len__(self) -> int:
         return len(self.messages)

@@ -11,7 +11,9 @@ from what the log holds:
   system action, Hermes' ``session_meta``), counted as their JSON text;
 * ``injected``: ``Conversation.injected`` (Codex's AGENTS.md and environment messages, Claude
   Code's attachment rows); text a block repeats from the system prompt is counted once;
-* ``messages``: every other message of the agent's current context: after a compaction of the
+* ``messages``: every other message of the agent's current context, as the agent sent it
+  (``Conversation.sent_messages``: Codex 0.56-0.58 sent a shortened copy of a long tool output,
+  ``core.formats.codex_outputs``): after a compaction of the
   agent's own (Claude Code's ``compact_boundary``, Codex's ``compacted``) the messages before it
   are no longer sent. Codex also sends the (encrypted) reasoning of earlier responses back, as
   the Responses API bills it: the reasoning of the responses since the last user message is input
@@ -303,6 +305,8 @@ class RequestBreakdown:
     tool_count: int
     injected_kinds: list[str]
     reasoning: int = 0  # the part of ``messages`` that is resent reasoning (recorded, not counted)
+    shortened: int = 0  # messages of the context the agent sent as a shortened copy (Codex 0.56-0.58)
+    shortened_tokens: int = 0  # what those copies left out of the log's text
     reasoning_by_message: list[int] = field(default_factory=list)  # per message: its reasoning, resent later
     turns: list[RequestTurn] = field(default_factory=list)
     last_recorded: RecordedPrompt | None = None
@@ -370,6 +374,9 @@ class RequestBreakdown:
                          f"{self.context_start} are no longer sent")
         if self.reasoning:
             messages += f", and {self.reasoning:,} tokens of earlier reasoning the agent sends back (as recorded)"
+        if self.shortened:
+            messages += (f"; {self.shortened:,} tool output{'s' if self.shortened != 1 else ''} counted as the "
+                         f"shortened copy the agent sent ({self.shortened_tokens:,} fewer than the log's text)")
         if self.recorded_last_prompt is None:
             overhead = "the log records no prompt sizes, so what it does not hold cannot be estimated"
         else:
@@ -449,6 +456,7 @@ class RequestBreakdown:
             "unit": self.unit,
             "messages_compacted_by_agent": self.compacted_messages,
             "messages_reasoning": self.reasoning,
+            "messages_shortened": {"messages": self.shortened, "tokens_cut": self.shortened_tokens},
             "estimate_error_pct": self.estimate_errors(),
         }
 
@@ -493,7 +501,9 @@ def request_breakdown(conversation: Any, weigher: Weigher | None = None, *, ever
     no record per turn; every total is the same.
     """
     weigher = weigher or ExactWeigher()
-    messages = list(getattr(conversation, "messages", None) or [])
+    logged = list(getattr(conversation, "messages", None) or [])
+    sent = getattr(conversation, "sent_messages", None)
+    messages = list(sent()) if callable(sent) else logged
     n = len(messages)
     n_sys = _leading_system_count(messages)
     running = weigher.running(messages)
@@ -570,6 +580,8 @@ def request_breakdown(conversation: Any, weigher: Weigher | None = None, *, ever
     estimates, factor = _calibrated_estimates(turns, fit=not exact)
     kinds = [kind for position, kind, _tokens in injected
              if position <= n_sys or position >= now.context_start]
+    shortened = [index for index in range(max(now.context_start, n_sys), n) if messages[index] is not logged[index]]
+    cut = sum(weigher.running([logged[index]]).between(0, 1) - running.between(index, index + 1) for index in shortened)
     return RequestBreakdown(
         unit=weigher.unit,
         system=system_messages + system_extra,
@@ -578,6 +590,8 @@ def request_breakdown(conversation: Any, weigher: Weigher | None = None, *, ever
         messages=now.messages + now.reasoning,
         reasoning=now.reasoning,
         reasoning_by_message=reasoning_at,
+        shortened=len(shortened),
+        shortened_tokens=cut,
         unrecorded_overhead=overhead,
         recorded_last_prompt=last.prompt_tokens if last is not None else None,
         recorded_at=last.message_index if last is not None else None,

@@ -81,8 +81,8 @@ def replay_figure(
         traces.append(go.Scatter(
             x=[r.message_index for r in other], y=[r.tokens_before for r in other], mode="markers",
             name="compress() without compaction", marker={"symbol": "x", "size": 9, "color": FALLBACK_MARK_COLOR},
-            customdata=[[r.outcome] for r in other],
-            hovertemplate="message %{x}: %{customdata[0]}<extra></extra>",
+            customdata=[[r.outcome, f"<br>{r.why}" if r.why else ""] for r in other],
+            hovertemplate="message %{x}: %{customdata[0]}%{customdata[1]}<extra></extra>",
         ))
     if estimated is not None and len(estimated):
         traces.append(go.Scatter(

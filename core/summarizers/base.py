@@ -20,10 +20,35 @@ A summarizer with a separate summary model may define the fallback hooks used by
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 from core.profiles import TEMPLATE_HEADINGS
+
+
+@dataclass(frozen=True)
+class SummaryRoom:
+    """How much a summary may weigh for the compression not to grow what it replaces.
+
+    ``replaced`` is what the messages the summary replaces weigh (the Phase-1 middle, an earlier
+    summary in it included), and ``weigh(body)`` what the summary written from ``body`` weighs once the
+    compressor has placed it (the release's prefix, END marker and flag, or its merge into the first
+    tail message), both in the compressor's own estimate. The release asks a model for at least 2,000
+    tokens whatever the middle holds; a summarizer that writes to the turns, such as the offline one,
+    keeps to this room as well, so a summary of a small middle is never larger than the middle.
+    """
+
+    replaced: int
+    weigh: Callable[[str], int] = field(compare=False, repr=False)  # the plan's own measure (two equal plans, equal rooms)
+
+    @property
+    def overhead(self) -> int:
+        """What an empty body weighs (the prefix and the message around it)."""
+        return self.weigh("")
+
+    def fits(self, body: str) -> bool:
+        return self.weigh(body) <= self.replaced
 
 
 @dataclass(frozen=True)
@@ -49,6 +74,7 @@ class SummaryRequest:
     section_headings: tuple[str, ...] = TEMPLATE_HEADINGS
     metadata: dict[str, Any] = field(default_factory=dict)
     memory_context: str | None = None  # v0.19.0: a memory provider's context, to keep in the summary
+    room: SummaryRoom | None = None  # what the summary may weigh (None: no limit beyond the budget)
 
 
 @runtime_checkable

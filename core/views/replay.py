@@ -34,6 +34,11 @@ Assumptions, stated so the figures can be read correctly:
   thrashing in the replay);
 * outcomes ``aborted`` (abort_on_summary_failure) and ``too_small`` keep the context unchanged,
   as the host does; ``nothing_to_compress`` continues from the Phase-1 list the compressor returns;
+* a compression the compressor carried out that would leave the prompt no smaller (a middle smaller
+  than the handoff prefix and template, or holding only the earlier summary) is no compaction: its
+  outcome is ``not_smaller``, its ``why`` says which, and the context is kept as it was (the
+  compressor's state is what Hermes made of the call: its count, summary and anti-thrashing
+  verdict), so every compaction the replay counts ends below where it started;
 * time is simulated: the clock that drives the summary-failure cooldowns advances
   ``seconds_per_turn`` at every assistant turn.
 """
@@ -70,6 +75,8 @@ POINT_COLUMNS = ["turn", "message_index", "prompt_before", "prompt_after", "comp
                  "context_messages", "estimate", "recorded", "sized_by"]
 RECORDED, ESTIMATED = "recorded", "estimate"
 COMPRESSED_OUTCOMES = ("summarized", "fallback")
+# A compression the compressor carried out that would have left the prompt no smaller: not a compaction.
+NOT_SMALLER = "not_smaller"
 
 
 
@@ -97,6 +104,7 @@ class CompactionRecord:
     compressor_savings_pct: float = 0.0  # as the compressor computed it on the messages (drives anti-thrashing)
     messages_summarised: int = 0  # context messages folded into the summary (an earlier summary included)
     messages: list[Any] = field(repr=False, default_factory=list)  # the context after this call
+    why: str | None = None  # why a ``not_smaller`` call made no compaction
 
     @property
     def compressed(self) -> bool:
@@ -206,6 +214,29 @@ def _map_origins(result: CompressionResult, previous: list[int | None]) -> list[
     return list(previous)
 
 
+def _not_smaller_reason(result: CompressionResult, summarised: int, before: int, after: int) -> str:
+    """Why a compression the compressor carried out left the prompt no smaller (``after`` is what it
+    would have been)."""
+    plan = result.plan
+    would = f"the prompt would have gone from {before:,} to {after:,} tokens"
+    if not plan.turns:
+        return f"nothing new to summarise, the middle held only the earlier summary ({would})"
+    room = plan.summary_room
+    summary = result.assembly.summary_text if result.assembly is not None else None
+    if room is not None and summary is not None:
+        placed = room.weigh(strip_summary_prefix(summary, plan.profile))
+        if placed > room.replaced:
+            if result.assembly.fallback_used:
+                failed = ("the summarizer was still cooling down after a failure" if result.cooldown_skipped
+                          else f"the summary failed ({result.failure_reason or 'no summary text'})")
+                what = f"{failed}, and the fallback summary"
+            else:
+                what = "the summary"
+            return (f"{what} (~{placed:,} tokens with its prefix) outweighs the {summarised} message(s) it "
+                    f"replaces (~{room.replaced:,} tokens; {would})")
+    return f"what the compression adds (summary, repairs) outweighs what it removes ({would})"
+
+
 def replay(
     messages: Sequence[Any],
     config: CompressorConfig | None = None,
@@ -310,6 +341,7 @@ def replay(
                     compacted, summarised = [o for o in middle if o is not None], len(middle)
                     if result.plan.pruned_messages is not None and result.plan.compress_end is not None:
                         tail_tokens = _estimate(result.plan.pruned_messages[result.plan.compress_end:], estimator, model)
+                kept = (context, origins, context_reasoning, carried)
                 if result.outcome not in ("aborted", "too_small", "crashed"):
                     if carried is None and result.compressed:
                         carried = max(0, before - simulated())
@@ -318,7 +350,17 @@ def replay(
                     running.reset(context)
                     context_reasoning = current_reasoning()
                 after = sized(index)[0]
+                no_compaction: str | None = None  # why a call that would not shrink the prompt counts as none
+                if result.compressed and after >= before:
+                    # The compressor ran, but the prompt would be no smaller: that is no compaction. The
+                    # context stays as it was (the compressor's own state, as Hermes left it, is kept).
+                    no_compaction = _not_smaller_reason(result, summarised, before, after)
+                    outcome, compacted, summarised = NOT_SMALLER, [], 0
+                    context, origins, context_reasoning, carried = kept
+                    running.reset(context)
+                    after = before
                 assembly = result.assembly  # None when nothing was assembled (nothing to compress, aborted)
+                counted = outcome in COMPRESSED_OUTCOMES
                 records.append(
                     CompactionRecord(
                         number=len(records) + 1,
@@ -329,10 +371,10 @@ def replay(
                         savings_pct=(before - after) / before * 100 if before else 0.0,
                         messages_before=len(result.input_messages),
                         messages_after=len(context),
-                        outcome=result.outcome,
-                        summary_text=assembly.summary_text if assembly and result.compressed else None,
+                        outcome=outcome,
+                        summary_text=assembly.summary_text if assembly and counted else None,
                         previous_summary=compressor.previous_summary,
-                        fallback_used=assembly.fallback_used if assembly else False,
+                        fallback_used=assembly.fallback_used if assembly and counted else False,
                         failure_reason=result.failure_reason,
                         compacted_indices=compacted,
                         tail_tokens=tail_tokens,
@@ -341,14 +383,12 @@ def replay(
                         compressor_savings_pct=float(assembly.savings_pct) if assembly else 0.0,
                         messages_summarised=summarised,
                         messages=list(context),
+                        why=no_compaction,
                     )
                 )
-                if result.compressed and after >= before:
-                    warnings.append(
-                        f"Compaction #{len(records)} at message {index} left the prompt no smaller ({before:,} → "
-                        f"{after:,} tokens): its summary is as long as the {summarised} message(s) it replaced, or "
-                        "longer."
-                    )
+                if no_compaction is not None:
+                    warnings.append(f"compress() #{len(records)} at message {index} made no compaction: "
+                                    f"{no_compaction}. The context was kept as it was.")
                 if tail_tokens is not None and tail_tokens >= threshold and not tail_warned:
                     tail_warned = True
                     warnings.append(
@@ -356,7 +396,7 @@ def replay(
                         f"tokens, at or above the threshold ({threshold:,}); every compaction leaves the prompt over "
                         "the threshold, so the next turn compresses again."
                     )
-                if assembly is not None and assembly.fallback_used:
+                if assembly is not None and assembly.fallback_used and counted:
                     if result.cooldown_skipped:
                         why = "the summarizer was still in its failure cooldown (no call was made)"
                     else:
@@ -453,17 +493,19 @@ def summary_evolution(result: Replay) -> pd.DataFrame:
 
 
 def compactions_table(result: Replay) -> pd.DataFrame:
-    """One row per ``compress()`` call: where, tokens before/after, savings, outcome."""
+    """One row per ``compress()`` call: where, tokens before/after, savings, outcome (and why a call made
+    no compaction)."""
     rows = [
         {"compaction": r.number, "message_index": r.message_index, "turn": r.turn, "tokens_before": r.tokens_before,
          "tokens_after": r.tokens_after, "savings_pct": round(r.savings_pct, 2), "messages_before": r.messages_before,
          "messages_after": r.messages_after, "outcome": r.outcome, "messages_summarised": r.messages_summarised,
-         "tail_tokens": r.tail_tokens, "ineffective_strikes": r.ineffective_strikes, "cooldown_s": r.cooldown_s}
+         "tail_tokens": r.tail_tokens, "ineffective_strikes": r.ineffective_strikes, "cooldown_s": r.cooldown_s,
+         "why": r.why}
         for r in result.compactions
     ]
     columns = ["compaction", "message_index", "turn", "tokens_before", "tokens_after", "savings_pct",
                "messages_before", "messages_after", "outcome", "messages_summarised", "tail_tokens",
-               "ineffective_strikes", "cooldown_s"]
+               "ineffective_strikes", "cooldown_s", "why"]
     return pd.DataFrame(rows, columns=columns)
 
 
@@ -472,7 +514,8 @@ def replay_document(result: Replay) -> dict[str, Any]:
     ``compress()`` call (what the Compactions table shows) and one per assistant turn (the curve)."""
     compactions = [
         {"message_index": r.message_index, "tokens_before": r.tokens_before, "tokens_after": r.tokens_after,
-         "messages_summarised": r.messages_summarised, "savings_pct": round(r.savings_pct, 2), "outcome": r.outcome}
+         "messages_summarised": r.messages_summarised, "savings_pct": round(r.savings_pct, 2), "outcome": r.outcome,
+         "why": r.why}
         for r in result.compactions
     ]
     turns = [

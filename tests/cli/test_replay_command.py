@@ -44,3 +44,22 @@ def test_a_missing_file_is_one_clear_line(tmp_path, cli):
     run = cli("replay", tmp_path / "nowhere.jsonl", "--json")
     assert run.code != 0 and "Traceback" not in run.err
     assert "nowhere.jsonl" in run.err and len(run.err.strip().splitlines()) == 1
+
+
+def test_a_compression_that_cannot_shrink_says_why(tmp_path, cli):
+    from tests.views.replay_fixtures import short_claude_session
+
+    name, data = short_claude_session()
+    path = tmp_path / name
+    path.write_bytes(data)
+    printed = cli("replay", path, "--json", "--context-length", "20000", "--profile", "v0.18.1").json()
+    entries = printed["compactions"]
+    assert any(entry["outcome"] == "summarized" for entry in entries)
+    for entry in entries:
+        if entry["outcome"] in ("summarized", "fallback"):
+            assert entry["tokens_after"] < entry["tokens_before"] and entry["why"] is None
+        elif entry["outcome"] == "not_smaller":
+            assert entry["tokens_after"] == entry["tokens_before"] and entry["savings_pct"] == 0 and entry["why"]
+    assert any(entry["outcome"] == "not_smaller" for entry in entries)
+    text = cli("replay", path, "--context-length", "20000", "--profile", "v0.18.1").out
+    assert "not_smaller): the summary (~" in text

@@ -183,7 +183,8 @@ def test_without_every_turn_only_recorded_turns_are_kept_and_every_figure_is_the
 
 
 def test_replay_triggers_on_recorded_sizes_and_moves_them_after_its_own_compaction():
-    messages = F.coding_session(30, 30)
+    # Reads long enough that a summary of two of them is smaller than they are.
+    messages = F.coding_session(30, 150)
     # The agent's provider reported prompts far above the message estimate (an unrecorded system prompt
     # and tool schemas of about 70,000 tokens): the trigger fires on those sizes, as Hermes' loop would.
     usage = [None] * len(messages)
@@ -193,7 +194,7 @@ def test_replay_triggers_on_recorded_sizes_and_moves_them_after_its_own_compacti
     config = CompressorConfig(profile="v0.18.1")  # the 64,000-token threshold these sizes are built around
     request = request_breakdown(conv, weigher_for(config))
     estimate_only = replay(messages, config, Recorder())
-    assert not estimate_only.compactions  # the messages alone (about 4,900 tokens) never reach 64,000
+    assert not estimate_only.compactions  # the messages alone (about 17,500 tokens) never reach 64,000
 
     result = replay(messages, config, Recorder(), request=request)
     first = result.compactions[0]

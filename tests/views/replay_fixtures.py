@@ -42,6 +42,33 @@ def long_claude_session(rounds: int = 80) -> tuple[str, bytes]:
     return "cc-long.jsonl", jsonl(log.rows)
 
 
+def short_claude_session(rounds: int = 20) -> tuple[str, bytes]:
+    """A short session over a large hidden overhead (15,000 tokens of system prompt and tool schemas):
+    reads, searches and notes of a few hundred to two thousand characters each, as a real short
+    Claude Code session has. At a small window every compaction has only a few such messages to fold."""
+    log = ClaudeLog(session="cc-short")
+    task = "Update CLAUDE.md to the current state of the project."
+    log.user(task, parent=None)
+    chars = len(task)
+    for j in range(rounds):
+        usage = {"input_tokens": 3, "cache_read_input_tokens": 15_000 + chars // 3,
+                 "cache_creation_input_tokens": 0, "output_tokens": 60}
+        if j % 3 == 2:
+            (row,) = _response(log, f"msg_{j:03d}", [use(f"toolu_{j:03d}", "Grep", pattern=f"TODO{j}")], usage)
+            output = "No files found"
+        else:
+            (row,) = _response(log, f"msg_{j:03d}", [use(f"toolu_{j:03d}", "Read", file_path=f"docs/part{j}.md")],
+                               usage)
+            output = f"docs/part{j}.md\n" + "\n".join(f"- item {j}.{k}: uses src/mod{k}.ts and pnpm test:{k}"
+                                                      for k in range(10 + 15 * (j % 4)))
+        log.result(row, f"toolu_{j:03d}", output)
+        chars += len(output) + 120
+    usage = {"input_tokens": 3, "cache_read_input_tokens": 15_000 + chars // 3,
+             "cache_creation_input_tokens": 0, "output_tokens": 20}
+    _response(log, "msg_end", [text("CLAUDE.md now lists the current packages and commands.")], usage)
+    return "cc-short.jsonl", jsonl(log.rows)
+
+
 def write_session(directory: Path) -> Path:
     name, data = long_claude_session()
     path = directory / name

@@ -122,27 +122,49 @@ def test_thrashing_and_a_tail_above_the_threshold() -> None:
     result = replay(stuck_on_a_dump(), CompressorConfig(profile=V16, context_length=128_000), Recorder())
     table = compactions_table(result)
     assert table["message_index"].tolist() == [8, 10, 12]
-    assert table["outcome"].tolist() == ["too_small", "summarized", "summarized"]
+    # The compressor summarised three short messages twice, but its handoff (prefix and summary) outweighs
+    # them: no compaction happened, and the context was kept as it was.
+    assert table["outcome"].tolist() == ["too_small", "not_smaller", "not_smaller"]
     # 56 + 51 + 53 + 56 + 47 + 58 + 44 + 270,055 = 270,420 chars -> 67,605 tokens
     assert table["tokens_before"].tolist()[0] == 67_605
+    assert (table["tokens_after"] == table["tokens_before"]).all() and (table["savings_pct"] == 0).all()
+    assert (table["messages_after"] == table["messages_before"]).all() and (table["messages_summarised"] == 0).all()
+    # The compressor's own state is what Hermes made of the calls: two strikes of anti-thrashing.
     assert table["ineffective_strikes"].tolist() == [0, 1, 2]
-    assert all(pct < 10 for pct in table["savings_pct"].tolist()[1:])
     # Turns 14, 16 and 18 stay above the threshold, but anti-thrashing keeps the compressor quiet.
     skipped = result.points[result.points["message_index"] >= 14]
     assert skipped["outcome"].tolist() == ["", "", ""]
     assert (skipped["prompt_before"] >= result.threshold_tokens).all()
-    # Each row's savings is its own before and after: the summaries of one or three short messages
-    # saved nothing of the prompt (the compressor's own figure, on the messages, drives anti-thrashing).
-    assert table["savings_pct"].tolist()[1:] == [-0.6, 0.0]
-    grown = [w for w in result.warnings if "left the prompt no smaller" in w]
-    assert [w.split(" left")[0] for w in grown] == ["Compaction #2 at message 10", "Compaction #3 at message 12"]
-    warnings = [w for w in result.warnings if w not in grown]
+    assert result.compressed == [] and result.final_messages == stuck_on_a_dump()
+    made_none = [w for w in result.warnings if "made no compaction" in w]
+    assert [w.split(" made")[0] for w in made_none] == ["compress() #2 at message 10", "compress() #3 at message 12"]
+    assert all("outweighs the 3 message(s) it replaces" in w and "The context was kept as it was." in w
+               for w in made_none)
+    assert [record.why for record in result.compactions[1:]] == [w.split("compaction: ")[1][:-len(
+        ". The context was kept as it was.")] for w in made_none]
+    warnings = [w for w in result.warnings if w not in made_none]
     assert len(warnings) == 3
     assert warnings[0].startswith("Compaction #2 at message 10: the protected tail alone is ~67,572 tokens")
     assert warnings[1].startswith("Anti-thrashing engaged after compaction #3 at message 12")
     assert warnings[2] == (
         "3 assistant turn(s) ran over the threshold without compressing (anti-thrashing), the first at message 14."
     )
+
+
+def test_a_middle_holding_only_the_earlier_summary_is_no_compaction() -> None:
+    messages = stuck_on_a_dump()
+    for index in (4, 5, 6):  # the three messages before the dump, long enough for a summary to pay off
+        messages[index] = {**messages[index], "content": messages[index]["content"] + " notes" * 400}
+    result = replay(messages, CompressorConfig(profile=V16, context_length=128_000), Recorder())
+    table = compactions_table(result)
+    assert table["outcome"].tolist() == ["too_small", "summarized", "not_smaller"]
+    first, second = result.compactions[1:]
+    assert first.tokens_after < first.tokens_before and first.messages_summarised == 3
+    # The dump stays in the tail and the head is fixed: the next middle is the summary alone, rewritten as it was.
+    assert second.why == ("nothing new to summarise, the middle held only the earlier summary (the prompt would "
+                          f"have gone from {second.tokens_before:,} to {second.tokens_before:,} tokens)")
+    assert second.tokens_after == second.tokens_before and second.messages == first.messages + messages[10:12]
+    assert result.compressed == [first]
 
 
 def test_failures_and_the_cooldown_carry_across_turns() -> None:
@@ -155,17 +177,18 @@ def test_failures_and_the_cooldown_carry_across_turns() -> None:
 
     # 20 simulated seconds per turn: the second attempt (40 s later) falls inside the 60 s cooldown.
     result = replay(stuck_on_a_dump(), CompressorConfig(profile=V16, context_length=64_000), counting, seconds_per_turn=20)
-    compressed = result.compressed
-    assert [r.outcome for r in compressed] == ["fallback", "fallback"]
-    assert [r.failure_reason for r in compressed] == ["boom", None]
+    attempts = result.compactions[1:]  # the first call returned early: too few messages
+    assert [r.failure_reason for r in attempts] == ["boom", None]
     assert len(calls) == 1
+    assert [r.cooldown_s for r in attempts] == [60.0, 40.0]
     assert result.warnings[0] == (
         "At message 8 the prompt (~67,605 tokens) exceeds the model's window (64,000): the real agent "
         "would have hit a context-overflow error there."
     )
-    assert "Compaction #2 at message 10: the summary failed (boom); the fallback summary was inserted." in result.warnings
-    assert ("Compaction #3 at message 12: the summarizer was still in its failure cooldown (no call was made); "
-            "the fallback summary was inserted.") in result.warnings
+    # Both fallback summaries outweigh the three short messages they replace: no compaction happened.
+    assert [r.outcome for r in attempts] == ["not_smaller", "not_smaller"] and result.compressed == []
+    assert attempts[0].why.startswith("the summary failed (boom), and the fallback summary (~")
+    assert attempts[1].why.startswith("the summarizer was still cooling down after a failure, and the fallback summary")
 
 
 def test_v0_18_0_waits_out_the_cooldown_and_aborts_on_network_failures() -> None:
@@ -185,7 +208,8 @@ def test_v0_18_0_waits_out_the_cooldown_and_aborts_on_network_failures() -> None
     assert any("cooling down after a failure (v0.18.0 does not compress then)" in w for w in result.warnings)
     # The same run on v0.16.0 inserts fallback summaries instead.
     older = replay(stuck_on_a_dump(), CompressorConfig(profile=V16, context_length=64_000), offline, seconds_per_turn=20)
-    assert {r.outcome for r in older.compactions} - {"too_small"} == {"fallback"}
+    tried = [r for r in older.compactions if r.outcome != "too_small"]
+    assert tried and all(r.outcome == "not_smaller" and "the fallback summary" in r.why for r in tried)
 
 
 def test_without_a_summarizer_the_profile_fallback_runs() -> None:

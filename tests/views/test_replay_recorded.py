@@ -56,14 +56,15 @@ def test_recorded_sizes_hold_until_the_first_compaction_then_the_simulation_size
     assert (quiet["prompt_after"] == quiet["prompt_before"]).all()
 
 
-def test_a_compaction_that_grows_the_prompt_says_so(tmp_path):
-    # A window so small that the first compaction has only a few short reads to fold: the offline
-    # summary's own headings outweigh them.
+def test_a_compression_that_would_grow_the_prompt_is_no_compaction(tmp_path):
+    # A window so small that a compression has only a few short reads to fold.
     from tests.views.replay_fixtures import write_session
 
     result = replay_of(write_session(tmp_path), context_length=40_000)
-    grown = [record for record in result.compressed if record.tokens_after >= record.tokens_before]
-    warned = [warning for warning in result.warnings if "left the prompt no smaller" in warning]
-    assert len(warned) == len(grown)
-    for record, warning in zip(grown, warned, strict=True):
-        assert record.savings_pct <= 0 and f"#{record.number} at message {record.message_index}" in warning
+    assert all(record.tokens_after < record.tokens_before for record in result.compressed)
+    none = [record for record in result.compactions if record.outcome == "not_smaller"]
+    warned = [warning for warning in result.warnings if "made no compaction" in warning]
+    assert len(warned) == len(none)
+    for record, warning in zip(none, warned, strict=True):
+        assert record.tokens_after == record.tokens_before and record.savings_pct == 0
+        assert f"#{record.number} at message {record.message_index}" in warning and record.why in warning

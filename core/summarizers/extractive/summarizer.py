@@ -32,6 +32,9 @@ from core.summarizers.extractive.sections import (
 from core.summarizers.extractive.tokens import count_tokens
 from core.unicode_text import replace_lone_surrogates
 
+# Times the offline summary is written again, tighter, to fit the room of what it replaces.
+_ROOM_ROUNDS = 8
+
 
 def request_headings(request: SummaryRequest) -> tuple[str, ...]:
     """The request's 13 template headings (the v0.16.0 ones when it names none or a wrong count)."""
@@ -114,12 +117,37 @@ class ExtractiveSummarizer:
         else:
             limit = request.max_tokens if budget is None else min(request.max_tokens, budget)
         headings = request_headings(request)
-        skeleton = skeleton_tokens(headings)
-        if limit < skeleton + task.MIN_ACTIVE_TASK_TOKENS:
+        smallest = skeleton_tokens(headings) + task.MIN_ACTIVE_TASK_TOKENS
+        if limit < smallest:
             raise ValueError(
-                f"a budget of {limit} tokens cannot hold the 13-section template "
-                f"(it needs at least {skeleton + task.MIN_ACTIVE_TASK_TOKENS} tokens)"
+                f"a budget of {limit} tokens cannot hold the 13-section template (it needs at least {smallest} tokens)"
             )
+        room = request.room
+        if room is None:
+            return self._write(turns, request, limit, headings)
+        # Never longer than what it replaces: the budget the release names has a 2,000-token floor,
+        # which a small middle does not reach, so the summary as placed (prefix included) keeps within
+        # the middle. When the prefix and the template alone outweigh the middle, no summary can make
+        # the compaction smaller: the summary keeps the release's budget and its facts, and the
+        # compressor's caller sees a compaction that did not shrink. The room is in the compressor's
+        # estimate, the limit in cl100k tokens: start from the room, then measure the body as placed
+        # and tighten.
+        overhead = room.overhead
+        target = room.replaced - overhead
+        if target < smallest:
+            return self._write(turns, request, limit, headings)
+        limit = min(limit, target)
+        summary = self._write(turns, request, limit, headings)
+        rounds = 0
+        while room.weigh(summary) - overhead > target and limit > smallest:
+            rounds += 1
+            over = room.weigh(summary) - overhead - target
+            limit = smallest if rounds == _ROOM_ROUNDS else max(smallest, limit - max(over, limit // 10, 1))
+            summary = self._write(turns, request, limit, headings)
+        return summary
+
+    @staticmethod
+    def _write(turns: list[Mapping[str, Any]], request: SummaryRequest, limit: int, headings: tuple[str, ...]) -> str:
         items, facts, by_turn = draft_items(turns, request.previous_summary, Focus.of(request.focus_topic), limit,
                                             headings)
         # Arguments parsed out of a tool call may hold lone surrogates: no page or request can carry them.
