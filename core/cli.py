@@ -155,17 +155,19 @@ def cmd_replay(args: argparse.Namespace) -> int:
         settings = local.attach(settings)
         with within(settings.budget):
             conversation = _load(args)
+            if not args.full_history:  # as analyze and the Timeline page: from the agent's last compaction on
+                conversation = conversation.live_context()
             config = settings.config()
             result = replay(conversation.messages, config, summarizer_for(settings),
                             request=request_breakdown(conversation, weigher_for(config)))
     finally:
         local.close()
-    document = replay_document(result)
+    document = {**replay_document(result), "context": conversation.context_report()}
     if args.json:
         print_json(document)
         return EXIT_OK
     say(f"{args.file}: {len(document['turns']):,} assistant turns, threshold {document['threshold_tokens']:,} tokens, "
-        f"{len(document['compactions'])} compress() call(s)")
+        f"{len(document['compactions'])} compress() call(s); {document['context']['description']}")
     for entry in document["compactions"]:
         say(f"  message {entry['message_index']:>6}: {entry['tokens_before']:>9,} -> {entry['tokens_after']:>9,} tokens "
             f"({entry['savings_pct']:.1f} % saved, {entry['messages_summarised']} messages summarised, {entry['outcome']})"

@@ -190,7 +190,7 @@ def compressor_options() -> argparse.ArgumentParser:
 
 
 def history_options() -> argparse.ArgumentParser:
-    """Which part of a log the agent compacted is read (``analyze``, ``compress`` and ``batch``)."""
+    """Which part of a log the agent compacted is read (``analyze``, ``compress``, ``replay`` and ``batch``)."""
     parent = argparse.ArgumentParser(add_help=False)
     parent.add_argument("--full-history", action="store_true",
                         help="read every message of a log the agent compacted, not only the context it last sent "
@@ -238,7 +238,7 @@ def build_parser(more_commands: Callable[[Any], None] | None = None) -> argparse
                        help="the same as --time-limit: a file still read or analysed after SECONDS is an error row")
     batch.add_argument("--json", action="store_true", help="print the corpus totals as JSON")
 
-    replay = commands.add_parser("replay", parents=[options], help="replay one transcript turn by turn with compression",
+    replay = commands.add_parser("replay", parents=[options, history], help="replay one transcript turn by turn with compression",
                                  description="Replay the conversation message by message: the prompt before each "
                                              "assistant message, and every compaction Hermes would make on the way.")
     replay.add_argument("file", metavar="FILE")

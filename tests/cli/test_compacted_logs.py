@@ -86,3 +86,19 @@ def test_a_log_without_compaction_reads_the_same_either_way(cli, corpus, tmp_pat
     run = cli("compress", corpus.mid, "-o", tmp_path / "out.json", "--json")
     assert run.json()["context"]["compaction_at"] is None
     assert "compaction" not in run.err
+
+
+def test_replay_reads_the_context_after_the_last_compaction(cli, compacted):
+    path, full, live, summary = compacted
+    at = _summary_at(full, summary)
+    run = cli("replay", path, "--json")
+    assert run.code == 0, run.err
+    document = run.json()
+    assert document["context"]["shown"] == "after_last_compaction"
+    assert document["context"]["compaction_at"] == at
+    assert document["context"]["full_history_messages"] == len(full)
+    whole = cli("replay", path, "--json", "--full-history")
+    assert whole.code == 0, whole.err
+    assert whole.json()["context"]["shown"] == "full_history"
+    # The replay walks the messages it was given: the full history has turns the live context lacks.
+    assert len(whole.json()["turns"]) > len(document["turns"])

@@ -24,6 +24,8 @@ def test_the_command_line_prints_what_the_view_computes(session, replayed, cli):
     run = cli("replay", session, "--json", "--context-length", str(CONTEXT_LENGTH))
     assert run.code == 0, run.err
     printed = json.loads(run.out)
+    context = printed.pop("context")
+    assert context["shown"] == "full_history" and context["compaction_at"] is None  # nothing compacted here
     assert printed == json.loads(json.dumps(replay_document(replayed)))
     assert printed["threshold_tokens"] == replayed.threshold_tokens
     assert set(printed["compactions"][0]) >= {"message_index", "tokens_before", "tokens_after",
