@@ -337,7 +337,8 @@ class CompressionPlan:
         work, start, end, profile = self.work, self.compress_start, self.compress_end, self.profile
         weight = self.estimator.messages_tokens
         placement = phase4.ROLE_RULES[profile.role_rule](work, start, end)
-        merged_into = phase4.kept_copy(work[end], profile) if placement.merged else None
+        # A plan of exactly its turns (plan_for_turns: the Codex-style reset) has no tail to merge into.
+        merged_into = phase4.kept_copy(work[end], profile) if placement.merged and end < len(work) else None
         merged_alone = weight([merged_into]) if merged_into is not None else 0
 
         def weigh(body: str) -> int:

@@ -128,7 +128,8 @@ def test_timeline_replay_page() -> None:
     assert table["message_index"].tolist() == [36, 60]
     assert table["tokens_before"].tolist() == [r.tokens_before for r in expected.compactions]
     assert table["outcome"].tolist() == ["summarized"] * 2
-    assert len(at.get("plotly_chart")) == 1
+    # The replay, and how the summary grew from one compaction to the next.
+    assert [chart.key for chart in at.get("plotly_chart")] == ["replay_chart", "replay_summary_chars"]
     # The last summary is shown as text.
     assert at.code[0].value == expected.summaries[-1].split("\n", 1)[1]
 

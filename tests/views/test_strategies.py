@@ -274,3 +274,14 @@ def test_a_compression_made_already_is_read_not_made_again() -> None:
     pd.testing.assert_frame_equal(fresh.table, shared.table)
     assert fresh.run("Hermes v0.19.0").messages == shared.run("Hermes v0.19.0").messages
     assert len(asked) == 1  # the Codex-style summary only: Hermes' run was the one given
+
+
+@pytest.mark.parametrize("profile", list(P.PROFILES))
+def test_the_codex_style_summary_is_written_in_every_release(profile) -> None:
+    """A reset summarises every turn, so no tail follows its summary (the summary's room must not
+    look for one)."""
+    from core.summarizers.extractive import ExtractiveSummarizer
+
+    run = codex_style(CODING_SESSION, CompressorConfig(profile=profile), ExtractiveSummarizer())
+    assert run.summary_text and run.summary_text.startswith(CODEX_SUMMARY_PREFIX)
+    assert not any("summary failed" in note for note in run.notes)
