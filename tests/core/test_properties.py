@@ -91,7 +91,9 @@ def _check_roles_around_summary(result) -> None:
     if not result.compressed:
         return
     work = result.plan.pruned_messages
-    before = work[result.plan.compress_start - 1].get("role", "user") if result.plan.compress_start > 0 else "user"
+    # Nothing precedes a summary that starts the conversation (no system prompt, no head): then only
+    # the message after it counts (v0.18.1+ may make it a user message when no user turn survives).
+    before = work[result.plan.compress_start - 1].get("role", "user") if result.plan.compress_start > 0 else None
     after = work[result.plan.compress_end].get("role", "user") if result.plan.compress_end < len(work) else "user"
     if result.assembly.summary_merged:
         assert after in ("user", "assistant") and before != after
