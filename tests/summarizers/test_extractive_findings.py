@@ -174,3 +174,22 @@ def test_held_out_look_alikes_keep_what_their_turns_found(builder: object) -> No
     # Held-out sessions (never tuned on), scored by a reader that does not use core.facts. The
     # summaries before the findings kept 57 %, 43 % and 69 % of these values.
     assert _found_share(builder().messages) >= 0.85  # type: ignore[operator]
+
+
+def test_line_values_skip_the_name_search_only_where_no_name_can_be() -> None:
+    """A line without a dot, an underscore or a capital holds no name: the values are the same as with
+    the name pattern searched on every line."""
+    import random
+
+    from core.summarizers.extractive import findings
+
+    pieces = ["ok", "the", "parseArgs", "MyClass", "a.b", "x_y", "Éclair", "ÉTAT", "count", "12", "3.5s", "/srv/a.py",
+              "error", "https://e.x/a", " ", "-", "é", "ß", "ǅ"]
+    rng = random.Random(11)
+    lines = [" ".join(rng.choice(pieces) for _ in range(rng.randint(1, 6))) for _ in range(5_000)]
+
+    for line in lines:
+        rest = findings._URL_RE.sub(" ", line) if "://" in line else line
+        names = [("name", name) for name in findings._NAME_RE.findall(rest) if len(name) >= 4]
+        assert [value for value in findings.line_values(line) if value[0] == "name"] == names, line
+    assert sum(1 for line in lines if "parseArgs" in line) > 100  # names were there to find

@@ -109,7 +109,9 @@ def line_values(line: str, *, errors: bool = True) -> list[tuple[str, str]]:
     if "/" in rest or "." in rest:
         paths = [path.rstrip(".,;:") for path in _PATH_RE.findall(rest)]
         found.extend(("path", path) for path in paths if len(path) > 2)
-    found.extend(("name", name) for name in _NAME_RE.findall(rest) if len(name) >= 4)
+    # Every name holds a dot, an underscore or a capital: a line of lowercase words has none to find.
+    if "." in rest or "_" in rest or not rest.islower():
+        found.extend(("name", name) for name in _NAME_RE.findall(rest) if len(name) >= 4)
     if _DIGIT_RE.search(rest):
         found.extend(("number", number) for number in _NUMBER_RE.findall(rest))
     return found
