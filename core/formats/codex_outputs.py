@@ -41,7 +41,8 @@ HISTORY_RULE = "codex 0.56-0.58: 10,240 bytes / 256 lines, head and tail"
 #: The output items the history shortens.
 SHORTENED_ITEMS = frozenset({"function_call_output", "custom_tool_call_output"})
 
-_VERSION_RE = re.compile(r"(\d+)\.(\d+)\.(\d+)")
+# Bounded and starting where a run of digits starts: a long run of digits is never rescanned.
+_VERSION_RE = re.compile(r"(?<!\d)(\d{1,9})\.(\d{1,9})\.(\d{1,9})")
 
 
 def _version(text: Any) -> tuple[int, int, int] | None:
