@@ -521,7 +521,7 @@ _COUNTERS_LOCK = threading.Lock()
 @lru_cache(maxsize=8)
 def get_counter(encoding_name: str = "cl100k_base") -> TokenCounter:
     """A shared counter per encoding, so its cache lives as long as the process (made once, also
-    when two threads ask at the same time: the dashboard's launcher loads one while a page may)."""
+    when two threads ask at the same time: two dashboard sessions opening their first page)."""
     with _COUNTERS_LOCK:
         counter = _COUNTERS.get(encoding_name)
         if counter is None:
