@@ -10,6 +10,7 @@ from pathlib import Path
 
 import streamlit as st
 
+from dashboard.process import tune_collector
 from dashboard.sections import SECTIONS
 from dashboard.sidebar import init_state
 
@@ -20,6 +21,7 @@ PAGE_ICON = HERE / "assets" / "icon.png"
 
 st.set_page_config(page_title="Context Lens", page_icon=str(PAGE_ICON), layout="wide")
 init_state()
+tune_collector()
 
 # Navigation across the top: the sidebar holds only the parameters, so its sliders are above the
 # fold on a 900-pixel-high screen.

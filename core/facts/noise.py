@@ -23,6 +23,8 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from core.remembered import recall
+
 PASSING_TESTS = "passing tests"
 PROGRESS = "progress"
 LISTING = "listing"
@@ -173,7 +175,15 @@ def line_shape(line: str) -> str:
 def sift(text: str) -> Sifted:
     """``text`` without its noise lines, with the counts of what was taken out (the result is shared:
     read it, do not change it)."""
-    return _sift(text)
+    if len(text) < _SCOPED_CHARS:
+        return _sift(text)
+    # A long output is sifted by the fact index, each summary that reads it and the replay, on
+    # different pages: within a transcript's scope (core.remembered) once.
+    return recall(_SIFT_RULE, text, _sift)
+
+
+_SCOPED_CHARS = 2000
+_SIFT_RULE = "sift"
 
 
 # Small: a text is sifted by the reader and by the fact extraction one right after the other.

@@ -118,10 +118,7 @@ class ProfileRedaction:
 
     def strict(self, text: str) -> str:
         """The strict layer alone (for text the reference sends unredacted, such as a rehydrated summary)."""
-        return recall(_STRICT, text, strict_redact) if self.strict_layer and text else text
-
-
-_STRICT = "strict"  # the memo's rule key of the strict layer alone
+        return strict_redact(text) if self.strict_layer and text else text
 
 
 @lru_cache(maxsize=32)

@@ -60,7 +60,22 @@ def test_remembered_redaction_equals_a_fresh_one() -> None:
         again = [redaction.redact(text) for text in texts]
     assert first == again == fresh
     assert fresh[0] != texts[0] and fresh[1] == texts[1]
-    assert len(memo) == len(texts)
+    # Each text's profile redaction, and the strict layer of what the reference passes left (which
+    # every other reader of the strict layer in the scope then shares).
+    assert len(memo) == 2 * len(texts)
+
+
+def test_the_strict_layer_is_searched_once_per_text_within_a_scope() -> None:
+    from core.redaction.strict import strict_redact
+
+    text = "password: hunter2! and the rest of a long output line\n" * 50
+    memo = TextMemo()
+    with remembering(memo):
+        first = strict_redact(text)
+        assert len(memo) == 1
+        assert strict_redact(text) is first
+    assert first == strict_redact(text) != text
+    assert len(memo) == 1  # outside the scope nothing is kept
 
 
 def test_long_strings_repr_lengths_are_kept_by_the_open_scope_not_the_process() -> None:

@@ -56,6 +56,7 @@ from core.redaction.strict.registry import (
     TextView,
     detectors,
 )
+from core.remembered import recall
 
 for _module in FAMILY_MODULES:  # each family registers itself on import, in this order
     importlib.import_module(f"{__name__}.{_module}")
@@ -163,8 +164,18 @@ def redact_with_spans(text: str) -> tuple[str, list[SecretSpan]]:
 
 
 def strict_redact(text: str) -> str:
-    """Mask every credential strict mode finds; text without any comes back unchanged."""
+    """Mask every credential strict mode finds; text without any comes back unchanged.
+
+    Within a scope of :mod:`core.remembered` (a transcript's analyses) a text is searched once: the
+    summaries, the fact index and the credential checks all pass the same tool outputs through here."""
     _check_text(text, "strict_redact")
+    return recall(_STRICT_RULE, text, _redacted)
+
+
+_STRICT_RULE = "strict-redaction"  # the memo's rule key
+
+
+def _redacted(text: str) -> str:
     return redact_with_spans(text)[0]
 
 

@@ -108,6 +108,8 @@ class Folded:
 
 def fold(text: str) -> Folded | None:
     """``text`` as the detectors read it, or None when it holds nothing to fold."""
+    if text.isascii() and "\\u" not in text:
+        return None  # only an escape folds in ASCII text, and every escape ends in a backslash and "u"
     pattern = _foldable()
     first = pattern.search(text)
     if first is None:
