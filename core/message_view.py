@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -132,3 +132,34 @@ def call_view(call: Any, *, missing_name: str = "unknown") -> CallView:
 def call_views(message: Any, *, missing_name: str = "unknown") -> list[CallView]:
     """``call_view`` of every tool call of a message."""
     return [call_view(call, missing_name=missing_name) for call in tool_calls_of(message)]
+
+
+def counted_texts(messages: Sequence[Any]) -> list[str]:
+    """Every text ``core.inspections.overview.message_frame`` counts: contents, text parts, tool-call
+    arguments and names (``core.tokens`` re-exports it)."""
+    texts: list[str] = []
+    for message in messages:
+        if not isinstance(message, dict):
+            continue
+        content = message.get("content")
+        if isinstance(content, str):
+            texts.append(content)
+        elif isinstance(content, list):
+            for part in content:
+                if isinstance(part, str):
+                    texts.append(part)
+                elif isinstance(part, dict) and isinstance(part.get("text"), str):
+                    texts.append(part["text"])
+        calls = message.get("tool_calls")
+        for call in calls if isinstance(calls, list) else ():
+            if not isinstance(call, dict):
+                continue
+            function = call.get("function")
+            if isinstance(function, dict):
+                arguments = function.get("arguments")
+                if isinstance(arguments, str):
+                    texts.append(arguments)
+                name = function.get("name")
+                if isinstance(name, str):
+                    texts.append(name)
+    return texts

@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from core import profiles as P
-from core.message_view import IMAGE_PART_TYPES
+from core.known_counts import add_known_counts, known_counts, text_digest  # noqa: F401  (re-exported)
+from core.message_view import IMAGE_PART_TYPES, counted_texts  # noqa: F401  (re-exported)
 from core.phases.content import BUDGET_WEIGHTS, message_budget_tokens
 from core.repr_length import (  # noqa: F401  (re-exported: the estimators' fast paths)
     _REPR_CACHE_MIN_CHARS,
@@ -39,6 +40,9 @@ __all__ = [
     "encoding_name_for_model",
     "has_public_tokenizer",
     "ensure_tiktoken_cache",
+    "add_known_counts",
+    "encodings_loaded",
+    "text_digest",
 ]
 
 
@@ -244,12 +248,24 @@ def has_public_tokenizer(model: str | None) -> bool:
     return bool(_O200K_MODEL.match(name) or _PUBLIC_TOKENIZER_MODEL.match(name))
 
 
-@lru_cache(maxsize=4)
 def _encoding(name: str):
+    # Read once, also when two sessions' first counts ask at the same time.
+    with _ENCODING_LOCK:
+        return _read_encoding(name)
+
+
+@lru_cache(maxsize=4)
+def _read_encoding(name: str):
     ensure_tiktoken_cache()
     import tiktoken
 
-    return tiktoken.get_encoding(name)
+    encoding = tiktoken.get_encoding(name)
+    _LOADED.add(name)
+    return encoding
+
+
+_ENCODING_LOCK = threading.Lock()
+_LOADED: set[str] = set()
 
 
 # Per-message framing used by OpenAI chat models (role + separators), and a flat image cost
@@ -336,8 +352,13 @@ def encoded_length(encoding: Any, text: str, chunk_chars: int = CHUNK_CHARS) -> 
     return total
 
 
+def encodings_loaded() -> list[str]:
+    """The encodings whose files this process has read so far."""
+    return sorted(_LOADED)
+
+
 class TokenCounter:
-    """Exact counts with one encoding, cached per distinct text."""
+    """Exact counts with one encoding, cached per distinct text (the encoding is read on first use)."""
 
     # The cache holds at most this many characters of text: a long-running dashboard sees many
     # transcripts, and each one's texts are only worth keeping while it is being analysed.
@@ -345,10 +366,23 @@ class TokenCounter:
 
     def __init__(self, encoding_name: str = "cl100k_base") -> None:
         self.encoding_name = encoding_name
-        self._encoding = _encoding(encoding_name)
         self._cache: dict[str, int] = {}
         self._cache_chars = 0
         self._lock = threading.Lock()
+
+    @property
+    def _encoding(self) -> Any:
+        return _encoding(self.encoding_name)
+
+    def _learn_known(self, texts: Iterable[str]) -> None:
+        """Take the counts of ``texts`` (not counted yet) from the known counts, when there are any."""
+        known = known_counts(self.encoding_name)
+        if not known:
+            return
+        for text in texts:
+            tokens = known.get(text_digest(text)) if text and text not in self._cache else None
+            if tokens is not None:
+                self._remember(text, tokens)
 
     def _remember(self, text: str, tokens: int) -> None:
         with self._lock:
@@ -367,10 +401,18 @@ class TokenCounter:
                 del self._cache[text]
                 self._cache_chars -= len(text)
 
+    def counts(self) -> dict[str, int]:
+        """A copy of every count this counter holds (text → tokens)."""
+        with self._lock:
+            return dict(self._cache)
+
     def count_text(self, text: str) -> int:
         if not text:
             return 0
         cached = self._cache.get(text)
+        if cached is None:
+            self._learn_known((text,))
+            cached = self._cache.get(text)
         if cached is None:
             cached = encoded_length(self._encoding, text)
             self._remember(text, cached)
@@ -379,6 +421,7 @@ class TokenCounter:
     def count_texts(self, texts: Sequence[str]) -> list[int]:
         """Count many texts at once; only the ones never seen before are encoded (in a batch)."""
         cache = self._cache
+        self._learn_known(t for t in texts if t and t not in cache)
         # Long texts are counted alone, a chunk at a time (see ``encoded_length``).
         missing = list({t for t in texts if t and t not in cache and len(t) <= CHUNK_CHARS})
         counted: dict[str, int] = {}
@@ -393,7 +436,9 @@ class TokenCounter:
     def uncounted_chars(self, texts: Iterable[str]) -> int:
         """Characters of the distinct ``texts`` not counted yet (what :meth:`warm` would encode)."""
         cache = self._cache
-        return sum(len(t) for t in {t for t in texts if t and t not in cache})
+        missing = {t for t in texts if t and t not in cache}
+        self._learn_known(missing)
+        return sum(len(t) for t in missing if t not in cache)
 
     def warm(
         self, texts: Sequence[str], on_progress: Callable[[int, int], None] | None = None,
@@ -405,6 +450,7 @@ class TokenCounter:
         how far a long count has got; later counts of these texts hit the cache.
         """
         cache = self._cache
+        self._learn_known({t for t in texts if t and t not in cache})
         missing = sorted({t for t in texts if t and t not in cache}, key=len)
         total = sum(map(len, missing))
         done = 0
@@ -473,36 +519,6 @@ class TokenCounter:
 
     def count_messages(self, messages: Iterable[Any]) -> int:
         return sum(self.count_message(m) for m in messages)
-
-
-def counted_texts(messages: Sequence[Any]) -> list[str]:
-    """Every text ``message_frame`` counts: contents, text parts, tool-call arguments and names."""
-    texts: list[str] = []
-    for message in messages:
-        if not isinstance(message, dict):
-            continue
-        content = message.get("content")
-        if isinstance(content, str):
-            texts.append(content)
-        elif isinstance(content, list):
-            for part in content:
-                if isinstance(part, str):
-                    texts.append(part)
-                elif isinstance(part, dict) and isinstance(part.get("text"), str):
-                    texts.append(part["text"])
-        calls = message.get("tool_calls")
-        for call in calls if isinstance(calls, list) else ():
-            if not isinstance(call, dict):
-                continue
-            function = call.get("function")
-            if isinstance(function, dict):
-                arguments = function.get("arguments")
-                if isinstance(arguments, str):
-                    texts.append(arguments)
-                name = function.get("name")
-                if isinstance(name, str):
-                    texts.append(name)
-    return texts
 
 
 def forget_counted(text_ids: frozenset[int]) -> None:

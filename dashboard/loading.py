@@ -26,6 +26,7 @@ from dashboard.memo import (
     TranscriptCache,
     content_digest,
     default_sample,
+    learn_sample_counts,
     list_samples,
     load_conversation,
     transcript_key,
@@ -84,6 +85,7 @@ def _read_sample(data: bytes, filename: str, fmt: str | None, session: str | Non
                  full_history: bool) -> Transcript:
     from core.formats import FormatError
 
+    learn_sample_counts(filename, data)
     try:
         conversation = load_conversation(data, filename, fmt, session)
     except FormatError:

@@ -333,6 +333,37 @@ def list_samples(directory: Path | None = None) -> list[Path]:
     )
 
 
+# Exact counts the first page makes on a bundled sample, made ahead of time by
+# ``sample_conversations/first_page_counts.py`` (one file per sample, named after it).
+COUNTS_DIR = SAMPLE_DIR / "token_counts"
+
+
+def counts_file(sample_name: str, directory: Path | None = None) -> Path:
+    return (directory or COUNTS_DIR) / f"{sample_name}.counts.json"
+
+
+def learn_sample_counts(sample_name: str, data: bytes, directory: Path | None = None) -> list[str]:
+    """Hand the counters a bundled sample's known counts, when its table was made from these very
+    bytes; the encodings it covers (none when there is no table, or it is of another version)."""
+    import json
+
+    from core.tokens import add_known_counts
+
+    path = counts_file(sample_name, directory)
+    try:
+        table = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return []  # no table (or an unreadable one): the counts are made as for any upload
+    if not isinstance(table, dict) or table.get("sample_digest") != content_digest(data):
+        return []
+    learned = []
+    for encoding, counts in (table.get("counts") or {}).items():
+        if isinstance(counts, dict):
+            add_known_counts(encoding, {str(k): int(v) for k, v in counts.items()})
+            learned.append(encoding)
+    return learned
+
+
 def default_sample(samples: list[Path]) -> Path | None:
     """The long coding session when it is bundled (so the dashboard opens on something), else the first."""
     for path in samples:

@@ -103,3 +103,21 @@ def test_encoding_choice():
     assert encoding_name_for_model("o3-mini") == "o200k_base"
     assert encoding_name_for_model("claude-sonnet-4-5") == "cl100k_base"
     assert encoding_name_for_model(None) == "cl100k_base"
+
+
+def test_known_counts_answer_before_the_encoding_and_only_for_their_texts() -> None:
+    import uuid
+
+    from core.tokens import TokenCounter, add_known_counts, text_digest
+
+    known = f"a text only this test counts {uuid.uuid4()}"
+    unknown = f"another text only this test counts {uuid.uuid4()}"
+    counter = TokenCounter("cl100k_base")
+    truth = counter.count_text(unknown)
+    # A table is trusted as made with its encoding: an impossible figure shows it was the one read.
+    add_known_counts("cl100k_base", {text_digest(known): 10_001})
+    fresh = TokenCounter("cl100k_base")
+    assert fresh.uncounted_chars([known, unknown]) == len(unknown)
+    assert fresh.count_texts([known, unknown]) == [10_001, truth]
+    assert TokenCounter("cl100k_base").count_text(known) == 10_001
+    assert TokenCounter("o200k_base").count_text(known) < 100  # another encoding's counts are its own
