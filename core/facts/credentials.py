@@ -42,15 +42,13 @@ def redacted_views(message: Mapping[str, Any]) -> list[tuple[str, str]]:
     places.extend(arguments for _name, arguments in tool_call_arguments(message) if arguments)
     changed: list[tuple[str, str]] = []
     for text in places:
-        if not hints_at_credentials(text):
-            continue  # no redaction changes a text without a hint (most of a log's texts)
         redacted = redact_all(text)
         if redacted != text:
             changed.append((text, redacted))
     # Arguments are also read as decoded JSON strings: their leaves are checked on their own.
     for _name, arguments in tool_call_arguments(message):
         for leaf in text_pieces(arguments) if arguments else ():
-            if leaf != arguments and hints_at_credentials(leaf):
+            if leaf != arguments:
                 redacted = redact_all(leaf)
                 if redacted != leaf:
                     changed.append((leaf, redacted))

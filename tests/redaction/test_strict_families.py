@@ -200,3 +200,34 @@ def test_the_foldable_pattern_finds_what_its_two_part_form_found() -> None:
               if [m.span() for m in pattern.finditer(text)] != [m.span() for m in oracle.finditer(text)]]
     assert differ == []
     assert sum(1 for text in texts if pattern.search(text)) > 1_000
+
+
+def test_ascii_text_is_folded_only_for_its_escapes() -> None:
+    """Only an escape folds in ASCII text: the quick answer for ASCII text without one agrees with
+    the pattern's scan, and an ASCII escape of a disguised key is still folded."""
+    import random
+
+    from core.redaction.strict.folding import fold
+
+    pieces = ["\\", "u", "\\u", "0041", "ff21", "d83d", "\\\\", "x", "key", " ", "\n", "uFF21", "\\U0041"]
+    rng = random.Random(5)
+    for _ in range(20_000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 8)))
+        assert (fold(text) is None) == _folds_nothing(text), text
+    escaped = "sk-proj-\\uff21b3dEfGh1jK2lMn3oPq4rSt5uVw6"  # a full-width A written as a JSON escape
+    assert fold(escaped) is not None and fold(escaped).text == "sk-proj-Ab3dEfGh1jK2lMn3oPq4rSt5uVw6"
+
+
+def _folds_nothing(text: str) -> bool:
+    """What the fold's scan says, without its quick answer for ASCII text."""
+    from core.redaction.strict.folding import _decoded, _foldable, _table
+
+    table = _table()
+    for match in _foldable().finditer(text):
+        found = match.group()
+        if found[0] != "\\":
+            return False
+        char = _decoded(found)
+        if char is not None and table.get(char, char) != found:
+            return False
+    return True
