@@ -282,8 +282,8 @@ def _serve(connection: Any) -> None:
 
 
 class _Worker:
-    """A child process that runs one function after another for one thread (starting a child for
-    each call would cost more than many of the calls)."""
+    """A child process that runs one function after another (starting a child for each call would
+    cost more than many of the calls)."""
 
     def __init__(self) -> None:
         context = _context()
@@ -308,34 +308,48 @@ class _Worker:
         self.process.join(5)
 
 
-_WORKERS: dict[int, _Worker] = {}
-_WORKERS_LOCK = threading.Lock()
+_IDLE: list[_Worker] = []  # workers waiting for their next call, the most recently used last
+_IDLE_MAX = 4
+_IDLE_LOCK = threading.Lock()
+
+
+def _take_worker() -> _Worker:
+    with _IDLE_LOCK:
+        while _IDLE:
+            worker = _IDLE.pop()
+            if worker.process.is_alive():
+                return worker
+    return _Worker()
+
+
+def _give_back(worker: _Worker) -> None:
+    with _IDLE_LOCK:
+        if len(_IDLE) < _IDLE_MAX:
+            _IDLE.append(worker)
+            return
+    worker.stop()
 
 
 def run_in_worker(function: Callable[..., Any], *args: Any, budget: Budget | None = None) -> Any:
-    """``function(*args)`` in this thread's worker process (started on first use, kept for the next
-    call), stopped past ``budget`` (the worker is then killed, and the next call starts another).
+    """``function(*args)`` in a worker process no other call is using, stopped past ``budget`` (the
+    worker is then killed, and a later call takes another).
 
-    Each thread has its own worker, so one thread's long call never delays another's (dashboard
-    sessions run in threads of their own); workers of threads that ended are stopped."""
+    A worker that answered waits for the next call (up to ``_IDLE_MAX`` of them wait), whichever
+    thread makes it: a dashboard session's every script run is a thread of its own, and starting a
+    worker costs more than most calls. Two calls at once (two sessions) never share one, so one's
+    long call never delays the other's."""
     budget = budget or Budget()
-    ident = threading.get_ident()
-    with _WORKERS_LOCK:
-        alive = {thread.ident for thread in threading.enumerate()}
-        for gone in [key for key in _WORKERS if key not in alive]:
-            _WORKERS.pop(gone).stop()
-        worker = _WORKERS.get(ident)
-        if worker is None or not worker.process.is_alive():
-            worker = _WORKERS[ident] = _Worker()
+    worker = _take_worker()
     try:
-        return worker.call(function, args, budget)
+        result = worker.call(function, args, budget)
     except BaseException as exc:
         if isinstance(exc, BudgetExceeded | KeyboardInterrupt) or not worker.process.is_alive():
-            with _WORKERS_LOCK:
-                if _WORKERS.get(ident) is worker:
-                    del _WORKERS[ident]
-            worker.stop()  # its work is abandoned: a new worker answers the next call
+            worker.stop()  # its work is abandoned: another worker answers the next call
+        else:
+            _give_back(worker)  # an error is an answer: the worker is fine
         raise
+    _give_back(worker)
+    return result
 
 
 def run_isolated(function: Callable[..., Any], *args: Any, budget: Budget | None = None) -> Any:

@@ -34,7 +34,7 @@ __all__ = [
 # reference's own patterns (core.redaction.hermes, which keeps the reference's output and so its
 # patterns) backtrack over a long run: a 100 KB message of "auth" repeated takes over 15 minutes in
 # one call, holding the interpreter (every other thread, every other dashboard session) for all of
-# it. A child (this thread's worker, kept between calls: core.budget.run_in_worker) has an
+# it. A child (a worker kept between calls: core.budget.run_in_worker) has an
 # interpreter of its own, and is stopped at its budget; the text comes back the same as it would
 # here. Shorter texts cost at most a fraction of a second here.
 REFERENCE_INLINE_CHARS = 2_000

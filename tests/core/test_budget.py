@@ -95,7 +95,7 @@ def _pid() -> int:
     return os.getpid()
 
 
-def test_a_threads_worker_serves_call_after_call_and_is_replaced_when_stopped() -> None:
+def test_a_worker_serves_call_after_call_and_is_replaced_when_stopped() -> None:
     from core.budget import run_in_worker
 
     first = run_in_worker(_pid)
@@ -107,3 +107,21 @@ def test_a_threads_worker_serves_call_after_call_and_is_replaced_when_stopped() 
     with pytest.raises(BudgetExceeded):
         run_in_worker(_sleep, 30, budget=Budget(seconds=0.3, memory_mb=None))
     assert run_in_worker(_pid) != first  # stopped past its budget: a new worker answers
+
+
+def _pid_after(seconds: float) -> int:
+    time.sleep(seconds)
+    return _pid()
+
+
+def test_a_worker_answers_the_next_thread_and_two_calls_at_once_use_two() -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    from core.budget import run_in_worker
+
+    first = run_in_worker(_pid)
+    with ThreadPoolExecutor(1) as pool:  # a dashboard session's next script run is a new thread
+        assert pool.submit(run_in_worker, _pid).result() == first
+    with ThreadPoolExecutor(2) as pool:  # two sessions at once never wait for one worker
+        pids = list(pool.map(lambda _: run_in_worker(_pid_after, 0.5), range(2)))
+    assert len(set(pids)) == 2 and first in pids
