@@ -421,7 +421,7 @@ class TokenCounter:
     def count_texts(self, texts: Sequence[str]) -> list[int]:
         """Count many texts at once; only the ones never seen before are encoded (in a batch)."""
         cache = self._cache
-        self._learn_known(t for t in texts if t and t not in cache)
+        self._learn_known(texts)
         # Long texts are counted alone, a chunk at a time (see ``encoded_length``).
         missing = list({t for t in texts if t and t not in cache and len(t) <= CHUNK_CHARS})
         counted: dict[str, int] = {}
@@ -450,8 +450,9 @@ class TokenCounter:
         how far a long count has got; later counts of these texts hit the cache.
         """
         cache = self._cache
-        self._learn_known({t for t in texts if t and t not in cache})
-        missing = sorted({t for t in texts if t and t not in cache}, key=len)
+        uncounted = {t for t in texts if t and t not in cache}
+        self._learn_known(uncounted)
+        missing = sorted((t for t in uncounted if t not in cache), key=len)
         total = sum(map(len, missing))
         done = 0
         batch: list[str] = []

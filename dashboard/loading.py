@@ -85,7 +85,7 @@ def _read_sample(data: bytes, filename: str, fmt: str | None, session: str | Non
                  full_history: bool) -> Transcript:
     from core.formats import FormatError
 
-    learn_sample_counts(filename, data)
+    learn_sample_counts(filename, digest)
     try:
         conversation = load_conversation(data, filename, fmt, session)
     except FormatError:

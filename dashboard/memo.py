@@ -342,9 +342,10 @@ def counts_file(sample_name: str, directory: Path | None = None) -> Path:
     return (directory or COUNTS_DIR) / f"{sample_name}.counts.json"
 
 
-def learn_sample_counts(sample_name: str, data: bytes, directory: Path | None = None) -> list[str]:
-    """Hand the counters a bundled sample's known counts, when its table was made from these very
-    bytes; the encodings it covers (none when there is no table, or it is of another version)."""
+def learn_sample_counts(sample_name: str, digest: str, directory: Path | None = None) -> list[str]:
+    """Hand the counters a bundled sample's known counts, when its table was made from the bytes of
+    ``digest`` (``content_digest``); the encodings it covers (none when there is no table, or it is
+    of another version)."""
     import json
 
     from core.tokens import add_known_counts
@@ -354,7 +355,7 @@ def learn_sample_counts(sample_name: str, data: bytes, directory: Path | None = 
         table = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return []  # no table (or an unreadable one): the counts are made as for any upload
-    if not isinstance(table, dict) or table.get("sample_digest") != content_digest(data):
+    if not isinstance(table, dict) or table.get("sample_digest") != digest:
         return []
     learned = []
     for encoding, counts in (table.get("counts") or {}).items():
