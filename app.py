@@ -10,7 +10,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from dashboard.process import tune_collector
+from dashboard.process import tune_server_process
 from dashboard.sections import SECTIONS
 from dashboard.sidebar import init_state
 
@@ -19,9 +19,9 @@ HERE = Path(__file__).resolve().parent
 # from a font CDN on every page, which an offline dashboard must never do.
 PAGE_ICON = HERE / "assets" / "icon.png"
 
+tune_server_process()
 st.set_page_config(page_title="Context Lens", page_icon=str(PAGE_ICON), layout="wide")
 init_state()
-tune_collector()
 
 # Navigation across the top: the sidebar holds only the parameters, so its sliders are above the
 # fold on a 900-pixel-high screen.

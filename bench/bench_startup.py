@@ -2,7 +2,8 @@
 
     python -m bench.bench_startup [runs]
 
-Both are started with ``streamlit run`` and timed from before the process starts. The bare page
+Each is started as its user starts it and timed from before the process starts: the bare page
+with ``streamlit run``, the dashboard as ``make run`` does (``python -m dashboard.serve``). The bare page
 (``st.title("Hello")``) is done when its title shows; the dashboard when its uploader takes a
 file and the first chart is drawn with its data (the bundled long sample's context usage). The
 two are run alternately (so a busy machine slows both alike), ``runs`` times each (5 by

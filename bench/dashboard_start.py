@@ -36,8 +36,22 @@ def text_shown(text: str) -> tuple[str, str]:
     return (f"text {text!r}", f"() => !!document.body && document.body.innerText.includes({text!r})")
 
 
+APP = Path(__file__).resolve().parents[1] / "app.py"
+
+
+def server_command(script: Path) -> list[str]:
+    """How ``script`` is started: the dashboard as ``make run`` starts it (``python -m
+    dashboard.serve``, its bytecode compiled first), any other script with ``streamlit run``."""
+    if script.resolve() == APP:
+        subprocess.run([sys.executable, "-m", "compileall", "-q", "app.py", "core", "dashboard"],
+                       cwd=APP.parent, stdout=subprocess.DEVNULL, check=False)
+        return [sys.executable, "-m", "dashboard.serve"]
+    return [sys.executable, "-m", "streamlit", "run", str(script)]
+
+
 def time_to(script: Path, conditions: Sequence[tuple[str, str]], timeout: float = 90.0) -> dict[str, float]:
-    """Seconds from starting ``streamlit run script`` to each condition (a JS predicate) holding.
+    """Seconds from starting ``script``'s server (:func:`server_command`) to each condition (a JS
+    predicate) holding.
 
     The clock starts before the server process does, so the figure includes Python's and
     Streamlit's start, the browser loading the page, the script run and the drawing.
@@ -45,13 +59,14 @@ def time_to(script: Path, conditions: Sequence[tuple[str, str]], timeout: float 
     from playwright.sync_api import sync_playwright
 
     port = _free_port()
+    command = server_command(script)
     marks: dict[str, float] = {}
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
         page = browser.new_page(viewport={"width": 1400, "height": 900})
         start = time.perf_counter()
         proc = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", str(script), "--server.address", "127.0.0.1",
+            [*command, "--server.address", "127.0.0.1",
              "--server.port", str(port), "--server.headless", "true", "--browser.gatherUsageStats", "false"],
             cwd=Path(__file__).resolve().parents[1], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import sys
 
 # The cyclic collector's thresholds for a process holding whole transcripts. With the default
 # (700, 10, 10) a page's analyses of a 2.6 MB log started a full collection once or twice a run,
@@ -12,8 +13,27 @@ import gc
 # instead (``core.bulk_work``); a server of many sessions cannot.
 COLLECTOR_THRESHOLDS = (20_000, 20, 20)
 
+# How long a thread computing a page may keep the interpreter before the server's network thread
+# gets it back (Python's default is 5 ms). The network thread needs it a few times per file it
+# sends, so while one session's page computed, the 90 script files a first page loads took
+# 3.5-3.7 s to serve (0.2 s idle); at 0.5 ms, 0.55-0.66 s (`python -m bench.bench_serving`). A
+# thread alone is never interrupted, so a lone computation loses nothing.
+SWITCH_INTERVAL_S = 0.0005
+
 
 def tune_collector() -> None:
     """Set the collector's thresholds for a dashboard server (idempotent: each script run calls it)."""
     if gc.get_threshold() != COLLECTOR_THRESHOLDS:
         gc.set_threshold(*COLLECTOR_THRESHOLDS)
+
+
+def tune_switching() -> None:
+    """Let the server's network thread in often while a page computes (idempotent)."""
+    if sys.getswitchinterval() != SWITCH_INTERVAL_S:
+        sys.setswitchinterval(SWITCH_INTERVAL_S)
+
+
+def tune_server_process() -> None:
+    """Every setting above, for the process that runs the dashboard's pages."""
+    tune_collector()
+    tune_switching()

@@ -7,8 +7,8 @@ Skipped when Chromium or Playwright is missing, unless CONTEXT_LENS_REQUIRE_BROW
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import os
-import shutil
 import socket
 import subprocess
 import sys
@@ -58,15 +58,15 @@ def free_port() -> int:
 
 @contextlib.contextmanager
 def dashboard_server(log_name: str = "streamlit-e2e.log") -> Iterator[str]:
-    """``streamlit run app.py`` on a free local port, while the block runs."""
-    streamlit = shutil.which("streamlit", path=str(Path(sys.executable).parent)) or shutil.which("streamlit")
-    if streamlit is None:
+    """The dashboard on a free local port, started as ``make run`` starts it (``python -m
+    dashboard.serve``, i.e. ``streamlit run app.py``), while the block runs."""
+    if importlib.util.find_spec("streamlit") is None:
         _missing("streamlit is not installed")
     port = free_port()
     log_path = ROOT / "test-artifacts" / log_name
     log_path.parent.mkdir(parents=True, exist_ok=True)
     command = [
-        str(streamlit), "run", "app.py",
+        sys.executable, "-m", "dashboard.serve",
         "--server.address", "127.0.0.1",
         "--server.port", str(port),
         "--server.headless", "true",

@@ -1,0 +1,118 @@
+"""Start the dashboard: ``python -m dashboard.serve [streamlit options]`` is ``streamlit run app.py``
+with the first page's modules loaded while the browser loads Streamlit's page.
+
+A first visit waits twice: for the browser to load and start Streamlit's page (most of a second,
+in which the server only sends files), then for the first script run, which spent two thirds of
+its time importing pandas and the analysis modules and reading the model table. Here a thread
+does that in the first wait, once the server is listening (so it never delays the server's own
+start), and the first run finds it done. Nothing else changes: a run that starts before the
+thread is done imports what is still missing itself. ``make run`` starts the dashboard this way.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import sys
+import threading
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from dashboard.process import tune_server_process
+
+APP = Path(__file__).resolve().parents[1] / "app.py"
+
+# What the first page imports beyond Streamlit (tests/app/test_serve.py checks the list is whole).
+FIRST_PAGE_MODULES = (
+    "pandas",
+    "pyarrow.pandas_compat",
+    "pyarrow.vendored.version",
+    "dashboard.sections",
+    "dashboard.sidebar",
+    "dashboard.conversation",
+    "dashboard.share",
+    "dashboard.ui",
+    "core.formats",
+    "core.inspections.overview",
+    "core.inspections.release_detect",
+    "core.inspections.request",
+    "core.inspections.usage",
+    "core.render.html_charts",
+    "core.render.palette",
+    "core.models",
+    "PIL.Image",
+    "markdown_it",
+)
+_SERVER_WAIT_S = 60.0
+_POLL_S = 0.02
+
+
+def server_listening() -> bool:
+    """Whether Streamlit's runtime has started (its server accepts connections)."""
+    from streamlit.runtime import Runtime
+    from streamlit.runtime.runtime import RuntimeState
+
+    return Runtime.exists() and Runtime.instance().state in (RuntimeState.NO_SESSIONS_CONNECTED,
+                                                             RuntimeState.ONE_OR_MORE_SESSIONS_CONNECTED)
+
+
+def load_first_page_modules(modules: Sequence[str] = FIRST_PAGE_MODULES) -> list[str]:
+    """Import ``modules`` and read what the first page reads once per process; returns the
+    modules that failed to import (the page imports them again and shows the error)."""
+    failed = []
+    for name in modules:
+        try:
+            importlib.import_module(name)
+        except Exception:
+            failed.append(name)
+    try:
+        from PIL import Image
+
+        Image.preinit()  # the image formats the page icon is opened with
+        from core.models import load_model_table
+
+        load_model_table()  # the sidebar lists its models
+    except Exception:  # the page reads them again and reports what is wrong
+        pass
+    return failed
+
+
+def _decide_use_warning() -> None:
+    # Streamlit decides once per process, on the first element a script draws, whether to warn
+    # that it runs outside ``streamlit run``; deciding walks the whole stack with a source lookup
+    # for each frame (``inspect.stack``), slower the more modules are loaded (0.05-0.1 s on the
+    # first page). Here the stack is short and the answer the same (the runtime exists: no
+    # warning). Without that function (another Streamlit) the first run decides as before.
+    from streamlit import delta_generator
+
+    decide = getattr(delta_generator, "_maybe_print_use_warning", None)
+    if callable(decide):
+        decide()
+
+
+def _prepare() -> None:
+    deadline = time.monotonic() + _SERVER_WAIT_S
+    while not server_listening():
+        if time.monotonic() > deadline:
+            return
+        time.sleep(_POLL_S)
+    _decide_use_warning()
+    failed = load_first_page_modules()
+    if failed:
+        logging.getLogger(__name__).warning("could not load %s ahead of the first page", ", ".join(failed))
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Run the dashboard with Streamlit's own command line; ``argv`` are ``streamlit run`` options."""
+    options = list(sys.argv[1:] if argv is None else argv)
+    tune_server_process()  # from the start: the page's files are sent while the modules load
+    threading.Thread(target=_prepare, name="prepare-first-page", daemon=True).start()
+    from streamlit.web import cli
+
+    sys.argv = ["streamlit", "run", str(APP), *options]
+    cli.main()
+
+
+if __name__ == "__main__":
+    main()

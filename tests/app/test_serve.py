@@ -1,0 +1,126 @@
+"""``python -m dashboard.serve`` (what ``make run`` starts): Streamlit's own ``run`` of the
+dashboard, with the first page's modules loaded once the server listens."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+import urllib.request
+
+import pytest
+
+from tests.app.conftest import APP, ROOT
+
+# Packages whose loading the first page waited for (pandas and what it loads, the project's
+# modules, Pillow, the Markdown parser); Streamlit's own are loaded with the server.
+WATCHED = ("pandas", "numpy", "pyarrow", "core", "dashboard", "PIL", "markdown_it")
+
+FIRST_PAGE_PROBE = textwrap.dedent(
+    """
+    import json, sys
+    from dashboard.serve import load_first_page_modules
+
+    failed = load_first_page_modules()
+    loaded = set(sys.modules)
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file({app!r}, default_timeout=120)
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.get("html"), "the first page should draw its charts"
+    watched = {watched!r}
+    late = sorted(name for name in set(sys.modules) - loaded if name.split(".")[0] in watched)
+    print(json.dumps({{"failed": failed, "late": late}}))
+    """
+)
+
+
+def test_the_first_page_finds_every_module_it_needs_loaded():
+    completed = subprocess.run(
+        [sys.executable, "-c", FIRST_PAGE_PROBE.format(app=str(APP), watched=WATCHED)],
+        cwd=ROOT, capture_output=True, text=True, timeout=600,
+    )
+    assert completed.returncode == 0, completed.stderr[-3000:]
+    result = json.loads(completed.stdout.strip().splitlines()[-1])
+    assert result == {"failed": [], "late": []}
+
+
+PREPARE_PROBE = textwrap.dedent(
+    """
+    import json, sys, threading
+    import dashboard.serve as serve
+
+    answers = iter([False, False, True])
+    serve.server_listening = lambda: next(answers)
+    serve._POLL_S = 0.001
+    before = "pandas" in sys.modules
+    thread = threading.Thread(target=serve._prepare)
+    thread.start()
+    thread.join(120)
+    print(json.dumps({{"before": before, "after": all(name in sys.modules for name in serve.FIRST_PAGE_MODULES)}}))
+    """
+)
+
+
+def test_the_modules_are_loaded_once_the_server_listens():
+    completed = subprocess.run([sys.executable, "-c", PREPARE_PROBE.format()], cwd=ROOT, capture_output=True,
+                               text=True, timeout=300)
+    assert completed.returncode == 0, completed.stderr[-3000:]
+    assert json.loads(completed.stdout.strip().splitlines()[-1]) == {"before": False, "after": True}
+
+
+def test_a_module_that_fails_is_reported_and_the_rest_still_load():
+    from dashboard.serve import load_first_page_modules
+
+    assert load_first_page_modules(("core.no_such_module", "json")) == ["core.no_such_module"]
+
+
+def test_it_is_streamlit_run_of_the_dashboard_with_the_options_given(monkeypatch):
+    import streamlit.web.cli as cli
+
+    import dashboard.serve as serve
+
+    seen: dict[str, list[str]] = {}
+    monkeypatch.setattr(cli, "main", lambda: seen.setdefault("argv", list(sys.argv)))
+    monkeypatch.setattr(serve, "_prepare", lambda: None)
+    monkeypatch.setattr(serve, "tune_server_process", lambda: seen.setdefault("tuned", []))
+    monkeypatch.setattr(sys, "argv", ["serve"])
+    serve.main(["--server.port", "9", "--server.headless", "true"])
+    assert seen == {"tuned": [], "argv": ["streamlit", "run", str(APP), "--server.port", "9",
+                                          "--server.headless", "true"]}
+
+
+def test_the_server_answers_its_health_check(tmp_path):
+    from tests.e2e.conftest import free_port
+
+    port = free_port()
+    log = tmp_path / "serve.log"
+    with open(log, "wb") as out:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "dashboard.serve", "--server.address", "127.0.0.1", "--server.port", str(port),
+             "--server.headless", "true", "--browser.gatherUsageStats", "false"],
+            cwd=ROOT, stdout=out, stderr=subprocess.STDOUT,
+        )
+    try:
+        import time
+
+        deadline = time.monotonic() + 90
+        while True:
+            assert process.poll() is None, log.read_text(errors="replace")[-3000:]
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2) as response:
+                    if response.read().strip() == b"ok":
+                        break
+            except OSError:
+                pass
+            if time.monotonic() > deadline:
+                pytest.fail("the dashboard did not answer its health check within 90 s:\n"
+                            + log.read_text(errors="replace")[-3000:])
+            time.sleep(0.2)
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=5) as response:
+            assert response.status == 200
+    finally:
+        process.terminate()
+        process.wait(timeout=20)
