@@ -21,6 +21,7 @@ SCRIPTS = (
     "bench_dashboard",
     "bench_first_visit",
     "bench_startup",
+    "bench_serving",
     "bench_sweep",
     "bench_batch",
     "bench_live",

@@ -15,9 +15,9 @@ COLLECTOR_THRESHOLDS = (20_000, 20, 20)
 
 # How long a thread computing a page may keep the interpreter before the server's network thread
 # gets it back (Python's default is 5 ms). The network thread needs it a few times per file it
-# sends, so while one session's page computed, the 90 script files a first page loads took
-# 3.5-3.7 s to serve (0.2 s idle); at 0.5 ms, 0.55-0.66 s (`python -m bench.bench_serving`). A
-# thread alone is never interrupted, so a lone computation loses nothing.
+# sends, so while one session's page computed, 90 script files of a first page took 4.5 s to
+# send (0.14 s idle); at 0.5 ms, 0.7 s (`python -m bench.bench_serving`). A thread alone is never
+# interrupted, so a lone computation loses nothing.
 SWITCH_INTERVAL_S = 0.0005
 
 
