@@ -10,9 +10,14 @@ from pathlib import Path
 
 import streamlit as st
 
-from dashboard.process import tune_server_process
-from dashboard.sections import SECTIONS
-from dashboard.sidebar import init_state
+from dashboard.process import tune_server_process, wait_for_preload
+
+# Under `make run` the server may still be loading the modules below (dashboard.serve): this run
+# waits for it rather than import them from a second thread at the same time.
+wait_for_preload()
+
+from dashboard.sections import SECTIONS  # noqa: E402
+from dashboard.sidebar import init_state  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 # A file the server itself serves: a ":material/...:" page icon makes the browser fetch an SVG

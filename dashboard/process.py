@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import sys
+import threading
 
 # The cyclic collector's thresholds for a process holding whole transcripts. With the default
 # (700, 10, 10) a page's analyses of a 2.6 MB log started a full collection once or twice a run,
@@ -37,3 +38,26 @@ def tune_server_process() -> None:
     """Every setting above, for the process that runs the dashboard's pages."""
     tune_collector()
     tune_switching()
+
+
+# Set while ``dashboard.serve`` loads the first page's modules in its own thread. A script run
+# waits for it before importing them: two threads importing the same modules at once can each
+# hold a module the other needs (Python then fails one import) and would only load them twice.
+_PRELOADED = threading.Event()
+_PRELOADED.set()
+PRELOAD_WAIT_S = 60.0
+
+
+def preload_started() -> None:
+    """A thread has begun loading the first page's modules (``dashboard.serve``)."""
+    _PRELOADED.clear()
+
+
+def preload_finished() -> None:
+    """That thread is done, whatever became of it."""
+    _PRELOADED.set()
+
+
+def wait_for_preload(timeout: float = PRELOAD_WAIT_S) -> bool:
+    """Wait until no thread is loading the first page's modules; False if it still is after ``timeout``."""
+    return _PRELOADED.wait(timeout)

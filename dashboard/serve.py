@@ -6,7 +6,8 @@ in which the server only sends files), then for the first script run, which spen
 its time importing pandas and the analysis modules and reading the model table. Here a thread
 does that in the first wait, once the server is listening (so it never delays the server's own
 start), and the first run finds it done. Nothing else changes: a run that starts before the
-thread is done imports what is still missing itself. ``make run`` starts the dashboard this way.
+thread is done waits for it (two threads importing the same modules at once could fail). ``make
+run`` starts the dashboard this way.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from dashboard.process import tune_server_process
+from dashboard.process import preload_finished, preload_started, tune_server_process
 
 APP = Path(__file__).resolve().parents[1] / "app.py"
 
@@ -92,15 +93,21 @@ def _decide_use_warning() -> None:
 
 
 def _prepare() -> None:
-    deadline = time.monotonic() + _SERVER_WAIT_S
-    while not server_listening():
-        if time.monotonic() > deadline:
-            return
-        time.sleep(_POLL_S)
-    _decide_use_warning()
-    failed = load_first_page_modules()
-    if failed:
-        logging.getLogger(__name__).warning("could not load %s ahead of the first page", ", ".join(failed))
+    try:
+        deadline = time.monotonic() + _SERVER_WAIT_S
+        while not server_listening():
+            if time.monotonic() > deadline:
+                return
+            time.sleep(_POLL_S)
+        # From here a script run waits for this thread (app.py); not before: if the server never
+        # seemed to listen, no run would wait on a thread that is only polling.
+        preload_started()
+        _decide_use_warning()
+        failed = load_first_page_modules()
+        if failed:
+            logging.getLogger(__name__).warning("could not load %s ahead of the first page", ", ".join(failed))
+    finally:
+        preload_finished()
 
 
 def main(argv: Sequence[str] | None = None) -> None:

@@ -49,26 +49,52 @@ def test_the_first_page_finds_every_module_it_needs_loaded():
 
 PREPARE_PROBE = textwrap.dedent(
     """
-    import json, sys, threading
+    import json, sys, threading, time
     import dashboard.serve as serve
+    from dashboard.process import wait_for_preload
 
-    answers = iter([False, False, True])
-    serve.server_listening = lambda: next(answers)
+    listening = threading.Event()
+    serve.server_listening = listening.is_set
     serve._POLL_S = 0.001
-    before = "pandas" in sys.modules
     thread = threading.Thread(target=serve._prepare)
     thread.start()
-    thread.join(120)
-    print(json.dumps({{"before": before, "after": all(name in sys.modules for name in serve.FIRST_PAGE_MODULES)}}))
+    time.sleep(0.2)
+    polling = {{"pandas": "pandas" in sys.modules, "a run waits": not wait_for_preload(0)}}
+    listening.set()
+    deadline = time.monotonic() + 10
+    while wait_for_preload(0) and thread.is_alive() and time.monotonic() < deadline:
+        time.sleep(0.0005)
+    waiting = not wait_for_preload(0)  # the thread is loading: a run that starts now waits
+    done = wait_for_preload(120)
+    loaded = all(name in sys.modules for name in serve.FIRST_PAGE_MODULES)
+    thread.join(10)
+    print(json.dumps({{"polling": polling, "loading": waiting, "waited until loaded": done and loaded}}))
     """
 )
 
 
-def test_the_modules_are_loaded_once_the_server_listens():
+def test_the_modules_are_loaded_once_the_server_listens_and_a_run_waits_for_them():
     completed = subprocess.run([sys.executable, "-c", PREPARE_PROBE.format()], cwd=ROOT, capture_output=True,
                                text=True, timeout=300)
     assert completed.returncode == 0, completed.stderr[-3000:]
-    assert json.loads(completed.stdout.strip().splitlines()[-1]) == {"before": False, "after": True}
+    # While the thread only polls for the server, nothing is loaded and no script run waits.
+    assert json.loads(completed.stdout.strip().splitlines()[-1]) == {
+        "polling": {"pandas": False, "a run waits": False}, "loading": True, "waited until loaded": True}
+
+
+def test_a_run_never_waits_on_a_thread_that_ended_in_error(monkeypatch):
+    import dashboard.serve as serve
+    from dashboard.process import wait_for_preload
+
+    monkeypatch.setattr(serve, "server_listening", lambda: True)
+
+    def broken(*_args: object) -> list[str]:
+        raise RuntimeError("broken")
+
+    monkeypatch.setattr(serve, "_decide_use_warning", broken)
+    with pytest.raises(RuntimeError):
+        serve._prepare()
+    assert wait_for_preload(0)
 
 
 def test_a_module_that_fails_is_reported_and_the_rest_still_load():
