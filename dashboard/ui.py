@@ -176,3 +176,13 @@ def table(frame: Any, key: str | None = None, *, column_config: Mapping[str, Any
             and _has_long_text(plain):
         options["row_height"] = WRAP_ROW_HEIGHT
     return st.dataframe(frame, key=key, column_config=column_config_for(frame, column_config), **options)
+
+
+def small_table(frame: Any, name: str, *, headers: Mapping[str, str] | None = None) -> None:
+    """A table of a few rows as plain HTML (``core.render.html_tables``): human headers, thousands
+    separators, a share as a percentage with a bar, long text wrapped; no data grid to load."""
+    from core.render.html_tables import table_html
+
+    columns = [str(column) for column in frame.columns]
+    labels = {column: human_column(column) for column in columns} | dict(headers or {})
+    st.html(table_html(frame.to_dict("records"), columns, name=name, headers=labels))

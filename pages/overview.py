@@ -29,7 +29,7 @@ from dashboard.sidebar import (
     set_kept,
     source_caption,
 )
-from dashboard.ui import grid_height, metric_row, table
+from dashboard.ui import grid_height, metric_row, small_table, table
 
 
 def _store_uploads() -> None:
@@ -105,7 +105,9 @@ def show_load_table(transcript: Transcript) -> None:
     if report is not None or warnings:
         with st.expander("Load report: every row of the file and where it went"):
             if report is not None:
-                table(report.rows(), key="load_report_table")
+                import pandas as pd
+
+                small_table(pd.DataFrame(report.rows(), columns=["what", "rows", "detail"]), "load-report")
             if warnings:
                 st.code("\n".join(warnings), language=None, wrap_lines=True)
 
@@ -165,9 +167,7 @@ def show_request(request: Any, context_length: int, threshold_tokens: int) -> No
 
     # Plain HTML bars: drawn at once, no plotting library to load before the first page is usable.
     st.html(request_html(request, context_length, threshold_tokens))
-    table(request.table(), key="request_table",
-          column_config={"share": st.column_config.ProgressColumn("share", format="percent"),
-                         "source": st.column_config.TextColumn("where it comes from", width="large")})
+    small_table(request.table(), "request-parts", headers={"source": "where it comes from"})
     last = request.last_recorded
     if last is None:
         st.caption("The log records no prompt sizes, so nothing the log leaves out (an agent's own system prompt, "
@@ -258,7 +258,6 @@ def show_figures(transcript: Transcript) -> None:
     # One breakdown at a time: hidden tabs would draw three more charts and tables on the first page.
     by = st.segmented_control("Break down by", ["By role", "By tool", "By category"],
                               **keep("overview_breakdown", "By role"), label_visibility="collapsed")
-    share = {"share": st.column_config.ProgressColumn("share", format="percent")}
     left, right = st.columns([3, 2])
     if by == "By tool":
         by_tool = transcript.memo(("by-tool", settings.encoding), lambda: tokens_by_tool(transcript.messages, counter))
@@ -268,18 +267,18 @@ def show_figures(transcript: Transcript) -> None:
             with left:
                 st.html(html_charts.tool_breakdown_html(by_tool))
             with right:
-                table(by_tool, column_config=share)
+                small_table(by_tool, "by-tool")
     elif by == "By category":
         with left:
             st.html(html_charts.breakdown_html(by_category, "category", colors=CATEGORY_COLORS))
         with right:
-            table(by_category, column_config=share)
+            small_table(by_category, "by-category")
     else:
         by_role = tokens_by_role(frame)
         with left:
             st.html(html_charts.breakdown_html(by_role, "role", colors=ROLE_COLORS))
         with right:
-            table(by_role, column_config=share)
+            small_table(by_role, "by-role")
 
     # Every compaction of the log, at its place in the full history (the live context holds only the last).
     history = getattr(transcript.conversation, "full_history", None) or transcript.conversation

@@ -14,6 +14,7 @@ from tests.app.conftest import (
     SAMPLES,
     choose_sample,
     go,
+    html_table,
     load_messages,
     metrics,
     new_app,
@@ -259,8 +260,8 @@ def test_rows_placed_nowhere_are_visible_warnings_with_counts(app):
     attachments = next(e for e in conversation.report.skipped if "attachment rows" in e.reason)
     assert f"{attachments.count} row(s) skipped: attachment rows" in box
     assert any(plain(c.value).startswith(f"{conversation.report.read} lines read") for c in app.caption)
-    report_rows = table_with(app, "what", "rows", "detail")
-    assert int(report_rows.loc[report_rows["what"] == "lines read", "rows"].iloc[0]) == conversation.report.read
+    report_rows = html_table(app, "load-report")
+    assert report_rows.loc[report_rows["what"] == "lines read", "rows"].iloc[0] == conversation.report.read
 
 
 def test_message_detail_shows_display_text_and_the_raw_message(app):
@@ -299,13 +300,19 @@ def test_the_release_that_wrote_the_summaries_is_named_and_offered(app):
     assert not any(b.key == "use_detected_profile" for b in app.button)
 
 
-def test_a_short_table_with_long_text_gets_rows_that_wrap(app):
-    from dashboard.ui import LONG_CELL_CHARS, WRAP_ROW_HEIGHT
+def test_the_small_tables_are_html_that_wraps_and_the_message_grid_keeps_one_line_rows(app):
+    """The overview's few-row tables are plain HTML (nothing cut on a narrow page, no grid to load on
+    the first page); the message table stays a grid of one-line rows."""
+    from dashboard.ui import WRAP_ROW_HEIGHT
 
-    request = next(f for f in app.dataframe if {"part", "share", "source"} <= set(f.value.columns))
-    assert request.value["source"].str.len().max() > LONG_CELL_CHARS
-    assert request.row_height == WRAP_ROW_HEIGHT
-    short = next(f for f in app.dataframe if {"role", "messages", "share"} <= set(f.value.columns))
-    assert short.row_height != WRAP_ROW_HEIGHT  # nothing long in it: rows of one line
+    assert not app.dataframe  # the first page draws no data grid
+    request = html_table(app, "request-parts")
+    assert request["source"].str.len().max() > 60  # a long explanation, whole
+    assert "cannot be estimated" in " ".join(request["source"])
+    by_role = html_table(app, "by-role")
+    assert set(by_role["role"]) == {"system", "user", "assistant", "tool"}
+    assert all(isinstance(n, int) for n in by_role["tokens"]) and all(s.endswith(" %") for s in by_role["share"])
+    body = next(h.proto.body for h in app.get("html") if 'data-table="request-parts"' in h.proto.body)
+    assert "<script" not in body and "white-space:nowrap" in body and "overflow-wrap:break-word" in body
     grid = next(f for f in as_table(app).dataframe if {"preview", "source"} <= set(f.value.columns))
     assert grid.row_height != WRAP_ROW_HEIGHT  # a sized grid keeps one-line rows

@@ -18,7 +18,7 @@ from core.summarizers.extractive import ExtractiveSummarizer
 from core.views.replay import replay
 from core.views.zones import analyze_zones
 from dashboard.memo import content_digest
-from tests.app.conftest import metrics, number, plain, run
+from tests.app.conftest import html_table, metrics, number, plain, run
 from tests.app.test_analysis_pages import page_app
 from tests.inspections import request_fixtures as F
 
@@ -63,7 +63,7 @@ def test_overview_shows_the_whole_request_part_by_part():
     shown = metrics(at)
     assert number(shown["Whole request"]) == request.total
     assert shown["Context used"] == f"{request.total / 128_000:.0%}"
-    table = table_with(at, "part", "source")
+    table = html_table(at, "request-parts")
     assert table["part"].tolist() == list(PART_LABELS.values())
     assert table["tokens"].tolist() == list(request.parts.values())
     assert table["tokens"].iloc[-1] == 14_900 - request.turns[-1].counted > 0  # unrecorded overhead

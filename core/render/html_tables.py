@@ -1,0 +1,92 @@
+"""Small tables as plain HTML: a handful of rows read at a glance, drawn with the page.
+
+The overview's tables (where the request's tokens come from, the breakdown by role, tool or
+category) have a few rows each. A data grid would make the browser load and compile about 1.2 MB
+of JavaScript for them on the first page, and cuts long cells on a narrow screen; an HTML table
+wraps them instead. Every cell is escaped (text, never markup); numbers get thousands separators;
+a share column is a percentage with a small bar. Each table carries ``data-table="<name>"`` and
+each heading ``data-column="<column>"``.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from core.render.formatting import integer
+
+__all__ = ["table_html"]
+
+_FONT = "font-family: inherit; font-size: 0.875rem; line-height: 1.4;"
+_BORDER = "1px solid rgba(128, 128, 128, 0.25)"
+_TRACK = "rgba(128, 128, 128, 0.18)"
+_BAR = "#4c78a8"
+
+
+def _e(value: object) -> str:
+    return html.escape(str(value), quote=True)
+
+
+def _missing(value: Any) -> bool:
+    return value is None or (isinstance(value, float) and math.isnan(value))
+
+
+def _cell(value: Any, *, share: bool) -> tuple[str, bool]:
+    """A cell's HTML and whether it is a number (numbers are right-aligned)."""
+    if hasattr(value, "item") and not isinstance(value, (str, bytes)):  # a NumPy scalar, from a frame
+        value = value.item()
+    if _missing(value):
+        return "—", False
+    if isinstance(value, bool):
+        return ("yes" if value else "no"), False
+    if share and isinstance(value, (int, float)):
+        percent = float(value) * 100
+        width = max(0.0, min(100.0, percent))
+        # The bar and the figure may go on two lines in a narrow column; the figure never splits.
+        bar = (f'<span style="display:inline-block; width:3.5rem; height:0.45rem; border-radius:3px; '
+               f'background:{_TRACK}; vertical-align:middle; margin-right:0.4rem;">'
+               f'<span style="display:block; height:100%; width:{width:.2f}%; border-radius:3px; '
+               f'background:{_BAR};"></span></span>')
+        return f'{bar}<span style="white-space:nowrap;">{percent:.2f} %</span>', True
+    if isinstance(value, int):
+        return integer(value), True
+    if isinstance(value, float):
+        return f"{value:,.2f}", True
+    return _e(value), False
+
+
+def table_html(rows: Iterable[Mapping[str, Any]], columns: Sequence[str], *, name: str,
+               headers: Mapping[str, str] | None = None, share_columns: Sequence[str] = ("share",)) -> str:
+    """``rows`` (mappings of column to value) as an HTML table of ``columns``, in that order.
+
+    ``headers`` gives a column's heading (the column's name otherwise); a column in
+    ``share_columns`` holds a fraction of 1, shown as a percentage with a bar.
+    """
+    headers = headers or {}
+    body = []
+    numeric_columns: set[str] = set()
+    for row in rows:
+        cells = []
+        for column in columns:
+            share = column in share_columns
+            text, numeric = _cell(row.get(column), share=share)
+            if numeric:
+                numeric_columns.add(column)
+            align = "right" if numeric else "left"
+            # Numbers stay whole; words wrap between them, and a word breaks only when it is longer
+            # than the column is wide (a path, a hash).
+            nowrap = " white-space:nowrap;" if numeric and not share else " overflow-wrap:break-word;"
+            cells.append(f'<td style="text-align:{align}; padding:0.35rem 0.6rem; border-bottom:{_BORDER};'
+                         f'{nowrap}">{text}</td>')
+        body.append(f"<tr>{''.join(cells)}</tr>")
+    # A heading sits over its figures: right-aligned over a column of numbers.
+    head = "".join(
+        f'<th data-column="{_e(column)}" style="text-align:{"right" if column in numeric_columns else "left"}; '
+        f'font-weight:600; padding:0.35rem 0.6rem; border-bottom:{_BORDER};">{_e(headers.get(column, column))}</th>'
+        for column in columns
+    )
+    return (f'<div data-table="{_e(name)}" style="{_FONT} overflow-x:auto;">'
+            f'<table style="border-collapse:collapse; width:100%;"><thead><tr>{head}</tr></thead>'
+            f"<tbody>{''.join(body)}</tbody></table></div>")
