@@ -27,6 +27,7 @@ APP = Path(__file__).resolve().parents[1] / "app.py"
 # What the first page imports beyond Streamlit (tests/app/test_serve.py checks the list is whole).
 FIRST_PAGE_MODULES = (
     "pandas",
+    "pandas.core.methods.to_dict",
     "pyarrow.pandas_compat",
     "pyarrow.vendored.version",
     "dashboard.sections",
@@ -40,6 +41,7 @@ FIRST_PAGE_MODULES = (
     "core.inspections.request",
     "core.inspections.usage",
     "core.render.html_charts",
+    "core.render.html_tables",
     "core.render.palette",
     "core.models",
     "PIL.Image",

@@ -118,35 +118,8 @@ def test_it_is_streamlit_run_of_the_dashboard_with_the_options_given(monkeypatch
                                           "--server.headless", "true"]}
 
 
-def test_the_server_answers_its_health_check(tmp_path):
-    from tests.e2e.conftest import free_port
+def test_the_server_answers_its_health_check_and_serves_the_page():
+    from tests.e2e.conftest import dashboard_server  # starts `python -m dashboard.serve`, waits for health
 
-    port = free_port()
-    log = tmp_path / "serve.log"
-    with open(log, "wb") as out:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "dashboard.serve", "--server.address", "127.0.0.1", "--server.port", str(port),
-             "--server.headless", "true", "--browser.gatherUsageStats", "false"],
-            cwd=ROOT, stdout=out, stderr=subprocess.STDOUT,
-        )
-    try:
-        import time
-
-        deadline = time.monotonic() + 90
-        while True:
-            assert process.poll() is None, log.read_text(errors="replace")[-3000:]
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2) as response:
-                    if response.read().strip() == b"ok":
-                        break
-            except OSError:
-                pass
-            if time.monotonic() > deadline:
-                pytest.fail("the dashboard did not answer its health check within 90 s:\n"
-                            + log.read_text(errors="replace")[-3000:])
-            time.sleep(0.2)
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=5) as response:
-            assert response.status == 200
-    finally:
-        process.terminate()
-        process.wait(timeout=20)
+    with dashboard_server("serve-health.log") as url, urllib.request.urlopen(f"{url}/", timeout=5) as response:
+        assert response.status == 200
