@@ -18,11 +18,10 @@ $(STAMP): pyproject.toml
 	@touch $(STAMP)
 
 # `dashboard.serve` is `streamlit run app.py` that loads the first page's modules while the browser
-# loads Streamlit's page; the bytecode is compiled first (once per change) so no start compiles it.
+# loads Streamlit's page (and writes the project's bytecode first, so no start compiles it).
 run: $(STAMP)
 	@$(PY) -c "from core.summarizers.local import missing_parts; import sys; sys.exit(0 if not missing_parts() else 1)" 2>/dev/null \
 		|| echo "Tip: 'make local-model' installs an optional offline summary model (about 100 MB)."
-	@$(PY) -m compileall -q app.py core dashboard >/dev/null || true
 	@echo "Context Lens on http://127.0.0.1:$(PORT)"
 	$(PY) -m dashboard.serve $(STREAMLIT_FLAGS)
 

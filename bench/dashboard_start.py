@@ -41,10 +41,8 @@ APP = Path(__file__).resolve().parents[1] / "app.py"
 
 def server_command(script: Path) -> list[str]:
     """How ``script`` is started: the dashboard as ``make run`` starts it (``python -m
-    dashboard.serve``, its bytecode compiled first), any other script with ``streamlit run``."""
+    dashboard.serve``), any other script with ``streamlit run``."""
     if script.resolve() == APP:
-        subprocess.run([sys.executable, "-m", "compileall", "-q", "app.py", "core", "dashboard"],
-                       cwd=APP.parent, stdout=subprocess.DEVNULL, check=False)
         return [sys.executable, "-m", "dashboard.serve"]
     return [sys.executable, "-m", "streamlit", "run", str(script)]
 

@@ -4,6 +4,7 @@ dashboard, with the first page's modules loaded once the server listens."""
 from __future__ import annotations
 
 import json
+import pathlib
 import subprocess
 import sys
 import textwrap
@@ -112,10 +113,28 @@ def test_it_is_streamlit_run_of_the_dashboard_with_the_options_given(monkeypatch
     monkeypatch.setattr(cli, "main", lambda: seen.setdefault("argv", list(sys.argv)))
     monkeypatch.setattr(serve, "_prepare", lambda: None)
     monkeypatch.setattr(serve, "tune_server_process", lambda: seen.setdefault("tuned", []))
+    monkeypatch.setattr(serve, "compile_bytecode", lambda: seen.setdefault("compiled", []))
     monkeypatch.setattr(sys, "argv", ["serve"])
     serve.main(["--server.port", "9", "--server.headless", "true"])
-    assert seen == {"tuned": [], "argv": ["streamlit", "run", str(APP), "--server.port", "9",
-                                          "--server.headless", "true"]}
+    assert seen == {"compiled": [], "tuned": [], "argv": ["streamlit", "run", str(APP), "--server.port", "9",
+                                                          "--server.headless", "true"]}
+
+
+def test_the_projects_bytecode_is_written_before_a_start(tmp_path, monkeypatch):
+    import importlib.util
+
+    import dashboard.serve as serve
+
+    sources = [tmp_path / "app.py", tmp_path / "core" / "a.py", tmp_path / "dashboard" / "sub" / "b.py"]
+    for source in sources:
+        source.parent.mkdir(parents=True, exist_ok=True)
+        source.write_text("VALUE = 1\n", encoding="utf-8")
+    (tmp_path / "other.py").write_text("VALUE = 2\n", encoding="utf-8")
+    monkeypatch.setattr(serve, "APP", tmp_path / "app.py")
+    serve.compile_bytecode()
+    for source in sources:
+        assert pathlib.Path(importlib.util.cache_from_source(str(source))).is_file(), source
+    assert not pathlib.Path(importlib.util.cache_from_source(str(tmp_path / "other.py"))).exists()
 
 
 def test_the_server_answers_its_health_check_and_serves_the_page():
