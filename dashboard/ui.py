@@ -178,11 +178,17 @@ def table(frame: Any, key: str | None = None, *, column_config: Mapping[str, Any
     return st.dataframe(frame, key=key, column_config=column_config_for(frame, column_config), **options)
 
 
-def small_table(frame: Any, name: str, *, headers: Mapping[str, str] | None = None) -> None:
+def small_table(rows: Any, name: str, *, headers: Mapping[str, str] | None = None) -> None:
     """A table of a few rows as plain HTML (``core.render.html_tables``): human headers, thousands
-    separators, a share as a percentage with a bar, long text wrapped; no data grid to load."""
+    separators, a share as a percentage with a bar, long text wrapped; no data grid to load.
+
+    ``rows`` is a frame, or a list of mappings (its columns those of the first row, in order)."""
     from core.render.html_tables import table_html
 
-    columns = [str(column) for column in frame.columns]
+    if hasattr(rows, "to_dict"):
+        columns = [str(column) for column in rows.columns]
+        rows = rows.to_dict("records")
+    else:
+        columns = [str(column) for column in rows[0]] if rows else []
     labels = {column: human_column(column) for column in columns} | dict(headers or {})
-    st.html(table_html(frame.to_dict("records"), columns, name=name, headers=labels))
+    st.html(table_html(rows, columns, name=name, headers=labels))

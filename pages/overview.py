@@ -105,9 +105,7 @@ def show_load_table(transcript: Transcript) -> None:
     if report is not None or warnings:
         with st.expander("Load report: every row of the file and where it went"):
             if report is not None:
-                import pandas as pd
-
-                small_table(pd.DataFrame(report.rows(), columns=["what", "rows", "detail"]), "load-report")
+                small_table(report.rows(), "load-report")
             if warnings:
                 st.code("\n".join(warnings), language=None, wrap_lines=True)
 

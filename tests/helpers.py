@@ -145,3 +145,47 @@ CODING_SESSION = [
     asst("Fixed."),
     user("Run it again."),
 ]
+
+
+class HtmlTable:
+    """An HTML table (``core.render.html_tables``) read back: its tags, its headings as
+    ``(data-column, text)``, and its rows of cell texts."""
+
+    def __init__(self, markup: str) -> None:
+        import html.parser
+
+        table = self
+        self.tags: list[str] = []
+        self.headings: list[tuple[str | None, str]] = []
+        self.rows: list[list[str]] = []
+
+        class Reader(html.parser.HTMLParser):
+            text: list[str] | None = None
+            column: str | None = None
+
+            def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+                table.tags.append(tag)
+                if tag == "tr":
+                    table.rows.append([])
+                elif tag in ("th", "td"):
+                    self.text, self.column = [], dict(attrs).get("data-column")
+
+            def handle_endtag(self, tag: str) -> None:
+                if tag in ("th", "td") and self.text is not None:
+                    text = "".join(self.text)
+                    if tag == "th":
+                        table.headings.append((self.column, text))
+                    else:
+                        table.rows[-1].append(text)
+                    self.text = None
+
+            def handle_data(self, data: str) -> None:
+                if self.text is not None:
+                    self.text.append(data)
+
+        Reader().feed(markup)
+        self.rows = [row for row in self.rows if row]  # the heading's row holds no cell
+
+    @property
+    def cells(self) -> list[str]:
+        return [cell for row in self.rows for cell in row]

@@ -66,45 +66,21 @@ def table_with(at: AppTest, *columns: str) -> Any:
 def html_table(at: AppTest, name: str) -> Any:
     """The HTML table ``data-table=name`` on the page (``core.render.html_tables``) as a frame keyed by
     its columns' names, cells as shown; whole numbers ("1,234") as integers."""
-    import html.parser
-
     import pandas as pd
 
-    class Reader(html.parser.HTMLParser):
-        def __init__(self) -> None:
-            super().__init__()
-            self.columns: list[str] = []
-            self.rows: list[list[str]] = []
-            self.cell: list[str] | None = None
-
-        def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-            if tag == "th":
-                self.columns.append(dict(attrs).get("data-column") or "")
-            elif tag == "tr":
-                self.rows.append([])
-            elif tag == "td":
-                self.cell = []
-
-        def handle_endtag(self, tag: str) -> None:
-            if tag == "td" and self.cell is not None:
-                self.rows[-1].append("".join(self.cell).strip())
-                self.cell = None
-
-        def handle_data(self, data: str) -> None:
-            if self.cell is not None:
-                self.cell.append(data)
+    from tests.helpers import HtmlTable
 
     def value(text: str) -> Any:
+        text = text.strip()
         digits = text.replace(",", "")
         return int(digits) if digits.lstrip("-").isdigit() else text
 
     for element in at.get("html"):
         body = element.proto.body
         if f'data-table="{name}"' in body:
-            reader = Reader()
-            reader.feed(body)
-            rows = [[value(cell) for cell in row] for row in reader.rows if row]
-            return pd.DataFrame(rows, columns=reader.columns)
+            table = HtmlTable(body)
+            return pd.DataFrame([[value(cell) for cell in row] for row in table.rows],
+                                columns=[column or "" for column, _ in table.headings])
     raise AssertionError(f"no HTML table {name!r} on the page")
 
 

@@ -2,53 +2,20 @@
 
 from __future__ import annotations
 
-import html.parser
 import math
 
 import numpy as np
 import pandas as pd
 
 from core.render.html_tables import table_html
-
-
-class Cells(html.parser.HTMLParser):
-    def __init__(self) -> None:
-        super().__init__()
-        self.tags: list[str] = []
-        self.headings: list[tuple[str | None, str]] = []
-        self.cells: list[str] = []
-        self._text: list[str] | None = None
-        self._column: str | None = None
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        self.tags.append(tag)
-        if tag in ("th", "td"):
-            self._text, self._column = [], dict(attrs).get("data-column")
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag == "th" and self._text is not None:
-            self.headings.append((self._column, "".join(self._text)))
-        elif tag == "td" and self._text is not None:
-            self.cells.append("".join(self._text))
-        if tag in ("th", "td"):
-            self._text = None
-
-    def handle_data(self, data: str) -> None:
-        if self._text is not None:
-            self._text.append(data)
-
-
-def read(markup: str) -> Cells:
-    cells = Cells()
-    cells.feed(markup)
-    return cells
+from tests.helpers import HtmlTable
 
 
 def test_cells_are_text_never_markup():
     hostile = '<script>alert(1)</script><img src=x onerror="alert(2)">'
     markup = table_html([{"what": hostile, "rows": 3}], ["what", "rows"], name="t",
                         headers={"what": "<b>what</b>"})
-    parsed = read(markup)
+    parsed = HtmlTable(markup)
     assert parsed.cells[0] == hostile  # shown as it is written
     assert parsed.headings[0] == ("what", "<b>what</b>")
     assert set(parsed.tags) <= {"div", "table", "thead", "tbody", "tr", "th", "td", "span"}
@@ -57,7 +24,7 @@ def test_cells_are_text_never_markup():
 def test_numbers_missing_values_and_shares():
     rows = [{"part": "messages", "tokens": 160106, "share": 0.9978, "mean": 2.5},
             {"part": "overhead", "tokens": None, "share": 1.7, "mean": math.nan}]
-    parsed = read(table_html(rows, ["part", "tokens", "share", "mean"], name="parts"))
+    parsed = HtmlTable(table_html(rows, ["part", "tokens", "share", "mean"], name="parts"))
     assert parsed.cells == ["messages", "160,106", "99.78 %", "2.50", "overhead", "—", "170.00 %", "—"]
     markup = table_html(rows, ["share"], name="parts")
     assert "width:99.78%" in markup and "width:100.00%" in markup  # a bar never runs past its track
@@ -75,10 +42,10 @@ def test_a_frames_records_read_the_same_as_plain_values():
                               {"role": "user", "messages": np.int64(44), "share": np.float64(0.0067)}],
                              ["role", "messages", "share"], name="r")
     assert from_frame == numpy_cells
-    assert read(from_frame).cells == ["tool", "210", "88.00 %", "user", "44", "0.67 %"]
+    assert HtmlTable(from_frame).cells == ["tool", "210", "88.00 %", "user", "44", "0.67 %"]
 
 
 def test_columns_come_in_the_order_given_with_their_headings():
-    parsed = read(table_html([{"a": 1, "b": "x"}], ["b", "a"], name="t", headers={"a": "first"}))
+    parsed = HtmlTable(table_html([{"a": 1, "b": "x"}], ["b", "a"], name="t", headers={"a": "first"}))
     assert parsed.headings == [("b", "b"), ("a", "first")]
     assert parsed.cells == ["x", "1"]
