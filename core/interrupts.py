@@ -3,7 +3,8 @@
 The first press raises ``KeyboardInterrupt`` as usual: the batch kills its workers instead of waiting
 for them, writes nothing, and the command ends with one line. Any further press, while that cleanup
 runs, kills this process's children (by their ids) and ends the process immediately, with one line
-and no traceback. A report being written holds a first press until it is written whole.
+and no traceback. A report being written holds a first press until it is written whole, and a first
+press that Python swallows (raised inside a finaliser or a weak reference's callback) is sent again.
 """
 
 from __future__ import annotations
@@ -11,11 +12,13 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import sys
 import threading
 from collections.abc import Iterator
 from typing import Any
 
 EXIT_INTERRUPTED = 130
+RESEND_AFTER_S = 0.05
 
 
 class Interrupts:
@@ -27,15 +30,20 @@ class Interrupts:
         self.presses = 0
         self.deferred = False
         self.keep = False
+        self.stopped = False
         self._previous: Any = None
+        self._previous_hook: Any = None
 
     def install(self) -> None:
         if threading.current_thread() is threading.main_thread():
             self._previous = signal.signal(signal.SIGINT, self._handle)
+            self._previous_hook = sys.unraisablehook
+            sys.unraisablehook = self._unraisable
 
     def uninstall(self) -> None:
         if self._previous is None:
             return
+        sys.unraisablehook = self._previous_hook
         if self.keep:
             # Interrupted: the command has said so and the process only winds down; a press now
             # would end the interpreter's shutdown with a signal (and its exit status) instead.
@@ -48,6 +56,7 @@ class Interrupts:
         """The command is unwinding after the first press: the next one ends the process."""
         self.presses = max(self.presses, 1)
         self.deferred = False
+        self.stopped = True
 
     @contextlib.contextmanager
     def deferred_while(self) -> Iterator[None]:
@@ -69,6 +78,19 @@ class Interrupts:
         kill_children()
         os.write(2, b"context-lens: interrupted again; stopped at once\n")
         os._exit(EXIT_INTERRUPTED)
+
+    def _unraisable(self, unraisable: Any) -> None:
+        # A first press that lands in a finaliser or a weak reference's callback is swallowed there
+        # (Python prints it and goes on): the press is taken back and sent again a moment later, once
+        # this callback has returned, so that it reaches the command's own code instead of being lost
+        # and printed as a traceback. (Sent at once, it would be handled still inside the callback.)
+        if issubclass(unraisable.exc_type, KeyboardInterrupt) and self.presses == 1 and not self.stopped:
+            self.presses = 0
+            resend = threading.Timer(RESEND_AFTER_S, os.kill, args=(os.getpid(), signal.SIGINT))
+            resend.daemon = True
+            resend.start()
+            return
+        self._previous_hook(unraisable)
 
 
 def kill_children() -> None:

@@ -90,3 +90,35 @@ def test_ctrl_c_ends_the_batch_at_once_and_writes_nothing(slow_corpus: Path, tmp
     assert not list(tmp_path.glob("*.partial")), "a half-written report was left behind"
     time.sleep(0.5)
     assert not [pid for pid in children if _alive(pid)], "a worker outlived the batch"
+
+
+def test_a_press_swallowed_by_a_weak_reference_callback_reaches_the_command_and_prints_nothing(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    import weakref
+
+    from core.interrupts import Interrupts
+
+    class Thing:
+        pass
+
+    def callback(_ref: object) -> None:
+        signal.raise_signal(signal.SIGINT)  # the press arrives while Python runs this callback
+        for _ in range(1000):  # the handler runs here, where its exception is only printed
+            pass
+
+    interrupts = Interrupts()
+    interrupts.install()
+    thing = Thing()
+    reference = weakref.ref(thing, callback)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            del thing
+            deadline = time.monotonic() + 5
+            while time.monotonic() < deadline:  # the press, sent again, ends up in the command's code
+                pass
+    finally:
+        interrupts.uninstall()
+    assert reference() is None
+    assert interrupts.presses == 1, "the press was counted twice (a second press ends the process)"
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
