@@ -143,7 +143,8 @@ def last_run_for(transcript: Transcript, settings: Settings) -> dict[str, Any] |
 
 def run_with_progress(work: Callable[[], T], show: Callable[[float], None], *,
                       on_abandon: Callable[[], None] | None = None, every: float = 0.5) -> T:
-    """``work()`` in a worker thread while ``show(seconds elapsed)`` runs every ``every`` seconds here.
+    """``work()`` in a worker thread while ``show(seconds elapsed)`` runs here, first at once and then
+    every ``every`` seconds.
 
     Streamlit stops a script (the user's Stop, a rerun) by raising from its next call, which is
     ``show``'s; ``on_abandon`` then runs before the exception goes on, for what the abandoned work
@@ -164,6 +165,7 @@ def run_with_progress(work: Callable[[], T], show: Callable[[float], None], *,
             done.set()
 
     started = time.perf_counter()
+    show(0.0)  # at once, so that a short run shows its progress too (a stop here has started nothing)
     threading.Thread(target=target, name="context-lens-run", daemon=True).start()
     try:
         while not done.wait(every):
