@@ -56,6 +56,8 @@ def time_to(script: Path, conditions: Sequence[tuple[str, str]], timeout: float 
     """
     from playwright.sync_api import sync_playwright
 
+    from dashboard.serve import local_options
+
     port = _free_port()
     command = server_command(script)
     marks: dict[str, float] = {}
@@ -64,8 +66,7 @@ def time_to(script: Path, conditions: Sequence[tuple[str, str]], timeout: float 
         page = browser.new_page(viewport={"width": 1400, "height": 900})
         start = time.perf_counter()
         proc = subprocess.Popen(
-            [*command, "--server.address", "127.0.0.1",
-             "--server.port", str(port), "--server.headless", "true", "--browser.gatherUsageStats", "false"],
+            [*command, *local_options(port)],
             cwd=Path(__file__).resolve().parents[1], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         )
         try:

@@ -125,6 +125,13 @@ def compile_bytecode() -> None:
         compileall.compile_dir(str(root / package), quiet=2)
 
 
+def local_options(port: int) -> list[str]:
+    """``streamlit run`` options for a server only this machine reaches: 127.0.0.1:``port``, no
+    browser opened, no usage statistics sent (the browser tests and the benches start it so)."""
+    return ["--server.address", "127.0.0.1", "--server.port", str(port), "--server.headless", "true",
+            "--browser.gatherUsageStats", "false"]
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     """Run the dashboard with Streamlit's own command line; ``argv`` are ``streamlit run`` options."""
     options = list(sys.argv[1:] if argv is None else argv)

@@ -142,3 +142,24 @@ def test_the_server_answers_its_health_check_and_serves_the_page():
 
     with dashboard_server("serve-health.log") as url, urllib.request.urlopen(f"{url}/", timeout=5) as response:
         assert response.status == 200
+        port = int(url.rsplit(":", 1)[1])
+        # Started with dashboard.serve.local_options: it listens on the loopback address only.
+        assert _listening_addresses(port) == {"127.0.0.1"}
+
+
+def _listening_addresses(port: int) -> set[str]:
+    """The local addresses of the sockets listening on ``port`` (Linux's /proc/net/tcp and tcp6)."""
+    import ipaddress
+
+    found = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        lines = pathlib.Path(table).read_text().splitlines()[1:] if pathlib.Path(table).exists() else []
+        for line in lines:
+            local, state = line.split()[1], line.split()[3]
+            address, local_port = local.split(":")
+            if state == "0A" and int(local_port, 16) == port:  # 0A: listening
+                raw = bytes.fromhex(address)
+                # The kernel writes each 32-bit word of the address in host (little-endian) order.
+                words = b"".join(raw[i:i + 4][::-1] for i in range(0, len(raw), 4))
+                found.add(str(ipaddress.ip_address(words)))
+    return found

@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 
 from dashboard.sections import SECTIONS, section_of
+from dashboard.serve import local_options
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = "/usr/bin/chromium"
@@ -65,13 +66,7 @@ def dashboard_server(log_name: str = "streamlit-e2e.log") -> Iterator[str]:
     port = free_port()
     log_path = ROOT / "test-artifacts" / log_name
     log_path.parent.mkdir(parents=True, exist_ok=True)
-    command = [
-        sys.executable, "-m", "dashboard.serve",
-        "--server.address", "127.0.0.1",
-        "--server.port", str(port),
-        "--server.headless", "true",
-        "--browser.gatherUsageStats", "false",
-    ]
+    command = [sys.executable, "-m", "dashboard.serve", *local_options(port)]
     LIVE_ROOT.mkdir(parents=True, exist_ok=True)
     env = {**os.environ, "CONTEXT_LENS_LIVE_ROOTS": str(LIVE_ROOT), "CONTEXT_LENS_CACHE": str(LIVE_CACHE)}
     with open(log_path, "wb") as log:
