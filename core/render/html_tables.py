@@ -33,10 +33,22 @@ def _missing(value: Any) -> bool:
     return value is None or (isinstance(value, float) and math.isnan(value))
 
 
-def _cell(value: Any, *, share: bool) -> tuple[str, bool]:
+def _plain(value: Any) -> Any:
+    """A NumPy scalar (from a frame) as the Python value it holds."""
+    return value.item() if hasattr(value, "item") and not isinstance(value, (str, bytes)) else value
+
+
+def _percent(value: Any) -> str | None:
+    """A share's figure ("12.34 %"), or None for what is not a share."""
+    value = _plain(value)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or _missing(value):
+        return None
+    return f"{float(value) * 100:.2f} %"
+
+
+def _cell(value: Any, *, share: bool, figure_width: int = 0) -> tuple[str, bool]:
     """A cell's HTML and whether it is a number (numbers are right-aligned)."""
-    if hasattr(value, "item") and not isinstance(value, (str, bytes)):  # a NumPy scalar, from a frame
-        value = value.item()
+    value = _plain(value)
     if _missing(value):
         return "—", False
     if isinstance(value, bool):
@@ -44,12 +56,14 @@ def _cell(value: Any, *, share: bool) -> tuple[str, bool]:
     if share and isinstance(value, (int, float)):
         percent = float(value) * 100
         width = max(0.0, min(100.0, percent))
-        # The bar and the figure may go on two lines in a narrow column; the figure never splits.
+        # The bar and the figure may go on two lines in a narrow column; the figure never splits, and
+        # it is as wide as the column's widest, so the rows all wrap alike or none does.
         bar = (f'<span style="display:inline-block; width:3.5rem; height:0.45rem; border-radius:3px; '
                f'background:{_TRACK}; vertical-align:middle; margin-right:0.4rem;">'
                f'<span style="display:block; height:100%; width:{width:.2f}%; border-radius:3px; '
                f'background:{_BAR};"></span></span>')
-        return f'{bar}<span style="white-space:nowrap;">{percent:.2f} %</span>', True
+        return (f'{bar}<span style="white-space:nowrap; display:inline-block; min-width:{figure_width}ch; '
+                f'text-align:right; font-variant-numeric:tabular-nums;">{percent:.2f} %</span>'), True
     if isinstance(value, int):
         return integer(value), True
     if isinstance(value, float):
@@ -65,20 +79,24 @@ def table_html(rows: Iterable[Mapping[str, Any]], columns: Sequence[str], *, nam
     ``share_columns`` holds a fraction of 1, shown as a percentage with a bar.
     """
     headers = headers or {}
+    rows = list(rows)
+    figure_widths = {column: max((len(f) for row in rows if (f := _percent(row.get(column)))), default=0)
+                     for column in columns if column in share_columns}
     body = []
     numeric_columns: set[str] = set()
     for row in rows:
         cells = []
         for column in columns:
             share = column in share_columns
-            text, numeric = _cell(row.get(column), share=share)
+            text, numeric = _cell(row.get(column), share=share, figure_width=figure_widths.get(column, 0))
             if numeric:
                 numeric_columns.add(column)
             align = "right" if numeric else "left"
             # Numbers stay whole; words wrap between them, and a word breaks only when it is longer
             # than the column is wide (a path, a hash).
             nowrap = " white-space:nowrap;" if numeric and not share else " overflow-wrap:break-word;"
-            cells.append(f'<td style="text-align:{align}; padding:0.35rem 0.6rem; border-bottom:{_BORDER};'
+            marker = " data-share" if share and numeric else ""
+            cells.append(f'<td{marker} style="text-align:{align}; padding:0.35rem 0.6rem; border-bottom:{_BORDER};'
                          f'{nowrap}">{text}</td>')
         body.append(f"<tr>{''.join(cells)}</tr>")
     # A heading sits over its figures: right-aligned over a column of numbers.

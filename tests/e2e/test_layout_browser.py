@@ -94,6 +94,12 @@ OVERLAPPING_CHART_TEXTS = """() => {
   }
   return pairs;
 }"""
+# Per HTML table with shares, whether each share's figure went below its bar: a list per table.
+SHARES_WRAPPED = """() => [...document.querySelectorAll('[data-table]')].map(table =>
+  [...table.querySelectorAll('td[data-share]')].map(cell => {
+    const [bar, figure] = cell.children;
+    return figure.getBoundingClientRect().top >= bar.getBoundingClientRect().bottom;
+  })).filter(rows => rows.length > 0)"""
 SIDEBAR_OPEN = "() => document.querySelector('[data-testid=\"stSidebar\"]')?.dataset.collapsed === 'false'"
 
 
@@ -158,6 +164,21 @@ def test_every_page_holds_at_this_width(chromium: Any, server_url: str, width: i
         tab.context.close()
     assert not problems, problems
     assert all(path.stat().st_size > 10_000 for path in shots)
+
+
+def test_the_shares_of_a_table_sit_alike_beside_or_under_their_bars(wide) -> None:
+    tab = wide
+    tab.evaluate("document.fonts.ready.then(() => true)")  # widths are measured in the page's own font
+    seen = 0
+    for width in range(700, 1450, 50):  # wherever the column is tight, one figure went under, not its neighbours
+        tab.set_viewport_size({"width": width, "height": HEIGHT})
+        tab.wait_for_timeout(150)
+        tables = tab.evaluate(SHARES_WRAPPED)
+        assert len(tables) >= 2, "the overview's request and breakdown tables show shares"
+        for rows in tables:
+            assert len(set(rows)) == 1, f"at {width} px some figures went under their bars and some did not: {rows}"
+            seen += 1
+    assert seen >= 30
 
 
 def test_the_sliders_are_above_the_fold_and_the_sidebar_folds_away_on_a_narrow_screen(wide, narrow) -> None:

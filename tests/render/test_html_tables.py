@@ -49,3 +49,12 @@ def test_columns_come_in_the_order_given_with_their_headings():
     parsed = HtmlTable(table_html([{"a": 1, "b": "x"}], ["b", "a"], name="t", headers={"a": "first"}))
     assert parsed.headings == [("b", "b"), ("a", "first")]
     assert parsed.cells == ["x", "1"]
+
+
+def test_the_figures_of_a_share_column_are_as_wide_as_its_widest():
+    import re
+
+    html = table_html([{"share": 0.9978}, {"share": 0.0022}, {"share": None}], ["share"], name="t")
+    widths = re.findall(r"min-width:(\d+)ch", html)
+    assert widths == ["7", "7"], "each figure as wide as '99.78 %', the missing one drawn as a dash"
+    assert table_html([{"share": 1.0}], ["share"], name="t").count("min-width:8ch") == 1
