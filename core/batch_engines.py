@@ -70,14 +70,12 @@ def stop_pool(pool: Any) -> None:
 
 def run_local(paths: Sequence[str], settings: dict[str, Any], workers: int, bar: Any, task: Task,
               on_result: OnResult = None, failed: FailedRows = None) -> Rows:
-    import multiprocessing
     from concurrent.futures import ProcessPoolExecutor, as_completed
 
-    methods = multiprocessing.get_all_start_methods()
-    context = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
-    if context.get_start_method() == "forkserver":
-        # Workers fork from a server that imported the analysis once, so they start warm.
-        context.set_forkserver_preload(["core.batch", "core.views.savings", "core.summarizers.extractive"])
+    from core.budget import forkserver_context
+
+    # Workers fork from a server that imported the analysis once, so they start warm.
+    context = forkserver_context(["core.batch", "core.views.savings", "core.summarizers.extractive"])
     results: Rows = {}
     pool = ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=ignore_interrupts)
     try:

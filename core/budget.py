@@ -24,7 +24,7 @@ import os
 import signal
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -224,14 +224,38 @@ def _child(connection: Any, function: Callable[..., Any], args: tuple[Any, ...])
         connection.close()
 
 
-def _context() -> Any:
-    import multiprocessing
+def forkserver_context(preload: Sequence[str]) -> Any:
+    """A multiprocessing context whose children fork from a server that imported ``preload`` once
+    (``spawn`` where there is no fork server).
 
-    methods = multiprocessing.get_all_start_methods()
-    context = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
-    if context.get_start_method() == "forkserver":
-        context.set_forkserver_preload(["core.formats", "dashboard.memo"])
+    The server starts with Ctrl-C held back. A terminal's Ctrl-C reaches every process of the
+    command, and a press while the server imports would end it with a traceback of its own. The
+    command decides what a press does (``core.interrupts``); a press held back here reaches it as
+    soon as the server is started."""
+    import multiprocessing
+    from multiprocessing import forkserver
+
+    if "forkserver" not in multiprocessing.get_all_start_methods():
+        return multiprocessing.get_context("spawn")
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(list(preload))
+    if threading.current_thread() is not threading.main_thread():
+        forkserver.ensure_running()  # only the main thread sets handlers (and gets Ctrl-C)
+        return context
+    # The server inherits an ignored Ctrl-C (and Python then installs no handler of its own); the
+    # press is blocked meanwhile here, so one made in that moment waits instead of being ignored.
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        forkserver.ensure_running()
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
     return context
+
+
+def _context() -> Any:
+    return forkserver_context(["core.formats", "dashboard.memo"])
 
 
 def _await(receiver: Any, child: Any, budget: Budget, peak_of: list[int]) -> Any:

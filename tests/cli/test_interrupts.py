@@ -122,3 +122,22 @@ def test_a_press_swallowed_by_a_weak_reference_callback_reaches_the_command_and_
     assert interrupts.presses == 1, "the press was counted twice (a second press ends the process)"
     err = capsys.readouterr().err
     assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads the process table from /proc")
+def test_the_fork_server_ignores_ctrl_c_from_its_start_and_the_command_keeps_its_handler() -> None:
+    # A fresh interpreter: the server is started here, not by an earlier test. A press that reached
+    # the server while it imported its modules printed a traceback of its own on the command's terminal.
+    script = (
+        "import signal\n"
+        "from multiprocessing import forkserver\n"
+        "from core.budget import forkserver_context\n"
+        "forkserver_context(['core.formats'])\n"
+        "pid = forkserver._forkserver._forkserver_pid\n"
+        "ignored = next(l for l in open(f'/proc/{pid}/status') if l.startswith('SigIgn:')).split()[1]\n"
+        "print(int(ignored, 16) >> (signal.SIGINT - 1) & 1)\n"
+        "print(signal.getsignal(signal.SIGINT) is signal.default_int_handler)\n"
+        "print(signal.SIGINT in signal.pthread_sigmask(signal.SIG_BLOCK, set()))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert done.stdout.split() == ["1", "True", "False"], done.stderr
