@@ -53,9 +53,9 @@ def _cell(value: Any, *, share: bool, figure_width: int = 0) -> tuple[str, bool]
         return "—", False
     if isinstance(value, bool):
         return ("yes" if value else "no"), False
-    if share and isinstance(value, (int, float)):
-        percent = float(value) * 100
-        width = max(0.0, min(100.0, percent))
+    figure = _percent(value) if share else None
+    if figure is not None:
+        width = max(0.0, min(100.0, float(value) * 100))
         # The bar and the figure may go on two lines in a narrow column; the figure never splits, and
         # it is as wide as the column's widest, so the rows all wrap alike or none does.
         bar = (f'<span style="display:inline-block; width:3.5rem; height:0.45rem; border-radius:3px; '
@@ -63,7 +63,7 @@ def _cell(value: Any, *, share: bool, figure_width: int = 0) -> tuple[str, bool]
                f'<span style="display:block; height:100%; width:{width:.2f}%; border-radius:3px; '
                f'background:{_BAR};"></span></span>')
         return (f'{bar}<span style="white-space:nowrap; display:inline-block; min-width:{figure_width}ch; '
-                f'text-align:right; font-variant-numeric:tabular-nums;">{percent:.2f} %</span>'), True
+                f'text-align:right; font-variant-numeric:tabular-nums;">{figure}</span>'), True
     if isinstance(value, int):
         return integer(value), True
     if isinstance(value, float):
