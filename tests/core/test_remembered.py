@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from core.profiles import get_profile
 from core.redaction import profile_redaction
 from core.remembered import TextMemo, recall, recall_many, remembering
@@ -90,3 +92,48 @@ def test_long_strings_repr_lengths_are_kept_by_the_open_scope_not_the_process() 
     assert repr_length._REPR_LEN_CACHE == before
     assert repr_length.repr_len(text) == len(repr(text))  # outside a scope: the process's cache
     assert text in repr_length._REPR_LEN_CACHE
+
+
+def test_compressions_in_one_scope_read_each_output_and_reply_once_and_write_the_same_summary(monkeypatch) -> None:
+    """Every release of Release comparison (and every strategy, sweep cell) summarises the same turns:
+    within a transcript's scope the extractive summary's per-text readings (an output's value lines, a
+    reply's decisions, a line's tokens) are made once, and the summaries are those made without one."""
+    from core import CompressorConfig, ContextCompressor
+    from core.formats import load
+    from core.summarizers.extractive import findings
+    from core.summarizers.extractive.sections import decisions
+    from core.summarizers.factory import make_summarizer
+    sample = Path(__file__).resolve().parents[2] / "sample_conversations" / "long_coding_session.json"
+    messages = load(sample.read_bytes(), filename=sample.name).messages
+    read: list[str] = []
+    monkeypatch.setattr(findings, "line_values", _counting(findings.line_values, read))
+    stated: list[str] = []
+    monkeypatch.setattr(decisions, "sentences", _counting(decisions.sentences, stated))
+
+    def summaries() -> list[str]:
+        out = []
+        for profile in ("v0.18.0", "v0.19.0"):
+            config = CompressorConfig(context_length=8_000, profile=profile)
+            result = ContextCompressor(config, summarizer=make_summarizer("extractive")).compress(messages)
+            assert result.assembly is not None, profile
+            out.append(result.assembly.summary_text)
+        return out
+
+    unscoped = summaries()
+    assert all(unscoped) and read and stated
+    read.clear(), stated.clear()
+    with remembering(TextMemo()):
+        first = summaries()
+        once = (len(read), len(stated))
+        again = summaries()
+    assert first == again == unscoped
+    assert once[0] > 0 and once[1] > 0
+    assert (len(read), len(stated)) == once  # the second pass over the same turns read nothing again
+
+
+def _counting(function, calls: list):
+    def wrapped(text, *args, **kwargs):
+        calls.append(text)
+        return function(text, *args, **kwargs)
+
+    return wrapped

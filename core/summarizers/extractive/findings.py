@@ -28,6 +28,7 @@ from collections.abc import Iterator
 from core.facts import redact_all, sift, text_pieces
 from core.facts.credentials import hints_at_credentials, might_hold_credentials
 from core.facts.noise import LISTING, REPEATED, line_shape
+from core.remembered import recall
 from core.summarizers.extractive.draft import Draft
 from core.summarizers.extractive.model import Action
 from core.summarizers.extractive.sections.common import TIER_FINDING, TIER_FINDING_ERROR, TIER_NOTE, sentences
@@ -173,6 +174,30 @@ def _masked(line: str) -> bool:
     return hints_at_credentials(line) and redact_all(line) != line
 
 
+_VALUE_LINES_RULE = "extractive-output-value-lines"
+
+
+def _value_lines(text: str) -> tuple[tuple[int, str, tuple[tuple[str, str], ...]], ...]:
+    """(position, line, values) of each line of an output that holds a value: a pure function of the
+    text, remembered (``core.remembered``) because every compression of a transcript (each release,
+    sweep cell and strategy) reads the same outputs again."""
+    errors_possible = _ERROR_RE.search(text) is not None  # one scan instead of one per line
+    found = []
+    for position, line in enumerate(output_lines(text)):
+        values = line_values(line, errors=errors_possible)
+        if values:
+            found.append((position, line, tuple(values)))
+    return tuple(found)
+
+
+_SENTENCE_VALUES_RULE = "extractive-sentence-values"
+
+
+def _sentence_values(text: str) -> tuple[tuple[str, tuple[tuple[str, str], ...]], ...]:
+    """(sentence, values) of each sentence of an assistant's text (remembered as ``_value_lines``)."""
+    return tuple((sentence, tuple(line_values(sentence, errors=False))) for sentence in sentences(text))
+
+
 def _output_findings(
     text: str, guarded: bool, core_errors: set[str], seen: set[str]
 ) -> tuple[list[tuple[str, list[tuple[str, str]]]], list[tuple[str, str]]]:
@@ -180,11 +205,9 @@ def _output_findings(
     output offered already is not offered again."""
     scored: list[tuple[int, int, str, list[tuple[str, str]]]] = []
     extra: list[tuple[str, str]] = []
-    errors_possible = _ERROR_RE.search(text) is not None  # one scan instead of one per line
-    for position, line in enumerate(output_lines(text)):
-        values = line_values(line, errors=errors_possible)
-        if not values or (guarded and _masked(line)):
-            continue  # nothing to keep, or a secret the profile's redaction let through
+    for position, line, values in recall(_VALUE_LINES_RULE, text, _value_lines):
+        if guarded and _masked(line):
+            continue  # a secret the profile's redaction let through
         values = [("failure", value) if kind == "error" and value not in core_errors else (kind, value)
                   for kind, value in values]
         extra.extend(values)
@@ -254,9 +277,8 @@ def _notes(draft: Draft, seen: set[str], room: int) -> None:
             break
         extra: list[tuple[str, str]] = []
         guarded: bool | None = None
-        for sentence in sentences(text):
+        for sentence, values in recall(_SENTENCE_VALUES_RULE, text, _sentence_values):
             room -= 1
-            values = line_values(sentence, errors=False)
             if not values or sentence in seen:
                 continue
             if guarded is None:

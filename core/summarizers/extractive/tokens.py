@@ -5,6 +5,10 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
+from core.remembered import recall
+
+_RULE = "extractive-cl100k-tokens"
+
 
 @lru_cache(maxsize=1)
 def _encoding() -> Any:
@@ -16,6 +20,11 @@ def _encoding() -> Any:
     return tiktoken.get_encoding("cl100k_base")
 
 
+def _count(text: str) -> int:
+    return len(_encoding().encode_ordinary(text))
+
+
 def count_tokens(text: str) -> int:
-    """Tokens of ``text`` with ``cl100k_base``."""
-    return len(_encoding().encode_ordinary(text)) if text else 0
+    """Tokens of ``text`` with ``cl100k_base`` (remembered within a transcript's scope: every
+    compression of it weighs the same candidate lines)."""
+    return recall(_RULE, text, _count) if text else 0

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from core.remembered import recall
 from core.summarizers.extractive.draft import Draft
 from core.summarizers.extractive.sections.common import TIER_CAUSE, TIER_DECISION, latest_by_shape, sentences
 
@@ -29,15 +30,26 @@ _CAUSE_RE = re.compile(
 )
 
 
+_RULE = "extractive-decision-sentences"
+
+
+def _stated(text: str) -> tuple[tuple[str, bool], ...]:
+    """(sentence, whether it states a cause) of each sentence of ``text`` stating a decision or a
+    cause: remembered per text, as every compression of a transcript reads the same replies."""
+    found = []
+    for sentence in sentences(text):
+        cause = bool(_CAUSE_RE.search(sentence))
+        if cause or _DECISION_RE.search(sentence):
+            found.append((sentence, cause))
+    return tuple(found)
+
+
 def build(draft: Draft) -> None:
     for line in draft.carried("decisions"):
         draft.add("decisions", line, TIER_DECISION, 0, carried=True)
     found: list[tuple[int, str, bool]] = []
     for index, text in draft.reading.assistant_texts:
-        for sentence in sentences(text):
-            cause = bool(_CAUSE_RE.search(sentence))
-            if cause or _DECISION_RE.search(sentence):
-                found.append((index, sentence, cause))
+        found.extend((index, sentence, cause) for sentence, cause in recall(_RULE, text, _stated))
     causes = {sentence for _index, sentence, cause in found if cause}
     for index, sentence in latest_by_shape((index, sentence) for index, sentence, _cause in found):
         cause = sentence in causes
