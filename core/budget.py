@@ -28,8 +28,8 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["DEFAULT_MEMORY_MB", "DEFAULT_SECONDS", "Budget", "BudgetExceeded", "run_in_worker", "run_isolated",
-           "within"]
+__all__ = ["DEFAULT_MEMORY_MB", "DEFAULT_SECONDS", "Budget", "BudgetExceeded", "Pending", "run_in_worker",
+           "run_isolated", "within"]
 
 #: The default budget of one file: far above what the largest accepted file (200 MB) needs to be read
 #: and analysed here (about 2.5 GB of growth for 200 MB of tiny messages, under a minute).
@@ -374,6 +374,40 @@ def run_in_worker(function: Callable[..., Any], *args: Any, budget: Budget | Non
         raise
     _give_back(worker)
     return result
+
+
+class Pending:
+    """:func:`run_in_worker` of ``function(*args)`` started now, in a thread of its own: the caller
+    goes on with other work and takes the answer later (:meth:`result`), or never (the worker then
+    finishes, or is stopped at ``budget``, all the same)."""
+
+    def __init__(self, function: Callable[..., Any], *args: Any, budget: Budget | None = None) -> None:
+        self._done = threading.Event()
+        self._outcome: tuple[bool, Any] = (False, None)
+        threading.Thread(target=self._run, args=(function, args, budget), daemon=True,
+                         name="context-lens-pending").start()
+
+    def _run(self, function: Callable[..., Any], args: tuple[Any, ...], budget: Budget | None) -> None:
+        try:
+            self._outcome = (True, run_in_worker(function, *args, budget=budget))
+        except BaseException as exc:  # noqa: BLE001 (the caller decides, in result())
+            self._outcome = (False, exc)
+        finally:
+            self._done.set()
+
+    def done(self) -> bool:
+        return self._done.is_set()
+
+    def outcome(self, timeout: float | None = None) -> tuple[bool, Any] | None:
+        """``(True, answer)``, ``(False, what the call raised)``, or None past ``timeout`` seconds of
+        waiting. Nothing of the call is raised here: only what reaches the waiting thread itself
+        (a budget's watchdog, a stop) goes on."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        # Short waits: a budget's watchdog (and Streamlit's stop) reach this thread between them.
+        while not self._done.wait(_POLL_S):
+            if deadline is not None and time.monotonic() > deadline:
+                return None
+        return self._outcome
 
 
 def run_isolated(function: Callable[..., Any], *args: Any, budget: Budget | None = None) -> Any:

@@ -134,9 +134,10 @@ def call_views(message: Any, *, missing_name: str = "unknown") -> list[CallView]
     return [call_view(call, missing_name=missing_name) for call in tool_calls_of(message)]
 
 
-def counted_texts(messages: Sequence[Any]) -> list[str]:
+def counted_texts(messages: Sequence[Any], *, names: bool = True) -> list[str]:
     """Every text ``core.inspections.overview.message_frame`` counts: contents, text parts, tool-call
-    arguments and names (``core.tokens`` re-exports it)."""
+    arguments and (with ``names``) names (``core.tokens`` re-exports it). Without names: the texts a
+    summary request masks (``core.phases.summary.redacted_turns``)."""
     texts: list[str] = []
     for message in messages:
         if not isinstance(message, dict):
@@ -160,6 +161,6 @@ def counted_texts(messages: Sequence[Any]) -> list[str]:
                 if isinstance(arguments, str):
                     texts.append(arguments)
                 name = function.get("name")
-                if isinstance(name, str):
+                if names and isinstance(name, str):
                     texts.append(name)
     return texts

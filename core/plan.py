@@ -282,6 +282,11 @@ class CompressionPlan:
         """Copies of the turns with text and tool-call arguments redacted (what an extractive summarizer reads)."""
         return summary.redacted_turns(self.turns, self.redaction.redact)
 
+    @property
+    def texts_to_redact(self) -> list[str]:
+        """The strings :attr:`redacted_turns` masks with :attr:`redaction` (to have them masked ahead)."""
+        return summary.texts_to_redact(self.turns)
+
     @cached_property
     def prompt_previous_summary(self) -> str | None:
         """The previous summary as the prompt carries it (strict mode masks it too; the reference sends it as is)."""

@@ -90,3 +90,22 @@ def recall_many(rule: Hashable, texts: list[Any], compute: Callable[[list[Any]],
     """``compute(texts)`` (one answer per text, in order) for the texts the open scope has not seen."""
     memo = _SCOPE.get()
     return compute(texts) if memo is None else memo.recall_many(rule, texts, compute)
+
+
+def remember_many(rule: Hashable, texts: list[Any], answers: list[Any]) -> None:
+    """Keep answers computed elsewhere (another process) in the open scope, as :func:`recall` would
+    have kept them; nothing outside a scope. ``answers`` must be what the rule gives for ``texts``."""
+    memo = _SCOPE.get()
+    if memo is None:
+        return
+    for text, answer in zip(texts, answers, strict=True):
+        if isinstance(text, str) and text:
+            memo._keep(rule, text, answer)
+
+
+def unknown(rule: Hashable, texts: list[Any]) -> list[str]:
+    """The distinct non-empty texts of ``texts`` the open scope holds no answer of ``rule`` for (all
+    of them outside a scope)."""
+    memo = _SCOPE.get()
+    distinct = [text for text in dict.fromkeys(texts) if isinstance(text, str) and text]
+    return distinct if memo is None else [text for text in distinct if (rule, text) not in memo._answers]

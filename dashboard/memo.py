@@ -180,6 +180,11 @@ class Transcript:
                 self.on_budget(exc)
             raise
 
+    def remembers(self, key: Hashable) -> bool:
+        """Whether :meth:`memo` holds a result under ``key``."""
+        with self._lock:
+            return key in self._memo
+
     def memo(self, key: Hashable, compute: Callable[[], T]) -> T:
         """``compute()`` once per key; the most recent ``MEMO_ENTRIES`` results are kept."""
         with self._lock:

@@ -95,6 +95,41 @@ def offline_compression(transcript: Transcript, settings: Settings) -> Any:
     return transcript.memo(("offline-compression", settings), run)
 
 
+def strategy_comparison(transcript: Transcript, settings: Settings, summarizer: str | None, *,
+                        budget: int | None, keep_last: int, user_tokens: int, every_release: bool) -> Any:
+    """Every strategy on the transcript (``core.views.strategies.compare_strategies``) with the named
+    summarizer (None: none), memoised per parameters. The offline summary's run of the sidebar's release
+    is the one the other pages show: shared.
+
+    The Codex-style reset summarises the whole log, so it masks every text of it first (half of a
+    first visit on a long log): those texts are masked in a worker process while the fact index and
+    the Hermes run are made here."""
+    from core.redaction import RedactionAhead
+    from core.strategies.codex import summary_redactions
+    from core.views.retention import FactIndex
+    from core.views.strategies import compare_strategies
+
+    key = ("strategies", settings, summarizer, budget, keep_last, user_tokens, every_release)
+    ahead = None
+    if summarizer is not None and not transcript.remembers(key):
+        with transcript.budgeted():  # in the transcript's scope: the texts it has masked already stay here
+            ahead = RedactionAhead(*summary_redactions(transcript.messages, settings.config()))
+    facts = transcript.memo(("fact-index",), lambda: FactIndex(transcript.messages))
+    known = {settings.profile: offline_compression(transcript, settings)} if summarizer == "extractive" else {}
+
+    def compare() -> Any:
+        from core.summarizers.factory import make_summarizer
+
+        if ahead is not None:
+            ahead.keep()
+        return compare_strategies(transcript.messages, settings.config(),
+                                  make_summarizer(summarizer) if summarizer else None, budget_tokens=budget,
+                                  keep_last=keep_last, user_tokens=user_tokens, facts=facts,
+                                  hermes_profiles=None if every_release else (), hermes_results=known)
+
+    return transcript.memo(key, compare)
+
+
 def whole_request(transcript: Transcript, settings: Settings) -> Any:
     """The log's whole request (``core.inspections.request``) in the unit the compressor decides in."""
     from core.inspections.request import request_breakdown, weigher_for

@@ -11,9 +11,8 @@ import streamlit as st
 from core.formats import dump
 from core.render.strategies import strategy_figure
 from core.strategies import CODEX_USER_TOKENS, DEFAULT_KEEP_LAST
-from core.views.retention import FactIndex
-from core.views.strategies import compare_strategies, strategy_overview, strategy_tradeoffs, tradeoff_note
-from dashboard.runs import offline_compression
+from core.views.strategies import strategy_overview, strategy_tradeoffs, tradeoff_note
+from dashboard.runs import strategy_comparison
 from dashboard.sidebar import escape_markdown, keep, page_setup, require_transcript, source_caption
 from dashboard.ui import chart, grid_height, metric_row, table
 
@@ -22,14 +21,6 @@ NONE = "No summarizer (the profile's fallback)"
 HERMES_BUDGET = "What Hermes kept (default)"
 CUSTOM_BUDGET = "A token budget of my own"
 PREVIEW_CHARS = 300
-
-
-def _summarizer(choice: str) -> Any:
-    if choice == NONE:
-        return None
-    from core.summarizers.factory import make_summarizer
-
-    return make_summarizer("extractive")
 
 
 def _text(message: Any) -> str:
@@ -88,18 +79,11 @@ with st.container(border=True):
                                       help="The user's messages are kept newest first up to this many tokens.")
 
 budget = int(budget_value) if mode == CUSTOM_BUDGET else None
-facts = transcript.memo(("fact-index",), lambda: FactIndex(transcript.messages))
 try:
     with st.spinner("Running every strategy…"):
-        # The offline summary's run of the sidebar's release is the one the other pages show: shared.
-        known = {settings.profile: offline_compression(transcript, settings)} if choice == OFFLINE else {}
-        comparison = transcript.memo(
-            ("strategies", settings, choice, budget, int(keep_last), int(user_tokens), every_release),
-            lambda: compare_strategies(transcript.messages, settings.config(), _summarizer(choice),
-                                       budget_tokens=budget, keep_last=int(keep_last),
-                                       user_tokens=int(user_tokens), facts=facts,
-                                       hermes_profiles=None if every_release else (), hermes_results=known),
-        )
+        comparison = strategy_comparison(transcript, settings, "extractive" if choice == OFFLINE else None,
+                                         budget=budget, keep_last=int(keep_last), user_tokens=int(user_tokens),
+                                         every_release=every_release)
 except Exception as exc:  # any failure ends as a readable message
     st.error("The strategies could not run: " + escape_markdown(f"{type(exc).__name__}: {exc}"))
     st.stop()

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from core.redaction.hermes import REDACTIONS, mask_secret, redact_many, redact_sensitive_text
 from core.redaction.strict import SecretSpan, count_by_kind, find_secrets, redact_with_spans, strict_redact
-from core.remembered import recall, recall_many
+from core.remembered import recall, recall_many, remember_many, unknown
 
 if TYPE_CHECKING:
     from core.profiles import Profile
@@ -16,6 +16,7 @@ if TYPE_CHECKING:
 __all__ = [
     "REFERENCE_INLINE_CHARS",
     "ProfileRedaction",
+    "RedactionAhead",
     "SecretSpan",
     "count_by_kind",
     "find_secrets",
@@ -130,3 +131,45 @@ def profile_memory_redaction(profile: Profile, *, strict: bool = False) -> Any:
     """What the release masks in a memory provider's context (v0.19.0 adds URL credentials), as a function."""
     release = profile.memory_redaction or profile.redaction
     return ProfileRedaction(release, bool(strict)).redact
+
+
+def _masked_plainly(redaction: ProfileRedaction, texts: list[str]) -> list[str]:
+    return redaction._redact_many(texts)
+
+
+# Fewer characters than this are masked here in less time than a worker's round trip saves.
+AHEAD_MIN_CHARS = 200_000
+# How long a worker may mask (a log of hostile texts then ends masked here, within its own limits).
+AHEAD_SECONDS = 60.0
+
+
+class RedactionAhead:
+    """A profile's redaction of many texts, made in a worker process while the caller does other work.
+
+    Made within a scope (``core.remembered``): only the texts the scope has no answer for go; nothing
+    goes when they are too few to be worth a worker. :meth:`keep`, in the same scope, waits for the
+    answers and remembers them there, where ``redaction.redact`` then finds them. A worker that
+    fails or runs past ``AHEAD_SECONDS`` only means the texts are masked here after all."""
+
+    def __init__(self, redaction: ProfileRedaction, texts: list[Any]) -> None:
+        from core.budget import Budget, Pending
+
+        self.redaction = redaction
+        self.texts = unknown(redaction, texts)
+        self._pending = None
+        if sum(len(text) for text in self.texts) >= AHEAD_MIN_CHARS:
+            budget = Budget(seconds=AHEAD_SECONDS, memory_mb=None, scope="masking ahead")
+            self._pending = Pending(_masked_plainly, redaction, self.texts, budget=budget)
+
+    @property
+    def started(self) -> bool:
+        return self._pending is not None
+
+    def keep(self, timeout: float | None = AHEAD_SECONDS) -> bool:
+        """Wait (up to ``timeout`` seconds) for the worker's answers and remember them; False when
+        there are none to keep (not started, failed, or not yet there)."""
+        outcome = self._pending.outcome(timeout) if self._pending is not None else None
+        if outcome is None or not outcome[0] or len(outcome[1]) != len(self.texts):
+            return False
+        remember_many(self.redaction, self.texts, outcome[1])
+        return True

@@ -20,7 +20,8 @@ from core.summarizers.factory import DEFAULT_SUMMARIZER, resolve_summarizer
 from core.summary_call import request_summary
 from core.tokens import TokenCounter, get_counter
 
-__all__ = ["CODEX_SUMMARY_PREFIX", "CODEX_TRUNCATION_MARK", "CODEX_USER_TOKENS", "CodexStrategy", "codex_style"]
+__all__ = ["CODEX_SUMMARY_PREFIX", "CODEX_TRUNCATION_MARK", "CODEX_USER_TOKENS", "CodexStrategy", "codex_style",
+           "summary_redactions"]
 
 CODEX_SUMMARY_PREFIX = "Summary of the earlier conversation, written when the context was compacted:\n"
 CODEX_TRUNCATION_MARK = " …[truncated]"
@@ -72,15 +73,28 @@ def _summarize(turns: list[Any], config: CompressorConfig, summarizer: Any) -> t
     return (outcome.stored or None), (None if outcome.stored else "empty summary")
 
 
+def _lead(messages: Sequence[Any]) -> int:
+    """How many system (or developer) messages open the conversation: they are kept as they are."""
+    lead = 0
+    while lead < len(messages) and role_of(messages[lead]) in ("system", "developer"):
+        lead += 1
+    return lead
+
+
+def summary_redactions(messages: Sequence[Any], config: CompressorConfig) -> tuple[Any, list[str]]:
+    """(the redaction, the texts it masks) of the reset's summary request: the whole log after the
+    leading system messages, so a caller can have them masked ahead (elsewhere, meanwhile)."""
+    decided = plan_for_turns(list(messages[_lead(messages):]), config)
+    return decided.redaction, decided.texts_to_redact
+
+
 def codex_style(messages: Sequence[Any], config: CompressorConfig, summarizer: Any = DEFAULT_SUMMARIZER,
                 user_tokens: int = CODEX_USER_TOKENS, counter: TokenCounter | None = None) -> StrategyRun:
     """Initial system messages + the user's messages (newest first, within ``user_tokens``) + a summary."""
     counter = counter or get_counter("cl100k_base")
     summarizer = resolve_summarizer(summarizer)
     n = len(messages)
-    lead = 0
-    while lead < n and role_of(messages[lead]) in ("system", "developer"):
-        lead += 1
+    lead = _lead(messages)
     chosen: list[tuple[int, Any, bool]] = []  # (index, message, altered)
     remaining = user_tokens
     for index in range(n - 1, lead - 1, -1):

@@ -125,3 +125,21 @@ def test_a_worker_answers_the_next_thread_and_two_calls_at_once_use_two() -> Non
     with ThreadPoolExecutor(2) as pool:  # two sessions at once never wait for one worker
         pids = list(pool.map(lambda _: run_in_worker(_pid_after, 0.5), range(2)))
     assert len(set(pids)) == 2 and first in pids
+
+
+def test_a_pending_call_runs_meanwhile_and_gives_its_answer_its_error_or_nothing_yet() -> None:
+    import os
+
+    from core.budget import Pending
+
+    started = time.monotonic()
+    slow = Pending(_pid_after, 0.6)
+    assert not slow.done()  # the caller goes on at once
+    assert slow.outcome(timeout=0.1) is None  # not there yet: nothing raised
+    ok, pid = slow.outcome()
+    assert ok and pid != os.getpid() and slow.done()
+    assert time.monotonic() - started < 10
+    ok, error = Pending(_refuse, "z.json").outcome()
+    assert not ok and isinstance(error, FormatError) and str(error) == "z.json: not a transcript"
+    ok, error = Pending(_sleep, 30, budget=Budget(seconds=0.3, memory_mb=None)).outcome()
+    assert not ok and isinstance(error, BudgetExceeded)

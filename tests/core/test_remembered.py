@@ -137,3 +137,31 @@ def _counting(function, calls: list):
         return function(text, *args, **kwargs)
 
     return wrapped
+
+
+def test_texts_masked_ahead_in_a_worker_are_what_redact_finds_and_equal_a_fresh_masking(monkeypatch) -> None:
+    import core.redaction as redaction_module
+    from core.redaction import ProfileRedaction, RedactionAhead
+
+    redaction = profile_redaction(get_profile("v0.19.0"), strict=True)
+    texts = [f"step {n}: export OPENAI_API_KEY=sk-proj-{n:04d}abcdefghijklmnop1234\n" + "log line\n" * 300
+             for n in range(6)] + ["password: hunter2!", "nothing secret here"]
+    fresh = [redaction.redact(text) for text in texts]
+    masked_here: list[str] = []
+    original = ProfileRedaction._redact
+    monkeypatch.setattr(ProfileRedaction, "_redact",
+                        lambda self, text: (masked_here.append(text), original(self, text))[1])
+    monkeypatch.setattr(redaction_module, "AHEAD_MIN_CHARS", 1_000)
+    memo = TextMemo()
+    with remembering(memo):
+        assert redaction.redact(texts[-1]) == fresh[-1]  # one text the scope knows already
+        ahead = RedactionAhead(redaction, texts + texts[:2])
+        assert ahead.started and ahead.texts == texts[:-1]  # distinct, and only what the scope lacks
+        assert ahead.keep()
+        masked_here.clear()
+        assert [redaction.redact(text) for text in texts] == fresh
+    assert masked_here == []  # every answer came from the worker or the scope
+    assert fresh[0] != texts[0] and "hunter2" not in fresh[-2]
+    with remembering(TextMemo()):
+        few = RedactionAhead(redaction, texts[-2:])  # too few characters to be worth a worker
+        assert not few.started and not few.keep()
