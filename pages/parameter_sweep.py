@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from typing import Any
 
 import streamlit as st
 
@@ -68,17 +69,24 @@ try:
     base = transcript.memo(("sweep-base", settings.token_estimator, settings.model),
                            lambda: prepare_sweep(transcript.messages, settings.token_estimator, settings.model,
                                                  plan=transcript.prune_plan(config)))
-    sweep_table = transcript.memo(
-        ("sweep", settings, thresholds, ratios, tuple(firsts), respect, trigger_tokens),
-        lambda: sweep(base, config, thresholds=thresholds, ratios=ratios, protect_first_ns=firsts,
-                      respect_trigger=respect, trigger_tokens=trigger_tokens),
-    )
+
+
+    def grid(head: int) -> Any:
+        # One head size's grid at a time, the one shown: each other is computed when it is chosen.
+        return transcript.memo(
+            ("sweep", settings, thresholds, ratios, head, respect, trigger_tokens),
+            lambda: sweep(base, config, thresholds=thresholds, ratios=ratios, protect_first_ns=[head],
+                          respect_trigger=respect, trigger_tokens=trigger_tokens),
+        )
+
+    sweep_table = grid(first)
+    elapsed = time.perf_counter() - started
+    own = sweep_table if first == settings.protect_first_n else grid(settings.protect_first_n)
 except Exception as exc:  # any failure ends as a readable message
     st.error("The sweep could not run: " + escape_markdown(f"{type(exc).__name__}: {exc}"))
     st.stop()
-elapsed = time.perf_counter() - started
 
-shown = sweep_table[sweep_table["protect_first_n"] == first]
+shown = sweep_table
 metric_column = "final_tokens" if metric == FINAL else "savings_pct"
 same = uniform_cells(sweep_table, metric_column, protect_first_n=first)
 if same:
@@ -93,8 +101,8 @@ else:
                   line={"color": "#c0392b", "width": 3})
     chart(fig, key="sweep_heatmap")
 st.caption(
-    f"{len(sweep_table):,} cells ({len(thresholds)} thresholds × {len(ratios)} ratios × {len(firsts)} head sizes) in "
-    f"{elapsed:.2f} s."
+    f"{len(sweep_table):,} cells ({len(thresholds)} thresholds × {len(ratios)} ratios) with the first {first} "
+    f"message(s) protected, in {elapsed:.2f} s (another head size is computed when chosen above)."
     + ("" if same else f" The red frame is the sidebar's setting (threshold {current_threshold:.2f}, ratio "
                        f"{current_ratio:.2f}).")
     + f" Before compression: {int(sweep_table['tokens_before'].iloc[0]):,} tokens of messages"
@@ -103,9 +111,7 @@ st.caption(
 )
 
 # The sidebar's own cell, compressed for real: the figure every other page shows for these parameters.
-current = sweep_table[(sweep_table["threshold_percent"] == current_threshold)
-                      & (sweep_table["summary_target_ratio"] == current_ratio)
-                      & (sweep_table["protect_first_n"] == settings.protect_first_n)]
+current = own[(own["threshold_percent"] == current_threshold) & (own["summary_target_ratio"] == current_ratio)]
 if len(current) and current["outcome"].iloc[0] != "not triggered":
     real = offline_compression(transcript, settings)
     if real.assembly is not None:
@@ -138,5 +144,5 @@ table(
     key="sweep_best",
     column_config={"savings_pct": st.column_config.NumberColumn("savings %", format="%.1f")},
 )
-with st.expander("Every cell"):
+with st.expander("Every cell of this grid"):
     table(sweep_table, key="sweep_all")

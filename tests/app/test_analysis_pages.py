@@ -205,11 +205,14 @@ def test_parameter_sweep_page() -> None:
     assert shown["final_tokens"].tolist() == best["final_tokens"].tolist()
     assert shown["threshold_percent"].tolist() == best["threshold_percent"].tolist()
     assert len(at.get("plotly_chart")) == 1
+    # Only the head size shown is computed: its 7 x 8 grid (each other one when it is chosen).
+    assert set(frame(at, "sweep_all")["protect_first_n"]) == {3} and len(frame(at, "sweep_all")) == 56
 
     at.selectbox(key="sweep_first").set_value(1)
     run(at)
     best_one = best_cells(table[table["protect_first_n"] == 1], top=8)
     assert frame(at, "sweep_best")["final_tokens"].tolist() == best_one["final_tokens"].tolist()
+    assert set(frame(at, "sweep_all")["protect_first_n"]) == {1}
 
     # 20 rounds are about 101,000 tokens: with gpt-4o's 16,384-token reserve (v0.18.0) 0.9 of the remaining
     # 111,616 is 100,454, which they reach; no cell of the grid is left untriggered, unless forced off.
