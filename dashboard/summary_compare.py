@@ -8,18 +8,34 @@ from typing import Any
 import streamlit as st
 
 from dashboard.memo import Settings, Transcript
+from dashboard.runs import offline_compression
 from dashboard.sidebar import OFFLINE_SUMMARIZER, escape_markdown, kept, strict_redaction_for
 from dashboard.ui import table as ui_table
+
+
+def _written(transcript: Transcript, settings: Settings, config: Any, focus: str | None) -> tuple[Any, str | None]:
+    """(plan, stored summary) of the offline compression the other pages share, when it summarised the
+    same turns with the same configuration: the comparison then does not write that summary again."""
+    if focus is not None or config != settings.config():
+        return None, None
+    offline = offline_compression(transcript, settings)
+    call = offline.summarizer_call
+    if call is None or call.error or call.plan is not offline.plan or not call.response:
+        return offline.plan, None
+    return offline.plan, call.response
 
 
 def _comparison(transcript: Transcript, settings: Settings, focus: str | None, strict: bool) -> Any:
     from core.views.summary_compare import compare_summaries
 
     config = dataclasses.replace(settings.config(), strict_redaction=strict)
-    return transcript.memo(
-        ("summary-compare", settings, focus, strict),
-        lambda: compare_summaries(transcript.messages, config, focus_topic=focus, encoding=settings.encoding),
-    )
+
+    def compare() -> Any:
+        decided, written = _written(transcript, settings, config, focus)
+        return compare_summaries(transcript.messages, config, focus_topic=focus, encoding=settings.encoding,
+                                 decided=decided, written=written)
+
+    return transcript.memo(("summary-compare", settings, focus, strict), compare)
 
 
 def summary_comparison_section(transcript: Transcript, settings: Settings) -> None:

@@ -115,15 +115,19 @@ def compare_summaries(
     focus_topic: str | None = None,
     encoding: str | None = None,
     decided: CompressionPlan | None = None,
+    written: str | None = None,
 ) -> SummaryComparison | None:
     """Both summaries of the turns a compression with ``config`` would summarise; None when it would
     summarise nothing (the conversation is too small or its middle is empty).
 
-    Tokens are counted with ``encoding`` (the config's model's encoding by default).
+    Tokens are counted with ``encoding`` (the config's model's encoding by default). ``written``: the
+    offline extractive summary of ``decided``'s request as the compressor stored it, when a compression
+    with that plan wrote one already (it is then not written again).
     """
     messages = list(messages)
     if decided is None or (focus_topic and decided.focus_topic != focus_topic):
         decided = plan(messages, config, prune_plan=decided.prune_plan if decided else None, focus_topic=focus_topic)
+        written = None
     if not decided.calls_summarizer or decided.reference_crash is not None:
         return None
     request = decided.summary_request()
@@ -131,8 +135,9 @@ def compare_summaries(
     redact = decided.redaction.redact
 
     # What the compressor keeps of the answer (redacted; v0.19.0 also grounds the task line).
-    outcome = request_summary(decided, ExtractiveSummarizer(), may_fall_back=False)
-    extractive = outcome.stored or ""
+    if written is None:
+        written = request_summary(decided, ExtractiveSummarizer(), may_fall_back=False).stored
+    extractive = written or ""
     fallback = strip_summary_prefix(
         fallback_summary(
             decided.turns, P.NO_PROVIDER_ERROR, decided.previous_summary, profile, redact

@@ -88,3 +88,30 @@ def test_nothing_to_summarise_is_said_plainly(app):
     go(app, "fact_retention")
     run(app)
     assert any("there is nothing to compare" in info.value for info in app.info)
+
+
+def test_the_comparison_takes_the_shared_compressions_summary_instead_of_writing_it_again(monkeypatch):
+    """With the same parameters, the offline compression every page shares has written the extractive
+    summary of these turns already: the comparison reads it (and writes only the equal-size one)."""
+    from core.views.summary_compare import compare_summaries
+    from dashboard.memo import Settings, load_transcript
+    from dashboard.runs import offline_compression
+    from dashboard.summary_compare import _comparison
+
+    data = LONG_SAMPLE.read_bytes()
+    settings = Settings(context_length=16_000, profile="v0.18.1", strict_redaction=True)
+    alone = compare_summaries(load_messages(LONG_SAMPLE), settings.config(), encoding=settings.encoding)
+    transcript = load_transcript(data, LONG_SAMPLE.name)
+    offline_compression(transcript, settings)
+    budgets: list[int] = []
+    original = ExtractiveSummarizer.summarize_request
+    monkeypatch.setattr(ExtractiveSummarizer, "summarize_request",
+                        lambda self, request: (budgets.append(request.summary_budget), original(self, request))[1])
+    shared = _comparison(transcript, settings, None, True)
+    assert alone is not None and alone.extractive
+    assert (shared.extractive, shared.same_size, shared.fallback) == (alone.extractive, alone.same_size, alone.fallback)
+    assert shared.table().equals(alone.table())
+    assert budgets == [count_tokens(alone.fallback)]  # only the summary at the fallback's size was written
+    budgets.clear()
+    focused = _comparison(transcript, settings, "the database", True)  # another request: written here
+    assert focused is not None and len(budgets) == 2
