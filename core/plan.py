@@ -26,7 +26,7 @@ from typing import Any, TypeVar
 
 from core import profiles as P
 from core.config import CompressorConfig
-from core.message_view import content_text
+from core.message_view import content_text, counted_texts
 from core.phases import assemble as phase4
 from core.phases import boundaries, focus, summary
 from core.phases.boundaries import TailCut
@@ -285,7 +285,7 @@ class CompressionPlan:
     @property
     def texts_to_redact(self) -> list[str]:
         """The strings :attr:`redacted_turns` masks with :attr:`redaction` (to have them masked ahead)."""
-        return summary.texts_to_redact(self.turns)
+        return counted_texts(self.turns, names=False)
 
     @cached_property
     def prompt_previous_summary(self) -> str | None:

@@ -70,7 +70,6 @@ try:
                            lambda: prepare_sweep(transcript.messages, settings.token_estimator, settings.model,
                                                  plan=transcript.prune_plan(config)))
 
-
     def grid(head: int) -> Any:
         # One head size's grid at a time, the one shown: each other is computed when it is chosen.
         return transcript.memo(
@@ -79,33 +78,32 @@ try:
                           respect_trigger=respect, trigger_tokens=trigger_tokens),
         )
 
-    sweep_table = grid(first)
+    shown = grid(first)
     elapsed = time.perf_counter() - started
-    own = sweep_table if first == settings.protect_first_n else grid(settings.protect_first_n)
+    own = shown if first == settings.protect_first_n else grid(settings.protect_first_n)
 except Exception as exc:  # any failure ends as a readable message
     st.error("The sweep could not run: " + escape_markdown(f"{type(exc).__name__}: {exc}"))
     st.stop()
 
-shown = sweep_table
 metric_column = "final_tokens" if metric == FINAL else "savings_pct"
-same = uniform_cells(sweep_table, metric_column, protect_first_n=first)
+same = uniform_cells(shown, metric_column, protect_first_n=first)
 if same:
     # One value everywhere: a colour scale would only suggest differences that are not there.
     st.info(escape_markdown(same))
     if set(shown["outcome"]) == {"not triggered"}:
         trigger_advice(trigger_tokens, settings, "sweep_option")
 else:
-    fig = sweep_heatmap(sweep_table, metric_column, protect_first_n=first)
+    fig = sweep_heatmap(shown, metric_column, protect_first_n=first)
     column, row = ratios.index(current_ratio), thresholds.index(current_threshold)
     fig.add_shape(type="rect", xref="x", yref="y", x0=column - 0.5, x1=column + 0.5, y0=row - 0.5, y1=row + 0.5,
                   line={"color": "#c0392b", "width": 3})
     chart(fig, key="sweep_heatmap")
 st.caption(
-    f"{len(sweep_table):,} cells ({len(thresholds)} thresholds × {len(ratios)} ratios) with the first {first} "
+    f"{len(shown):,} cells ({len(thresholds)} thresholds × {len(ratios)} ratios) with the first {first} "
     f"message(s) protected, in {elapsed:.2f} s (another head size is computed when chosen above)."
     + ("" if same else f" The red frame is the sidebar's setting (threshold {current_threshold:.2f}, ratio "
                        f"{current_ratio:.2f}).")
-    + f" Before compression: {int(sweep_table['tokens_before'].iloc[0]):,} tokens of messages"
+    + f" Before compression: {int(shown['tokens_before'].iloc[0]):,} tokens of messages"
     + f" ({settings.token_estimator}); the trigger tests {trigger_tokens:,}, "
     + f"{TRIGGER_SOURCE_WORDS[trigger_source]}."
 )
@@ -145,4 +143,4 @@ table(
     column_config={"savings_pct": st.column_config.NumberColumn("savings %", format="%.1f")},
 )
 with st.expander("Every cell of this grid"):
-    table(sweep_table, key="sweep_all")
+    table(shown, key="sweep_all")

@@ -11,7 +11,7 @@ from functools import lru_cache
 from typing import Any
 
 from core import profiles as P
-from core.message_view import content_text, counted_texts, iterate_calls, role_of
+from core.message_view import content_text, iterate_calls, role_of
 from core.phases.reasoning import strip_reasoning_blocks
 from core.profiles import Profile
 
@@ -341,12 +341,6 @@ def serialize_for_summary(
 
 def _differs(redacted: Any, original: Any) -> bool:
     return redacted is not original and (type(redacted) is not type(original) or redacted != original)
-
-
-def texts_to_redact(turns: Sequence[Any]) -> list[str]:
-    """The strings :func:`redacted_turns` hands to its redactor (content, text parts, tool-call
-    arguments), so a caller can have them redacted ahead, elsewhere."""
-    return counted_texts(turns, names=False)
 
 
 def redacted_turns(turns: Sequence[Any], redact: Redactor) -> list[Any]:
