@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import multiprocessing.context
 import os
 import signal
 import threading
@@ -224,6 +225,41 @@ def _child(connection: Any, function: Callable[..., Any], args: tuple[Any, ...])
         connection.close()
 
 
+# A child that forks from the server first re-runs the parent's ``__main__`` script, as
+# multiprocessing does for functions defined there. Under Streamlit that script is the dashboard's
+# ``app.py`` (Streamlit runs each page as ``__main__``): importing Streamlit and Plotly again, about
+# 0.8 s for every upload read. Every function a child here runs lives in an importable module, so
+# the children of these contexts skip that step.
+if hasattr(multiprocessing.context, "ForkServerProcess"):  # POSIX
+    class ContextLensChild(multiprocessing.context.ForkServerProcess):
+        """A fork-server child that does not re-run the parent's ``__main__``."""
+
+    class _ForkServerWithoutMain(multiprocessing.context.ForkServerContext):
+        Process = ContextLensChild
+
+
+def _without_main(prepare: Callable[[str], dict[str, Any]]) -> Callable[[str], dict[str, Any]]:
+    def preparation_data(name: str) -> dict[str, Any]:
+        data = prepare(name)
+        if name.startswith(ContextLensChild.__name__):  # a process's default name: class name and number
+            data.pop("init_main_from_path", None)
+            data.pop("init_main_from_name", None)
+        return data
+
+    preparation_data.skips_main = True  # type: ignore[attr-defined]
+    return preparation_data
+
+
+def _children_without_main() -> Any:
+    """A fork-server context whose processes (also a process pool's) do not re-run ``__main__``."""
+    from multiprocessing import spawn
+
+    with _LOCK:
+        if not getattr(spawn.get_preparation_data, "skips_main", False):
+            spawn.get_preparation_data = _without_main(spawn.get_preparation_data)
+    return _ForkServerWithoutMain()
+
+
 def forkserver_context(preload: Sequence[str]) -> Any:
     """A multiprocessing context whose children fork from a server that imported ``preload`` once
     (``spawn`` where there is no fork server).
@@ -237,7 +273,7 @@ def forkserver_context(preload: Sequence[str]) -> Any:
 
     if "forkserver" not in multiprocessing.get_all_start_methods():
         return multiprocessing.get_context("spawn")
-    context = multiprocessing.get_context("forkserver")
+    context = _children_without_main()
     context.set_forkserver_preload(list(preload))
     if threading.current_thread() is not threading.main_thread():
         forkserver.ensure_running()  # only the main thread sets handlers (and gets Ctrl-C)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import pytest
 
@@ -143,3 +145,35 @@ def test_a_pending_call_runs_meanwhile_and_gives_its_answer_its_error_or_nothing
     assert not ok and isinstance(error, FormatError) and str(error) == "z.json: not a transcript"
     ok, error = Pending(_sleep, 30, budget=Budget(seconds=0.3, memory_mb=None)).outcome()
     assert not ok and isinstance(error, BudgetExceeded)
+
+
+def test_children_do_not_run_the_parents_main_script_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Streamlit runs the dashboard's script as ``__main__``; a child that ran it again (as
+    multiprocessing does for ``__main__``'s functions) would import Streamlit for every upload."""
+    import multiprocessing
+    import sys
+    import types
+    from concurrent.futures import ProcessPoolExecutor
+
+    from core.budget import forkserver_context, run_in_worker
+
+    marker = tmp_path / "ran"
+    script = tmp_path / "app_script.py"
+    script.write_text(f"open({str(marker)!r}, 'a').write('ran\\n')\n", encoding="utf-8")
+    main = types.ModuleType("__main__")
+    main.__file__ = str(script)  # what Streamlit's script runner sets while a page runs
+    monkeypatch.setitem(sys.modules, "__main__", main)
+
+    assert run_isolated(_answer, 1) == 2
+    with ThreadPoolExecutor(2) as pool:  # two at once: at least one starts a new worker
+        assert list(pool.map(lambda n: run_in_worker(_pid_after, 0.3) and n, range(2))) == [0, 1]
+    with ProcessPoolExecutor(1, mp_context=forkserver_context(["core.budget"])) as pool:
+        assert pool.submit(_answer, 5).result() == 10
+    assert not marker.exists()
+
+    # The same script is run again by a plain fork-server child: the check above can fail.
+    context = multiprocessing.get_context("forkserver")
+    child = context.Process(target=_answer, args=(1,))
+    child.start()
+    child.join(60)
+    assert marker.read_text(encoding="utf-8") == "ran\n"
