@@ -1,9 +1,10 @@
 """The hostile corpus uploaded through the dashboard's upload page (Streamlit AppTest).
 
-Every file is uploaded in one session, one after another: a file the library refuses shows its
-``FormatError`` text as a readable error, a file the library reads shows its figures, and no
-file ever produces an exception element or traceback text. A representative subset is then
-opened on every page of the dashboard.
+A file the library refuses shows its ``FormatError`` text as a readable error, a file the library
+reads shows its figures, and no file ever produces an exception element or traceback text
+(:func:`upload_problems`; ``test_hostile_everywhere`` uploads the whole corpus with it). A
+representative subset is opened here on every page of the dashboard, the Live and Sessions pages
+included.
 """
 
 from __future__ import annotations
@@ -90,18 +91,6 @@ def upload_problems(at: AppTest, name: str) -> list[str]:
         if shown is None or number(shown) != len(live.messages):
             problems.append(f"Messages metric {shown!r}, the library read {len(live.messages)} messages")
     return problems
-
-
-@pytest.mark.timeout(900)
-def test_every_corpus_file_uploaded_in_one_session() -> None:
-    at = new_app()
-    go(at, "overview")
-    failures: dict[str, list[str]] = {}
-    for name in corpus_files():
-        problems = upload_problems(at, name)
-        if problems:
-            failures[name] = problems
-    assert not failures, failures
 
 
 REPRESENTATIVE = [
