@@ -32,12 +32,16 @@ class TextMemo:
     def __len__(self) -> int:
         return len(self._answers)
 
+    def knows(self, rule: Hashable, text: str) -> bool:
+        """Whether an answer of ``rule`` for ``text`` is held."""
+        return (rule, text) in self._answers
+
     def recall(self, rule: Hashable, text: str, compute: Callable[[str], Any]) -> Any:
         found = self._answers.get((rule, text), _MISSING)
         if found is not _MISSING:
             return found
         answer = compute(text)
-        self._keep(rule, text, answer)
+        self.keep(rule, text, answer)
         return answer
 
     def recall_many(self, rule: Hashable, texts: list[Any], compute: Callable[[list[Any]], list[Any]]) -> list[Any]:
@@ -48,10 +52,11 @@ class TextMemo:
             for index, answer in zip(missing, computed, strict=True):
                 answers[index] = answer
                 if isinstance(texts[index], str) and texts[index]:
-                    self._keep(rule, texts[index], answer)
+                    self.keep(rule, texts[index], answer)
         return answers
 
-    def _keep(self, rule: Hashable, text: str, answer: Any) -> None:
+    def keep(self, rule: Hashable, text: str, answer: Any) -> None:
+        """Hold ``answer`` for ``(rule, text)`` (not past the memo's character limit)."""
         with self._lock:
             if self._chars + len(text) <= self._limit:
                 # An unchanged text is the same object: holding it costs only the entry.
@@ -100,7 +105,7 @@ def remember_many(rule: Hashable, texts: list[Any], answers: list[Any]) -> None:
         return
     for text, answer in zip(texts, answers, strict=True):
         if isinstance(text, str) and text:
-            memo._keep(rule, text, answer)
+            memo.keep(rule, text, answer)
 
 
 def unknown(rule: Hashable, texts: list[Any]) -> list[str]:
@@ -108,4 +113,4 @@ def unknown(rule: Hashable, texts: list[Any]) -> list[str]:
     of them outside a scope)."""
     memo = _SCOPE.get()
     distinct = [text for text in dict.fromkeys(texts) if isinstance(text, str) and text]
-    return distinct if memo is None else [text for text in distinct if (rule, text) not in memo._answers]
+    return distinct if memo is None else [text for text in distinct if not memo.knows(rule, text)]
