@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import sys
 import threading
+from collections.abc import Iterator
 
 # The cyclic collector's thresholds for a process holding whole transcripts. With the default
 # (700, 10, 10) a page's analyses of a 2.6 MB log started a full collection once or twice a run,
@@ -40,24 +42,34 @@ def tune_server_process() -> None:
     tune_switching()
 
 
-# Set while ``dashboard.serve`` loads the first page's modules in its own thread. A script run
-# waits for it before importing them: two threads importing the same modules at once can each
-# hold a module the other needs (Python then fails one import) and would only load them twice.
-_PRELOADED = threading.Event()
-_PRELOADED.set()
+# One thread at a time imports the first page's modules: two threads importing them at once can
+# each hold a module the other needs, and Python then fails one import ("partially initialized
+# module"). ``dashboard.serve`` loads them ahead in a thread of its own once the server listens; a
+# script run waits for that load, and a run that starts before it (a first request that came
+# quickly, a busy machine) imports them itself: the thread then leaves them to it.
+_LOADING = threading.Lock()
+_RUN_STARTED = threading.Event()
 PRELOAD_WAIT_S = 60.0
 
 
-def preload_started() -> None:
-    """A thread has begun loading the first page's modules (``dashboard.serve``)."""
-    _PRELOADED.clear()
+@contextlib.contextmanager
+def loading_ahead() -> Iterator[bool]:
+    """For the thread that loads the modules ahead: while the block runs no script run imports, and
+    it yields whether the load is still wanted (False once a script run has started)."""
+    with _LOADING:
+        yield not _RUN_STARTED.is_set()
 
 
-def preload_finished() -> None:
-    """That thread is done, whatever became of it."""
-    _PRELOADED.set()
+def loading() -> bool:
+    """Whether a thread is loading the modules ahead right now."""
+    return _LOADING.locked()
 
 
 def wait_for_preload(timeout: float = PRELOAD_WAIT_S) -> bool:
-    """Wait until no thread is loading the first page's modules; False if it still is after ``timeout``."""
-    return _PRELOADED.wait(timeout)
+    """Before a script run imports the modules: wait for a load ahead in progress (False if it still
+    is after ``timeout``); none starts after this call."""
+    _RUN_STARTED.set()
+    if _LOADING.acquire(timeout=timeout):
+        _LOADING.release()
+        return True
+    return False

@@ -20,7 +20,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from dashboard.process import preload_finished, preload_started, tune_server_process
+from dashboard.process import loading_ahead, tune_server_process
 
 APP = Path(__file__).resolve().parents[1] / "app.py"
 
@@ -95,21 +95,21 @@ def _decide_use_warning() -> None:
 
 
 def _prepare() -> None:
-    try:
-        deadline = time.monotonic() + _SERVER_WAIT_S
-        while not server_listening():
-            if time.monotonic() > deadline:
-                return
-            time.sleep(_POLL_S)
-        # From here a script run waits for this thread (app.py); not before: if the server never
-        # seemed to listen, no run would wait on a thread that is only polling.
-        preload_started()
+    deadline = time.monotonic() + _SERVER_WAIT_S
+    while not server_listening():
+        if time.monotonic() > deadline:
+            return
+        time.sleep(_POLL_S)
+    # From here a script run waits for this thread (app.py); not before: if the server never seemed
+    # to listen, no run would wait on a thread that is only polling. A run that started already
+    # imports the modules itself.
+    with loading_ahead() as wanted:
+        if not wanted:
+            return
         _decide_use_warning()
         failed = load_first_page_modules()
-        if failed:
-            logging.getLogger(__name__).warning("could not load %s ahead of the first page", ", ".join(failed))
-    finally:
-        preload_finished()
+    if failed:
+        logging.getLogger(__name__).warning("could not load %s ahead of the first page", ", ".join(failed))
 
 
 def compile_bytecode() -> None:
