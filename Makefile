@@ -25,9 +25,14 @@ run: $(STAMP)
 	@echo "Context Lens on http://127.0.0.1:$(PORT)"
 	$(PY) -m dashboard.serve $(STREAMLIT_FLAGS)
 
-# The browser tests need Debian's chromium, the local-model test the bundled model.
+# The browser tests need Debian's chromium, the local-model test the bundled model. The tests run
+# in TEST_WORKERS processes (pytest-xdist, a file's tests in one process), then those marked
+# `serial` (they assert on wall time) run alone.
+TEST_WORKERS ?= 2
+TEST_ENV := CONTEXT_LENS_REQUIRE_LOCAL_LLM=1 CONTEXT_LENS_REQUIRE_BROWSER=1
 test: $(STAMP) browser local-model
-	CONTEXT_LENS_REQUIRE_LOCAL_LLM=1 CONTEXT_LENS_REQUIRE_BROWSER=1 $(PY) -m pytest -q --durations=25
+	$(TEST_ENV) $(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadfile -m "not serial" --durations=25
+	$(TEST_ENV) $(PY) -m pytest -q -m serial --durations=10
 
 bench: $(STAMP)
 	$(PY) -m bench

@@ -21,6 +21,9 @@ import pytest
 
 from tests.cli.corpus import agent_messages, write_openai
 
+# Asserts on wall time: run alone (`make test` runs these after the others), not beside other tests.
+pytestmark = pytest.mark.serial
+
 ROOT = Path(__file__).resolve().parents[2]
 # ESC-based sequences (set the title, clear the screen, move the cursor), an 8-bit CSI, BEL, a
 # carriage return, and a right-to-left override.

@@ -18,6 +18,9 @@ import pytest
 
 from tests.cli.corpus import agent_messages, write_openai
 
+# Asserts on wall time: run alone (`make test` runs these after the others), not beside other tests.
+pytestmark = pytest.mark.serial
+
 ROOT = Path(__file__).resolve().parents[2]
 EXIT_WITHIN_S = 5.0
 

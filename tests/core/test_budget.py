@@ -11,6 +11,9 @@ import pytest
 from core.budget import Budget, BudgetExceeded, run_isolated, within
 from core.formats import FormatError
 
+# Asserts on wall time: run alone (`make test` runs these after the others), not beside other tests.
+pytestmark = pytest.mark.serial
+
 
 def _busy(seconds: float) -> int:
     end = time.monotonic() + seconds

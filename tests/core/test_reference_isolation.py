@@ -15,6 +15,9 @@ from core.facts.credentials import redact_all
 from core.redaction.hermes import REDACTIONS, redact_many, redact_sensitive_text
 from core.redaction.strict import strict_redact
 
+# Asserts on wall time: run alone (`make test` runs these after the others), not beside other tests.
+pytestmark = pytest.mark.serial
+
 TEXTS = [
     "short one, nothing to mask",
     "export OPENAI_API_KEY=sk-proj-Q7vX2mN9pL4kR8tY1wE6uI3oA5sD0fG2hJ7kL9zX4cV\n" + "log line\n" * 400,

@@ -64,7 +64,8 @@ def dashboard_server(log_name: str = "streamlit-e2e.log") -> Iterator[str]:
     if importlib.util.find_spec("streamlit") is None:
         _missing("streamlit is not installed")
     port = free_port()
-    log_path = ROOT / "test-artifacts" / log_name
+    worker = os.environ.get("PYTEST_XDIST_WORKER")  # each test process's servers log apart
+    log_path = ROOT / "test-artifacts" / (log_name.replace(".log", f"-{worker}.log") if worker else log_name)
     log_path.parent.mkdir(parents=True, exist_ok=True)
     command = [sys.executable, "-m", "dashboard.serve", *local_options(port)]
     LIVE_ROOT.mkdir(parents=True, exist_ok=True)

@@ -15,7 +15,8 @@ import pytest
 from core.formats import load
 from tests.e2e.conftest import LIVE_ROOT, ROOT, SCREENS, UI_TIMEOUT_MS, open_dashboard, open_page, screenshot
 
-pytestmark = pytest.mark.browser
+# Asserts on wall time: run alone (`make test` runs these after the others), not beside other tests.
+pytestmark = [pytest.mark.browser, pytest.mark.serial]
 
 CODEX = ROOT / "sample_conversations" / "codex_rollout.jsonl"
 MOVE_DEADLINE_S = 2.0

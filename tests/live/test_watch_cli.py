@@ -24,6 +24,9 @@ import pytest
 from core.formats import load
 from tests.live.helpers import ROOT, SAMPLES, append, mid_line_chunks
 
+# Asserts on wall time: run alone (`make test` runs these after the others), not beside other tests.
+pytestmark = pytest.mark.serial
+
 APPEND_DEADLINE_S = 4.0
 CPU_FACTOR = 3.0
 # More logs to follow the same way (real ones kept outside the project): globs, os.pathsep apart.

@@ -38,6 +38,9 @@ from tests.differential.hermes_env import runner_env
 from tests.plugin.fake_llm import FINAL_TEXT, SUMMARY_TEXT, FakeLLM, Script
 from tests.plugin.hermes_agent_env import install_project_code
 
+# Asserts on wall time: run alone (`make test` runs these after the others), not beside other tests.
+pytestmark = pytest.mark.serial
+
 # The newest release and the oldest the plugin supports (every release since v0.15.1 has the interface);
 # CONTEXT_LENS_PLUGIN_RELEASES=0.16.0,0.17.0,... checks others (each with its own profile).
 PROFILE_OF = {"0.15.1": "v0.15.1", "0.16.0": "v0.16.0", "0.17.0": "v0.17.0", "0.18.0": "v0.18.0",

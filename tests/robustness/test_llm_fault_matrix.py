@@ -26,6 +26,9 @@ from core.profiles import PROFILES
 from core.summarizers.llm import LiteLLMSummarizer
 from tests.robustness.llm_faults import FAULTS, STATUS_FAULTS, FaultServer
 
+# Asserts on wall time: run alone (`make test` runs these after the others), not beside other tests.
+pytestmark = pytest.mark.serial
+
 KEY = "sk-fault-matrix-0123456789abcdef"
 DEADLINE_S = 3.0
 RETRIES = 1

@@ -16,6 +16,9 @@ import pytest
 
 from core.pattern_audit import adversarial_inputs, inline_calls, product_patterns, time_finditer
 
+# Asserts on wall time: run alone (`make test` runs these after the others), not beside other tests.
+pytestmark = pytest.mark.serial
+
 SCREEN_SIZE = 10_000
 SIZE = 100_000
 # Below this a search is too fast to time reliably; a quadratic search of 10,000 characters takes longer.

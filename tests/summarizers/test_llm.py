@@ -25,6 +25,9 @@ import pytest
 from core import CompressorConfig, ContextCompressor
 from core.summarizers.llm import NO_PROVIDER_MESSAGE, LiteLLMSummarizer, import_litellm
 
+# Asserts on wall time: run alone (`make test` runs these after the others), not beside other tests.
+pytestmark = pytest.mark.serial
+
 litellm = import_litellm()
 
 # -- the spec's failure classification (hermes-compressor.md 6.3), restated for the assertions --

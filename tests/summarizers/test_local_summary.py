@@ -12,6 +12,9 @@ from core.summarizers.base import SummaryRequest
 from core.summarizers.llm import import_litellm
 from core.summarizers.local_summary import PROMPT_CHARS, TURN_CHARS, LocalModelSummarizer, short_prompt
 
+# Asserts on wall time: run alone (`make test` runs these after the others), not beside other tests.
+pytestmark = pytest.mark.serial
+
 litellm = import_litellm()
 
 
