@@ -114,7 +114,7 @@ def _stop_the_page(exc: BudgetExceeded) -> None:
 def _opened(filename: str, data: bytes, digest: str, fmt: str | None, session: str | None,
             is_sample: bool) -> tuple[Transcript | None, str | None]:
     full = full_history_chosen()
-    key = transcript_key(digest, fmt, session, full)
+    key = transcript_key(digest, fmt, session, full, filename=filename)
     read = _read_sample if is_sample else _read_upload
     cache = transcript_cache()
     if key in cache:

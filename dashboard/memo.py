@@ -204,8 +204,14 @@ class Transcript:
             self._memo.clear()
 
 
-def transcript_key(digest: str, format_override: str | None, session: str | None, full_history: bool = False) -> str:
-    return f"{digest}:{format_override or 'auto'}:{session or ''}" + (":full" if full_history else "")
+def transcript_key(digest: str, format_override: str | None, session: str | None, full_history: bool = False,
+                   *, filename: str = "") -> str:
+    """The cache key of a transcript: its bytes, how they are read, and the name they were given.
+
+    The name is part of it: the formats read it (an extension picks a reader), the pages show it, and
+    two sessions uploading the same bytes under different names must each see their own name."""
+    name = hashlib.sha256(filename.encode("utf-8", "surrogatepass")).hexdigest()[:12]
+    return f"{digest}:{format_override or 'auto'}:{session or ''}" + (":full" if full_history else "") + f":{name}"
 
 
 def load_conversation(
@@ -252,7 +258,7 @@ def transcript_of(
     last compaction of its log, ``Conversation.live_context``), or with ``full_history`` every message."""
     shown = conversation if full_history else conversation.live_context()
     return Transcript(
-        key=transcript_key(digest, format_override, session, full_history),
+        key=transcript_key(digest, format_override, session, full_history, filename=filename),
         filename=filename,
         conversation=shown,
         messages=list(shown.messages),

@@ -128,11 +128,13 @@ def test_side_by_side_accounts_for_every_message(sample):
         assert (message_diff(before, after) == "") == same_text
 
 
-def test_transcript_is_parsed_once_and_keyed_by_content():
+def test_transcript_is_parsed_once_and_keyed_by_content_and_name():
     data = (DATA / "xss_transcript.json").read_bytes()
     first = load_transcript(data, "a.json")
+    again = load_transcript(bytes(data), "a.json")
     second = load_transcript(bytes(data), "b.json")
-    assert first.key == second.key == transcript_key(content_digest(data), None, None)
+    assert first.key == again.key == transcript_key(content_digest(data), None, None, filename="a.json")
+    assert second.key != first.key and second.key.split(":")[0] == first.key.split(":")[0]
     assert first.messages == load(data, filename="a.json").messages
     calls = []
     settings = Settings(protect_first_n=1)
