@@ -20,6 +20,7 @@ SCRIPTS = (
     "bench_strict_redaction",
     "bench_dashboard",
     "bench_first_visit",
+    "bench_strategies_browser",
     "bench_startup",
     "bench_serving",
     "bench_sweep",

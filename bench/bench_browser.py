@@ -22,6 +22,7 @@ navigation and wait for its chart. Results go to ``bench/results/browser.json``.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import platform
 import socket
@@ -30,6 +31,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -87,6 +89,26 @@ _STATE = """() => ({
   afterplot: window.__lens.afterplot.filter((t) => t >= window.__lens.mark),
   last_mutation: Math.max(0, ...window.__lens.mutations.filter((t) => t >= window.__lens.mark)),
 })"""
+
+
+@contextlib.contextmanager
+def dashboard_page() -> Iterator[tuple[str, Any]]:
+    """``(url, page)``: a dashboard server of its own and a Chromium page at 1400 px that records
+    redraws and visible changes (``_INSTRUMENT``); both stopped afterwards."""
+    from playwright.sync_api import sync_playwright
+
+    server = Server()
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            context = browser.new_context(viewport={"width": 1400, "height": 1000})
+            context.add_init_script(_INSTRUMENT)
+            try:
+                yield server.url, context.new_page()
+            finally:
+                browser.close()
+    finally:
+        server.stop()
 
 
 def _free_port() -> int:
@@ -207,37 +229,26 @@ def _summary(case: str, timings: list[dict[str, float]], target: float) -> dict[
 
 
 def run(repeat: int = 8) -> dict[str, Any]:
-    from playwright.sync_api import sync_playwright
-
-    server = Server()
     rows: list[dict[str, Any]] = []
-    try:
-        with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-            context = browser.new_context(viewport={"width": 1400, "height": 1000})
-            context.add_init_script(_INSTRUMENT)
-            page = context.new_page()
-            # The first visit loads the sample, counts it and warms every cache of the server (it
-            # opens on the overview: the pages read the shared settings it initialises).
-            _open(page, server.url)
-            for path, label in (("zones", "Protect first N messages"), ("zones", "Summary target ratio"),
-                                ("", "Protect first N messages")):
-                _open(page, f"{server.url}/{path}")
-                _slider_moves(page, label, 2)  # the first moves of a page warm its caches
-                timings = _slider_moves(page, label, repeat)
-                rows.append(_summary(f"slider '{label}' on /{path or 'overview'}", timings, SLIDER_TARGET_S))
-                print(rows[-1], flush=True)
-            _open(page, f"{server.url}/zones")
-            switches: dict[str, list[dict[str, float]]] = {}
-            titles = ("Phase savings", "Zones", "Upload & overview", "Zones")
-            for _round in range(max(2, repeat // 2)):
-                for title in titles:
-                    switches.setdefault(title, []).append(_page_switch(page, title))
-            for title, timings in switches.items():
-                rows.append(_summary(f"switch to '{title}'", timings[1:], PAGE_SWITCH_TARGET_S))
-            browser.close()
-    finally:
-        server.stop()
+    with dashboard_page() as (url, page):
+        # The first visit loads the sample, counts it and warms every cache of the server (it
+        # opens on the overview: the pages read the shared settings it initialises).
+        _open(page, url)
+        for path, label in (("zones", "Protect first N messages"), ("zones", "Summary target ratio"),
+                            ("", "Protect first N messages")):
+            _open(page, f"{url}/{path}")
+            _slider_moves(page, label, 2)  # the first moves of a page warm its caches
+            timings = _slider_moves(page, label, repeat)
+            rows.append(_summary(f"slider '{label}' on /{path or 'overview'}", timings, SLIDER_TARGET_S))
+            print(rows[-1], flush=True)
+        _open(page, f"{url}/zones")
+        switches: dict[str, list[dict[str, float]]] = {}
+        titles = ("Phase savings", "Zones", "Upload & overview", "Zones")
+        for _round in range(max(2, repeat // 2)):
+            for title in titles:
+                switches.setdefault(title, []).append(_page_switch(page, title))
+        for title, timings in switches.items():
+            rows.append(_summary(f"switch to '{title}'", timings[1:], PAGE_SWITCH_TARGET_S))
     return {
         "machine": {"python": platform.python_version(), "cpus": os.cpu_count(), "platform": platform.platform()},
         "when": time.strftime("%Y-%m-%d %H:%M"),
@@ -246,18 +257,26 @@ def run(repeat: int = 8) -> dict[str, Any]:
     }
 
 
-def main(argv: list[str] | None = None) -> dict[str, Any]:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--repeat", type=int, default=8)
+def browser_main(argv: list[str] | None, *, description: str, repeat: int, run: Any, title: Any,
+                 name: str) -> dict[str, Any]:
+    """A browser benchmark's command line: ``--repeat``, skipped without Chromium, ``run(repeat)``'s rows
+    printed under ``title(results)`` and saved as ``bench/results/<name>.json``."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--repeat", type=int, default=repeat)
     args = parser.parse_args(argv)
     if not Path(CHROMIUM).exists():
         print(f"browser benchmark skipped: no {CHROMIUM}")
         return {"skipped": f"no {CHROMIUM}"}
     results = run(args.repeat)
-    print_table("Chromium: slider moves and page switches on the long sample (seconds)", results["rows"])
-    path = save("browser", results)
+    print_table(title(results), results["rows"])
+    path = save(name, results)
     print(f"saved {path.relative_to(ROOT)}")
     return results
+
+
+def main(argv: list[str] | None = None) -> dict[str, Any]:
+    return browser_main(argv, description=__doc__.split("\n")[0], repeat=8, run=run, name="browser",
+                        title=lambda _results: "Chromium: slider moves and page switches on the long sample (seconds)")
 
 
 if __name__ == "__main__":

@@ -8,7 +8,7 @@ run has.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Iterator
 from typing import Any, TypeVar
 
 import streamlit as st
@@ -95,39 +95,64 @@ def offline_compression(transcript: Transcript, settings: Settings) -> Any:
     return transcript.memo(("offline-compression", settings), run)
 
 
-def strategy_comparison(transcript: Transcript, settings: Settings, summarizer: str | None, *,
-                        budget: int | None, keep_last: int, user_tokens: int, every_release: bool) -> Any:
+def strategy_comparisons(transcript: Transcript, settings: Settings, summarizer: str | None, *,
+                         budget: int | None, keep_last: int, user_tokens: int, every_release: bool) -> Iterator[Any]:
     """Every strategy on the transcript (``core.views.strategies.compare_strategies``) with the named
-    summarizer (None: none), memoised per parameters. The offline summary's run of the sidebar's release
-    is the one the other pages show: shared.
+    summarizer (None: none), memoised per parameters: the whole comparison last, and before it, when
+    it is not remembered yet, the comparison without the strategies that summarise the whole log (a
+    page shows it while they run). The offline summary's run of the sidebar's release is the one the
+    other pages show: shared.
 
-    The Codex-style reset summarises the whole log, so it masks every text of it first (half of a
-    first visit on a long log): those texts are masked in a worker process while the fact index and
-    the Hermes run are made here."""
+    The Codex-style reset summarises the whole log, so it masks every text of it first: those texts
+    are masked in a worker process while the page shows the other strategies. The worker starts once
+    they are made: started before, it slowed them (the two cores are shared with the browser) and
+    did not bring the whole comparison sooner (``make bench``, Strategies in the browser)."""
     from core.redaction import RedactionAhead
     from core.strategies.codex import summary_redactions
     from core.views.retention import FactIndex
     from core.views.strategies import compare_strategies
 
     key = ("strategies", settings, summarizer, budget, keep_last, user_tokens, every_release)
-    ahead = None
-    if summarizer is not None and not transcript.remembers(key):
-        with transcript.budgeted():  # in the transcript's scope: the texts it has masked already stay here
-            ahead = RedactionAhead(*summary_redactions(transcript.messages, settings.config()))
-    facts = transcript.memo(("fact-index",), lambda: FactIndex(transcript.messages))
-    known = {settings.profile: offline_compression(transcript, settings)} if summarizer == "extractive" else {}
 
-    def compare() -> Any:
+    def facts() -> Any:
+        return transcript.memo(("fact-index",), lambda: FactIndex(transcript.messages))
+
+    def known() -> dict[str, Any]:
+        return {settings.profile: offline_compression(transcript, settings)} if summarizer == "extractive" else {}
+
+    def compare(**step: Any) -> Any:
         from core.summarizers.factory import make_summarizer
 
-        if ahead is not None:
-            ahead.keep()
         return compare_strategies(transcript.messages, settings.config(),
                                   make_summarizer(summarizer) if summarizer else None, budget_tokens=budget,
-                                  keep_last=keep_last, user_tokens=user_tokens, facts=facts,
-                                  hermes_profiles=None if every_release else (), hermes_results=known)
+                                  keep_last=keep_last, user_tokens=user_tokens, facts=facts(),
+                                  hermes_profiles=None if every_release else (), hermes_results=known(), **step)
 
-    return transcript.memo(key, compare)
+    ahead, first = None, None
+    if not transcript.remembers(key):
+        facts()  # each made (and limited) on its own, as the other pages make them
+        known()
+        first = transcript.memo((*key, "first"), lambda: compare(without_whole_log_summaries=True))
+        if summarizer is not None:
+            with transcript.budgeted():  # in the transcript's scope: the texts it has masked already stay here
+                ahead = RedactionAhead(*summary_redactions(transcript.messages, settings.config()))
+        if first.left_out:
+            yield first
+
+    def whole() -> Any:
+        if ahead is not None:
+            ahead.keep()
+        return compare(earlier=first)
+
+    yield transcript.memo(key, whole)
+
+
+def strategy_comparison(transcript: Transcript, settings: Settings, summarizer: str | None, *,
+                        budget: int | None, keep_last: int, user_tokens: int, every_release: bool) -> Any:
+    """The whole comparison of :func:`strategy_comparisons`."""
+    *_, whole = strategy_comparisons(transcript, settings, summarizer, budget=budget, keep_last=keep_last,
+                                     user_tokens=user_tokens, every_release=every_release)
+    return whole
 
 
 def whole_request(transcript: Transcript, settings: Settings) -> Any:

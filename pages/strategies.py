@@ -12,7 +12,7 @@ from core.formats import dump
 from core.render.strategies import strategy_figure
 from core.strategies import CODEX_USER_TOKENS, DEFAULT_KEEP_LAST
 from core.views.strategies import strategy_overview, strategy_tradeoffs, tradeoff_note
-from dashboard.runs import strategy_comparison
+from dashboard.runs import strategy_comparisons
 from dashboard.sidebar import escape_markdown, keep, page_setup, require_transcript, source_caption
 from dashboard.ui import chart, grid_height, metric_row, table
 
@@ -79,45 +79,60 @@ with st.container(border=True):
                                       help="The user's messages are kept newest first up to this many tokens.")
 
 budget = int(budget_value) if mode == CUSTOM_BUDGET else None
+
+
+def overview(comparison: Any, key: str) -> None:
+    """The figures, the chart and the table of a comparison."""
+    metric_row(key, [
+        ("Original", f"{comparison.tokens_before:,} tokens"),
+        ("Budget", f"{comparison.budget_tokens:,} tokens",
+         {"help": "What Hermes with the sidebar's profile kept, unless you set your own."}),
+        ("Facts in the conversation", f"{comparison.table.attrs.get('facts_total', 0):,}"),
+    ])
+    chart(strategy_figure(comparison), key=f"{key}_chart")
+    table(
+        comparison.table,
+        key=f"{key}_table",
+        column_config={
+            "messages_after": st.column_config.NumberColumn("messages after"),
+            "messages_kept": st.column_config.NumberColumn("original messages kept"),
+            "tokens_after": st.column_config.NumberColumn("tokens after"),
+            "facts_kept": st.column_config.NumberColumn("facts kept"),
+            "compacted_facts": st.column_config.NumberColumn("facts in the compacted part"),
+            "compacted_kept": st.column_config.NumberColumn("of those kept"),
+            "openai_errors": st.column_config.NumberColumn("OpenAI errors"),
+            "anthropic_errors": st.column_config.NumberColumn("Anthropic errors"),
+            "pair_violations": st.column_config.NumberColumn("tool-pair violations"),
+            "retention_all": st.column_config.ProgressColumn("facts kept (all)", format="percent", min_value=0,
+                                                             max_value=1),
+            "retention_compacted": st.column_config.ProgressColumn("facts kept (compacted part)", format="percent",
+                                                                   min_value=0, max_value=1),
+            "pairs_ok": st.column_config.CheckboxColumn("tool pairs OK"),
+            "fits_budget": st.column_config.CheckboxColumn("fits budget"),
+        },
+    )
+
+
+steps = strategy_comparisons(transcript, settings, "extractive" if choice == OFFLINE else None, budget=budget,
+                             keep_last=int(keep_last), user_tokens=int(user_tokens), every_release=every_release)
+first_view = st.empty()
 try:
     with st.spinner("Running every strategy…"):
-        comparison = strategy_comparison(transcript, settings, "extractive" if choice == OFFLINE else None,
-                                         budget=budget, keep_last=int(keep_last), user_tokens=int(user_tokens),
-                                         every_release=every_release)
+        comparison = next(steps)
+    if comparison.left_out:
+        # The strategies that summarise the whole log take longest: the others are shown meanwhile.
+        left_out = " and ".join(comparison.left_out)
+        with first_view.container(), st.spinner(f"{left_out}: summarising the whole log; the rows below are "
+                                                 "final…"):
+            overview(comparison, "strategies_first")
+            comparison = next(steps)
+        first_view.empty()
 except Exception as exc:  # any failure ends as a readable message
     st.error("The strategies could not run: " + escape_markdown(f"{type(exc).__name__}: {exc}"))
     st.stop()
 
 strategies_table = comparison.table
-metric_row("strategies", [
-    ("Original", f"{comparison.tokens_before:,} tokens"),
-    ("Budget", f"{comparison.budget_tokens:,} tokens",
-     {"help": "What Hermes with the sidebar's profile kept, unless you set your own."}),
-    ("Facts in the conversation", f"{strategies_table.attrs.get('facts_total', 0):,}"),
-])
-
-chart(strategy_figure(comparison), key="strategies_chart")
-table(
-    strategies_table,
-    key="strategies_table",
-    column_config={
-        "messages_after": st.column_config.NumberColumn("messages after"),
-        "messages_kept": st.column_config.NumberColumn("original messages kept"),
-        "tokens_after": st.column_config.NumberColumn("tokens after"),
-        "facts_kept": st.column_config.NumberColumn("facts kept"),
-        "compacted_facts": st.column_config.NumberColumn("facts in the compacted part"),
-        "compacted_kept": st.column_config.NumberColumn("of those kept"),
-        "openai_errors": st.column_config.NumberColumn("OpenAI errors"),
-        "anthropic_errors": st.column_config.NumberColumn("Anthropic errors"),
-        "pair_violations": st.column_config.NumberColumn("tool-pair violations"),
-        "retention_all": st.column_config.ProgressColumn("facts kept (all)", format="percent", min_value=0,
-                                                         max_value=1),
-        "retention_compacted": st.column_config.ProgressColumn("facts kept (compacted part)", format="percent",
-                                                               min_value=0, max_value=1),
-        "pairs_ok": st.column_config.CheckboxColumn("tool pairs OK"),
-        "fits_budget": st.column_config.CheckboxColumn("fits budget"),
-    },
-)
+overview(comparison, "strategies")
 st.caption(
     "facts kept (all): every fact of the conversation, the same denominator for every strategy. "
     "facts kept (compacted part): the facts of the messages each strategy dropped or changed. "

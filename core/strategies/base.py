@@ -65,6 +65,9 @@ class Strategy(Protocol):
     description: str
     keeps: str  # what the strategy keeps, in a phrase
     gives_up: str  # what it gives up for that, in a phrase
+    # Its run summarises the whole log (the comparison's longest step on a long one): a first view
+    # can show the other strategies before it (``core.views.strategies.compare_strategies``).
+    summarises_whole_log: bool
 
     def run(self, messages: Sequence[Any], settings: StrategySettings) -> list[StrategyRun]:
         """The runs of this strategy on ``messages`` (one, or one per variant)."""

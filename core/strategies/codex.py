@@ -140,6 +140,7 @@ class CodexStrategy(BudgetFollower):
                   "summary of everything; an extractive summary copies identifiers, so most facts survive")
     gives_up: str = ("every assistant and tool message: the exact tool outputs, file contents and the agent's own "
                      "steps exist only as the summary says them; several user messages in a row break Anthropic's API")
+    summarises_whole_log: bool = True
 
     def run(self, messages: Sequence[Any], settings: StrategySettings) -> list[StrategyRun]:
         return [codex_style(messages, settings.config, settings.summarizer, settings.user_tokens, settings.counter)]

@@ -53,6 +53,7 @@ class HermesStrategy:
                   "summary of the middle within the release's summary budget")
     gives_up: str = ("the middle's own words: what the summary budget has no room for is lost, so fewer facts survive "
                      "than a summary of everything would keep, in exchange for an exact recent context")
+    summarises_whole_log: bool = False
 
     def run(self, messages: Sequence[Any], settings: StrategySettings) -> list[StrategyRun]:
         # The chosen profile always runs: its output is the budget the other strategies are held to.

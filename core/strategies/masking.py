@@ -47,6 +47,7 @@ class MaskingStrategy(BudgetFollower):
     description: str = "masking of old tool outputs"
     keeps: str = "every message and tool pair, and the last N tool outputs in full"
     gives_up: str = "older tool outputs (a placeholder each); it does not aim at the budget, so it may not fit"
+    summarises_whole_log: bool = False
 
     def run(self, messages: Sequence[Any], settings: StrategySettings) -> list[StrategyRun]:
         return [observation_masking(messages, settings.keep_last)]

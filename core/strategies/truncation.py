@@ -54,6 +54,7 @@ class TruncationStrategy(BudgetFollower):
     description: str = "truncation to the most recent messages that fit the budget"
     keeps: str = "the most recent messages that fit the budget, word for word"
     gives_up: str = "everything older, with no summary: the task, early decisions and their facts are gone"
+    summarises_whole_log: bool = False
 
     def run(self, messages: Sequence[Any], settings: StrategySettings) -> list[StrategyRun]:
         if settings.budget_tokens is None:

@@ -14,7 +14,7 @@ altered) are checked too; API validity comes from :mod:`core.inspections.lint`.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import pandas as pd
@@ -80,6 +80,8 @@ class StrategyComparison:
     tokens_before: int
     scored: dict[str, pd.DataFrame]  # per run name: facts of its compacted part with ``kept``
     violations: dict[str, pd.DataFrame]  # per run name: lint rows ("upload" for the input)
+    # Strategies not run yet (a first view without the whole-log summaries), by label.
+    left_out: list[str] = field(default_factory=list)
 
     def run(self, name: str) -> StrategyRun:
         for candidate in self.runs:
@@ -106,6 +108,8 @@ def compare_strategies(
     facts: FactIndex | None = None,
     hermes_profiles: Sequence[str] | None = None,
     hermes_results: Mapping[str, Any] | None = None,
+    without_whole_log_summaries: bool = False,
+    earlier: StrategyComparison | None = None,
 ) -> StrategyComparison:
     """Run every strategy on ``messages`` and tabulate size, fact retention and API validity.
 
@@ -115,6 +119,11 @@ def compare_strategies(
     the notes then say so. ``hermes_profiles`` are the releases Hermes runs with (None: every one;
     the chosen profile always): each is a whole compression with its summary, unless
     ``hermes_results`` holds it already (by profile: made with these messages, config and summarizer).
+
+    ``without_whole_log_summaries`` leaves out the strategies that summarise the whole log with the
+    summarizer (the longest step on a long log; ``left_out`` names them), for a first view. ``earlier``, a comparison of
+    the same messages with the same options, lends its runs and rows: only what it left out runs, and
+    the result is the one a whole comparison gives.
     """
     config = config or CompressorConfig()
     counter = get_counter(encoding_name_for_model(config.model))
@@ -123,9 +132,19 @@ def compare_strategies(
                                 hermes_profiles=tuple(hermes_profiles) if hermes_profiles is not None else None,
                                 hermes_results=dict(hermes_results or {}))
     facts = facts or FactIndex(messages)
+    lent = {run.family: [] for run in earlier.runs} if earlier is not None else {}
+    for run in earlier.runs if earlier is not None else ():
+        lent[run.family].append(run)
     runs: list[StrategyRun] = []
+    left_out: list[str] = []
     for strategy in STRATEGIES.values():
-        produced = strategy.run(messages, settings)
+        if strategy.family in lent:
+            produced = lent[strategy.family]
+        elif without_whole_log_summaries and strategy.summarises_whole_log and settings.summarizer is not None:
+            left_out.append(strategy.label)
+            continue
+        else:
+            produced = strategy.run(messages, settings)
         runs.extend(produced)
         sizing = strategy.budget_run(produced, settings) if settings.budget_tokens is None else None
         if sizing is not None:
@@ -134,13 +153,24 @@ def compare_strategies(
         raise ValueError("no strategy set a token budget and none was given")
     budget_tokens = settings.budget_tokens
 
-    upload_violations = lint(messages)
+    if earlier is not None:
+        upload_violations = earlier.violations["upload"]
+        all_facts_total = int(earlier.table.attrs["facts_total"])
+    else:
+        upload_violations = lint(messages)
+        all_facts_total = len(facts.facts_in(range(len(messages))))
     upload_pairs = int(upload_violations["rule"].isin(PAIR_RULES).sum())
-    all_facts_total = len(facts.facts_in(range(len(messages))))
     records = []
     scored: dict[str, pd.DataFrame] = {}
     violations: dict[str, pd.DataFrame] = {"upload": upload_violations}
+    known_rows = ({row["strategy"]: row for row in earlier.table.to_dict("records")}
+                  if earlier is not None else {})
     for run in runs:
+        if run.name in known_rows and earlier is not None:
+            records.append(known_rows[run.name])
+            scored[run.name] = earlier.scored[run.name]
+            violations[run.name] = earlier.violations[run.name]
+            continue
         tokens = counter.count_messages(run.messages)
         everything = retention_summary(facts.retention_all(run.messages))
         part = facts.retention_of(run.compacted(len(messages)), run.messages)
@@ -166,7 +196,5 @@ def compare_strategies(
     table.attrs["facts_total"] = all_facts_total
     return StrategyComparison(
         runs=runs, table=table, budget_tokens=budget_tokens, tokens_before=counter.count_messages(messages),
-        scored=scored, violations=violations,
+        scored=scored, violations=violations, left_out=left_out,
     )
-
-

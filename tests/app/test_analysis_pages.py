@@ -151,6 +151,10 @@ def test_strategies_page() -> None:
     first = frame(at, "strategies_table")
     assert first["strategy"].tolist() == [f"Hermes {DEFAULT.profile}", "Truncation", "Observation masking (last 10)",
                                           "Codex-style"]
+    # The first view (the other rows, shown while the Codex-style reset summarises the whole log) gave
+    # way to the whole comparison: one chart, one table.
+    assert [chart.key for chart in at.get("plotly_chart")] == ["strategies_chart"]
+    assert sum({"strategy", "retention_all"} <= set(element.value.columns) for element in at.dataframe) == 1
     at.checkbox(key="strategies_every_release").check()
     run(at)
     table = frame(at, "strategies_table")

@@ -62,3 +62,22 @@ def test_the_comparison_with_texts_masked_ahead_equals_one_made_here(monkeypatch
         [(run.name, run.messages, run.summary_text) for run in here.runs]
     codex = ahead.run("Codex-style")
     assert codex.summary_text and "ghp_0001abcdefghijklmnopqrstuvwxyz0123" not in codex.summary_text
+
+
+def test_the_page_gets_the_other_strategies_first_then_the_whole_comparison() -> None:
+    from dashboard.runs import strategy_comparisons
+
+    settings = Settings(context_length=16_000)
+    options = {"budget": None, "keep_last": 3, "user_tokens": 2_000, "every_release": False}
+    transcript = load_transcript(_log(), "log.json")
+    steps = list(strategy_comparisons(transcript, settings, "extractive", **options))
+    assert [step.left_out for step in steps] == [["Codex-style"], []]
+    first, whole = steps
+    assert list(first.table["strategy"]) == [name for name in whole.table["strategy"] if name != "Codex-style"]
+    assert first.table.equals(whole.table[whole.table["strategy"] != "Codex-style"].reset_index(drop=True))
+    # Remembered: a second visit gets the whole comparison at once.
+    again = list(strategy_comparisons(transcript, settings, "extractive", **options))
+    assert len(again) == 1 and again[0] is whole
+    # Without a summarizer nothing is left out: one step.
+    plain_steps = list(strategy_comparisons(transcript, settings, None, **options))
+    assert [step.left_out for step in plain_steps] == [[]]

@@ -285,3 +285,27 @@ def test_the_codex_style_summary_is_written_in_every_release(profile) -> None:
     run = codex_style(CODING_SESSION, CompressorConfig(profile=profile), ExtractiveSummarizer())
     assert run.summary_text and run.summary_text.startswith(CODEX_SUMMARY_PREFIX)
     assert not any("summary failed" in note for note in run.notes)
+
+
+def test_a_first_comparison_leaves_out_the_whole_log_summaries_and_lends_its_rows() -> None:
+    config = CompressorConfig(profile=V16)
+    whole = compare_strategies(SESSION, config, Recorder(SUMMARY), hermes_profiles=())
+    first_summarizer = Recorder(SUMMARY)
+    first = compare_strategies(SESSION, config, first_summarizer, hermes_profiles=(), without_whole_log_summaries=True)
+    assert first.left_out == ["Codex-style"] and whole.left_out == []
+    assert "Codex-style" not in set(first.table["strategy"])
+    assert len(first_summarizer.calls) == 1  # Hermes's summary of its middle only
+    # The rows it has are the whole comparison's rows.
+    pd.testing.assert_frame_equal(first.table, whole.table[whole.table["strategy"] != "Codex-style"]
+                                  .reset_index(drop=True))
+    assert first.budget_tokens == whole.budget_tokens
+
+    rest = Recorder(SUMMARY)
+    completed = compare_strategies(SESSION, config, rest, hermes_profiles=(), earlier=first)
+    assert len(rest.calls) == 1 and rest.prompts[0] != first_summarizer.prompts[0]  # only the reset's summary
+    pd.testing.assert_frame_equal(completed.table, whole.table)
+    assert completed.table.attrs == whole.table.attrs and completed.left_out == []
+    assert [(run.name, run.messages) for run in completed.runs] == [(run.name, run.messages) for run in whole.runs]
+    assert set(completed.scored) == set(whole.scored) and set(completed.violations) == set(whole.violations)
+    # Without a summarizer the reset summarises nothing: nothing is left out.
+    assert compare_strategies(SESSION, config, None, hermes_profiles=(), without_whole_log_summaries=True).left_out == []
