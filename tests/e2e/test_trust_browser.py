@@ -2,8 +2,8 @@
 
 Each test runs in the four combinations and leaves screenshots in ``test-artifacts/screenshots``
 (``trust_<what>_<width>_<scheme>.png``): the message panel comes into view when a chart is
-clicked, the release sentence reads as English, the strategies say what each gives up, the
-timeline caption names what the chart draws, the source line is one line, the transcript's model
+clicked, the release sentence reads as English, the strategies say what each gives up and show
+the other rows while the Codex-style reset summarises a long log, the timeline caption names what the chart draws, the source line is one line, the transcript's model
 brings no invented reserve and the config export names it, rejected uploads leave the picker, and
 the conversation view reads a 10,000-message log a page at a time.
 """
@@ -18,7 +18,16 @@ from typing import Any
 import pytest
 
 from core.profiles import HISTORICAL_PREFIX_V0_16_0
-from tests.e2e.conftest import ROOT, SCREENS, UI_TIMEOUT_MS, open_page, screenshot, upload, wait_until_idle
+from tests.e2e.conftest import (
+    ROOT,
+    SCREENS,
+    UI_TIMEOUT_MS,
+    nav_link,
+    open_page,
+    screenshot,
+    upload,
+    wait_until_idle,
+)
 from tests.e2e.test_layout_browser import _tallest_bar as tallest_bar
 
 pytestmark = pytest.mark.browser
@@ -172,6 +181,53 @@ def test_strategies_say_what_each_keeps_and_gives_up(tab: Any) -> None:
         assert f"{label} keeps" in text
     heading.scroll_into_view_if_needed()
     tab.shot("strategies")
+
+
+def long_log(path: Path) -> Path:
+    """A coding session of about 2 MB: long enough that the Codex-style reset's whole-log summary
+    takes a visible while after the other strategies are drawn."""
+    messages: list[dict[str, Any]] = [{"role": "system", "content": "You are a coding agent."}]
+    for step in range(700):
+        call = f"call_{step}"
+        output = "\n".join(f"tests/test_mod{step}.py::test_case_{line} PASSED [{line}%] in {step}.{line}s"
+                            for line in range(30))
+        messages += [
+            {"role": "user", "content": f"Fix the failure in src/module_{step}.py (issue #{step})."},
+            {"role": "assistant", "content": None, "tool_calls": [
+                {"id": call, "type": "function",
+                 "function": {"name": "terminal", "arguments": json.dumps({"command": f"pytest tests/test_mod{step}.py"})}}]},
+            {"role": "tool", "tool_call_id": call, "content": output + f"\nFAILED tests/test_mod{step}.py::test_edge - "
+                                                                       f"AssertionError: {step} != {step + 1}"},
+            {"role": "assistant", "content": f"Patched src/module_{step}.py: the bound was off by one."},
+        ]
+    path.write_text(json.dumps(messages), encoding="utf-8")
+    return path
+
+
+CHART_TEXT = "() => Array.from(document.querySelectorAll('.js-plotly-plot')).map((c) => c.textContent).join(' ')"
+
+
+def test_strategies_shows_the_other_rows_while_the_codex_style_reset_summarises(tab: Any, tmp_path: Path) -> None:
+    # A name of its own per screen: the server remembers a transcript by its bytes and its name.
+    upload(tab, long_log(tmp_path / f"long_{tab.width}_{'dark' if is_dark(tab) else 'light'}.json"))
+    nav_link(tab, "Strategies").click()
+    # First the rows that need no whole-log summary, with the reset's spinner above them...
+    tab.wait_for_function(f"() => ({CHART_TEXT})().includes('Truncation')", timeout=UI_TIMEOUT_MS, polling=20)
+    first = tab.evaluate(CHART_TEXT)
+    assert "Observation masking" in first and "Hermes" in first and "Codex-style" not in first
+    spinner = tab.get_by_text("Codex-style: summarising the whole log")
+    assert spinner.is_visible()
+    tab.shot("strategies_first_rows")
+    # ...then the whole comparison in their place: one chart, the reset's row in it, no spinner.
+    tab.wait_for_function(f"() => ({CHART_TEXT})().includes('Codex-style')", timeout=UI_TIMEOUT_MS)
+    wait_until_idle(tab)
+    assert tab.locator(".js-plotly-plot").count() == 1
+    assert tab.locator(".st-key-strategies_chart").count() == 1 and tab.locator(".st-key-strategies_first_chart").count() == 0
+    assert spinner.count() == 0
+    whole = tab.evaluate(CHART_TEXT)
+    for label in ("Hermes", "Truncation", "Observation masking", "Codex-style"):
+        assert label in whole
+    tab.shot("strategies_whole")
 
 
 def test_the_timeline_caption_names_only_what_the_chart_draws(tab: Any) -> None:
