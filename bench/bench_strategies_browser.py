@@ -23,7 +23,7 @@ import statistics
 import time
 from typing import Any
 
-from bench.bench_browser import TIMEOUT_S, _nav_link, _open, _settle, browser_main, dashboard_page
+from bench.bench_browser import _MARK, TIMEOUT_S, _nav_link, _open, _settle, browser_main, dashboard_page
 from bench.bench_first_visit import PAGES, TARGET_S, log_bytes
 
 _CHART_NAMES = """() => Array.from(document.querySelectorAll('.js-plotly-plot'))
@@ -34,7 +34,7 @@ def _upload(page: Any, name: str, data: bytes) -> None:
     page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(
         files=[{"name": name, "mimeType": "application/json", "buffer": data}])
     page.wait_for_function(f"() => document.body.innerText.includes({name!r})", timeout=TIMEOUT_S * 1000)
-    page.evaluate("() => { window.__lens.mark = performance.now(); }")
+    page.evaluate(_MARK)
     _settle(page)
 
 
@@ -55,7 +55,7 @@ def _visit(page: Any) -> dict[str, float]:
         time.sleep(0.02)
     if whole is None:
         raise TimeoutError(f"Strategies was not whole within {TIMEOUT_S} s")
-    page.evaluate("() => { window.__lens.mark = performance.now(); }")
+    page.evaluate(_MARK)
     settled = _settle(page)["settled s"]
     return {"first rows s": first, "whole s": whole, "settled s": whole + settled}
 

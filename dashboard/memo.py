@@ -205,7 +205,7 @@ class Transcript:
 
 
 def transcript_key(digest: str, format_override: str | None, session: str | None, full_history: bool = False,
-                   *, filename: str = "") -> str:
+                   *, filename: str) -> str:
     """The cache key of a transcript: its bytes, how they are read, and the name they were given.
 
     The name is part of it: the formats read it (an extension picks a reader), the pages show it, and

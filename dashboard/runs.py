@@ -147,14 +147,6 @@ def strategy_comparisons(transcript: Transcript, settings: Settings, summarizer:
     yield transcript.memo(key, whole)
 
 
-def strategy_comparison(transcript: Transcript, settings: Settings, summarizer: str | None, *,
-                        budget: int | None, keep_last: int, user_tokens: int, every_release: bool) -> Any:
-    """The whole comparison of :func:`strategy_comparisons`."""
-    *_, whole = strategy_comparisons(transcript, settings, summarizer, budget=budget, keep_last=keep_last,
-                                     user_tokens=user_tokens, every_release=every_release)
-    return whole
-
-
 def whole_request(transcript: Transcript, settings: Settings) -> Any:
     """The log's whole request (``core.inspections.request``) in the unit the compressor decides in."""
     from core.inspections.request import request_breakdown, weigher_for

@@ -132,9 +132,9 @@ def compare_strategies(
                                 hermes_profiles=tuple(hermes_profiles) if hermes_profiles is not None else None,
                                 hermes_results=dict(hermes_results or {}))
     facts = facts or FactIndex(messages)
-    lent = {run.family: [] for run in earlier.runs} if earlier is not None else {}
+    lent: dict[str, list[StrategyRun]] = {}
     for run in earlier.runs if earlier is not None else ():
-        lent[run.family].append(run)
+        lent.setdefault(run.family, []).append(run)
     runs: list[StrategyRun] = []
     left_out: list[str] = []
     for strategy in STRATEGIES.values():
@@ -166,7 +166,7 @@ def compare_strategies(
     known_rows = ({row["strategy"]: row for row in earlier.table.to_dict("records")}
                   if earlier is not None else {})
     for run in runs:
-        if run.name in known_rows and earlier is not None:
+        if earlier is not None and run.name in known_rows:
             records.append(known_rows[run.name])
             scored[run.name] = earlier.scored[run.name]
             violations[run.name] = earlier.violations[run.name]

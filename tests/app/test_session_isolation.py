@@ -63,6 +63,10 @@ def test_two_sessions_on_one_transcript_never_see_each_others_runs(chat_server):
     assert second.session_state["compression"]["run_id"] != first.session_state["compression"]["run_id"]
 
 
+def _captions(at) -> str:  # noqa: ANN001
+    return "\n".join(plain(str(caption.value)) for caption in at.caption)
+
+
 def test_the_same_bytes_under_another_name_are_shown_under_that_name():
     """Two sessions upload one file's bytes under two names: each page names the file as its own session
     uploaded it (a shared reading would show the other user's file name)."""
@@ -75,14 +79,14 @@ def test_the_same_bytes_under_another_name_are_shown_under_that_name():
     for at, own, other in ((first, "first-users-notes.jsonl", "second.jsonl"),
                            (second, "second.jsonl", "first-users-notes.jsonl")):
         go(at, "zones")
-        captions = "\n".join(plain(str(caption.value)) for caption in at.caption)
+        captions = _captions(at)
         assert own in captions and other not in captions
     # The bundled sample holding the same bytes is still named as the sample.
     third = new_app()
     third.selectbox(key="conversation_choice").set_value("Sample: codex_rollout.jsonl")
     run(third)
     go(third, "zones")
-    captions = "\n".join(plain(str(caption.value)) for caption in third.caption)
+    captions = _captions(third)
     assert "codex_rollout.jsonl" in captions and "second.jsonl" not in captions
 
 

@@ -12,7 +12,7 @@ from core.redaction import RedactionAhead
 from core.views.retention import FactIndex
 from core.views.strategies import compare_strategies
 from dashboard.memo import Settings, load_transcript
-from dashboard.runs import strategy_comparison
+from dashboard.runs import strategy_comparisons
 
 
 def _log() -> bytes:
@@ -47,9 +47,9 @@ def test_the_comparison_with_texts_masked_ahead_equals_one_made_here(monkeypatch
     data = _log()
     transcript = load_transcript(data, "log.json")
     options = {"budget": None, "keep_last": 3, "user_tokens": 2_000, "every_release": False}
-    ahead = strategy_comparison(transcript, settings, "extractive", **options)
+    *_, ahead = strategy_comparisons(transcript, settings, "extractive", **options)
     assert started == [True]
-    again = strategy_comparison(transcript, settings, "extractive", **options)
+    *_, again = strategy_comparisons(transcript, settings, "extractive", **options)
     assert again is ahead and started == [True]  # remembered: nothing masked ahead a second time
 
     from core.summarizers.factory import make_summarizer
@@ -65,8 +65,6 @@ def test_the_comparison_with_texts_masked_ahead_equals_one_made_here(monkeypatch
 
 
 def test_the_page_gets_the_other_strategies_first_then_the_whole_comparison() -> None:
-    from dashboard.runs import strategy_comparisons
-
     settings = Settings(context_length=16_000)
     options = {"budget": None, "keep_last": 3, "user_tokens": 2_000, "every_release": False}
     transcript = load_transcript(_log(), "log.json")
