@@ -309,7 +309,9 @@ def _await(receiver: Any, child: Any, budget: Budget, peak_of: list[int]) -> Any
             if status == "error":
                 raise value
             return value
-        if not child.is_alive():
+        # A child that answered and exited between the wait above and this check left its
+        # answer in the pipe: read it on the next turn rather than call the child lost.
+        if not child.is_alive() and not receiver.poll(0):
             raise BudgetExceeded(f"stopped unexpectedly (exit code {child.exitcode})")
         if budget.seconds and time.monotonic() - started > budget.seconds:
             raise BudgetExceeded(budget.time_message())

@@ -180,3 +180,37 @@ def test_children_do_not_run_the_parents_main_script_again(tmp_path: Path, monke
     child.start()
     child.join(60)
     assert marker.read_text(encoding="utf-8") == "ran\n"
+
+
+class _LateAnswer:
+    """The parent's end of a child's pipe whose first wait times out, as when the child answers and
+    exits just after the parent stopped waiting (the answer is then in the pipe, the child gone)."""
+
+    def __init__(self, connection) -> None:  # noqa: ANN001
+        self.connection = connection
+        self.waits = 0
+
+    def poll(self, timeout: float = 0.0) -> bool:
+        self.waits += 1
+        return False if self.waits == 1 else self.connection.poll(timeout)
+
+    def recv(self):  # noqa: ANN201
+        return self.connection.recv()
+
+
+def test_an_answer_sent_just_before_the_child_exits_is_read() -> None:
+    from core.budget import _await, _child, _context
+
+    context = _context()
+    receiver, sender = context.Pipe(duplex=False)
+    child = context.Process(target=_child, args=(sender, sum, ([20, 22],)), daemon=True)
+    child.start()
+    sender.close()
+    child.join(30)
+    assert child.exitcode == 0  # answered and gone before the parent looks
+    late = _LateAnswer(receiver)
+    try:
+        assert _await(late, child, Budget(), [0]) == 42
+    finally:
+        receiver.close()
+    assert late.waits >= 2
