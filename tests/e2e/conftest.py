@@ -43,12 +43,36 @@ REQUIRED = os.environ.get("CONTEXT_LENS_REQUIRE_BROWSER") == "1"
 START_TIMEOUT_S = 90
 # Generous: the machine running the tests may be busy; no test asserts on speed.
 UI_TIMEOUT_MS = 60_000
+PORT_ATTEMPTS = 3
+PORT_TAKEN = "is not available"  # what Streamlit logs before it exits when its port is taken
 
 
 def _missing(reason: str) -> None:
     if REQUIRED:
         pytest.fail(reason)
     pytest.skip(reason)
+
+
+def _healthy_or_port_taken(process: subprocess.Popen, url: str, log_path: Path) -> bool:
+    """Wait for the server at ``url`` to answer: True when it does, False when it exited because
+    its port was taken; any other end fails the test."""
+    deadline = time.monotonic() + START_TIMEOUT_S
+    while True:
+        if process.poll() is not None:
+            printed = log_path.read_text(encoding="utf-8", errors="replace")
+            if PORT_TAKEN in printed:
+                return False
+            pytest.fail(f"streamlit exited with {process.returncode}; the end of {log_path}:\n{printed[-3000:]}")
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
+                if response.read().strip() == b"ok":
+                    return True
+        except OSError:
+            pass
+        if time.monotonic() > deadline:
+            process.kill()
+            pytest.fail(f"streamlit did not become healthy within {START_TIMEOUT_S} s; see {log_path}")
+        time.sleep(0.3)
 
 
 def free_port() -> int:
@@ -63,30 +87,24 @@ def dashboard_server(log_name: str = "streamlit-e2e.log") -> Iterator[str]:
     dashboard.serve``, i.e. ``streamlit run app.py``), while the block runs."""
     if importlib.util.find_spec("streamlit") is None:
         _missing("streamlit is not installed")
-    port = free_port()
     worker = os.environ.get("PYTEST_XDIST_WORKER")  # each test process's servers log apart
     log_path = ROOT / "test-artifacts" / (log_name.replace(".log", f"-{worker}.log") if worker else log_name)
     log_path.parent.mkdir(parents=True, exist_ok=True)
-    command = [sys.executable, "-m", "dashboard.serve", *local_options(port)]
     LIVE_ROOT.mkdir(parents=True, exist_ok=True)
     env = {**os.environ, "CONTEXT_LENS_LIVE_ROOTS": str(LIVE_ROOT), "CONTEXT_LENS_CACHE": str(LIVE_CACHE)}
-    with open(log_path, "wb") as log:
-        process = subprocess.Popen(command, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env=env)
-    url = f"http://127.0.0.1:{port}"
+    for attempt in range(PORT_ATTEMPTS):
+        port = free_port()
+        command = [sys.executable, "-m", "dashboard.serve", *local_options(port)]
+        with open(log_path, "wb") as log:
+            process = subprocess.Popen(command, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env=env)
+        url = f"http://127.0.0.1:{port}"
+        if _healthy_or_port_taken(process, url, log_path):
+            break
+        # Between the probe and the server's bind another process (a client's outgoing connection
+        # gets a port from the same range) took the port: Streamlit exits; another port is tried.
+        if attempt == PORT_ATTEMPTS - 1:
+            pytest.fail(f"no free port in {PORT_ATTEMPTS} attempts; see {log_path}")
     try:
-        deadline = time.monotonic() + START_TIMEOUT_S
-        while True:
-            if process.poll() is not None:
-                pytest.fail(f"streamlit exited with {process.returncode}; see {log_path}")
-            try:
-                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
-                    if response.read().strip() == b"ok":
-                        break
-            except OSError:
-                pass
-            if time.monotonic() > deadline:
-                pytest.fail(f"streamlit did not become healthy within {START_TIMEOUT_S} s; see {log_path}")
-            time.sleep(0.3)
         yield url
     finally:
         process.terminate()

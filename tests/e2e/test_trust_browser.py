@@ -205,25 +205,41 @@ def long_log(path: Path) -> Path:
 
 
 CHART_TEXT = "() => Array.from(document.querySelectorAll('.js-plotly-plot')).map((c) => c.textContent).join(' ')"
+RECORD_CHART_STATES = f"""() => {{
+  window.chartStates = [];
+  const chartText = {CHART_TEXT};
+  new MutationObserver(() => {{
+    const chart = chartText();
+    const states = window.chartStates;
+    if (chart && (!states.length || states[states.length - 1].chart !== chart)) {{
+      states.push({{chart, spinner: document.body.textContent.includes('Codex-style: summarising the whole log')}});
+    }}
+  }}).observe(document.body, {{subtree: true, childList: true, characterData: true}});
+}}"""
 
 
 def test_strategies_shows_the_other_rows_while_the_codex_style_reset_summarises(tab: Any, tmp_path: Path) -> None:
     # A name of its own per screen: the server remembers a transcript by its bytes and its name.
     upload(tab, long_log(tmp_path / f"long_{tab.width}_{'dark' if is_dark(tab) else 'light'}.json"))
+    # What the charts read after each change of the page, kept in the page itself: under load the
+    # first rows may be replaced before a poll from here would see them.
+    tab.evaluate(RECORD_CHART_STATES)
     nav_link(tab, "Strategies").click()
     # First the rows that need no whole-log summary, with the reset's spinner above them...
-    tab.wait_for_function(f"() => ({CHART_TEXT})().includes('Truncation')", timeout=UI_TIMEOUT_MS, polling=20)
-    first = tab.evaluate(CHART_TEXT)
-    assert "Observation masking" in first and "Hermes" in first and "Codex-style" not in first
-    spinner = tab.get_by_text("Codex-style: summarising the whole log")
-    assert spinner.is_visible()
-    tab.shot("strategies_first_rows")
+    tab.wait_for_function("() => window.chartStates.some((s) => s.chart.includes('Truncation'))",
+                          timeout=UI_TIMEOUT_MS)
+    first = tab.evaluate("() => window.chartStates.find((s) => s.chart.includes('Truncation'))")
+    assert "Observation masking" in first["chart"] and "Hermes" in first["chart"]
+    assert "Codex-style" not in first["chart"]
+    assert first["spinner"]
+    if "Codex-style" not in tab.evaluate(CHART_TEXT):
+        tab.shot("strategies_first_rows")
     # ...then the whole comparison in their place: one chart, the reset's row in it, no spinner.
     tab.wait_for_function(f"() => ({CHART_TEXT})().includes('Codex-style')", timeout=UI_TIMEOUT_MS)
     wait_until_idle(tab)
     assert tab.locator(".js-plotly-plot").count() == 1
     assert tab.locator(".st-key-strategies_chart").count() == 1 and tab.locator(".st-key-strategies_first_chart").count() == 0
-    assert spinner.count() == 0
+    assert tab.get_by_text("Codex-style: summarising the whole log").count() == 0
     whole = tab.evaluate(CHART_TEXT)
     for label in ("Hermes", "Truncation", "Observation masking", "Codex-style"):
         assert label in whole
