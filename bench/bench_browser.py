@@ -29,6 +29,7 @@ import socket
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -120,22 +121,38 @@ def _free_port() -> int:
 class Server:
     """``streamlit run app.py`` on 127.0.0.1 until stopped."""
 
-    def __init__(self) -> None:
-        self.port = _free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
+    def __init__(self, attempts: int = 3) -> None:
+        for attempt in range(attempts):
+            if self._start(_free_port()):
+                return
+            # Another process took the probed port before the server bound it: another port.
+            if attempt == attempts - 1:
+                raise RuntimeError(f"the dashboard found no free port in {attempts} attempts")
+
+    def _start(self, port: int) -> bool:
+        """Start on ``port``: True once it answers, False if it exits because the port is taken."""
+        self.port = port
+        self.url = f"http://127.0.0.1:{port}"
+        log = tempfile.TemporaryFile()  # not a pipe: a long run's log would fill it and stop the server
         self.process = subprocess.Popen(
             [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.address", "127.0.0.1",
-             "--server.port", str(self.port), "--server.headless", "true", "--browser.gatherUsageStats", "false"],
-            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+             "--server.port", str(port), "--server.headless", "true", "--browser.gatherUsageStats", "false"],
+            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=log,
         )
         deadline = time.monotonic() + 90
         while True:
             try:
                 with urllib.request.urlopen(f"{self.url}/_stcore/health", timeout=2) as response:
                     if response.read().strip() == b"ok":
-                        return
+                        return True
             except OSError:
-                if time.monotonic() > deadline or self.process.poll() is not None:
+                if self.process.poll() is not None:
+                    log.seek(0)
+                    printed = log.read().decode("utf-8", "replace")
+                    if "is not available" in printed:
+                        return False
+                    raise RuntimeError(f"the dashboard did not start: {printed[-2000:]}") from None
+                if time.monotonic() > deadline:
                     self.stop()
                     raise RuntimeError("the dashboard did not start") from None
                 time.sleep(0.2)
