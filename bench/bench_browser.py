@@ -25,7 +25,6 @@ import argparse
 import contextlib
 import os
 import platform
-import socket
 import statistics
 import subprocess
 import sys
@@ -38,6 +37,7 @@ from typing import Any
 
 from bench.common import ROOT, print_table, save
 from dashboard.sections import section_of
+from dashboard.serve import PORT_TAKEN, free_port
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -112,18 +112,12 @@ def dashboard_page() -> Iterator[tuple[str, Any]]:
         server.stop()
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 class Server:
     """``streamlit run app.py`` on 127.0.0.1 until stopped."""
 
     def __init__(self, attempts: int = 3) -> None:
         for attempt in range(attempts):
-            if self._start(_free_port()):
+            if self._start(free_port()):
                 return
             # Another process took the probed port before the server bound it: another port.
             if attempt == attempts - 1:
@@ -149,7 +143,7 @@ class Server:
                 if self.process.poll() is not None:
                     log.seek(0)
                     printed = log.read().decode("utf-8", "replace")
-                    if "is not available" in printed:
+                    if PORT_TAKEN in printed:
                         return False
                     raise RuntimeError(f"the dashboard did not start: {printed[-2000:]}") from None
                 if time.monotonic() > deadline:

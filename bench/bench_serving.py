@@ -75,10 +75,11 @@ def one_run(tuned: bool) -> dict[str, float]:
     """Seconds to fetch the files from an idle server, then while its script computes."""
     from playwright.sync_api import sync_playwright
 
-    from bench.dashboard_start import CHROMIUM_ARGS, _free_port
+    from bench.dashboard_start import CHROMIUM_ARGS
+    from dashboard.serve import free_port
 
     names = _static_files()
-    port = _free_port()
+    port = free_port()
     tune = "from dashboard.process import tune_switching\ntune_switching()" if tuned else ""
     with tempfile.TemporaryDirectory() as tmp:
         script = Path(tmp) / "computing.py"

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import socket
 import subprocess
 import sys
 import time
@@ -23,12 +22,6 @@ UPLOADER_USABLE = ("uploader usable",
 FIRST_CHART_DRAWN = ("first chart drawn",
                      "() => !!document.querySelector('[data-chart] div[title], "
                      ".js-plotly-plot .main-svg .barlayer .point path')")
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def text_shown(text: str) -> tuple[str, str]:
@@ -56,9 +49,9 @@ def time_to(script: Path, conditions: Sequence[tuple[str, str]], timeout: float 
     """
     from playwright.sync_api import sync_playwright
 
-    from dashboard.serve import local_options
+    from dashboard.serve import free_port, local_options
 
-    port = _free_port()
+    port = free_port()
     command = server_command(script)
     marks: dict[str, float] = {}
     with sync_playwright() as p:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import importlib
 import logging
+import socket
 import sys
 import threading
 import time
@@ -123,6 +124,19 @@ def compile_bytecode() -> None:
     compileall.compile_file(str(APP), quiet=2)
     for package in ("core", "dashboard"):
         compileall.compile_dir(str(root / package), quiet=2)
+
+
+# What Streamlit logs before it exits when the port it was given is taken: a port probed free can be
+# taken before the server binds it (an outgoing connection gets a port from the same range), so
+# those who start servers on probed ports start again on another when they read this.
+PORT_TAKEN = "is not available"
+
+
+def free_port() -> int:
+    """A port of 127.0.0.1 that is free now (the system's pick; see ``PORT_TAKEN``)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
 
 
 def local_options(port: int) -> list[str]:

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from dashboard.serve import PORT_TAKEN, free_port
 from tests.cli.conftest import Run, assert_one_line_error
 
 REPO = Path(__file__).resolve().parents[2]
@@ -52,16 +53,10 @@ def test_console_script(corpus, tmp_path):
     assert out.read_text(encoding="utf-8").count("\n") == 3  # header + two rows
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 def _serve(tmp_path: Path) -> tuple[subprocess.Popen, int, bool, str]:
     """``core serve`` on a free port until it answers or exits: the process, its port, whether it
     answered, and what it printed so far."""
-    port = _free_port()
+    port = free_port()
     log = (tmp_path / f"serve-{port}.log").open("w+")
     process = subprocess.Popen(
         [sys.executable, "-m", "core", "serve", "--port", str(port)],
@@ -86,7 +81,7 @@ def test_serve_starts_the_dashboard(tmp_path):
     for _attempt in range(3):
         process, port, healthy, output = _serve(tmp_path)
         # Another process can take the probed port before the server binds it: another port then.
-        if healthy or "is not available" not in output:
+        if healthy or PORT_TAKEN not in output:
             break
     try:
         assert healthy, f"dashboard never answered on port {port}: {output[-2000:]}"

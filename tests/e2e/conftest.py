@@ -9,7 +9,6 @@ from __future__ import annotations
 import contextlib
 import importlib.util
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -21,7 +20,7 @@ from typing import Any
 import pytest
 
 from dashboard.sections import SECTIONS, section_of
-from dashboard.serve import local_options
+from dashboard.serve import PORT_TAKEN, free_port, local_options
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = "/usr/bin/chromium"
@@ -44,7 +43,6 @@ START_TIMEOUT_S = 90
 # Generous: the machine running the tests may be busy; no test asserts on speed.
 UI_TIMEOUT_MS = 60_000
 PORT_ATTEMPTS = 3
-PORT_TAKEN = "is not available"  # what Streamlit logs before it exits when its port is taken
 
 
 def _missing(reason: str) -> None:
@@ -73,12 +71,6 @@ def _healthy_or_port_taken(process: subprocess.Popen, url: str, log_path: Path) 
             process.kill()
             pytest.fail(f"streamlit did not become healthy within {START_TIMEOUT_S} s; see {log_path}")
         time.sleep(0.3)
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 @contextlib.contextmanager
