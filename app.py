@@ -16,6 +16,7 @@ from dashboard.process import tune_server_process, wait_for_preload
 # waits for it rather than import them from a second thread at the same time.
 wait_for_preload()
 
+from dashboard import ahead  # noqa: E402
 from dashboard.sections import SECTIONS  # noqa: E402
 from dashboard.sidebar import init_state  # noqa: E402
 
@@ -42,3 +43,5 @@ navigation = st.navigation(
     position="top",
 )
 navigation.run()
+# The page is drawn: an upload it read gets the analyses most pages share made ahead (dashboard.ahead).
+ahead.start()

@@ -20,6 +20,7 @@ from typing import Any
 import streamlit as st
 
 from core.budget import Budget, BudgetExceeded
+from dashboard import ahead
 from dashboard.memo import (
     Settings,
     Transcript,
@@ -122,6 +123,8 @@ def _opened(filename: str, data: bytes, digest: str, fmt: str | None, session: s
     else:
         with st.spinner("Reading the transcript…"):
             transcript, error = cache.get(key, lambda: read(data, filename, fmt, session, digest, full), keep=is_sample)
+        if transcript is not None and not is_sample:
+            ahead.plan(transcript)
     if transcript is not None:
         _hold(transcript)
     return transcript, error

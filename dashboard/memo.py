@@ -21,6 +21,7 @@ import threading
 import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterator
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -39,6 +40,10 @@ T = TypeVar("T")
 
 # Parameter-dependent analyses kept per transcript (slider positions visited recently).
 MEMO_ENTRIES = 64
+# How often a thread waiting for another's computation of the same analysis looks again.
+_WAIT_STEP_S = 0.05
+# Set in work no page waits on (``unattended``): a budget that runs out there is not told to a page.
+_UNATTENDED: ContextVar[bool] = ContextVar("context_lens_unattended", default=False)
 
 SAMPLE_DIR = Path(__file__).resolve().parents[1] / "sample_conversations"
 SAMPLE_SUFFIXES = (".json", ".jsonl", ".db", ".sqlite", ".traj")
@@ -103,6 +108,8 @@ class Transcript:
     # Every analysis masks and reads the same turns (each release, sweep cell and strategy): once per text here.
     _answers: TextMemo = field(default_factory=TextMemo, repr=False)
     on_budget: Callable[[BudgetExceeded], None] | None = field(default=None, repr=False)
+    # The keys being computed right now, each with its thread and the event set when it is done.
+    _computing: dict[Hashable, tuple[int, threading.Event]] = field(default_factory=dict, repr=False)
 
     @property
     def format(self) -> str:
@@ -176,7 +183,7 @@ class Transcript:
             with within(self.budget), remembering(self._answers):
                 yield
         except BudgetExceeded as exc:
-            if self.on_budget is not None:
+            if self.on_budget is not None and not _UNATTENDED.get():
                 self.on_budget(exc)
             raise
 
@@ -186,22 +193,58 @@ class Transcript:
             return key in self._memo
 
     def memo(self, key: Hashable, compute: Callable[[], T]) -> T:
-        """``compute()`` once per key; the most recent ``MEMO_ENTRIES`` results are kept."""
-        with self._lock:
-            if key in self._memo:
-                self._memo.move_to_end(key)
-                return self._memo[key]
-        with self.budgeted():
-            value = compute()
-        with self._lock:
-            self._memo[key] = value
-            while len(self._memo) > MEMO_ENTRIES:
-                self._memo.popitem(last=False)
-        return value
+        """``compute()`` once per key; the most recent ``MEMO_ENTRIES`` results are kept.
+
+        While another thread computes the same key (another session on the same file, or the work
+        ahead of ``dashboard.ahead``) this one waits for its result instead of computing it again;
+        if that computation fails, this one computes it itself."""
+        me = threading.get_ident()
+        mine: tuple[int, threading.Event] | None = None
+        try:
+            while True:
+                with self._lock:
+                    if key in self._memo:
+                        self._memo.move_to_end(key)
+                        return self._memo[key]
+                    running = self._computing.get(key)
+                    if running is None:
+                        mine = (me, threading.Event())
+                        self._computing[key] = mine
+                        break
+                    if running[0] == me:  # asked again within its own computation: computed here
+                        break
+                # Waited within this thread's budget, in short steps: the watchdog stops it between them.
+                with self.budgeted():
+                    while not running[1].wait(_WAIT_STEP_S):
+                        pass
+            with self.budgeted():
+                value = compute()
+            with self._lock:
+                self._memo[key] = value
+                while len(self._memo) > MEMO_ENTRIES:
+                    self._memo.popitem(last=False)
+            return value
+        finally:
+            if mine is not None:
+                with self._lock:
+                    if self._computing.get(key) is mine:
+                        del self._computing[key]
+                mine[1].set()
 
     def clear_memo(self) -> None:
         with self._lock:
             self._memo.clear()
+
+
+@contextlib.contextmanager
+def unattended() -> Iterator[None]:
+    """Work on transcripts that no page is waiting on (a thread of its own): a budget that runs out
+    in it raises ``BudgetExceeded`` as usual, but ``Transcript.on_budget`` (which ends a page) is not called."""
+    token = _UNATTENDED.set(True)
+    try:
+        yield
+    finally:
+        _UNATTENDED.reset(token)
 
 
 def transcript_key(digest: str, format_override: str | None, session: str | None, full_history: bool = False,

@@ -95,6 +95,13 @@ def offline_compression(transcript: Transcript, settings: Settings) -> Any:
     return transcript.memo(("offline-compression", settings), run)
 
 
+def fact_index(transcript: Transcript) -> Any:
+    """The facts of every message (``core.views.retention.FactIndex``), memoised on the transcript."""
+    from core.views.retention import FactIndex
+
+    return transcript.memo(("fact-index",), lambda: FactIndex(transcript.messages))
+
+
 def strategy_comparisons(transcript: Transcript, settings: Settings, summarizer: str | None, *,
                          budget: int | None, keep_last: int, user_tokens: int, every_release: bool) -> Iterator[Any]:
     """Every strategy on the transcript (``core.views.strategies.compare_strategies``) with the named
@@ -109,13 +116,9 @@ def strategy_comparisons(transcript: Transcript, settings: Settings, summarizer:
     did not bring the whole comparison sooner (``make bench``, Strategies in the browser)."""
     from core.redaction import RedactionAhead
     from core.strategies.codex import summary_redactions
-    from core.views.retention import FactIndex
     from core.views.strategies import compare_strategies
 
     key = ("strategies", settings, summarizer, budget, keep_last, user_tokens, every_release)
-
-    def facts() -> Any:
-        return transcript.memo(("fact-index",), lambda: FactIndex(transcript.messages))
 
     def known() -> dict[str, Any]:
         return {settings.profile: offline_compression(transcript, settings)} if summarizer == "extractive" else {}
@@ -125,12 +128,12 @@ def strategy_comparisons(transcript: Transcript, settings: Settings, summarizer:
 
         return compare_strategies(transcript.messages, settings.config(),
                                   make_summarizer(summarizer) if summarizer else None, budget_tokens=budget,
-                                  keep_last=keep_last, user_tokens=user_tokens, facts=facts(),
+                                  keep_last=keep_last, user_tokens=user_tokens, facts=fact_index(transcript),
                                   hermes_profiles=None if every_release else (), hermes_results=known(), **step)
 
     ahead, first = None, None
     if not transcript.remembers(key):
-        facts()  # each made (and limited) on its own, as the other pages make them
+        fact_index(transcript)  # each made (and limited) on its own, as the other pages make them
         known()
         first = transcript.memo((*key, "first"), lambda: compare(without_whole_log_summaries=True))
         if summarizer is not None:

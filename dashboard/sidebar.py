@@ -13,6 +13,7 @@ import streamlit as st
 from core.config import DEFAULTS as CONFIG_DEFAULTS
 from core.inspections.what_if import NOT_HERMES, WINDOW_SCALES, TriggerOption, scale_label, what_if_words
 from core.profiles import DEFAULT_PROFILE, PROFILES
+from dashboard import ahead
 from dashboard.loading import (  # noqa: F401  (re-exported: the pages import them from here)
     ANALYSIS_BUDGET,
     AUTO_FORMAT,
@@ -43,6 +44,7 @@ from dashboard.runs import (  # noqa: F401  (re-exported)
     OFFLINE_SUMMARIZER,
     REMOTE_SUMMARIZER,
     SUMMARIZER_OPTIONS,
+    fact_index,
     last_run_for,
     new_run_id,
     offline_compression,
@@ -223,6 +225,7 @@ def page_setup() -> Settings:
     _leave_directory_navigation()
     settings = sidebar_controls()
     _write_query()
+    ahead.note_settings(settings)
     return settings
 
 

@@ -10,11 +10,12 @@ import streamlit as st
 from core.facts import retention_by_kind
 from core.render.retention import retention_figure
 from core.strategies import CODEX_USER_TOKENS, DEFAULT_KEEP_LAST
-from core.views.retention import FactIndex, lost_facts, retention_summary
+from core.views.retention import lost_facts, retention_summary
 from core.views.strategies import compare_strategies
 from dashboard.repair_losses import losses_of_run, offline_repair_losses, repair_losses_notice
 from dashboard.sidebar import (
     escape_markdown,
+    fact_index,
     keep,
     last_run_for,
     offline_compression,
@@ -59,7 +60,7 @@ st.caption(
 )
 
 source = st.radio("Runs to inspect", SOURCES, horizontal=True, **keep("retention_source", HERMES))
-facts = transcript.memo(("fact-index",), lambda: FactIndex(transcript.messages))
+facts = fact_index(transcript)
 
 runs: dict[str, tuple[list[int], list[Any]]] = {}
 # What Hermes' tool-pair repair removed in each Hermes run: facts it loses without the summary ever reading them.

@@ -254,6 +254,25 @@ def test_strategies_shows_the_other_rows_while_the_codex_style_reset_summarises(
     tab.shot("strategies_whole")
 
 
+CHART_SCRIPT_FETCHED = ("() => performance.getEntriesByType('resource')"
+                        ".some((entry) => /\\/static\\/js\\/PlotlyChart\\./.test(entry.name))")
+
+
+def test_after_an_upload_the_chart_script_is_loaded_before_a_chart_page_asks_for_it(tab: Any, tmp_path: Path) -> None:
+    # The first page draws no Plotly chart and does not load its script...
+    assert tab.locator(".js-plotly-plot").count() == 0
+    assert not tab.evaluate(CHART_SCRIPT_FETCHED)
+    # ...after the upload's run, the browser loads and runs it while the overview is read.
+    path = tmp_path / f"charts_ahead_{tab.width}_{'dark' if is_dark(tab) else 'light'}.json"
+    path.write_bytes(ANTHROPIC_SAMPLE.read_bytes())
+    upload(tab, path)
+    tab.wait_for_function("() => window.contextLensChartsAhead === 'loaded'", timeout=UI_TIMEOUT_MS)
+    assert tab.evaluate(CHART_SCRIPT_FETCHED)
+    assert tab.locator(".js-plotly-plot").count() == 0  # still the overview, unchanged
+    open_page(tab, "Zones")
+    tab.locator(".js-plotly-plot").first.wait_for()
+
+
 def test_the_timeline_caption_names_only_what_the_chart_draws(tab: Any) -> None:
     open_page(tab, "Timeline replay")
     chart = tab.locator(".js-plotly-plot").first

@@ -1,0 +1,185 @@
+"""Work ahead: a transcript's shared analyses made once, by whichever thread asks first, and made
+ahead for a new upload once its first page is drawn (``dashboard.ahead``); the chart script loaded
+ahead from a session's second run on (``dashboard.ui.page_style``)."""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+
+import pytest
+import streamlit as st
+from streamlit.testing.v1 import AppTest
+
+from core.budget import Budget, BudgetExceeded
+from dashboard import ahead
+from dashboard.memo import Settings, content_digest, load_transcript
+from dashboard.runs import fact_index, offline_compression
+from dashboard.ui import chart_script_name
+from tests.app.conftest import APP, SAMPLES, TIMEOUT, run
+
+JOIN_S = 30
+
+
+def _transcript(name: str = "long_coding_session.json"):
+    return load_transcript((SAMPLES / name).read_bytes(), name)
+
+
+def _in_thread(target) -> tuple[threading.Thread, dict]:
+    outcome: dict = {}
+
+    def body() -> None:
+        try:
+            outcome["value"] = target()
+        except BaseException as exc:  # noqa: BLE001 - the test reads what the thread raised
+            outcome["error"] = exc
+
+    thread = threading.Thread(target=body, daemon=True)
+    thread.start()
+    return thread, outcome
+
+
+def test_a_key_being_computed_is_waited_for_and_computed_once():
+    transcript = _transcript()
+    gate, started, calls = threading.Event(), threading.Event(), []
+
+    def slow() -> object:
+        calls.append("first")
+        started.set()
+        gate.wait(JOIN_S)
+        return object()
+
+    first, first_out = _in_thread(lambda: transcript.memo(("k",), slow))
+    assert started.wait(JOIN_S)
+    second, second_out = _in_thread(lambda: transcript.memo(("k",), lambda: calls.append("second") or object()))
+    time.sleep(0.3)
+    assert second.is_alive(), "the second thread did not wait for the first one's result"
+    gate.set()
+    first.join(JOIN_S)
+    second.join(JOIN_S)
+    assert calls == ["first"]
+    assert second_out["value"] is first_out["value"]
+
+
+def test_a_failed_computation_is_made_again_by_the_thread_that_waited():
+    transcript = _transcript()
+    gate, started = threading.Event(), threading.Event()
+
+    def failing() -> object:
+        started.set()
+        gate.wait(JOIN_S)
+        raise ValueError("the first attempt failed")
+
+    first, first_out = _in_thread(lambda: transcript.memo(("k",), failing))
+    assert started.wait(JOIN_S)
+    second, second_out = _in_thread(lambda: transcript.memo(("k",), lambda: "made by the second"))
+    time.sleep(0.2)
+    gate.set()
+    first.join(JOIN_S)
+    second.join(JOIN_S)
+    assert isinstance(first_out["error"], ValueError)
+    assert second_out["value"] == "made by the second"
+    assert transcript.memo(("k",), lambda: "not asked") == "made by the second"
+
+
+def test_a_computation_that_asks_for_its_own_key_does_not_wait_for_itself():
+    transcript = _transcript()
+    depth = []
+
+    def nested() -> int:
+        depth.append(1)
+        return 1 if len(depth) > 1 else 1 + transcript.memo(("k",), nested)
+
+    thread, outcome = _in_thread(lambda: transcript.memo(("k",), nested))
+    thread.join(JOIN_S)
+    assert not thread.is_alive(), "the computation waited for itself"
+    assert outcome["value"] == 2
+
+
+def test_a_page_waiting_past_its_budget_is_stopped_with_the_page_message():
+    transcript = _transcript()
+    gate, started, told = threading.Event(), threading.Event(), []
+
+    def slow() -> str:
+        started.set()
+        gate.wait(JOIN_S)
+        return "late"
+
+    transcript.budget = None  # the thread computing it has no budget; the waiting page has one
+    first, _ = _in_thread(lambda: transcript.memo(("k",), slow))
+    assert started.wait(JOIN_S)
+    transcript.budget = Budget(seconds=0.3, memory_mb=None, scope="a test's limit")
+    transcript.on_budget = told.append
+    waiter, outcome = _in_thread(lambda: transcript.memo(("k",), lambda: "never"))
+    waiter.join(JOIN_S)
+    gate.set()
+    first.join(JOIN_S)
+    assert isinstance(outcome["error"], BudgetExceeded)
+    assert len(told) == 1 and "0.3 s" in str(told[0])
+
+
+def test_the_work_ahead_makes_what_the_pages_would_make_and_tells_no_page_of_its_failures():
+    transcript, settings = _transcript(), Settings()
+    transcript.on_budget = lambda exc: pytest.fail(f"a page was told of the work ahead's budget: {exc}")
+    ahead._work_on(transcript, settings)
+    assert transcript.remembers(("offline-compression", settings)) and transcript.remembers(("fact-index",))
+    alone = _transcript()
+    assert offline_compression(transcript, settings).messages == offline_compression(alone, settings).messages
+    assert fact_index(transcript).facts.equals(fact_index(alone).facts)
+
+    tight = _transcript()
+    tight.budget = Budget(seconds=0.001, memory_mb=None, scope="a test's limit")
+    tight.on_budget = lambda exc: pytest.fail(f"a page was told of the work ahead's budget: {exc}")
+    ahead._work_on(tight, settings)  # stopped by its budget, quietly
+    assert not tight.remembers(("offline-compression", settings))
+
+
+def _app_opening(upload: Path | None) -> AppTest:
+    """The app's first run on ``upload`` as this session's upload (None: the default sample)."""
+    at = AppTest.from_file(str(APP), default_timeout=TIMEOUT)
+    if upload is not None:
+        data = upload.read_bytes()
+        at.session_state["uploaded_files"] = [{"name": upload.name, "data": data, "digest": content_digest(data)}]
+        at.session_state["_kept_conversation_choice"] = "Uploaded: " + upload.name
+    return run(at)
+
+
+def _held(at: AppTest):
+    (transcript,) = at.session_state["_transcripts_held"].values()
+    return transcript
+
+
+def test_an_upload_gets_the_shared_analyses_made_ahead_once_its_page_is_drawn(tmp_path):
+    path = tmp_path / "ahead_upload.json"
+    path.write_bytes((SAMPLES / "long_coding_session.json").read_bytes() + b"\n")  # bytes no other test opened
+    at = _app_opening(path)
+    assert ahead.wait_idle(120)
+    transcript, settings = _held(at), at.session_state["_work_ahead_settings"]
+    assert transcript.filename == path.name
+    assert transcript.remembers(("offline-compression", settings))
+    assert transcript.remembers(("fact-index",))
+
+
+def test_a_bundled_sample_gets_no_work_ahead(monkeypatch):
+    handed: list = []
+    monkeypatch.setattr(ahead._WORKER, "add", lambda transcript, settings: handed.append(transcript.filename))
+    at = _app_opening(None)
+    assert _held(at).filename.endswith(".json")  # the default sample was opened and drawn
+    assert handed == []
+    upload = _app_opening(SAMPLES / "claude_code_session.jsonl")
+    assert handed == ["claude_code_session.jsonl"] and _held(upload).filename == handed[0]
+
+
+def _scripts(at: AppTest) -> str:
+    return " ".join(str(getattr(element, "proto", "")) for element in at.get("html"))
+
+
+def test_the_chart_script_is_loaded_ahead_from_the_sessions_second_run_on():
+    name = chart_script_name()
+    assert name is not None and (Path(st.__file__).parent / "static" / "static" / "js" / name).is_file()
+    at = AppTest.from_file(str(APP), default_timeout=TIMEOUT)
+    run(at)
+    assert "contextLensChartsAhead" not in _scripts(at)
+    run(at)
+    assert "contextLensChartsAhead" in _scripts(at) and name in _scripts(at)
