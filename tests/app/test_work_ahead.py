@@ -161,14 +161,18 @@ def test_an_upload_gets_the_shared_analyses_made_ahead_once_its_page_is_drawn(tm
     assert transcript.remembers(("fact-index",))
 
 
-def test_a_bundled_sample_gets_no_work_ahead(monkeypatch):
+def test_a_bundled_sample_gets_no_work_ahead(monkeypatch, tmp_path):
     handed: list = []
     monkeypatch.setattr(ahead._WORKER, "add", lambda transcript, settings: handed.append(transcript.filename))
     at = _app_opening(None)
     assert _held(at).filename.endswith(".json")  # the default sample was opened and drawn
     assert handed == []
-    upload = _app_opening(SAMPLES / "claude_code_session.jsonl")
-    assert handed == ["claude_code_session.jsonl"] and _held(upload).filename == handed[0]
+    # The same check hands over an upload (bytes and a name no other test opened: a transcript the
+    # process already holds is not read again, and only a read gets the work ahead).
+    path = tmp_path / "ahead_sample_check.jsonl"
+    path.write_bytes((SAMPLES / "claude_code_session.jsonl").read_bytes() + b"\n")
+    upload = _app_opening(path)
+    assert handed == [path.name] and _held(upload).filename == handed[0]
 
 
 def _scripts(at: AppTest) -> str:
