@@ -36,8 +36,8 @@ from pathlib import Path
 from typing import Any
 
 from bench.common import ROOT, print_table, save
+from bench.dashboard_start import check_running, on_free_port
 from dashboard.sections import section_of
-from dashboard.serve import PORT_TAKEN, free_port
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -115,16 +115,12 @@ def dashboard_page() -> Iterator[tuple[str, Any]]:
 class Server:
     """``streamlit run app.py`` on 127.0.0.1 until stopped."""
 
-    def __init__(self, attempts: int = 3) -> None:
-        for attempt in range(attempts):
-            if self._start(free_port()):
-                return
-            # Another process took the probed port before the server bound it: another port.
-            if attempt == attempts - 1:
-                raise RuntimeError(f"the dashboard found no free port in {attempts} attempts")
+    def __init__(self) -> None:
+        on_free_port(self._start, "the dashboard")
 
-    def _start(self, port: int) -> bool:
-        """Start on ``port``: True once it answers, False if it exits because the port is taken."""
+    def _start(self, port: int) -> None:
+        """Start on ``port`` and return once it answers (:class:`PortTaken` if it exits because the
+        port is taken)."""
         self.port = port
         self.url = f"http://127.0.0.1:{port}"
         log = tempfile.TemporaryFile()  # not a pipe: a long run's log would fill it and stop the server
@@ -138,14 +134,9 @@ class Server:
             try:
                 with urllib.request.urlopen(f"{self.url}/_stcore/health", timeout=2) as response:
                     if response.read().strip() == b"ok":
-                        return True
+                        return
             except OSError:
-                if self.process.poll() is not None:
-                    log.seek(0)
-                    printed = log.read().decode("utf-8", "replace")
-                    if PORT_TAKEN in printed:
-                        return False
-                    raise RuntimeError(f"the dashboard did not start: {printed[-2000:]}") from None
+                check_running(self.process, log, "the dashboard did not start")
                 if time.monotonic() > deadline:
                     self.stop()
                     raise RuntimeError("the dashboard did not start") from None

@@ -5,8 +5,9 @@ from __future__ import annotations
 import subprocess
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import IO, TypeVar
 
 CHROMIUM_ARGS = [
     "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -30,6 +31,7 @@ def text_shown(text: str) -> tuple[str, str]:
 
 
 APP = Path(__file__).resolve().parents[1] / "app.py"
+T = TypeVar("T")
 
 
 def server_command(script: Path) -> list[str]:
@@ -43,6 +45,38 @@ def server_command(script: Path) -> list[str]:
 PORT_ATTEMPTS = 3
 
 
+class PortTaken(Exception):
+    """A server exited because another process took its probed port before it bound it."""
+
+
+def on_free_port(start: Callable[[int], T], what: str) -> T:
+    """``start(port)`` on a probed free port, and again on another (up to ``PORT_ATTEMPTS`` in all)
+    each time it raises :class:`PortTaken` (an outgoing connection gets a port from the same range)."""
+    from dashboard.serve import free_port
+
+    for _attempt in range(PORT_ATTEMPTS):
+        try:
+            return start(free_port())
+        except PortTaken:
+            continue
+    raise RuntimeError(f"{what} found no free port in {PORT_ATTEMPTS} attempts")
+
+
+def check_running(process: subprocess.Popen, log: IO[bytes], what: str) -> None:
+    """Nothing while ``process`` runs. Once it has exited: :class:`PortTaken` when its log (the file
+    its stderr went to) says its port was taken, else a ``RuntimeError`` saying ``what``, with the
+    end of the log."""
+    from dashboard.serve import PORT_TAKEN
+
+    if process.poll() is None:
+        return
+    log.seek(0)
+    printed = log.read().decode("utf-8", "replace")
+    if PORT_TAKEN in printed:
+        raise PortTaken(printed[-300:])
+    raise RuntimeError(f"{what}: {printed[-2000:]}") from None
+
+
 def time_to(script: Path, conditions: Sequence[tuple[str, str]], timeout: float = 90.0) -> dict[str, float]:
     """Seconds from starting ``script``'s server (:func:`server_command`) to each condition (a JS
     predicate) holding.
@@ -52,22 +86,16 @@ def time_to(script: Path, conditions: Sequence[tuple[str, str]], timeout: float 
     exits because another process took its probed port before it bound it is started again on
     another port, with the clock started again (the failed start is not part of any figure).
     """
-    from dashboard.serve import free_port
-
-    for _attempt in range(PORT_ATTEMPTS):
-        marks = _time_on(free_port(), script, conditions, timeout)
-        if marks is not None:
-            return marks
-    raise RuntimeError(f"{script.name} found no free port in {PORT_ATTEMPTS} attempts")
+    return on_free_port(lambda port: _time_on(port, script, conditions, timeout), script.name)
 
 
-def _time_on(port: int, script: Path, conditions: Sequence[tuple[str, str]], timeout: float) -> dict[str, float] | None:
-    """:func:`time_to` on ``port``; None when the server exited because the port was taken."""
+def _time_on(port: int, script: Path, conditions: Sequence[tuple[str, str]], timeout: float) -> dict[str, float]:
+    """:func:`time_to` on ``port`` (:class:`PortTaken` when the server exited because it was taken)."""
     import tempfile
 
     from playwright.sync_api import sync_playwright
 
-    from dashboard.serve import PORT_TAKEN, local_options
+    from dashboard.serve import local_options
 
     command = server_command(script)
     marks: dict[str, float] = {}
@@ -86,12 +114,7 @@ def _time_on(port: int, script: Path, conditions: Sequence[tuple[str, str]], tim
                     page.goto(f"http://127.0.0.1:{port}/", timeout=2_000)
                     break
                 except Exception:
-                    if proc.poll() is not None:
-                        log.seek(0)
-                        printed = log.read().decode("utf-8", "replace")
-                        if PORT_TAKEN in printed:
-                            return None
-                        raise RuntimeError(f"{script.name} exited before its page loaded: {printed[-2000:]}") from None
+                    check_running(proc, log, f"{script.name} exited before its page loaded")
                     if time.perf_counter() > deadline:
                         raise TimeoutError(f"{script.name} did not start within {timeout:.0f} s") from None
                     time.sleep(0.05)
