@@ -19,8 +19,6 @@ from __future__ import annotations
 import threading
 import weakref
 from collections import deque
-from collections.abc import Callable
-from typing import Any
 
 import streamlit as st
 
@@ -33,12 +31,6 @@ _SETTINGS = "_work_ahead_settings"
 # Uploads waiting for the thread, oldest first; past this many the oldest are dropped (a busy server
 # makes them when a page asks, as without the work ahead).
 QUEUE_LIMIT = 8
-
-
-def _steps() -> list[Callable[[Transcript, Settings], Any]]:
-    from dashboard.runs import fact_index, offline_compression
-
-    return [offline_compression, lambda transcript, _settings: fact_index(transcript)]
 
 
 class _Worker:
@@ -76,7 +68,7 @@ class _Worker:
                 transcript = reference()
                 if transcript is not None:
                     _work_on(transcript, settings)
-                del transcript
+                del transcript  # not held while the thread waits for the next upload
             finally:
                 with self._changed:
                     self._busy -= 1
@@ -84,12 +76,14 @@ class _Worker:
 
 
 def _work_on(transcript: Transcript, settings: Settings) -> None:
+    from dashboard.runs import fact_index, offline_compression
+
     with unattended():
-        for step in _steps():
-            try:
-                step(transcript, settings)
-            except (Exception, BudgetExceeded):  # the page that needs it computes it and says why
-                return
+        try:
+            offline_compression(transcript, settings)
+            fact_index(transcript)
+        except (Exception, BudgetExceeded):  # the page that needs it computes it and says why
+            return
 
 
 _WORKER = _Worker()

@@ -74,10 +74,10 @@ _COLLAPSE_SCRIPT = f"""
 
 # From a session's second run on (an upload, a page switch, any change), the browser loads Streamlit's
 # chart script (Plotly's, about 4.6 MB) once it is idle, so the first chart page is not the one that
-# waits for it: on a 2.6 MB log, Strategies' first rows showed 0.3-0.45 s sooner with it (medians
-# of alternating browser runs, ``make bench``). The session's first page is drawn without it: it has no Plotly chart, and its
-# first paint must not share the browser with it. The script's name comes from the installed
-# Streamlit; the URL is resolved beside Streamlit's own entry script, as Streamlit resolves it.
+# waits for it: on a 2.6 MB log, Strategies' first rows showed 0.3-0.45 s sooner with it (medians of
+# alternating browser runs, ``make bench``). The session's first page is drawn without it: it has no
+# Plotly chart, and its first paint must not share the browser with it. The script's name comes from
+# the installed Streamlit; the URL is resolved beside Streamlit's own entry script, as Streamlit does.
 _CHART_SCRIPT_PATTERN = "PlotlyChart.*.js"
 _CHARTS_AHEAD_SCRIPT = """
 <script>
