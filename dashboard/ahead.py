@@ -2,8 +2,10 @@
 
 Once the page that read an upload is drawn, one thread of the server makes, under the sidebar's
 parameters of that run, the Hermes run with the offline summary (Zones, Savings, Fact retention,
-API validity, the sweep and Strategies show it) and then the fact index (Fact retention and
-Strategies), exactly as those pages would make them. A page that needs one of them while it is
+API validity, the sweep and Strategies show it), the fact index (Fact retention and Strategies),
+and then Strategies' comparison with the session's choices there (the longest first visit: the
+Codex-style reset summarises the whole log), exactly as those pages would make them. The reset's
+texts are masked in a worker process from the start, beside the first two. A page that needs one of them while it is
 being made waits for it (``Transcript.memo``) rather than making it again, so nothing is computed
 twice and every result is the one the page would have computed itself.
 
@@ -24,6 +26,7 @@ import streamlit as st
 
 from core.budget import BudgetExceeded
 from dashboard.memo import Settings, Transcript, unattended
+from dashboard.runs import StrategyOptions, strategy_options
 
 # Session keys: the upload read by this run (a weak reference), and this run's parameters.
 _PLANNED = "_work_ahead_transcript"
@@ -37,17 +40,17 @@ class _Worker:
     """The server's one thread of work ahead and its queue."""
 
     def __init__(self) -> None:
-        self._jobs: deque[tuple[weakref.ref[Transcript], Settings]] = deque()
+        self._jobs: deque[tuple[weakref.ref[Transcript], Settings, StrategyOptions]] = deque()
         self._busy = 0  # jobs queued or running
         self._changed = threading.Condition()
         self._thread: threading.Thread | None = None
 
-    def add(self, transcript: Transcript, settings: Settings) -> None:
+    def add(self, transcript: Transcript, settings: Settings, options: StrategyOptions) -> None:
         with self._changed:
             if len(self._jobs) >= QUEUE_LIMIT:
                 self._jobs.popleft()
                 self._busy -= 1
-            self._jobs.append((weakref.ref(transcript), settings))
+            self._jobs.append((weakref.ref(transcript), settings, options))
             self._busy += 1
             self._changed.notify_all()
             if self._thread is None or not self._thread.is_alive():
@@ -63,11 +66,11 @@ class _Worker:
         while True:
             with self._changed:
                 self._changed.wait_for(lambda: bool(self._jobs))
-                reference, settings = self._jobs.popleft()
+                reference, settings, options = self._jobs.popleft()
             try:
                 transcript = reference()
                 if transcript is not None:
-                    _work_on(transcript, settings)
+                    _work_on(transcript, settings, options)
                 del transcript  # not held while the thread waits for the next upload
             finally:
                 with self._changed:
@@ -75,13 +78,16 @@ class _Worker:
                     self._changed.notify_all()
 
 
-def _work_on(transcript: Transcript, settings: Settings) -> None:
-    from dashboard.runs import fact_index, offline_compression
+def _work_on(transcript: Transcript, settings: Settings, options: StrategyOptions) -> None:
+    from dashboard.runs import fact_index, offline_compression, strategy_comparisons, strategy_masking
 
     with unattended():
         try:
+            strategy_masking(transcript, settings, options)  # another process: beside the next two
             offline_compression(transcript, settings)
             fact_index(transcript)
+            for _step in strategy_comparisons(transcript, settings, options):
+                pass
         except (Exception, BudgetExceeded):  # the page that needs it computes it and says why
             return
 
@@ -105,7 +111,7 @@ def start() -> None:
     settings = st.session_state.get(_SETTINGS)
     transcript = reference() if reference is not None else None
     if transcript is not None and isinstance(settings, Settings):
-        _WORKER.add(transcript, settings)
+        _WORKER.add(transcript, settings, strategy_options())
 
 
 def wait_idle(timeout: float = 60.0) -> bool:

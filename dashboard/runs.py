@@ -9,6 +9,7 @@ run has.
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterator
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import streamlit as st
@@ -25,6 +26,12 @@ LOCAL_SUMMARIZER = "Local model (SmolLM2, offline)"
 NO_SUMMARIZER = "No summarizer (the profile's fallback)"
 FAILING_SUMMARIZER = "A failing provider (simulation)"
 SUMMARIZER_OPTIONS = [OFFLINE_SUMMARIZER, REMOTE_SUMMARIZER, LOCAL_SUMMARIZER, NO_SUMMARIZER, FAILING_SUMMARIZER]
+# The Strategies page's choices of summarizer and of the truncation's budget (kept under "strategies_*").
+STRATEGY_SUMMARIZERS = [OFFLINE_SUMMARIZER, NO_SUMMARIZER]
+HERMES_BUDGET = "What Hermes kept (default)"
+OWN_BUDGET = "A token budget of my own"
+STRATEGY_BUDGET_MODES = [HERMES_BUDGET, OWN_BUDGET]
+OWN_BUDGET_DEFAULT = 20_000
 _STRICT_CHOICES = "strict_redaction_choices"
 
 
@@ -102,23 +109,61 @@ def fact_index(transcript: Transcript) -> Any:
     return transcript.memo(("fact-index",), lambda: FactIndex(transcript.messages))
 
 
-def strategy_comparisons(transcript: Transcript, settings: Settings, summarizer: str | None, *,
-                         budget: int | None, keep_last: int, user_tokens: int, every_release: bool) -> Iterator[Any]:
-    """Every strategy on the transcript (``core.views.strategies.compare_strategies``) with the named
-    summarizer (None: none), memoised per parameters: the whole comparison last, and before it, when
-    it is not remembered yet, the comparison without the strategies that summarise the whole log (a
-    page shows it while they run). The offline summary's run of the sidebar's release is the one the
-    other pages show: shared.
+@dataclass(frozen=True)
+class StrategyOptions:
+    """The Strategies page's choices (a part of the comparison's memo key)."""
 
-    The Codex-style reset summarises the whole log, so it masks every text of it first: those texts
-    are masked in a worker process while the page shows the other strategies. The worker starts once
-    they are made: started before, it slowed them (the two cores are shared with the browser) and
-    did not bring the whole comparison sooner (``make bench``, Strategies in the browser)."""
+    summarizer: str | None  # "extractive", or None: no summarizer
+    budget: int | None  # the truncation's budget; None: what Hermes kept
+    keep_last: int  # tool outputs the masking keeps
+    user_tokens: int  # the Codex-style reset's user-message tokens
+    every_release: bool  # Hermes with every release, not only the sidebar's
+
+
+def strategy_options() -> StrategyOptions:
+    """The Strategies page's choices as this session keeps them (the defaults before it was opened):
+    what the page compares, and what the work ahead compares for a new upload."""
+    from core.strategies import CODEX_USER_TOKENS, DEFAULT_KEEP_LAST
+
+    own_budget = kept("strategies_budget_mode", HERMES_BUDGET) == OWN_BUDGET
+    return StrategyOptions(
+        summarizer="extractive" if kept("strategies_summarizer", OFFLINE_SUMMARIZER) == OFFLINE_SUMMARIZER else None,
+        budget=int(kept("strategies_budget", OWN_BUDGET_DEFAULT)) if own_budget else None,
+        keep_last=int(kept("strategies_keep_last", DEFAULT_KEEP_LAST)),
+        user_tokens=int(kept("strategies_user_tokens", CODEX_USER_TOKENS)),
+        every_release=bool(kept("strategies_every_release", False)),
+    )
+
+
+def strategy_masking(transcript: Transcript, settings: Settings, options: StrategyOptions) -> Any:
+    """The Codex-style reset's texts (every text of the log) masked in a worker process, started once
+    per comparison (``core.redaction.RedactionAhead``; None without a summarizer: nothing to mask)."""
     from core.redaction import RedactionAhead
     from core.strategies.codex import summary_redactions
+
+    def start() -> Any:  # in the transcript's scope (memo): the texts it has masked already are not sent
+        return RedactionAhead(*summary_redactions(transcript.messages, settings.config()))
+
+    if options.summarizer is None:
+        return None
+    return transcript.memo(("strategies", settings, options, "masking"), start)
+
+
+def strategy_comparisons(transcript: Transcript, settings: Settings, options: StrategyOptions) -> Iterator[Any]:
+    """Every strategy on the transcript (``core.views.strategies.compare_strategies``) with ``options``,
+    memoised per parameters: the whole comparison last, and before it, when it is not remembered yet,
+    the comparison without the strategies that summarise the whole log (a page shows it while they
+    run). The offline summary's run of the sidebar's release is the one the other pages show: shared.
+
+    The Codex-style reset summarises the whole log, so it masks every text of it first: those texts
+    are masked in a worker process (:func:`strategy_masking`) while the page shows the other
+    strategies. On the page the worker starts once they are made: started before, it slowed them
+    (the two cores are shared with the browser) and did not bring the whole comparison sooner
+    (``make bench``, Strategies in the browser)."""
     from core.views.strategies import compare_strategies
 
-    key = ("strategies", settings, summarizer, budget, keep_last, user_tokens, every_release)
+    key = ("strategies", settings, options)
+    summarizer = options.summarizer
 
     def known() -> dict[str, Any]:
         return {settings.profile: offline_compression(transcript, settings)} if summarizer == "extractive" else {}
@@ -127,25 +172,27 @@ def strategy_comparisons(transcript: Transcript, settings: Settings, summarizer:
         from core.summarizers.factory import make_summarizer
 
         return compare_strategies(transcript.messages, settings.config(),
-                                  make_summarizer(summarizer) if summarizer else None, budget_tokens=budget,
-                                  keep_last=keep_last, user_tokens=user_tokens, facts=fact_index(transcript),
-                                  hermes_profiles=None if every_release else (), hermes_results=known(), **step)
+                                  make_summarizer(summarizer) if summarizer else None, budget_tokens=options.budget,
+                                  keep_last=options.keep_last, user_tokens=options.user_tokens,
+                                  facts=fact_index(transcript), hermes_profiles=None if options.every_release else (),
+                                  hermes_results=known(), **step)
 
-    ahead, first = None, None
+    def first() -> Any:
+        return transcript.memo((*key, "first"), lambda: compare(without_whole_log_summaries=True))
+
     if not transcript.remembers(key):
         fact_index(transcript)  # each made (and limited) on its own, as the other pages make them
         known()
-        first = transcript.memo((*key, "first"), lambda: compare(without_whole_log_summaries=True))
-        if summarizer is not None:
-            with transcript.budgeted():  # in the transcript's scope: the texts it has masked already stay here
-                ahead = RedactionAhead(*summary_redactions(transcript.messages, settings.config()))
-        if first.left_out:
-            yield first
+        shown = first()
+        strategy_masking(transcript, settings, options)
+        if shown.left_out:
+            yield shown
 
     def whole() -> Any:
-        if ahead is not None:
-            ahead.keep()
-        return compare(earlier=first)
+        masking = strategy_masking(transcript, settings, options)
+        if masking is not None:
+            masking.keep()
+        return compare(earlier=first())
 
     yield transcript.memo(key, whole)
 

@@ -12,14 +12,19 @@ from core.formats import dump
 from core.render.strategies import strategy_figure
 from core.strategies import CODEX_USER_TOKENS, DEFAULT_KEEP_LAST
 from core.views.strategies import strategy_overview, strategy_tradeoffs, tradeoff_note
-from dashboard.runs import strategy_comparisons
+from dashboard.runs import (
+    HERMES_BUDGET,
+    OFFLINE_SUMMARIZER,
+    OWN_BUDGET,
+    OWN_BUDGET_DEFAULT,
+    STRATEGY_BUDGET_MODES,
+    STRATEGY_SUMMARIZERS,
+    strategy_comparisons,
+    strategy_options,
+)
 from dashboard.sidebar import escape_markdown, keep, page_setup, require_transcript, source_caption
 from dashboard.ui import chart, grid_height, metric_row, table
 
-OFFLINE = "Offline extractive summary (default)"
-NONE = "No summarizer (the profile's fallback)"
-HERMES_BUDGET = "What Hermes kept (default)"
-CUSTOM_BUDGET = "A token budget of my own"
 PREVIEW_CHARS = 300
 
 
@@ -57,28 +62,27 @@ st.caption(
 with st.container(border=True):
     a, b = st.columns([3, 2])
     with a:
-        choice = st.radio("Summarizer", [OFFLINE, NONE], horizontal=True, **keep("strategies_summarizer", OFFLINE))
+        st.radio("Summarizer", STRATEGY_SUMMARIZERS, horizontal=True,
+                 **keep("strategies_summarizer", OFFLINE_SUMMARIZER))
     with b:
-        mode = st.radio("Token budget for truncation", [HERMES_BUDGET, CUSTOM_BUDGET], horizontal=True,
+        mode = st.radio("Token budget for truncation", STRATEGY_BUDGET_MODES, horizontal=True,
                         **keep("strategies_budget_mode", HERMES_BUDGET))
-    every_release = st.checkbox(
+    st.checkbox(
         "Hermes with every release", **keep("strategies_every_release", False),
         help="Runs the compressor once per release (six compressions, each with its summary) instead of "
              "only the sidebar's profile: several seconds more on a long log.")
     c, d, e = st.columns(3)
     with c:
-        budget_value = st.number_input("Budget (tokens)", min_value=100, max_value=10_000_000, step=1_000,
-                                       disabled=mode != CUSTOM_BUDGET, **keep("strategies_budget", 20_000))
+        st.number_input("Budget (tokens)", min_value=100, max_value=10_000_000, step=1_000,
+                        disabled=mode != OWN_BUDGET, **keep("strategies_budget", OWN_BUDGET_DEFAULT))
     with d:
-        keep_last = st.number_input("Masking: tool outputs kept", min_value=0, max_value=1_000,
-                                    **keep("strategies_keep_last", DEFAULT_KEEP_LAST),
-                                    help="Every tool output except the last N becomes a short placeholder.")
+        st.number_input("Masking: tool outputs kept", min_value=0, max_value=1_000,
+                        **keep("strategies_keep_last", DEFAULT_KEEP_LAST),
+                        help="Every tool output except the last N becomes a short placeholder.")
     with e:
-        user_tokens = st.number_input("Codex-style: user-message tokens", min_value=0, max_value=1_000_000,
-                                      step=1_000, **keep("strategies_user_tokens", CODEX_USER_TOKENS),
-                                      help="The user's messages are kept newest first up to this many tokens.")
-
-budget = int(budget_value) if mode == CUSTOM_BUDGET else None
+        st.number_input("Codex-style: user-message tokens", min_value=0, max_value=1_000_000,
+                        step=1_000, **keep("strategies_user_tokens", CODEX_USER_TOKENS),
+                        help="The user's messages are kept newest first up to this many tokens.")
 
 
 def overview(comparison: Any, key: str) -> None:
@@ -113,8 +117,8 @@ def overview(comparison: Any, key: str) -> None:
     )
 
 
-steps = strategy_comparisons(transcript, settings, "extractive" if choice == OFFLINE else None, budget=budget,
-                             keep_last=int(keep_last), user_tokens=int(user_tokens), every_release=every_release)
+# The widgets' values as kept (the work ahead of a new upload reads the same).
+steps = strategy_comparisons(transcript, settings, strategy_options())
 first_view = st.empty()
 try:
     with st.spinner("Running every strategy…"):

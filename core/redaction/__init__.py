@@ -160,16 +160,15 @@ class RedactionAhead:
         if sum(len(text) for text in self.texts) >= AHEAD_MIN_CHARS:
             budget = Budget(seconds=AHEAD_SECONDS, memory_mb=None, scope="masking ahead")
             self._pending = Pending(_masked_plainly, redaction, self.texts, budget=budget)
-
-    @property
-    def started(self) -> bool:
-        return self._pending is not None
+        self.started = self._pending is not None  # whether a worker was started for them
 
     def keep(self, timeout: float | None = AHEAD_SECONDS) -> bool:
         """Wait (up to ``timeout`` seconds) for the worker's answers and remember them; False when
-        there are none to keep (not started, failed, or not yet there)."""
+        there are none to keep (not started, failed, not yet there, or kept already). Once kept, the
+        answers live in the scope only: this object, which a memo may hold longer, lets them go."""
         outcome = self._pending.outcome(timeout) if self._pending is not None else None
         if outcome is None or not outcome[0] or len(outcome[1]) != len(self.texts):
             return False
         remember_many(self.redaction, self.texts, outcome[1])
+        self._pending, self.texts = None, []
         return True

@@ -3,6 +3,7 @@ same table and outputs as when everything is computed in one process."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import pytest
@@ -12,7 +13,7 @@ from core.redaction import RedactionAhead
 from core.views.retention import FactIndex
 from core.views.strategies import compare_strategies
 from dashboard.memo import Settings, load_transcript
-from dashboard.runs import strategy_comparisons
+from dashboard.runs import StrategyOptions, strategy_comparisons
 
 
 def _log() -> bytes:
@@ -46,10 +47,11 @@ def test_the_comparison_with_texts_masked_ahead_equals_one_made_here(monkeypatch
     settings = Settings(context_length=16_000, strict_redaction=strict)
     data = _log()
     transcript = load_transcript(data, "log.json")
-    options = {"budget": None, "keep_last": 3, "user_tokens": 2_000, "every_release": False}
-    *_, ahead = strategy_comparisons(transcript, settings, "extractive", **options)
+    options = StrategyOptions(summarizer="extractive", budget=None, keep_last=3, user_tokens=2_000,
+                              every_release=False)
+    *_, ahead = strategy_comparisons(transcript, settings, options)
     assert started == [True]
-    *_, again = strategy_comparisons(transcript, settings, "extractive", **options)
+    *_, again = strategy_comparisons(transcript, settings, options)
     assert again is ahead and started == [True]  # remembered: nothing masked ahead a second time
 
     from core.summarizers.factory import make_summarizer
@@ -66,16 +68,17 @@ def test_the_comparison_with_texts_masked_ahead_equals_one_made_here(monkeypatch
 
 def test_the_page_gets_the_other_strategies_first_then_the_whole_comparison() -> None:
     settings = Settings(context_length=16_000)
-    options = {"budget": None, "keep_last": 3, "user_tokens": 2_000, "every_release": False}
+    options = StrategyOptions(summarizer="extractive", budget=None, keep_last=3, user_tokens=2_000,
+                              every_release=False)
     transcript = load_transcript(_log(), "log.json")
-    steps = list(strategy_comparisons(transcript, settings, "extractive", **options))
+    steps = list(strategy_comparisons(transcript, settings, options))
     assert [step.left_out for step in steps] == [["Codex-style"], []]
     first, whole = steps
     assert list(first.table["strategy"]) == [name for name in whole.table["strategy"] if name != "Codex-style"]
     assert first.table.equals(whole.table[whole.table["strategy"] != "Codex-style"].reset_index(drop=True))
     # Remembered: a second visit gets the whole comparison at once.
-    again = list(strategy_comparisons(transcript, settings, "extractive", **options))
+    again = list(strategy_comparisons(transcript, settings, options))
     assert len(again) == 1 and again[0] is whole
     # Without a summarizer nothing is left out: one step.
-    plain_steps = list(strategy_comparisons(transcript, settings, None, **options))
+    plain_steps = list(strategy_comparisons(transcript, settings, dataclasses.replace(options, summarizer=None)))
     assert [step.left_out for step in plain_steps] == [[]]

@@ -13,9 +13,11 @@ import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from core.budget import Budget, BudgetExceeded
+from core.redaction import RedactionAhead
+from core.strategies import CODEX_USER_TOKENS, DEFAULT_KEEP_LAST
 from dashboard import ahead
 from dashboard.memo import Settings, content_digest, load_transcript
-from dashboard.runs import fact_index, offline_compression
+from dashboard.runs import StrategyOptions, fact_index, offline_compression, strategy_comparisons
 from dashboard.ui import chart_script_name
 from tests.app.conftest import APP, SAMPLES, TIMEOUT, run
 
@@ -119,20 +121,73 @@ def test_a_page_waiting_past_its_budget_is_stopped_with_the_page_message():
     assert len(told) == 1 and "0.3 s" in str(told[0])
 
 
+# Not the page's defaults (a session's own choices are the ones made ahead).
+OPTIONS = StrategyOptions(summarizer="extractive", budget=None, keep_last=2, user_tokens=3_000, every_release=False)
+
+
+def _whole(transcript, settings, options=OPTIONS):
+    *_, whole = strategy_comparisons(transcript, settings, options)
+    return whole
+
+
 def test_the_work_ahead_makes_what_the_pages_would_make_and_tells_no_page_of_its_failures():
-    transcript, settings = _transcript(), Settings()
+    transcript, settings = _transcript(), Settings(context_length=16_000)
     transcript.on_budget = lambda exc: pytest.fail(f"a page was told of the work ahead's budget: {exc}")
-    ahead._work_on(transcript, settings)
+    ahead._work_on(transcript, settings, OPTIONS)
     assert transcript.remembers(("offline-compression", settings)) and transcript.remembers(("fact-index",))
+    assert transcript.remembers(("strategies", settings, OPTIONS))
+    made = list(strategy_comparisons(transcript, settings, OPTIONS))
+    assert len(made) == 1, "the page made the first rows again instead of reading the whole comparison"
     alone = _transcript()
     assert offline_compression(transcript, settings).messages == offline_compression(alone, settings).messages
     assert fact_index(transcript).facts.equals(fact_index(alone).facts)
+    here = _whole(alone, settings)
+    assert made[0].table.equals(here.table)
+    assert [(r.name, r.messages, r.summary_text) for r in made[0].runs] == \
+        [(r.name, r.messages, r.summary_text) for r in here.runs]
 
     tight = _transcript()
     tight.budget = Budget(seconds=0.001, memory_mb=None, scope="a test's limit")
     tight.on_budget = lambda exc: pytest.fail(f"a page was told of the work ahead's budget: {exc}")
-    ahead._work_on(tight, settings)  # stopped by its budget, quietly
+    ahead._work_on(tight, settings, OPTIONS)  # stopped by its budget, quietly
     assert not tight.remembers(("offline-compression", settings))
+
+
+def test_a_page_arriving_while_the_comparison_is_made_ahead_shows_the_first_rows_then_waits_for_it(monkeypatch):
+    """Strategies opened while the work ahead makes the whole comparison: its first rows at once, then
+    the comparison the work ahead made (not made a second time, its texts not masked twice)."""
+    import core.views.strategies as views
+
+    transcript, settings = _transcript(), Settings(context_length=16_000)
+    inside, gate, made = threading.Event(), threading.Event(), []
+    original = views.compare_strategies
+
+    def watched(*args, **kwargs):
+        made.append(threading.get_ident())
+        if kwargs.get("earlier") is not None:  # the whole comparison: held until the page arrived
+            inside.set()
+            gate.wait(JOIN_S)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(views, "compare_strategies", watched)
+    masked: list[int] = []
+    start_masking = RedactionAhead.__init__
+    monkeypatch.setattr(RedactionAhead, "__init__",
+                        lambda self, *args: masked.append(1) or start_masking(self, *args))
+    worker, _ = _in_thread(lambda: ahead._work_on(transcript, settings, OPTIONS))
+    assert inside.wait(JOIN_S)
+    steps = strategy_comparisons(transcript, settings, OPTIONS)
+    first = next(steps)
+    assert first.left_out == ["Codex-style"]
+    page, outcome = _in_thread(lambda: next(steps))
+    time.sleep(0.2)
+    assert page.is_alive(), "the page did not wait for the comparison being made"
+    gate.set()
+    page.join(JOIN_S)
+    worker.join(JOIN_S)
+    assert outcome["value"].left_out == [] and outcome["value"] is _whole(transcript, settings)
+    assert len(made) == 2 and set(made) == {worker.ident}, "the page made a comparison of its own"
+    assert masked == [1], "the reset's texts were sent to be masked twice"
 
 
 def _app_opening(upload: Path | None) -> AppTest:
@@ -159,11 +214,15 @@ def test_an_upload_gets_the_shared_analyses_made_ahead_once_its_page_is_drawn(tm
     assert transcript.filename == path.name
     assert transcript.remembers(("offline-compression", settings))
     assert transcript.remembers(("fact-index",))
+    # Strategies' comparison with this session's choices there (the page's defaults before it is opened).
+    options = StrategyOptions(summarizer="extractive", budget=None, keep_last=DEFAULT_KEEP_LAST,
+                              user_tokens=CODEX_USER_TOKENS, every_release=False)
+    assert transcript.remembers(("strategies", settings, options))
 
 
 def test_a_bundled_sample_gets_no_work_ahead(monkeypatch, tmp_path):
     handed: list = []
-    monkeypatch.setattr(ahead._WORKER, "add", lambda transcript, settings: handed.append(transcript.filename))
+    monkeypatch.setattr(ahead._WORKER, "add", lambda transcript, *_: handed.append(transcript.filename))
     at = _app_opening(None)
     assert _held(at).filename.endswith(".json")  # the default sample was opened and drawn
     assert handed == []
