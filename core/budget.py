@@ -370,6 +370,34 @@ class _Worker:
         self.process.join(5)
 
 
+# How much lower than its caller a background call's worker runs (``nice``: 0 is the same, 19 the lowest).
+BACKGROUND_NICE = 10
+
+
+def _in_background(function: Callable[..., Any], nice: int, *args: Any) -> Any:
+    """In a worker: ``function(*args)`` at ``nice`` steps below the worker's priority, then back (where
+    the system lets a process raise its priority again: elsewhere the worker is not used again)."""
+    if not hasattr(os, "getpriority"):  # a system without process priorities: at the same one
+        return function(*args)
+    before = os.getpriority(os.PRIO_PROCESS, 0)
+    with contextlib.suppress(OSError):
+        os.setpriority(os.PRIO_PROCESS, 0, min(19, before + nice))
+    try:
+        return function(*args)
+    finally:
+        with contextlib.suppress(OSError):
+            os.setpriority(os.PRIO_PROCESS, 0, before)
+
+
+def _same_priority(process: Any) -> bool:
+    if not hasattr(os, "getpriority"):
+        return True
+    try:
+        return os.getpriority(os.PRIO_PROCESS, process.pid) == os.getpriority(os.PRIO_PROCESS, 0)
+    except OSError:
+        return False
+
+
 _IDLE: list[_Worker] = []  # workers waiting for their next call, the most recently used last
 _IDLE_MAX = 4
 _IDLE_LOCK = threading.Lock()
@@ -385,6 +413,9 @@ def _take_worker() -> _Worker:
 
 
 def _give_back(worker: _Worker) -> None:
+    if not _same_priority(worker.process):  # left at a lower priority (a call could not raise it again)
+        worker.stop()
+        return
     with _IDLE_LOCK:
         if len(_IDLE) < _IDLE_MAX:
             _IDLE.append(worker)
@@ -392,18 +423,23 @@ def _give_back(worker: _Worker) -> None:
     worker.stop()
 
 
-def run_in_worker(function: Callable[..., Any], *args: Any, budget: Budget | None = None) -> Any:
+def run_in_worker(function: Callable[..., Any], *args: Any, budget: Budget | None = None,
+                  background: bool = False) -> Any:
     """``function(*args)`` in a worker process no other call is using, stopped past ``budget`` (the
     worker is then killed, and a later call takes another).
 
     A worker that answered waits for the next call (up to ``_IDLE_MAX`` of them wait), whichever
     thread makes it: a dashboard session's every script run is a thread of its own, and starting a
     worker costs more than most calls. Two calls at once (two sessions) never share one, so one's
-    long call never delays the other's."""
+    long call never delays the other's.
+
+    With ``background`` the call runs at a lower priority (``BACKGROUND_NICE``): work made ahead, that
+    no one waits for yet, takes only the processor time the pages and the browser leave."""
     budget = budget or Budget()
     worker = _take_worker()
+    call = (_in_background, (function, BACKGROUND_NICE, *args)) if background else (function, args)
     try:
-        result = worker.call(function, args, budget)
+        result = worker.call(*call, budget)
     except BaseException as exc:
         if isinstance(exc, BudgetExceeded | KeyboardInterrupt) or not worker.process.is_alive():
             worker.stop()  # its work is abandoned: another worker answers the next call
@@ -419,15 +455,17 @@ class Pending:
     goes on with other work and takes the answer later (:meth:`result`), or never (the worker then
     finishes, or is stopped at ``budget``, all the same)."""
 
-    def __init__(self, function: Callable[..., Any], *args: Any, budget: Budget | None = None) -> None:
+    def __init__(self, function: Callable[..., Any], *args: Any, budget: Budget | None = None,
+                 background: bool = False) -> None:
         self._done = threading.Event()
         self._outcome: tuple[bool, Any] = (False, None)
-        threading.Thread(target=self._run, args=(function, args, budget), daemon=True,
+        threading.Thread(target=self._run, args=(function, args, budget, background), daemon=True,
                          name="context-lens-pending").start()
 
-    def _run(self, function: Callable[..., Any], args: tuple[Any, ...], budget: Budget | None) -> None:
+    def _run(self, function: Callable[..., Any], args: tuple[Any, ...], budget: Budget | None,
+             background: bool) -> None:
         try:
-            self._outcome = (True, run_in_worker(function, *args, budget=budget))
+            self._outcome = (True, run_in_worker(function, *args, budget=budget, background=background))
         except BaseException as exc:  # noqa: BLE001 (the caller decides, in result())
             self._outcome = (False, exc)
         finally:

@@ -159,7 +159,8 @@ class RedactionAhead:
         self._pending = None
         if sum(len(text) for text in self.texts) >= AHEAD_MIN_CHARS:
             budget = Budget(seconds=AHEAD_SECONDS, memory_mb=None, scope="masking ahead")
-            self._pending = Pending(_masked_plainly, redaction, self.texts, budget=budget)
+            # At a lower priority: the caller's own work (and the browser drawing it) comes first.
+            self._pending = Pending(_masked_plainly, redaction, self.texts, budget=budget, background=True)
         self.started = self._pending is not None  # whether a worker was started for them
 
     def keep(self, timeout: float | None = AHEAD_SECONDS) -> bool:

@@ -132,6 +132,46 @@ def test_a_worker_answers_the_next_thread_and_two_calls_at_once_use_two() -> Non
     assert len(set(pids)) == 2 and first in pids
 
 
+def _priority() -> tuple[int, int]:
+    import os
+
+    return os.getpid(), os.getpriority(os.PRIO_PROCESS, 0)
+
+
+def _lower_own_priority(steps: int) -> int:
+    import os
+
+    return os.nice(steps)
+
+
+def test_a_background_call_runs_at_a_lower_priority_and_leaves_the_worker_as_it_was() -> None:
+    import os
+
+    from core.budget import BACKGROUND_NICE, Pending, run_in_worker
+
+    mine = os.getpriority(os.PRIO_PROCESS, 0)
+    pid, plain = run_in_worker(_priority)
+    assert plain == mine
+    assert run_in_worker(_priority, background=True) == (pid, min(19, mine + BACKGROUND_NICE))
+    assert run_in_worker(_priority) == (pid, mine)  # the same worker, its priority back for the next call
+    ok, (_pid_now, niced) = Pending(_priority, background=True).outcome()
+    assert ok and niced == min(19, mine + BACKGROUND_NICE)
+
+
+def test_a_worker_left_at_a_lower_priority_serves_no_other_call() -> None:
+    """Where a process may not raise its priority again, a background call leaves its worker lower:
+    that worker is not kept for the next call (a call lowering it itself stands for that here)."""
+    import os
+
+    from core.budget import run_in_worker
+
+    mine = os.getpriority(os.PRIO_PROCESS, 0)
+    pid, _ = run_in_worker(_priority)
+    run_in_worker(_lower_own_priority, 3)
+    other, priority = run_in_worker(_priority)
+    assert other != pid and priority == mine
+
+
 def test_a_pending_call_runs_meanwhile_and_gives_its_answer_its_error_or_nothing_yet() -> None:
     import os
 
