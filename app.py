@@ -42,6 +42,7 @@ navigation = st.navigation(
     },
     position="top",
 )
-navigation.run()
+with ahead.page_running():  # the work ahead waits meanwhile
+    navigation.run()
 # The page is drawn: an upload it read gets the analyses most pages share made ahead (dashboard.ahead).
 ahead.start()

@@ -3,11 +3,19 @@
 Once the page that read an upload is drawn, one thread of the server makes, under the sidebar's
 parameters of that run, the Hermes run with the offline summary (Zones, Savings, Fact retention,
 API validity, the sweep and Strategies show it), the fact index (Fact retention and Strategies),
-and then Strategies' comparison with the session's choices there (the longest first visit: the
-Codex-style reset summarises the whole log), exactly as those pages would make them. The reset's
-texts are masked in a worker process from the start, beside the first two. A page that needs one of them while it is
-being made waits for it (``Transcript.memo``) rather than making it again, so nothing is computed
-twice and every result is the one the page would have computed itself.
+exactly as those pages would make them; then, while no page has run since (the user reads the
+first page), Strategies' comparison with the session's choices there (the longest first visit: the
+Codex-style reset summarises the whole log; its texts are masked in a worker process meanwhile).
+A page that needs one of them while it is being made waits for it (``Transcript.memo``) rather
+than making it again, so nothing is computed twice and every result is the one the page would
+have computed itself.
+
+It takes no step while a page runs in any session (:func:`page_running`): two threads of one
+process compute no faster than one, so a page that needs none of it (Timeline, Redaction preview)
+would only run slower beside it, and a page that needs it makes the steps left itself. A step
+begun goes on. Strategies' steps are only taken while the user reads: after another page was
+opened they would take the processor from the browser drawing it (``make bench``: Timeline clicked
+at once after an upload), and Strategies opened makes them itself as it would without.
 
 One thread serves the whole server and takes one upload at a time, so the work ahead never holds
 more than one core. It only holds a transcript while working on it: a transcript let go meanwhile
@@ -18,9 +26,11 @@ and the first page of a new session must not share the machine with work no one 
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import weakref
 from collections import deque
+from collections.abc import Callable, Iterator
 
 import streamlit as st
 
@@ -40,7 +50,7 @@ class _Worker:
     """The server's one thread of work ahead and its queue."""
 
     def __init__(self) -> None:
-        self._jobs: deque[tuple[weakref.ref[Transcript], Settings, StrategyOptions]] = deque()
+        self._jobs: deque[tuple[weakref.ref[Transcript], Settings, StrategyOptions, int]] = deque()
         self._busy = 0  # jobs queued or running
         self._changed = threading.Condition()
         self._thread: threading.Thread | None = None
@@ -50,7 +60,7 @@ class _Worker:
             if len(self._jobs) >= QUEUE_LIMIT:
                 self._jobs.popleft()
                 self._busy -= 1
-            self._jobs.append((weakref.ref(transcript), settings, options))
+            self._jobs.append((weakref.ref(transcript), settings, options, _PAGES.started))
             self._busy += 1
             self._changed.notify_all()
             if self._thread is None or not self._thread.is_alive():
@@ -66,30 +76,82 @@ class _Worker:
         while True:
             with self._changed:
                 self._changed.wait_for(lambda: bool(self._jobs))
-                reference, settings, options = self._jobs.popleft()
+                reference, settings, options, pages_started = self._jobs.popleft()
             try:
-                transcript = reference()
-                if transcript is not None:
-                    _work_on(transcript, settings, options)
-                del transcript  # not held while the thread waits for the next upload
+                _work_on(reference, settings, options, pages_started)
             finally:
                 with self._changed:
                     self._busy -= 1
                     self._changed.notify_all()
 
 
-def _work_on(transcript: Transcript, settings: Settings, options: StrategyOptions) -> None:
+class _RunningPages:
+    """How many page scripts run right now, and how many have started, in every session of the server."""
+
+    def __init__(self) -> None:
+        self._count = 0
+        self.started = 0
+        self._changed = threading.Condition()
+
+    @contextlib.contextmanager
+    def running(self) -> Iterator[None]:
+        with self._changed:
+            self._count += 1
+            self.started += 1
+        try:
+            yield
+        finally:
+            with self._changed:
+                self._count -= 1
+                self._changed.notify_all()
+
+    def wait_for_none(self) -> None:
+        with self._changed:
+            self._changed.wait_for(lambda: self._count == 0)
+
+
+_PAGES = _RunningPages()
+
+
+def page_running() -> contextlib.AbstractContextManager[None]:
+    """Around a page's script run: the work ahead takes no step meanwhile."""
+    return _PAGES.running()
+
+
+def _steps(settings: Settings, options: StrategyOptions) -> list[tuple[bool, Callable[[Transcript], object]]]:
+    """The work ahead in the order it is made, each step with whether it is only made while the
+    user reads (no page has started since the work was handed over)."""
     from dashboard.runs import fact_index, offline_compression, strategy_comparisons, strategy_masking
 
+    return [
+        (False, lambda t: offline_compression(t, settings)),
+        (False, fact_index),
+        (True, lambda t: strategy_masking(t, settings, options)),  # another process: beside the next steps
+        (True, lambda t: next(strategy_comparisons(t, settings, options))),  # the first rows (or the whole)
+        (True, lambda t: deque(strategy_comparisons(t, settings, options), maxlen=0)),  # the whole comparison
+    ]
+
+
+def _work_on(reference: weakref.ref[Transcript], settings: Settings, options: StrategyOptions,
+             pages_started: int | None = None) -> None:
+    """Each step once no page runs, on the transcript while a session holds it (only a weak
+    reference is held between steps). ``pages_started``: the count of pages started when the work
+    was handed over (None: now)."""
+    begun = _PAGES.started if pages_started is None else pages_started
     with unattended():
-        try:
-            strategy_masking(transcript, settings, options)  # another process: beside the next two
-            offline_compression(transcript, settings)
-            fact_index(transcript)
-            for _step in strategy_comparisons(transcript, settings, options):
-                pass
-        except (Exception, BudgetExceeded):  # the page that needs it computes it and says why
-            return
+        for while_reading, step in _steps(settings, options):
+            _PAGES.wait_for_none()
+            if while_reading and _PAGES.started != begun:
+                return
+            transcript = reference()
+            if transcript is None:
+                return
+            try:
+                step(transcript)
+            except (Exception, BudgetExceeded):  # the page that needs it computes it and says why
+                return
+            finally:
+                del transcript
 
 
 _WORKER = _Worker()

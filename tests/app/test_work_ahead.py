@@ -4,8 +4,10 @@ ahead from a session's second run on (``dashboard.ui.page_style``)."""
 
 from __future__ import annotations
 
+import gc
 import threading
 import time
+import weakref
 from pathlib import Path
 
 import pytest
@@ -133,7 +135,7 @@ def _whole(transcript, settings, options=OPTIONS):
 def test_the_work_ahead_makes_what_the_pages_would_make_and_tells_no_page_of_its_failures():
     transcript, settings = _transcript(), Settings(context_length=16_000)
     transcript.on_budget = lambda exc: pytest.fail(f"a page was told of the work ahead's budget: {exc}")
-    ahead._work_on(transcript, settings, OPTIONS)
+    ahead._work_on(weakref.ref(transcript), settings, OPTIONS)
     assert transcript.remembers(("offline-compression", settings)) and transcript.remembers(("fact-index",))
     assert transcript.remembers(("strategies", settings, OPTIONS))
     made = list(strategy_comparisons(transcript, settings, OPTIONS))
@@ -149,8 +151,56 @@ def test_the_work_ahead_makes_what_the_pages_would_make_and_tells_no_page_of_its
     tight = _transcript()
     tight.budget = Budget(seconds=0.001, memory_mb=None, scope="a test's limit")
     tight.on_budget = lambda exc: pytest.fail(f"a page was told of the work ahead's budget: {exc}")
-    ahead._work_on(tight, settings, OPTIONS)  # stopped by its budget, quietly
+    ahead._work_on(weakref.ref(tight), settings, OPTIONS)  # stopped by its budget, quietly
     assert not tight.remembers(("offline-compression", settings))
+
+
+def test_the_work_ahead_takes_no_step_while_a_page_runs():
+    transcript, settings = _transcript(), Settings(context_length=16_000)
+    with ahead.page_running():  # the page that handed the upload over is still running
+        handed_over = ahead._PAGES.started
+        worker, outcome = _in_thread(lambda: ahead._work_on(weakref.ref(transcript), settings, OPTIONS,
+                                                            handed_over))
+        time.sleep(0.5)
+        assert worker.is_alive(), "the work ahead went on while a page ran"
+        assert not transcript.remembers(("offline-compression", settings))
+    worker.join(JOIN_S)
+    assert "error" not in outcome
+    assert transcript.remembers(("offline-compression", settings))
+    assert transcript.remembers(("strategies", settings, OPTIONS))
+
+
+def test_strategies_is_made_ahead_only_while_no_page_was_opened_since_the_upload():
+    transcript, settings = _transcript(), Settings(context_length=16_000)
+    handed_over = ahead._PAGES.started
+    with ahead.page_running():  # another page opened after the hand-over (Timeline, say)
+        pass
+    ahead._work_on(weakref.ref(transcript), settings, OPTIONS, handed_over)
+    assert transcript.remembers(("offline-compression", settings)) and transcript.remembers(("fact-index",))
+    assert not transcript.remembers(("strategies", settings, OPTIONS, "masking"))
+    assert not transcript.remembers(("strategies", settings, OPTIONS))
+
+
+def test_the_work_ahead_holds_no_transcript_between_steps_and_skips_one_let_go(monkeypatch):
+    entered, gate, made = threading.Event(), threading.Event(), []
+
+    def first_step(transcript) -> None:
+        entered.set()
+        gate.wait(JOIN_S)
+
+    monkeypatch.setattr(ahead, "_steps", lambda *_: [(False, first_step), (False, lambda transcript: made.append(transcript))])
+    let_go = _transcript()
+    reference = weakref.ref(let_go)
+    worker, outcome = _in_thread(lambda: ahead._work_on(reference, Settings(), OPTIONS))
+    assert entered.wait(JOIN_S)
+    with ahead.page_running():  # a page starts during the first step: the second waits for it
+        gate.set()
+        time.sleep(0.2)
+        del let_go  # no session holds it any more
+        gc.collect()
+        assert reference() is None, "the work ahead held the transcript while it waited"
+    worker.join(JOIN_S)
+    assert not worker.is_alive() and "error" not in outcome and made == []
 
 
 def test_a_page_arriving_while_the_comparison_is_made_ahead_shows_the_first_rows_then_waits_for_it(monkeypatch):
@@ -174,7 +224,7 @@ def test_a_page_arriving_while_the_comparison_is_made_ahead_shows_the_first_rows
     start_masking = RedactionAhead.__init__
     monkeypatch.setattr(RedactionAhead, "__init__",
                         lambda self, *args: masked.append(1) or start_masking(self, *args))
-    worker, _ = _in_thread(lambda: ahead._work_on(transcript, settings, OPTIONS))
+    worker, _ = _in_thread(lambda: ahead._work_on(weakref.ref(transcript), settings, OPTIONS))
     assert inside.wait(JOIN_S)
     steps = strategy_comparisons(transcript, settings, OPTIONS)
     first = next(steps)
