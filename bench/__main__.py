@@ -21,6 +21,7 @@ SCRIPTS = (
     "bench_dashboard",
     "bench_first_visit",
     "bench_strategies_browser",
+    "bench_at_once_browser",
     "bench_startup",
     "bench_serving",
     "bench_sweep",
