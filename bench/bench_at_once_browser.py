@@ -10,8 +10,8 @@ soon as the upload's name shows, while the work ahead for it (``dashboard.ahead`
 - *Zones* needs the work ahead's first result (the offline Hermes run): it waits for it;
 - *Timeline replay* needs none of it: the work ahead only shares the machine with it.
 
-The figure is the time from the click until the page has been quiet for ``QUIET_MS`` after its
-script ended (``settled``). Strategies, the page the work ahead is for, has its own benchmark
+The figure is the time from the click to the page's last change, once its script has ended and
+nothing has changed for ``QUIET_MS`` (``settled``). Strategies, the page the work ahead is for, has its own benchmark
 (``bench.bench_strategies_browser``). Results go to ``bench/results/at_once_browser.json``.
 """
 
