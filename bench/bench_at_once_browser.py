@@ -18,13 +18,13 @@ nothing has changed for ``QUIET_MS`` (``settled``). Strategies, the page the wor
 from __future__ import annotations
 
 import os
-import statistics
 import time
 from typing import Any
 
 from bench.bench_browser import _MARK, _nav_link, _open, _settle, browser_main, dashboard_page
-from bench.bench_first_visit import PAGES, TARGET_S, log_bytes
-from bench.bench_strategies_browser import _upload
+from bench.bench_first_visit import TARGET_S, log_bytes
+from bench.bench_strategies_browser import _upload, open_every_page
+from bench.common import timing_row
 
 OPENED = ("Zones", "Timeline replay")
 
@@ -33,9 +33,7 @@ def run(repeat: int = 5) -> dict[str, Any]:
     data = log_bytes()
     settled: dict[str, list[float]] = {title: [] for title in OPENED}
     with dashboard_page() as (url, page):
-        _open(page, url)
-        for other in PAGES[1:]:
-            _open(page, f"{url}/{other}", chart=False)
+        open_every_page(page, url)
         for number in range(repeat):
             for title in OPENED:
                 _open(page, url, chart=False)
@@ -45,14 +43,7 @@ def run(repeat: int = 5) -> dict[str, Any]:
                 link.click()
                 settled[title].append(_settle(page)["settled s"])
                 print({"page": title, "settled s": settled[title][-1]}, flush=True)
-    rows = [{
-        "figure": f"{title} at once: settled s",
-        "median s": round(statistics.median(times), 3),
-        "best s": round(min(times), 3),
-        "worst s": round(max(times), 3),
-        "target s": TARGET_S,
-        "met": statistics.median(times) <= TARGET_S,
-    } for title, times in settled.items()]
+    rows = [timing_row(f"{title} at once: settled s", times, TARGET_S) for title, times in settled.items()]
     return {"MB": round(len(data) / 1e6, 2), "settled": settled, "rows": rows,
             "when": time.strftime("%Y-%m-%d %H:%M"), "load average": os.getloadavg()}
 

@@ -23,12 +23,12 @@ are loaded, as in ``bench.bench_first_visit``'s warm figure). Results go to
 from __future__ import annotations
 
 import os
-import statistics
 import time
 from typing import Any
 
 from bench.bench_browser import _MARK, TIMEOUT_S, _nav_link, _open, _settle, browser_main, dashboard_page
 from bench.bench_first_visit import PAGES, TARGET_S, log_bytes
+from bench.common import timing_row
 
 _CHART_NAMES = """() => Array.from(document.querySelectorAll('.js-plotly-plot'))
   .map((chart) => chart.textContent).join(' ')"""
@@ -44,6 +44,14 @@ def _upload(page: Any, name: str, data: bytes, *, settle: bool) -> None:
     if settle:
         page.evaluate(_MARK)
         _settle(page)
+
+
+def open_every_page(page: Any, url: str) -> None:
+    """Every page once on the default sample: the server has loaded their modules, the browser the
+    scripts of their elements (as for a user who has looked around before uploading)."""
+    _open(page, url)
+    for other in PAGES[1:]:
+        _open(page, f"{url}/{other}", chart=False)
 
 
 def _visit(page: Any) -> dict[str, float]:
@@ -72,26 +80,15 @@ def run(repeat: int = 5) -> dict[str, Any]:
     data = log_bytes()
     rounds: list[dict[str, float]] = []
     with dashboard_page() as (url, page):
-        _open(page, url)
-        for other in PAGES[1:]:
-            _open(page, f"{url}/{other}", chart=False)
+        open_every_page(page, url)
         for number in range(repeat):
             for way in WAYS:
                 _open(page, url, chart=False)
                 _upload(page, f"big_log_{number}_{way.replace(' ', '_')}.json", data, settle=way == "after reading")
                 rounds.append({"way": way, **_visit(page)})
                 print(rounds[-1], flush=True)
-    rows = []
-    for way in WAYS:
-        mine = [r for r in rounds if r["way"] == way]
-        rows += [{
-            "figure": f"{way}: {figure}",
-            "median s": round(statistics.median(r[figure] for r in mine), 3),
-            "best s": round(min(r[figure] for r in mine), 3),
-            "worst s": round(max(r[figure] for r in mine), 3),
-            "target s": TARGET_S,
-            "met": statistics.median(r[figure] for r in mine) <= TARGET_S,
-        } for figure in ("first rows s", "whole s", "settled s")]
+    rows = [timing_row(f"{way}: {figure}", [r[figure] for r in rounds if r["way"] == way], TARGET_S)
+            for way in WAYS for figure in ("first rows s", "whole s", "settled s")]
     return {"MB": round(len(data) / 1e6, 2), "rounds": rounds, "rows": rows, "when": time.strftime("%Y-%m-%d %H:%M"),
             "load average": os.getloadavg()}
 

@@ -28,6 +28,13 @@ def best_of(fn: Callable[[], Any], repeat: int = 5, setup: Callable[[], Any] | N
     return min(times), statistics.median(times)
 
 
+def timing_row(figure: str, times: list[float], target: float) -> dict[str, Any]:
+    """A table row of one figure's timings: median, best and worst against ``target`` (met: the median)."""
+    median = statistics.median(times)
+    return {"figure": figure, "median s": round(median, 3), "best s": round(min(times), 3),
+            "worst s": round(max(times), 3), "target s": target, "met": median <= target}
+
+
 def print_table(title: str, rows: list[dict[str, Any]]) -> None:
     if not rows:
         return
