@@ -17,9 +17,10 @@ begun goes on. Strategies' steps are only taken while the user reads: after anot
 opened they would take the processor from the browser drawing it (``make bench``: Timeline clicked
 at once after an upload), and Strategies opened makes them itself as it would without.
 
-One thread serves the whole server and takes one upload at a time, so the work ahead never holds
-more than one core. It only holds a transcript while working on it: a transcript let go meanwhile
-(no session holds it any more) is skipped. Its failures are not shown: a page that needs the same
+One thread serves the whole server and takes one upload at a time, so its own work never holds
+more than one core (the masking worker runs at a lower priority). It holds a transcript only within
+a step, a weak reference between steps: a transcript let go meanwhile (no session holds it any
+more) is skipped. Its failures are not shown: a page that needs the same
 result computes it again and shows its error there. The bundled samples get none: they are small,
 and the first page of a new session must not share the machine with work no one asked for.
 """
@@ -36,7 +37,14 @@ import streamlit as st
 
 from core.budget import BudgetExceeded
 from dashboard.memo import Settings, Transcript, unattended
-from dashboard.runs import StrategyOptions, strategy_options
+from dashboard.runs import (
+    StrategyOptions,
+    fact_index,
+    offline_compression,
+    strategy_comparisons,
+    strategy_masking,
+    strategy_options,
+)
 
 # Session keys: the upload read by this run (a weak reference), and this run's parameters.
 _PLANNED = "_work_ahead_transcript"
@@ -121,8 +129,6 @@ def page_running() -> contextlib.AbstractContextManager[None]:
 def _steps(settings: Settings, options: StrategyOptions) -> list[tuple[bool, Callable[[Transcript], object]]]:
     """The work ahead in the order it is made, each step with whether it is only made while the
     user reads (no page has started since the work was handed over)."""
-    from dashboard.runs import fact_index, offline_compression, strategy_comparisons, strategy_masking
-
     return [
         (False, lambda t: offline_compression(t, settings)),
         (False, fact_index),
