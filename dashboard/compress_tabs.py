@@ -36,9 +36,6 @@ from dashboard.ui import table as ui_table
 OFFLINE, LITELLM, LOCAL, NONE = OFFLINE_SUMMARIZER, REMOTE_SUMMARIZER, LOCAL_SUMMARIZER, NO_SUMMARIZER
 FAILING = FAILING_SUMMARIZER
 SUMMARIZERS = SUMMARIZER_OPTIONS
-SHOWN_CHARS = 4_000
-# Longer messages scroll inside a fixed-height box so one tool output cannot fill the page.
-LONG_LINES, LONG_CHARS, LONG_HEIGHT = 12, 1_200, 280
 
 
 def profile_of(run: dict[str, Any]) -> str:

@@ -8,8 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from core.inspections.lint import RULES, lint, lint_summary
-from core.strategies import CODEX_USER_TOKENS, DEFAULT_KEEP_LAST
-from core.views.strategies import compare_strategies
+from dashboard.runs import OFFLINE_SUMMARIZER, strategy_comparisons, strategy_options
 from dashboard.sidebar import (
     escape_markdown,
     keep,
@@ -23,7 +22,6 @@ from dashboard.sidebar import (
 from dashboard.ui import table
 
 UPLOAD = "The conversation as loaded"
-OFFLINE = "Offline extractive summary (default)"
 
 
 def _offline() -> Any:
@@ -47,7 +45,8 @@ st.caption(
 a, b = st.columns(2)
 with a:
     with_strategies = st.checkbox("Also check every strategy's output", **keep("lint_strategies", False),
-                                  help="Runs the Strategies page's comparison with its default options.")
+                                  help="The Strategies page's comparison, with the options last set there "
+                                       "(its defaults before that page is opened).")
 with b:
     with_replay = st.checkbox("Also check the context after the timeline replay", **keep("lint_replay", False))
 
@@ -60,14 +59,11 @@ try:
         if last is not None:
             outputs[f"Your last run on Compress & preview ({last['summarizer_label']})"] = last["result"].messages
         if with_strategies:
-            comparison = transcript.memo(
-                ("strategies", settings, OFFLINE, None, DEFAULT_KEEP_LAST, CODEX_USER_TOKENS),
-                lambda: compare_strategies(transcript.messages, settings.config(), _offline()),
-            )
+            *_, comparison = strategy_comparisons(transcript, settings, strategy_options())  # the whole one
             for run in comparison.runs:
                 outputs[f"Strategy: {run.name}"] = run.messages
         if with_replay:
-            result = replay_run(transcript, settings, OFFLINE, _offline)
+            result = replay_run(transcript, settings, OFFLINE_SUMMARIZER, _offline)
             outputs["Timeline replay: the final context"] = result.final_messages
         found = {name: lint(messages) for name, messages in outputs.items()}
 except Exception as exc:  # any failure ends as a readable message

@@ -10,6 +10,7 @@ from core.profiles import PROFILES
 from core.render.formatting import human_column
 from core.render.releases import release_zone_figure
 from core.views.releases import compare_releases, is_release_difference
+from dashboard.runs import FAILING_SUMMARIZER, OFFLINE_SUMMARIZER
 from dashboard.sidebar import (
     RELEASES,
     escape_markdown,
@@ -21,9 +22,7 @@ from dashboard.sidebar import (
 )
 from dashboard.ui import chart, table
 
-OFFLINE = "Offline extractive summary (default)"
 NONE = "No summarizer (each release's fallback)"
-FAILING = "A failing provider (simulation)"
 COMPARED = ["threshold_tokens", "triggers", "outcome", "head", "middle", "tail", "messages_after", "tokens_after",
             "summary_layout", "repairs", "focus", "cooldown_s"]
 
@@ -33,7 +32,7 @@ def _summarizer_factory(choice: str, failure: str) -> Any:
 
     from core.summarizers.factory import make_summarizer
 
-    if choice == FAILING:
+    if choice == FAILING_SUMMARIZER:
         return partial(make_summarizer, "failing", failure=failure)
     return partial(make_summarizer, "none" if choice == NONE else "extractive")
 
@@ -49,9 +48,10 @@ st.caption(
 )
 
 # One under the other: side by side, a third of an 800-pixel page cut the checkbox's label.
-choice = st.radio("Summarizer", [OFFLINE, NONE, FAILING], horizontal=True, **keep("releases_summarizer", OFFLINE))
+choice = st.radio("Summarizer", [OFFLINE_SUMMARIZER, NONE, FAILING_SUMMARIZER], horizontal=True,
+                  **keep("releases_summarizer", OFFLINE_SUMMARIZER))
 failure = ""
-if choice == FAILING:
+if choice == FAILING_SUMMARIZER:
     from core.summarizers.failing import FAILURE_MODES
 
     failure = st.selectbox("How every summary call fails", list(FAILURE_MODES),

@@ -14,6 +14,7 @@ from core.views.replay import (
     real_compactions,
     summary_evolution,
 )
+from dashboard.runs import FAILING_SUMMARIZER, NO_SUMMARIZER, OFFLINE_SUMMARIZER
 from dashboard.sidebar import (
     escape_markdown,
     keep,
@@ -26,19 +27,16 @@ from dashboard.sidebar import (
 )
 from dashboard.ui import chart, metric_row, table
 
-OFFLINE = "Offline extractive summary (default)"
-NONE = "No summarizer (the profile's fallback)"
-FAILING = "A failing provider (simulation)"
 BY_RECORDED = "Recorded prompt sizes where the log has them"
 BY_ESTIMATE = "The whole-request estimate"
 
 
 def _summarizer(choice: str, failure: str) -> Any:
-    if choice == NONE:
+    if choice == NO_SUMMARIZER:
         return None
     from core.summarizers.factory import make_summarizer
 
-    if choice == FAILING:
+    if choice == FAILING_SUMMARIZER:
         return make_summarizer("failing", failure=failure)
     return make_summarizer("extractive")
 
@@ -62,9 +60,10 @@ st.caption(
 
 left, middle, right = st.columns([2, 2, 1])
 with left:
-    choice = st.radio("Summarizer", [OFFLINE, NONE, FAILING], horizontal=True, **keep("replay_summarizer", OFFLINE))
+    choice = st.radio("Summarizer", [OFFLINE_SUMMARIZER, NO_SUMMARIZER, FAILING_SUMMARIZER], horizontal=True,
+                      **keep("replay_summarizer", OFFLINE_SUMMARIZER))
     failure = ""
-    if choice == FAILING:
+    if choice == FAILING_SUMMARIZER:
         from core.summarizers.failing import FAILURE_MODES
 
         failure = st.selectbox("How every summary call fails", list(FAILURE_MODES),

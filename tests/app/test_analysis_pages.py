@@ -237,8 +237,8 @@ def test_parameter_sweep_page() -> None:
     assert set(high["outcome"]) == {"summarized"}
 
 
-@pytest.mark.parametrize("with_extras", [False, True])
-def test_api_validity_page(with_extras: bool) -> None:
+@pytest.mark.parametrize("with_extras", [False, True, "strategies page options"])
+def test_api_validity_page(with_extras: bool | str) -> None:
     broken = [system(), user("Deploy."), asst(None, [call("d1", "terminal", {"command": "make deploy"})]),
               user("Well?"), tool("d1", "done")] + SESSION[1:]
     at = page_app("api_validity")
@@ -248,6 +248,9 @@ def test_api_validity_page(with_extras: bool) -> None:
     if with_extras:
         at.session_state["_kept_lint_strategies"] = True
         at.session_state["_kept_lint_replay"] = True
+    if with_extras == "strategies page options":  # as last set on the Strategies page
+        at.session_state["_kept_strategies_every_release"] = True
+        at.session_state["_kept_strategies_keep_last"] = 3
     run(at)
     overview = frame(at, "lint_overview")
     messages = loaded(broken)
@@ -258,8 +261,12 @@ def test_api_validity_page(with_extras: bool) -> None:
     assert overview["anthropic_errors"].tolist()[0] == 3
     compressed = ContextCompressor(DEFAULT, summarizer=ExtractiveSummarizer()).compress(messages).messages
     assert overview["openai_errors"].tolist()[1] == int((lint(compressed)["api"] == "openai").sum())
-    extras = [*(f"Strategy: Hermes {name}" for name in PROFILES), "Strategy: Truncation",
-              "Strategy: Observation masking (last 10)", "Strategy: Codex-style", "Timeline replay: the final context"]
+    # The Strategies page's comparison with that page's options: by default the sidebar's release only.
+    every_release = with_extras == "strategies page options"
+    releases = list(PROFILES) if every_release else [DEFAULT.profile]
+    extras = [*(f"Strategy: Hermes {name}" for name in releases), "Strategy: Truncation",
+              f"Strategy: Observation masking (last {3 if every_release else 10})", "Strategy: Codex-style",
+              "Timeline replay: the final context"]
     assert overview["conversation"].tolist()[2:] == (extras if with_extras else [])
     violations = frame(at, "lint_violations")
     assert violations["rule"].tolist() == ["unanswered_tool_call", "misplaced_tool_result",
