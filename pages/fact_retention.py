@@ -9,10 +9,9 @@ import streamlit as st
 
 from core.facts import retention_by_kind
 from core.render.retention import retention_figure
-from core.strategies import CODEX_USER_TOKENS, DEFAULT_KEEP_LAST
 from core.views.retention import lost_facts, retention_summary
-from core.views.strategies import compare_strategies
 from dashboard.repair_losses import losses_of_run, offline_repair_losses, repair_losses_notice
+from dashboard.runs import OFFLINE_SUMMARIZER, strategy_comparisons, strategy_options
 from dashboard.sidebar import (
     escape_markdown,
     fact_index,
@@ -59,7 +58,9 @@ st.caption(
     "credential) is not a fact: masking it loses nothing, and it is never shown here."
 )
 
-source = st.radio("Runs to inspect", SOURCES, horizontal=True, **keep("retention_source", HERMES))
+source = st.radio("Runs to inspect", SOURCES, horizontal=True, **keep("retention_source", HERMES),
+                  help="Every strategy: the Strategies page's comparison, with the options last set there (its "
+                       "defaults before that page is opened).")
 facts = fact_index(transcript)
 
 runs: dict[str, tuple[list[int], list[Any]]] = {}
@@ -77,15 +78,12 @@ try:
                 runs[label] = (_compacted(last["result"]), last["result"].messages)
                 repairs[label] = losses_of_run(last)
         elif source == STRATEGIES:
-            comparison = transcript.memo(
-                ("strategies", settings, "Offline extractive summary (default)", None, DEFAULT_KEEP_LAST,
-                 CODEX_USER_TOKENS),
-                lambda: compare_strategies(transcript.messages, settings.config(), _offline(), facts=facts),
-            )
+            # The Strategies page's comparison, with the options last set there (shared, and made ahead).
+            *_, comparison = strategy_comparisons(transcript, settings, strategy_options())
             for run in comparison.runs:
                 runs[run.name] = (run.compacted(len(transcript.messages)), run.messages)
         else:
-            result = replay_run(transcript, settings, "Offline extractive summary (default)", _offline)
+            result = replay_run(transcript, settings, OFFLINE_SUMMARIZER, _offline)
             for record in result.compressed:
                 runs[f"Replay compaction #{record.number} (message {record.message_index})"] = (
                     record.compacted_indices, record.messages)

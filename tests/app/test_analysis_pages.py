@@ -190,14 +190,20 @@ def test_fact_retention_page() -> None:
     if len(lost):
         assert frame(at, "retention_lost")["value"].tolist() == lost["value"].tolist()
 
+    # The Strategies page's comparison, with that page's options: by default the sidebar's release only.
     at.radio(key="retention_source").set_value("Every strategy")
     run(at)
     assert frame(at, "retention_summary")["run"].tolist() == [
-        *(f"Hermes {name}" for name in PROFILES), "Truncation", "Observation masking (last 10)", "Codex-style"]
+        f"Hermes {DEFAULT.profile}", "Truncation", "Observation masking (last 10)", "Codex-style"]
     at.selectbox(key="retention_pick").set_value("Codex-style")
     run(at)
     assert metrics(at)["Facts in the compacted part"] == str(
         len(FactIndex(messages).facts_in([2, 3, 4, 5, 7, 8, 9])))
+    at.session_state["_kept_strategies_every_release"] = True  # as set on the Strategies page
+    at.session_state["_kept_strategies_keep_last"] = 3
+    run(at)
+    assert frame(at, "retention_summary")["run"].tolist() == [
+        *(f"Hermes {name}" for name in PROFILES), "Truncation", "Observation masking (last 3)", "Codex-style"]
 
 
 def test_parameter_sweep_page() -> None:
