@@ -5,17 +5,18 @@ parameters of that run, the Hermes run with the offline summary (Zones, Savings,
 API validity, the sweep and Strategies show it), the fact index (Fact retention and Strategies),
 exactly as those pages would make them; then, while no page has run since (the user reads the
 first page), Strategies' comparison with the session's choices there (the longest first visit: the
-Codex-style reset summarises the whole log; its texts are masked in a worker process meanwhile).
+Codex-style reset summarises the whole log). The reset's texts are sent to be masked in a worker
+process first, whatever page opens: it runs at a lower priority, beside the rest.
 A page that needs one of them while it is being made waits for it (``Transcript.memo``) rather
 than making it again, so nothing is computed twice and every result is the one the page would
 have computed itself.
 
-It takes no step while a page runs in any session (:func:`page_running`): two threads of one
-process compute no faster than one, so a page that needs none of it (Timeline, Redaction preview)
-would only run slower beside it, and a page that needs it makes the steps left itself. A step
-begun goes on. Strategies' steps are only taken while the user reads: after another page was
-opened they would take the processor from the browser drawing it (``make bench``: Timeline clicked
-at once after an upload), and Strategies opened makes them itself as it would without.
+It takes no step in this process while a page runs in any session (:func:`page_running`): two
+threads of one process compute no faster than one, so a page that needs none of it (Timeline,
+Redaction preview) would only run slower beside it, and a page that needs it makes the steps left
+itself. A step begun goes on. Strategies' comparison steps are only taken while the user reads:
+after another page was opened they would take the processor from the browser drawing it (``make
+bench``: Timeline clicked at once after an upload), and Strategies opened makes them itself.
 
 One thread serves the whole server and takes one upload at a time, so its own work never holds
 more than one core (the masking worker runs at a lower priority). It holds a transcript only within
@@ -126,15 +127,22 @@ def page_running() -> contextlib.AbstractContextManager[None]:
     return _PAGES.running()
 
 
-def _steps(settings: Settings, options: StrategyOptions) -> list[tuple[bool, Callable[[Transcript], object]]]:
-    """The work ahead in the order it is made, each step with whether it is only made while the
-    user reads (no page has started since the work was handed over)."""
+# When a step is taken: straight away (it only starts a worker process at a lower priority, so a page
+# running meanwhile keeps this process's thread), once no page runs, or once no page runs and only
+# while the user reads (no page started since the hand-over).
+AT_ONCE, BETWEEN_PAGES, WHILE_READING = "at once", "between pages", "while reading"
+
+
+def _steps(settings: Settings, options: StrategyOptions) -> list[tuple[str, Callable[[Transcript], object]]]:
+    """The work ahead in the order it is made, each step with when it is taken."""
     return [
-        (False, lambda t: offline_compression(t, settings)),
-        (False, fact_index),
-        (True, lambda t: strategy_masking(t, settings, options)),  # another process: beside the next steps
-        (True, lambda t: next(strategy_comparisons(t, settings, options))),  # the first rows (or the whole)
-        (True, lambda t: deque(strategy_comparisons(t, settings, options), maxlen=0)),  # the whole comparison
+        # The Codex-style reset's texts, masked in a worker meanwhile: Strategies opened right after the
+        # upload waits less for them (``make bench``, Strategies at once: its whole comparison sooner).
+        (AT_ONCE, lambda t: strategy_masking(t, settings, options)),
+        (BETWEEN_PAGES, lambda t: offline_compression(t, settings)),
+        (BETWEEN_PAGES, fact_index),
+        (WHILE_READING, lambda t: next(strategy_comparisons(t, settings, options))),  # the first rows (or the whole)
+        (WHILE_READING, lambda t: deque(strategy_comparisons(t, settings, options), maxlen=0)),  # the whole
     ]
 
 
@@ -145,9 +153,10 @@ def _work_on(reference: weakref.ref[Transcript], settings: Settings, options: St
     was handed over (None: now)."""
     begun = _PAGES.started if pages_started is None else pages_started
     with unattended():
-        for while_reading, step in _steps(settings, options):
-            _PAGES.wait_for_none()
-            if while_reading and _PAGES.started != begun:
+        for when, step in _steps(settings, options):
+            if when != AT_ONCE:
+                _PAGES.wait_for_none()
+            if when == WHILE_READING and _PAGES.started != begun:
                 return
             transcript = reference()
             if transcript is None:

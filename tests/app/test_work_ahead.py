@@ -164,6 +164,8 @@ def test_the_work_ahead_takes_no_step_while_a_page_runs():
         time.sleep(0.5)
         assert worker.is_alive(), "the work ahead went on while a page ran"
         assert not transcript.remembers(("offline-compression", settings))
+        # Only the masking, which runs in a worker process, was started meanwhile.
+        assert transcript.remembers(("strategies", settings, OPTIONS, "masking"))
     worker.join(JOIN_S)
     assert "error" not in outcome
     assert transcript.remembers(("offline-compression", settings))
@@ -177,7 +179,8 @@ def test_strategies_is_made_ahead_only_while_no_page_was_opened_since_the_upload
         pass
     ahead._work_on(weakref.ref(transcript), settings, OPTIONS, handed_over)
     assert transcript.remembers(("offline-compression", settings)) and transcript.remembers(("fact-index",))
-    assert not transcript.remembers(("strategies", settings, OPTIONS, "masking"))
+    assert transcript.remembers(("strategies", settings, OPTIONS, "masking"))  # in a worker, whatever opens
+    assert not transcript.remembers(("strategies", settings, OPTIONS, "first"))
     assert not transcript.remembers(("strategies", settings, OPTIONS))
 
 
@@ -188,7 +191,8 @@ def test_the_work_ahead_holds_no_transcript_between_steps_and_skips_one_let_go(m
         entered.set()
         gate.wait(JOIN_S)
 
-    monkeypatch.setattr(ahead, "_steps", lambda *_: [(False, first_step), (False, lambda transcript: made.append(transcript))])
+    monkeypatch.setattr(ahead, "_steps", lambda *_: [(ahead.BETWEEN_PAGES, first_step),
+                                                     (ahead.BETWEEN_PAGES, lambda transcript: made.append(transcript))])
     let_go = _transcript()
     reference = weakref.ref(let_go)
     worker, outcome = _in_thread(lambda: ahead._work_on(reference, Settings(), OPTIONS))
