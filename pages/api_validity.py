@@ -82,6 +82,9 @@ for name, violations in found.items():
 overview = pd.DataFrame(rows)
 overview["valid_openai"] = overview["openai_errors"] == 0
 overview["valid_anthropic"] = overview["anthropic_errors"] == 0
+# The verdicts beside the names: on a narrow page the counts after them scroll out of sight, not they.
+overview = overview[["conversation", "valid_openai", "valid_anthropic", "messages", "openai_errors", "openai_warnings",
+                     "anthropic_errors", "anthropic_warnings"]]
 table(
     overview,
     key="lint_overview",

@@ -259,6 +259,8 @@ def test_api_validity_page(with_extras: bool | str) -> None:
         at.session_state["_kept_strategies_keep_last"] = 3
     run(at)
     overview = frame(at, "lint_overview")
+    # The verdicts come right after the names (a narrow page scrolls the counts out of sight, not them).
+    assert overview.columns[:3].tolist() == ["conversation", "valid_openai", "valid_anthropic"]
     messages = loaded(broken)
     upload_errors = lint(messages)
     assert overview["conversation"].tolist()[0] == "The conversation as loaded"
