@@ -164,17 +164,16 @@ run = comparison.run(picked)
 notes = strategies_table.loc[strategies_table["strategy"] == picked, "notes"].item()
 if notes:
     st.caption("Notes: " + escape_markdown(notes))
-left, right = st.columns([3, 2])
-with left:
-    table(_message_rows(run.messages), height=grid_height(len(run.messages)), key="strategies_messages",
-          column_config={"#": st.column_config.NumberColumn("#", width="small", format="localized"),
-                         "text": st.column_config.TextColumn("text", width="large")})
-with right:
-    violations = comparison.violations[picked]
-    if violations.empty:
-        st.success("Valid for both the OpenAI and the Anthropic API.")
-    else:
-        table(violations, key="strategies_violations")
+# The verdict above the messages, each at the page's full width: side by side, an 800-pixel page cut
+# the violations' details and the messages' text.
+violations = comparison.violations[picked]
+if violations.empty:
+    st.success("Valid for both the OpenAI and the Anthropic API.")
+else:
+    table(violations, key="strategies_violations")
+table(_message_rows(run.messages), height=grid_height(len(run.messages)), key="strategies_messages",
+      column_config={"#": st.column_config.NumberColumn("#", width="small", format="localized"),
+                     "text": st.column_config.TextColumn("text", width="large")})
 if run.summary_text:
     with st.expander("The summary it inserted"):
         st.code(run.summary_text, language=None, wrap_lines=True)
