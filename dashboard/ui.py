@@ -152,6 +152,9 @@ ROW_PX = 35
 WRAP_ROW_HEIGHT = 68
 LONG_CELL_CHARS = 60
 WRAP_MAX_ROWS = 60
+# Streamlit sizes a grid for about ten rows of its default height: one of taller rows is given the
+# height of this many of them (six releases showed five and a half, the newest cut).
+WRAP_VISIBLE_ROWS = 10
 
 
 def _has_long_text(frame: Any) -> bool:
@@ -168,6 +171,12 @@ def _has_long_text(frame: Any) -> bool:
 def grid_height(rows: int) -> int:
     """The height of a table of ``rows`` rows: all of them up to :data:`GRID_ROWS`, then it scrolls."""
     return ROW_PX * (min(rows, GRID_ROWS) + 1) + 3
+
+
+def wrapped_grid_height(rows: int) -> int:
+    """The height of a table of ``rows`` rows of wrapped text: all of them up to
+    :data:`WRAP_VISIBLE_ROWS`, then it scrolls."""
+    return WRAP_ROW_HEIGHT * min(rows, WRAP_VISIBLE_ROWS) + ROW_PX + 3
 
 
 def column_config_for(frame: Any, overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
@@ -214,6 +223,7 @@ def table(frame: Any, key: str | None = None, *, column_config: Mapping[str, Any
     if "height" not in options and "row_height" not in options and 0 < len(plain) <= WRAP_MAX_ROWS \
             and _has_long_text(plain):
         options["row_height"] = WRAP_ROW_HEIGHT
+        options["height"] = wrapped_grid_height(len(plain))
     return st.dataframe(frame, key=key, column_config=column_config_for(frame, column_config), **options)
 
 

@@ -93,7 +93,7 @@ table(
     releases_table.style.apply(_mark, axis=1),
     key="releases_table",
     column_config={
-        "release": st.column_config.TextColumn("release", help="Bold: the sidebar's release."),
+        "release": st.column_config.TextColumn("release", width="small", help="Bold: the sidebar's release."),
         "threshold_tokens": st.column_config.NumberColumn("threshold", format="localized"),
         "triggers": st.column_config.CheckboxColumn("reaches it"),
         "compress_start": st.column_config.NumberColumn("middle from"),

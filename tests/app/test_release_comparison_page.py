@@ -84,3 +84,22 @@ def test_a_tiny_conversation_is_too_small_for_every_release():
     assert set(_frame(at, "releases_table")["outcome"]) == {"too_small"}
     # Only the threshold differs (v0.18.0 takes the output reserve off, v0.19.0 raises 50 % to 75 %).
     assert any(plain(m.value) == "**What differs between the releases here:** threshold." for m in at.markdown)
+
+
+def test_a_table_of_wrapped_rows_is_tall_enough_for_every_release(monkeypatch):
+    """Six releases in rows tall enough to wrap their long text: the grid is given their height (at
+    Streamlit's default height the newest release was cut off below the fifth row)."""
+    import pandas as pd
+    import streamlit as st
+
+    from dashboard import ui
+
+    asked: list[dict] = []
+    monkeypatch.setattr(st, "dataframe", lambda frame, **options: asked.append(options))
+    rows = pd.DataFrame({"release": list(PROFILES), "summary layout": ["standalone user message, END marker, _compressed_summary flag (was standalone user message)"] * 6})
+    ui.table(rows, key="releases")
+    assert asked[-1]["row_height"] == ui.WRAP_ROW_HEIGHT
+    assert asked[-1]["height"] == ui.WRAP_ROW_HEIGHT * len(PROFILES) + ui.ROW_PX + 3
+    many = pd.DataFrame({"text": ["a long line of text that wraps onto a second line of the grid"] * 40})
+    ui.table(many)
+    assert asked[-1]["height"] == ui.WRAP_ROW_HEIGHT * ui.WRAP_VISIBLE_ROWS + ui.ROW_PX + 3  # then it scrolls
