@@ -173,7 +173,10 @@ else:
     table(violations, key="strategies_violations")
 table(_message_rows(run.messages), height=grid_height(len(run.messages)), key="strategies_messages",
       column_config={"#": st.column_config.NumberColumn("#", width="small", format="localized"),
-                     "text": st.column_config.TextColumn("text", width="large")})
+                     "role": st.column_config.TextColumn("role", width="small"),
+                     # wider than the page: the grid then grows no column to fill it, and the text keeps
+                     # what "#" and "role" would have taken (a preview of PREVIEW_CHARS characters)
+                     "text": st.column_config.TextColumn("text", width=PREVIEW_CHARS * 8)})
 if run.summary_text:
     with st.expander("The summary it inserted"):
         st.code(run.summary_text, language=None, wrap_lines=True)
