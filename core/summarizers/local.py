@@ -104,6 +104,18 @@ def _free_port() -> int:
         return int(probe.getsockname()[1])
 
 
+def _port_taken(port: int | None) -> bool:
+    """Whether another process holds ``port`` on 127.0.0.1 now."""
+    if port is None:
+        return False
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        try:
+            probe.bind(("127.0.0.1", port))
+        except OSError:
+            return True
+    return False
+
+
 @dataclass(frozen=True)
 class LocalProgress:
     """How far the model is with the request it is working on (None: the server did not say)."""
@@ -175,11 +187,14 @@ class LocalModelServer:
                 self._start_on(_free_port(), model_path)
                 break
             except LocalModelStartError as exc:
-                log_tail = self._log_tail()
+                log_tail, port = self._log_tail(), self.port
                 self.stop()
                 # Between the probe and the server's bind another process can take the port (an
-                # outgoing connection gets one from the same range): another port is tried.
-                if _PORT_TAKEN not in log_tail or attempt == _PORT_ATTEMPTS - 1:
+                # outgoing connection gets one from the same range): another port is tried. The log
+                # says so when llama.cpp's logging thread wrote it out before the process ended; the
+                # port, held by someone else, says so always.
+                taken = _PORT_TAKEN in log_tail or _port_taken(port)
+                if not taken or attempt == _PORT_ATTEMPTS - 1:
                     raise LocalModelStartError(
                         f"local model server did not start ({exc}); its log ends: {log_tail}") from None
             except BaseException:

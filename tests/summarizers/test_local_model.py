@@ -73,20 +73,28 @@ def test_local_server_lifecycle(local_server):
 
 
 @pytest.mark.local_llm
-def test_a_port_taken_before_the_server_binds_it_is_passed_over(local_server, monkeypatch):
+@pytest.mark.parametrize("logged", [True, False], ids=["the log says so", "the log was not written out"])
+def test_a_port_taken_before_the_server_binds_it_is_passed_over(local_server, monkeypatch, logged):
+    """llama.cpp logs "couldn't bind" from a thread of its own, which a process ending right after may
+    not have written out: the port, still held by the other process, says so too."""
     import socket
 
     import core.summarizers.local as local
 
+    if not logged:
+        read = LocalModelServer._log_tail
+        monkeypatch.setattr(LocalModelServer, "_log_tail",
+                            lambda self, limit=1500: read(self, limit).replace(local._PORT_TAKEN, "(lost)"))
+    probe, handed = local._free_port, []
     with socket.socket() as taken:  # another process took the probed port before the server bound it
         taken.bind(("127.0.0.1", 0))
         taken.listen()
-        ports = iter([taken.getsockname()[1], local._free_port()])
-        monkeypatch.setattr(local, "_free_port", lambda: next(ports))
+        monkeypatch.setattr(local, "_free_port",
+                            lambda: handed.append(probe() if handed else taken.getsockname()[1]) or handed[-1])
         server = LocalModelServer(n_ctx=512, start_timeout=120)
         with server:
-            assert server.running and server.port != taken.getsockname()[1]
-            assert next(ports, None) is None  # the second port is the one it serves on
+            assert server.running and handed[0] == taken.getsockname()[1]
+            assert len(handed) >= 2 and server.port == handed[-1]  # it serves on a port tried after
 
 
 def test_availability_check_matches_the_installed_packages():
