@@ -148,9 +148,9 @@ def _steps(settings: Settings, options: StrategyOptions) -> list[tuple[str, Call
 
 def _work_on(reference: weakref.ref[Transcript], settings: Settings, options: StrategyOptions,
              pages_started: int | None = None) -> None:
-    """Each step once no page runs, on the transcript while a session holds it (only a weak
-    reference is held between steps). ``pages_started``: the count of pages started when the work
-    was handed over (None: now)."""
+    """Each step when :func:`_steps` says (all but the masking once no page runs), on the transcript
+    while a session holds it (only a weak reference is held between steps). ``pages_started``: the
+    count of pages started when the work was handed over (None: now)."""
     begun = _PAGES.started if pages_started is None else pages_started
     with unattended():
         for when, step in _steps(settings, options):

@@ -19,12 +19,7 @@ from dashboard.conversation import conversation_view, message_card, thread_style
 from dashboard.drilldown import drilldown_panel, on_row_click, open_message
 from dashboard.memo import Settings, Transcript
 from dashboard.sidebar import (
-    FAILING_SUMMARIZER,
-    LOCAL_SUMMARIZER,
-    NO_SUMMARIZER,
-    OFFLINE_SUMMARIZER,
     REMOTE_SUMMARIZER,
-    SUMMARIZER_OPTIONS,
     escape_markdown,
     keep,
     kept,
@@ -33,9 +28,7 @@ from dashboard.sidebar import (
 from dashboard.ui import chart, delta_or_none, grid_height, metric_row
 from dashboard.ui import table as ui_table
 
-OFFLINE, LITELLM, LOCAL, NONE = OFFLINE_SUMMARIZER, REMOTE_SUMMARIZER, LOCAL_SUMMARIZER, NO_SUMMARIZER
-FAILING = FAILING_SUMMARIZER
-SUMMARIZERS = SUMMARIZER_OPTIONS
+LITELLM = REMOTE_SUMMARIZER
 
 
 def profile_of(run: dict[str, Any]) -> str:
