@@ -8,7 +8,7 @@ words for column names and thousands separators; charts get the dashboard's Plot
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -157,13 +157,17 @@ WRAP_MAX_ROWS = 60
 WRAP_VISIBLE_ROWS = 10
 
 
-def _has_long_text(frame: Any) -> bool:
+def _has_long_text(frame: Any, shown: Iterable[Any] | None = None,
+                   line_chars: Mapping[str, int] | None = None) -> bool:
+    """Whether a shown column holds a text longer than one line of it (``line_chars`` of a column of
+    a set width, else :data:`LONG_CELL_CHARS`)."""
     import pandas as pd
 
-    for name in frame.columns:
+    for name in frame.columns if shown is None else [name for name in shown if name in frame.columns]:
         column = frame[name]
         if pd.api.types.is_object_dtype(column.dtype) or pd.api.types.is_string_dtype(column.dtype):
-            if column.map(lambda value: len(value) if isinstance(value, str) else 0).max() > LONG_CELL_CHARS:
+            limit = (line_chars or {}).get(str(name), LONG_CELL_CHARS)
+            if column.map(lambda value: len(value) if isinstance(value, str) else 0).max() > limit:
                 return True
     return False
 
@@ -211,8 +215,12 @@ def _localized(column: Any) -> Any:
 
 
 def table(frame: Any, key: str | None = None, *, column_config: Mapping[str, Any] | None = None,
-          **options: Any) -> Any:
-    """``st.dataframe`` with human headers and one number format; the index hidden."""
+          line_chars: Mapping[str, int] | None = None, **options: Any) -> Any:
+    """``st.dataframe`` with human headers and one number format; the index hidden.
+
+    A few rows with a text longer than a line get rows tall enough to wrap it (Streamlit cuts it
+    otherwise): a line is :data:`LONG_CELL_CHARS`, or ``line_chars[column]`` for a column given a
+    narrower width. Only the columns shown (``column_order``) count."""
     import pandas as pd
 
     if not isinstance(frame, pd.DataFrame) and not hasattr(frame, "data"):  # a list of rows (a Styler has .data)
@@ -221,7 +229,7 @@ def table(frame: Any, key: str | None = None, *, column_config: Mapping[str, Any
     options.setdefault("width", "stretch")
     plain = getattr(frame, "data", frame)
     if "height" not in options and "row_height" not in options and 0 < len(plain) <= WRAP_MAX_ROWS \
-            and _has_long_text(plain):
+            and _has_long_text(plain, options.get("column_order"), line_chars):
         options["row_height"] = WRAP_ROW_HEIGHT
         options["height"] = wrapped_grid_height(len(plain))
     return st.dataframe(frame, key=key, column_config=column_config_for(frame, column_config), **options)

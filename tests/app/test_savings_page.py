@@ -121,3 +121,43 @@ def test_a_small_conversation_saves_nothing(app):
     assert number(shown["Final"]) == original
     assert number(shown["Saved by Phase 1"]) == 0
     assert any("too short to compress" in i.value for i in app.info)
+
+
+def test_the_steps_table_counts_in_the_charts_unit_and_shows_what_each_step_did(app):
+    """One unit's columns, as the chart counts, then the step's note: at 800 pixels both units side
+    by side put the notes out of sight. A note longer than its column's line wraps."""
+    from dashboard.ui import WRAP_ROW_HEIGHT
+
+    go(app, "savings")
+
+    def steps_grid():
+        return next(f for f in app.dataframe if {"step", "note", "exact_tokens"} <= set(f.value.columns))
+
+    grid = steps_grid()
+    assert list(grid.proto.column_order) == ["step", "exact_tokens", "exact_change", "messages_touched", "note", "which"]
+    notes = dict(zip(grid.value["step"], grid.value["note"], strict=True))
+    assert notes["Middle → summary"].endswith("messages → 1 summary")
+    assert "orphan results removed" in notes["Tool-pair repair"]  # longer than a line of its column
+    assert grid.proto.row_height == WRAP_ROW_HEIGHT
+    app.radio(key="waterfall_units").set_value("hermes estimate")
+    run(app)
+    assert list(steps_grid().proto.column_order) == ["step", "hermes_tokens", "hermes_change", "messages_touched",
+                                                     "note", "which"]
+
+
+def test_a_grid_wraps_by_its_shown_columns_and_their_own_line_lengths(monkeypatch):
+    import pandas as pd
+    import streamlit as st
+
+    from dashboard import ui
+
+    asked: list[dict] = []
+    monkeypatch.setattr(st, "dataframe", lambda frame, **options: asked.append(options))
+    rows = pd.DataFrame({"step": ["a", "b"], "note": ["a note of forty characters, give or take", ""],
+                         "hidden": ["x" * 100, ""]})
+    ui.table(rows, column_order=["step", "note"])
+    assert "row_height" not in asked[-1]  # the long text is in a column not shown; the note fits a line
+    ui.table(rows, column_order=["step", "note"], line_chars={"note": 34})
+    assert asked[-1]["row_height"] == ui.WRAP_ROW_HEIGHT
+    ui.table(rows)
+    assert asked[-1]["row_height"] == ui.WRAP_ROW_HEIGHT  # every column shown: the hidden one counts
