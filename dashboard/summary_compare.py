@@ -79,16 +79,15 @@ def summary_comparison_section(transcript: Transcript, settings: Settings) -> No
               FALLBACK: "the fallback"}
     keys = {EXTRACTIVE: "summary_compare_lost_extractive", EXTRACTIVE_SAME_SIZE: "summary_compare_lost_same_size",
             FALLBACK: "summary_compare_lost_fallback"}
-    for column, name in zip(st.columns(len(names)), names, strict=True):
-        key = keys[name]
-        with column:
-            lost = comparison.lost(name)
-            st.markdown(f"**Lost by {labels[name]}** ({len(lost):,})")
-            if len(lost):
-                ui_table(lost, key=key)
+    # One tab per summary, each list the page's width: side by side, a third of it cut paths and URLs.
+    losses = {name: comparison.lost(name) for name in names}
+    tabs = st.tabs([f"Lost by {labels[name]} ({len(losses[name]):,})" for name in names])
+    for tab, name in zip(tabs, names, strict=True):
+        with tab:
+            if len(losses[name]):
+                ui_table(losses[name], key=keys[name])
             else:
                 st.caption("Nothing: every fact of these turns is in it verbatim.")
     with st.expander("The summaries"):
-        for column, (name, body) in zip(st.columns(len(names)), comparison.summaries.items(), strict=True):
-            column.markdown(f"**{name}**")
-            column.code(body, language=None, wrap_lines=True)
+        for tab, body in zip(st.tabs(names), comparison.summaries.values(), strict=True):
+            tab.code(body, language=None, wrap_lines=True)

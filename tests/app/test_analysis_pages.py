@@ -206,6 +206,27 @@ def test_fact_retention_page() -> None:
         *(f"Hermes {name}" for name in PROFILES), "Truncation", "Observation masking (last 3)", "Codex-style"]
 
 
+def test_the_facts_each_summary_lost_are_listed_one_summary_per_tab() -> None:
+    """Each summary's lost facts in a tab of its own, the page's width (side by side, a third of it
+    cut long paths and URLs), its count in the tab's label: the summary's facts less those kept."""
+    at = run(page_app("fact_retention"))  # the long sample: the shorter summaries lose facts
+    compared = next(d.value for d in at.dataframe if {"summary", "facts", "kept"} <= set(d.value.columns))
+    lost_counts = [int(facts - kept) for facts, kept in zip(compared["facts"], compared["kept"], strict=True)]
+    lost_tabs = [tab for tab in at.tabs if tab.label.startswith("Lost by")]
+    assert [tab.label for tab in lost_tabs] == [
+        f"Lost by {what} ({n})" for what, n in zip(
+            ["the offline summary", "the offline summary at the fallback's size", "the fallback"], lost_counts,
+            strict=True)]
+    assert sum(lost_counts) > 0
+    for tab, n in zip(lost_tabs, lost_counts, strict=True):
+        shown = [c for c in tab.children.values() if type(c).__name__ == "Dataframe"]
+        assert (len(shown[0].value) if shown else 0) == n
+    # The summaries themselves, one per tab too, named as in the table.
+    summary_tabs = {tab.label: tab for tab in at.tabs if not tab.label.startswith("Lost by")}
+    assert list(summary_tabs) == compared["summary"].tolist()
+    assert all(len(next(iter(tab.children.values())).value) > 100 for tab in summary_tabs.values())
+
+
 def test_parameter_sweep_page() -> None:
     messages = tool_loop(20)
     at = open_page("parameter_sweep", messages)
