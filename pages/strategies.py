@@ -26,6 +26,11 @@ from dashboard.sidebar import escape_markdown, keep, page_setup, require_transcr
 from dashboard.ui import chart, grid_height, metric_row, table
 
 PREVIEW_CHARS = 300
+# What decides between the strategies first (size, facts, a valid request), the counts behind them
+# after: at 1400 pixels the verdicts were out of sight to the right.
+COLUMN_ORDER = ["strategy", "tokens_after", "fits_budget", "retention_all", "retention_compacted", "pairs_ok",
+                "openai_errors", "anthropic_errors", "messages_after", "messages_kept", "facts_kept",
+                "compacted_facts", "compacted_kept", "pair_violations", "notes"]
 
 
 def _text(message: Any) -> str:
@@ -97,6 +102,8 @@ def overview(comparison: Any, key: str) -> None:
     table(
         comparison.table,
         key=f"{key}_table",
+        column_order=[*(name for name in COLUMN_ORDER if name in comparison.table.columns),
+                      *(name for name in comparison.table.columns if name not in COLUMN_ORDER)],  # none hidden
         column_config={
             "messages_after": st.column_config.NumberColumn("messages after"),
             "messages_kept": st.column_config.NumberColumn("original messages kept"),
@@ -107,11 +114,13 @@ def overview(comparison: Any, key: str) -> None:
             "openai_errors": st.column_config.NumberColumn("OpenAI errors"),
             "anthropic_errors": st.column_config.NumberColumn("Anthropic errors"),
             "pair_violations": st.column_config.NumberColumn("tool-pair violations"),
+            # Bars of a set width: at their own width the verdicts after them were cut at 1400 pixels.
             "retention_all": st.column_config.ProgressColumn("facts kept (all)", format="percent", min_value=0,
-                                                             max_value=1),
+                                                             max_value=1, width=130),
             "retention_compacted": st.column_config.ProgressColumn("facts kept (compacted part)", format="percent",
-                                                                   min_value=0, max_value=1),
-            "pairs_ok": st.column_config.CheckboxColumn("tool pairs OK"),
+                                                                   min_value=0, max_value=1, width=172),
+            "pairs_ok": st.column_config.CheckboxColumn(
+                "pairs OK", help="Tool pairs OK: every tool call has its result, and every result its call."),
             "fits_budget": st.column_config.CheckboxColumn("fits budget"),
         },
     )

@@ -165,6 +165,12 @@ def test_strategies_page() -> None:
     assert table["tokens_after"].tolist() == expected["tokens_after"].tolist()
     assert table["anthropic_errors"].tolist() == [0] * (len(hermes) + 2) + [3]
     assert table["pairs_ok"].tolist() == [True] * (len(hermes) + 3)
+    # What decides between them first (size, facts kept, a valid request), every column still shown.
+    grid = next(element for element in at.dataframe if {"strategy", "retention_all"} <= set(element.value.columns))
+    order = list(grid.proto.column_order)
+    assert order[:8] == ["strategy", "tokens_after", "fits_budget", "retention_all", "retention_compacted", "pairs_ok",
+                         "openai_errors", "anthropic_errors"]
+    assert sorted(order) == sorted(table.columns)
 
     at.selectbox(key="strategies_pick").set_value("Codex-style")
     run(at)
