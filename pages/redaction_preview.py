@@ -103,10 +103,15 @@ except Exception as exc:  # any failure ends as a readable message
     st.stop()
 
 if not view.calls_summarizer:
-    reason = ("the conversation is too small to compress" if view.plan.outcome == "too_small"
-              else "the middle zone is empty with these parameters")
-    st.info(f"Nothing would be sent to a summarizer: {reason}. Lower the tail ratio or protect fewer messages "
-            "in the sidebar to see a summary request.")
+    # What to move is named as the sidebar names it: a too small conversation is one the protected head
+    # leaves no room in; an empty middle is taken by the tail.
+    if view.plan.outcome == "too_small":
+        reason = ("the conversation is too small to compress (the protected first messages and the shortest "
+                  "tail leave nothing between them). Lower **Protect first N messages**")
+    else:
+        reason = ("the middle zone is empty with these parameters. Lower **Protect last N messages** or the "
+                  "**Summary target ratio** (the tail's share of the threshold), or **Protect first N messages**,")
+    st.info(f"Nothing would be sent to a summarizer: {reason} in the sidebar to see a summary request.")
     st.stop()
 
 counts = view.count_frame()

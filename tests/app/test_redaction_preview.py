@@ -227,3 +227,23 @@ def test_long_text_is_paged_by_message(app):
     page_input.set_value(pages)
     run(app)
     assert shown_messages() == list(range(result.plan.turns_start + 20 * (pages - 1), result.plan.compress_end))
+
+
+def test_when_nothing_is_sent_the_hint_names_the_sidebar_control_that_changes_it(app):
+    """A conversation too small to compress: the protected head leaves no room. The hint names the
+    control as the sidebar labels it, and moving that control brings a summary request."""
+    import json
+
+    label = go(app, "overview").slider(key="protect_first_n").label
+    messages = [{"role": "system", "content": "You are terse."}]
+    for turn in range(3):
+        messages += [{"role": "user", "content": f"question {turn}"}, {"role": "assistant", "content": f"answer {turn}"}]
+    upload(app, "small.json", json.dumps(messages).encode())
+    go(app, "redaction_preview")
+    (hint,) = [i.value for i in app.info if "Nothing would be sent" in i.value]
+    assert "too small" in hint and f"Lower **{label}** in the sidebar" in hint
+    assert "tail ratio" not in hint  # no control is called so
+    app.slider(key="protect_first_n").set_value(1)
+    run(app)
+    assert not [i.value for i in app.info if "Nothing would be sent" in i.value]
+    assert "[USER]: question 1" in _whole_text(app)  # the turns now sent to the summarizer
