@@ -73,18 +73,15 @@ except Exception as exc:  # any failure ends as a readable message
 rows = []
 for name, violations in found.items():
     per_api = lint_summary(violations).set_index("api")
+    openai_errors, anthropic_errors = int(per_api.loc["openai", "errors"]), int(per_api.loc["anthropic", "errors"])
     rows.append({
-        "conversation": name, "messages": len(outputs[name]),
-        "openai_errors": int(per_api.loc["openai", "errors"]), "openai_warnings": int(per_api.loc["openai", "warnings"]),
-        "anthropic_errors": int(per_api.loc["anthropic", "errors"]),
-        "anthropic_warnings": int(per_api.loc["anthropic", "warnings"]),
+        # The verdicts beside the names: on a narrow page the counts after them scroll out of sight, not they.
+        "conversation": name, "valid_openai": openai_errors == 0, "valid_anthropic": anthropic_errors == 0,
+        "messages": len(outputs[name]),
+        "openai_errors": openai_errors, "openai_warnings": int(per_api.loc["openai", "warnings"]),
+        "anthropic_errors": anthropic_errors, "anthropic_warnings": int(per_api.loc["anthropic", "warnings"]),
     })
 overview = pd.DataFrame(rows)
-overview["valid_openai"] = overview["openai_errors"] == 0
-overview["valid_anthropic"] = overview["anthropic_errors"] == 0
-# The verdicts beside the names: on a narrow page the counts after them scroll out of sight, not they.
-overview = overview[["conversation", "valid_openai", "valid_anthropic", "messages", "openai_errors", "openai_warnings",
-                     "anthropic_errors", "anthropic_warnings"]]
 table(
     overview,
     key="lint_overview",
