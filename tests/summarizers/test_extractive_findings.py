@@ -193,3 +193,24 @@ def test_line_values_skip_the_name_search_only_where_no_name_can_be() -> None:
         names = [("name", name) for name in findings._NAME_RE.findall(rest) if len(name) >= 4]
         assert [value for value in findings.line_values(line) if value[0] == "name"] == names, line
     assert sum(1 for line in lines if "parseArgs" in line) > 100  # names were there to find
+
+
+def test_the_error_words_are_tried_before_the_error_pattern_with_the_same_answer() -> None:
+    """``names_an_error`` answers as the case-blind pattern alone, in ASCII text (where it skips the
+    search) and in text the pattern matches through Unicode case folding (where it does not)."""
+    import random
+
+    from core.summarizers.extractive import findings
+
+    pieces = ["ERROR", "Errors", "errorless", "exception", "Traceback", "FAILED", "fails", "failing", "fatal",
+              "Panic", "denied", "not found", "NOT  found", "no such file", "cannot", "can't", "undefined",
+              "refused", "timed out", "KILLED", "aborted", "Segmentation fault", "ok", "the", "x_y", "12", "-", ":",
+              "fai", "l", "error_count", "terror", "\u212aILLED", "no \u017fuch file", "fa\u0130led", "\u00e9chec"]
+    rng = random.Random(7)
+    texts = ["".join(rng.choice([" ", "", "\t"]) + rng.choice(pieces) for _ in range(rng.randint(1, 6)))
+             for _ in range(20_000)]
+
+    assert [text for text in texts if findings.names_an_error(text) != bool(findings._ERROR_RE.search(text))] == []
+    assert sum(findings.names_an_error(text) for text in texts if text.isascii()) > 1_000
+    assert sum(1 for text in texts if not text.isascii() and findings._ERROR_RE.search(text)
+               and not findings._ERROR_RE.search(text.encode("ascii", "ignore").decode())) > 10

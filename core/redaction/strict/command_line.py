@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from core.literals import Literals
 from core.redaction.strict import label_words as W
 from core.redaction.strict.common import after_space, is_masked, is_placeholder
 from core.redaction.strict.registry import Candidate, TextView, detector
@@ -80,6 +81,7 @@ _FLAG_TABLE: tuple[tuple[re.Pattern[str], str | None, re.Pattern[str]], ...] = (
 _TOOL_GATES = ("mysql", "mariadb", "sshpass", "sqlcmd", "bcp", "osql", "isql", "login", "-cli", "mongo", "ldap",
                "smb", "net", "rpcclient", "nxc", "crackmapexec", "zip", "7z", "keytool", "jarsigner", "apksigner",
                "mosquitto", "openssl", "ssh-keygen")
+_TOOL_LITERALS = Literals(_TOOL_GATES)
 
 _CURL_USER_RE = re.compile(r"-(?:u|-user)(?:[ \t]++|=)\\{0,7}[\"']?[^\s:\"'\\]{1,100}:([^\s\"'\\]{1,300})")
 # --password=..., --db-password=..., --http-password=...: the "=" form always carries the value.
@@ -121,7 +123,7 @@ def _acceptable(value: str) -> bool:
 
 
 def _flag_values(text: str, low: str) -> Iterator[Candidate]:
-    if not any(gate in low for gate in _TOOL_GATES):
+    if not _TOOL_LITERALS.any_in(low):
         return
     for tools, also, pattern in _FLAG_TABLE:
         if tools.search(low) is None:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from core.literals import Literals
 from core.redaction.strict import label_words as W
 from core.redaction.strict.common import is_masked, is_placeholder
 from core.redaction.strict.registry import Candidate, TextView, detector
@@ -56,10 +57,11 @@ _SENTENCE_RE = re.compile(
     rf"(?:[ \t]++(?P<verb>{_VERBS})(?:[ \t]*+:)?[ \t]++|[ \t]*+[:=][ \t]*+){_VALUE}",
     re.IGNORECASE,
 )
-_SENTENCE_GATE_RE = re.compile(
-    r"passwort|kennwort|contrase|clave|mot de passe|mdp|senha|wachtwoord|has[łl]o|senord|adgangskode|passord"
-    r"|salasana|ifre|parola|heslo|jelsz|пароль|password"
-)
+# The word for a password in each language _SENTENCE_RE reads (on the lowered copy).
+_SENTENCE_GATE = Literals((
+    "passwort", "kennwort", "contrase", "clave", "mot de passe", "mdp", "senha", "wachtwoord", "hasło", "haslo",
+    "senord", "adgangskode", "passord", "salasana", "ifre", "parola", "heslo", "jelsz", "пароль", "password",
+))
 # Stopwords of those languages (what follows "ist" when the sentence is about the password).
 _FOREIGN_STOPWORDS = frozenset({
     "nicht", "falsch", "leer", "ungültig", "abgelaufen", "korrekt", "richtig", "geändert", "gesetzt", "zu", "der",
@@ -142,7 +144,7 @@ def scan(view: TextView) -> Iterator[Candidate]:
             value = text[start:end]
             if _readable(value) not in _NOT_IN_BRACKETS and _shaped(value) and _fine(value):
                 yield start, end, "password"
-    if _SENTENCE_GATE_RE.search(low):
+    if _SENTENCE_GATE.any_in(low):
         for m in _SENTENCE_RE.finditer(text):
             if m.group("italian") is not None and (m.group("verb") or "").lower() not in _ITALIAN_VERBS:
                 continue

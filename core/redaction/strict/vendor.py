@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from core.literals import Literals
 from core.redaction.strict.common import boundary_after, boundary_before, is_masked
 from core.redaction.strict.registry import Candidate, TextView, detector
 
@@ -78,17 +79,22 @@ _WEBHOOK_RE = re.compile(
 )
 
 
+# Every literal scan() asks for, found in one pass over the text.
+_SCAN_LITERALS = Literals((*VENDOR_GATES, "SG.", "_authToken", "https://"))
+
+
 @detector("vendor", "keys and tokens with a vendor prefix, bot tokens, Slack and Discord webhooks")
 def scan(view: TextView) -> Iterator[Candidate]:
     text = view.text
+    present = _SCAN_LITERALS.found_in(text)
     for kind, gate, pattern in _VENDOR_COMPILED:
-        if gate not in text:
+        if gate not in present:
             continue
         for m in pattern.finditer(text):
             start, end = m.span()
             if boundary_before(text, start) and boundary_after(text, end):
                 yield start, end, kind
-    if "SG." in text:
+    if "SG." in present:
         for m in _SENDGRID_AFTER_REFERENCE_RE.finditer(text):
             yield m.start(1), m.end(1), "sendgrid-key"
     if ":" in text:
@@ -97,12 +103,12 @@ def scan(view: TextView) -> Iterator[Candidate]:
             if (bot_id and (bot_id.start() == 0 or not text[bot_id.start() - 1].isdigit())
                     and boundary_after(text, m.end(1)) and not is_masked(m.group(1))):
                 yield m.start(1), m.end(1), "telegram-bot-token"
-    if "_authToken" in text:
+    if "_authToken" in present:
         for m in _NPM_AUTH_RE.finditer(text):
             line_from = text.rfind("\n", max(0, m.start() - 1000), m.start()) + 1
             if "//" in text[line_from:m.start()] and not is_masked(m.group(1)):
                 yield m.start(1), m.end(1), "npm-token"
-    if "https://" in text:
+    if "https://" in present:
         for m in _WEBHOOK_RE.finditer(text):
             kind = "slack-webhook" if "slack" in m.group(0) else "discord-webhook"
             yield m.start(1), m.end(1), kind

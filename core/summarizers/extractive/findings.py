@@ -28,6 +28,7 @@ from collections.abc import Iterator
 from core.facts import redact_all, sift, text_pieces
 from core.facts.credentials import hints_at_credentials, might_hold_credentials
 from core.facts.noise import LISTING, REPEATED, line_shape
+from core.literals import Literals
 from core.remembered import recall
 from core.summarizers.extractive.draft import Draft
 from core.summarizers.extractive.model import Action
@@ -59,6 +60,12 @@ _ERROR_RE = re.compile(
     r"(?i)\b(?:errors?|exception|traceback|fail(?:ed|ure|ing|s)?|fatal|panic|denied|not found|no such file|"
     r"cannot|can't|undefined|refused|timed out|killed|aborted|segmentation fault)\b"
 )
+# The words of which every _ERROR_RE match holds one. In ASCII text the pattern's case-blind match is
+# a match in the lowered text, so a line holding none of them (most lines) needs no search: the
+# pattern's leading "\b" makes the engine try every position.
+_ERROR_WORDS = Literals(("error", "exception", "traceback", "fail", "fatal", "panic", "denied", "not found",
+                         "no such file", "cannot", "can't", "undefined", "refused", "timed out", "killed", "aborted",
+                         "segmentation fault"))
 # A line of source code or a harmless report ("0 errors"): not an error that happened.
 _NOT_ERROR_RE = re.compile(
     r"^\s*(?:[-+]\s*)?(?:def |class |import |from |raise |except\b|try:|catch\b|throw |if |elif |else\b|return |"
@@ -96,11 +103,18 @@ def is_line_group(group: str) -> bool:
     return group.startswith(FINDING_GROUP_PREFIX) or group == NOTES_GROUP
 
 
+def names_an_error(text: str) -> bool:
+    """Whether ``_ERROR_RE`` finds an error word in ``text`` (the words tried first, in ASCII text)."""
+    if text.isascii() and not _ERROR_WORDS.any_in(text.lower()):
+        return False
+    return _ERROR_RE.search(text) is not None
+
+
 def line_values(line: str, *, errors: bool = True) -> list[tuple[str, str]]:
     """(kind, value) pairs of one output line: an error line as a whole (with ``errors``), paths,
     URLs, names and numbers."""
     found: list[tuple[str, str]] = []
-    if errors and _ERROR_RE.search(line) and not _NOT_ERROR_RE.search(line):
+    if errors and names_an_error(line) and not _NOT_ERROR_RE.search(line):
         found.append(("error", line[:MAX_LINE_CHARS].rstrip()))
     if "://" in line:
         found.extend(("url", url.rstrip(".,;:")) for url in _URL_RE.findall(line))
@@ -181,7 +195,7 @@ def _value_lines(text: str) -> tuple[tuple[int, str, tuple[tuple[str, str], ...]
     """(position, line, values) of each line of an output that holds a value: a pure function of the
     text, remembered (``core.remembered``) because every compression of a transcript (each release,
     sweep cell and strategy) reads the same outputs again."""
-    errors_possible = _ERROR_RE.search(text) is not None  # one scan instead of one per line
+    errors_possible = names_an_error(text)  # one scan instead of one per line
     found = []
     for position, line in enumerate(output_lines(text)):
         values = line_values(line, errors=errors_possible)

@@ -488,6 +488,8 @@ def _read_call(reading: Reading, call: Call) -> None:
     if workdir is not None:
         reading.workdir = (call.index, workdir)
     if call.result and "branch" in call.result:
-        branch_output = _BRANCH_OUTPUT_RE.search(decoded(call.result))
+        output = decoded(call.result)
+        # Either literal first: the pattern's leading "\b" makes the engine try every position.
+        branch_output = _BRANCH_OUTPUT_RE.search(output) if "On branch" in output or "Switched to " in output else None
         if branch_output and call.result_index is not None:
             reading.branch = (call.result_index, branch_output.group(1))
