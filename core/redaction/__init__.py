@@ -141,35 +141,109 @@ def _masked_plainly(redaction: ProfileRedaction, texts: list[str]) -> list[str]:
 AHEAD_MIN_CHARS = 200_000
 # How long a worker may mask (a log of hostile texts then ends masked here, within its own limits).
 AHEAD_SECONDS = 60.0
+# The texts go to the worker in this many pieces of about equal size, one call each.
+AHEAD_PIECES = 8
+
+
+def _pieces(texts: list[str], count: int) -> list[list[str]]:
+    """``texts`` in order, cut into at most ``count`` runs of about equal characters."""
+    share = max(1, sum(len(text) for text in texts) // count)
+    pieces: list[list[str]] = [[]]
+    size = 0
+    for text in texts:
+        if size >= share and len(pieces) < count:
+            pieces.append([])
+            size = 0
+        pieces[-1].append(text)
+        size += len(text)
+    return [piece for piece in pieces if piece]
 
 
 class RedactionAhead:
     """A profile's redaction of many texts, made in a worker process while the caller does other work.
 
     Made within a scope (``core.remembered``): only the texts the scope has no answer for go; nothing
-    goes when they are too few to be worth a worker. :meth:`keep`, in the same scope, waits for the
-    answers and remembers them there, where ``redaction.redact`` then finds them. A worker that
-    fails or runs past ``AHEAD_SECONDS`` only means the texts are masked here after all."""
+    goes when they are too few to be worth a worker. The worker runs at a lower priority and takes the
+    texts in ``AHEAD_PIECES`` pieces, from the first. :meth:`keep`, in the same scope, masks the pieces
+    it has not reached yet itself, from the last (so a worker the rest of the machine left little
+    time does not keep the caller waiting for all of them), waits for the piece it is on, and
+    remembers every answer there, where ``redaction.redact`` then finds them. A worker that fails or
+    runs past ``AHEAD_SECONDS`` only means its texts are masked here after all."""
 
     def __init__(self, redaction: ProfileRedaction, texts: list[Any]) -> None:
-        from core.budget import Budget, Pending
+        import threading
 
         self.redaction = redaction
         self.texts = unknown(redaction, texts)
-        self._pending = None
+        self._pieces: list[list[str]] = []
+        self._answers: list[list[str] | None] = []
+        self._lock = threading.Lock()
+        self._next = 0  # the worker's next piece
+        self._end = 0  # pieces from here on are the caller's
+        self._worker_done = threading.Event()
         if sum(len(text) for text in self.texts) >= AHEAD_MIN_CHARS:
-            budget = Budget(seconds=AHEAD_SECONDS, memory_mb=None, scope="masking ahead")
-            # At a lower priority: the caller's own work (and the browser drawing it) comes first.
-            self._pending = Pending(_masked_plainly, redaction, self.texts, budget=budget, background=True)
-        self.started = self._pending is not None  # whether a worker was started for them
+            self._pieces = _pieces(self.texts, AHEAD_PIECES)
+            self._answers = [None] * len(self._pieces)
+            self._end = len(self._pieces)
+            threading.Thread(target=self._work, daemon=True, name="context-lens-masking-ahead").start()
+        else:
+            self._worker_done.set()
+        self.started = bool(self._pieces)  # whether a worker was started for them
+
+    def _work(self) -> None:
+        import time
+
+        from core.budget import Budget, run_in_worker
+
+        deadline = time.monotonic() + AHEAD_SECONDS
+        try:
+            while True:
+                with self._lock:
+                    if self._next >= self._end:
+                        return
+                    index = self._next
+                    self._next += 1
+                seconds = deadline - time.monotonic()
+                if seconds <= 0:
+                    return
+                budget = Budget(seconds=seconds, memory_mb=None, scope="masking ahead")
+                # At a lower priority: the caller's own work (and the browser drawing it) comes first.
+                answer = run_in_worker(_masked_plainly, self.redaction, self._pieces[index], budget=budget,
+                                       background=True)
+                if len(answer) != len(self._pieces[index]):
+                    return
+                self._answers[index] = answer
+        except BaseException:  # noqa: BLE001 (the caller masks what the worker did not)
+            return
+        finally:
+            self._worker_done.set()
 
     def keep(self, timeout: float | None = AHEAD_SECONDS) -> bool:
-        """Wait (up to ``timeout`` seconds) for the worker's answers and remember them; False when
-        there are none to keep (not started, failed, not yet there, or kept already). Once kept, the
-        answers live in the scope only: this object, which a memo may hold longer, lets them go."""
-        outcome = self._pending.outcome(timeout) if self._pending is not None else None
-        if outcome is None or not outcome[0] or len(outcome[1]) != len(self.texts):
+        """Mask the pieces the worker has not begun, wait (up to ``timeout`` seconds) for the one it is
+        on, and remember every answer; False when there is nothing to keep (not started, or kept
+        already) or the worker's piece did not come. Once kept, the answers live in the scope only:
+        this object, which a memo may hold longer, lets them go."""
+        import time
+
+        if not self._pieces:
             return False
-        remember_many(self.redaction, self.texts, outcome[1])
-        self._pending, self.texts = None, []
-        return True
+        while True:  # the pieces the worker has not reached, from the last
+            with self._lock:
+                if self._end <= self._next:
+                    break
+                self._end -= 1
+                index = self._end
+            self._answers[index] = self.redaction.redact_many(self._pieces[index])
+        deadline = None if timeout is None else time.monotonic() + timeout
+        # Short waits: a budget's watchdog (and Streamlit's stop) reach this thread between them.
+        while not self._worker_done.wait(0.01):
+            if deadline is not None and time.monotonic() > deadline:
+                break
+        complete = True
+        for piece, answer in zip(self._pieces, self._answers, strict=True):
+            if answer is None:
+                complete = False  # masked when a reader asks
+            else:
+                remember_many(self.redaction, piece, answer)
+        self._pieces, self._answers, self.texts = [], [], []
+        return complete

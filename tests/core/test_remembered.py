@@ -165,3 +165,41 @@ def test_texts_masked_ahead_in_a_worker_are_what_redact_finds_and_equal_a_fresh_
     with remembering(TextMemo()):
         few = RedactionAhead(redaction, texts[-2:])  # too few characters to be worth a worker
         assert not few.started and not few.keep()
+
+
+def test_the_caller_masks_from_the_last_piece_what_the_worker_has_not_reached(monkeypatch) -> None:
+    """keep() right after the start: the worker is still on its first pieces, the caller masks the
+    others itself (the last first), and every answer is the one a fresh masking gives."""
+    import core.redaction as redaction_module
+    from core.redaction import ProfileRedaction, RedactionAhead, _pieces
+
+    redaction = profile_redaction(get_profile("v0.19.0"), strict=True)
+    texts = [f"call {n}: curl -u admin:s3cret-{n:03d}x https://api.example.com/v1\n" + f"row {n}\n" * 200
+             for n in range(40)]
+    fresh = [redaction.redact(text) for text in texts]
+    masked_here: list[list[str]] = []
+    original = ProfileRedaction.redact_many
+    monkeypatch.setattr(ProfileRedaction, "redact_many",
+                        lambda self, many: (masked_here.append(list(many)), original(self, many))[1])
+    monkeypatch.setattr(redaction_module, "AHEAD_MIN_CHARS", 1_000)
+    monkeypatch.setattr(redaction_module, "AHEAD_PIECES", 4)
+    pieces = _pieces(texts, 4)
+    assert len(pieces) == 4 and [text for piece in pieces for text in piece] == texts
+    with remembering(TextMemo()):
+        ahead = RedactionAhead(redaction, texts)
+        assert ahead.keep()
+        assert masked_here and masked_here[0] == pieces[-1]  # the caller began with the last piece
+        assert len(masked_here) < 4  # and the worker answered at least its first
+        assert [redaction.redact(text) for text in texts] == fresh
+    assert all("s3cret" not in text for text in fresh)
+
+
+def test_texts_are_cut_into_pieces_of_about_equal_characters() -> None:
+    from core.redaction import _pieces
+
+    texts = ["x" * size for size in (5, 100, 3, 3, 3, 50, 50, 1, 1, 200, 7)]
+    for count in (1, 2, 3, 5, 20):
+        pieces = _pieces(texts, count)
+        assert [text for piece in pieces for text in piece] == texts
+        assert 1 <= len(pieces) <= count
+    assert _pieces([], 4) == []
