@@ -203,3 +203,28 @@ def test_texts_are_cut_into_pieces_of_about_equal_characters() -> None:
         assert [text for piece in pieces for text in piece] == texts
         assert 1 <= len(pieces) <= count
     assert _pieces([], 4) == []
+
+
+def test_a_piece_the_worker_failed_is_masked_when_read(monkeypatch) -> None:
+    """A worker that fails leaves its piece to the reader: keep() says the answers are not all there,
+    and every text still comes out masked as a fresh masking masks it."""
+    import core.budget as budget_module
+    import core.redaction as redaction_module
+    from core.redaction import RedactionAhead
+
+    redaction = profile_redaction(get_profile("v0.19.0"), strict=True)
+    texts = [f"export GITHUB_TOKEN=ghp_{n:04d}abcdefghijklmnopqrstuvwxyz0123\n" + "ok\n" * 400 for n in range(12)]
+    fresh = [redaction.redact(text) for text in texts]
+
+    def failing(*_args, **_kwargs):
+        raise RuntimeError("the worker died")
+
+    monkeypatch.setattr(budget_module, "run_in_worker", failing)
+    monkeypatch.setattr(redaction_module, "AHEAD_MIN_CHARS", 1_000)
+    with remembering(TextMemo()):
+        ahead = RedactionAhead(redaction, texts)
+        assert ahead.started
+        ahead._worker_done.wait(10)  # the worker's first piece failed, and it took no other
+        assert not ahead.keep()
+        assert [redaction.redact(text) for text in texts] == fresh
+    assert all("ghp_" not in text for text in fresh)
