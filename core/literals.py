@@ -8,10 +8,11 @@ tries every position. An Aho-Corasick automaton (``pyahocorasick``) reads the te
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import re
+from collections.abc import Iterable, Iterator
 from typing import Any
 
-__all__ = ["Literals"]
+__all__ = ["Literals", "matches_at"]
 
 
 class Literals:
@@ -47,7 +48,27 @@ class Literals:
             found.update(literal for _end, literal in automaton.iter(text))
         return frozenset(found)
 
+    def starts_in(self, text: str) -> dict[str, list[int]]:
+        """Where each literal that occurs in ``text`` starts, in order."""
+        starts: dict[str, list[int]] = {}
+        automaton = self._automaton(with_short=True)
+        if len(automaton):
+            for end, literal in automaton.iter(text):
+                starts.setdefault(literal, []).append(end - len(literal) + 1)
+        return starts
+
     def any_in(self, text: str) -> bool:
         """Whether one of the literals occurs in ``text`` (the pass stops at the first)."""
         automaton = self._automaton(with_short=True)
         return bool(len(automaton)) and next(automaton.iter(text), None) is not None
+
+
+def matches_at(pattern: re.Pattern[str], text: str, literals: Literals) -> Iterator[re.Match[str]]:
+    """What ``pattern.finditer(text)`` gives, for a pattern whose every match starts with one of
+    ``literals`` (and never matches the empty string): the pattern is tried only where one of them
+    starts. A pattern that opens with a look-behind is otherwise tried at every position."""
+    after = 0
+    for start in sorted({start for starts in literals.starts_in(text).values() for start in starts}):
+        if start >= after and (found := pattern.match(text, start)) is not None:
+            after = found.end()
+            yield found

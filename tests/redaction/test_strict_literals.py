@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 import re
 
-from core.literals import Literals
+from core.literals import Literals, matches_at
 from core.redaction.strict import command_line, labels, plugins, prose, vendor
 from core.redaction.strict.common import ASCII_LOWER
 
@@ -16,7 +16,8 @@ _PIECES = ["sk-ant-", "sk-", "sk_", "_live_", "bb_live_", "A", "AKIA", "gh", "gh
            "pwd", "pw", " ", "pw-", "secret", "tokens", "token", "tokenize", "key", "keys", "keyboard", "auth",
            "author", "authentic", "credential", "creds", "cred", "session", "sessions", "sid", "signature", "sig",
            "bearer", "jwt", "hmac", "passwort", "password", "hasło", "haslo", "пароль", "mot de passe", "mdp",
-           "ac", "x", "_", "=", ":", "\n", "é", "ß"]
+           "ac", "x", "_", "=", ":", "\n", "é", "ß", "docker", "az", "7za", "mongosh", "redis-cli", "smbclient",
+           "ssh-keygen", "mosquitto_pub", "zipcloak", "-"]
 
 
 def _texts(count: int, seed: int) -> list[str]:
@@ -44,18 +45,41 @@ def test_each_family_s_literals_answer_as_its_former_searches() -> None:
     for text in _texts(5_000, 2):
         low = text.translate(ASCII_LOWER)
         assert prose._SENTENCE_GATE.any_in(low) == bool(sentence_gate.search(low)), text
-        assert command_line._TOOL_LITERALS.any_in(low) == any(g in low for g in command_line._TOOL_GATES), text
+        names = {name for tools, _also, _flags in command_line._FLAG_TABLE for name in command_line._NAMES[tools]}
+        assert command_line._TOOL_NAMES.found_in(low) == {name for name in names if name in low}, text
+        starts = command_line._TOOL_NAMES.starts_in(low)
+        assert starts == {name: [m.start() for m in re.finditer(f"(?={re.escape(name)})", low)]
+                          for name in names if name in low}, text
+        for tools, _also, _flags in command_line._FLAG_TABLE:  # a row's match starts where one of its names does
+            tried = any(tools.match(low, start) for name in command_line._NAMES[tools] for start in starts.get(name, ()))
+            assert tried == (tools.search(low) is not None), text
         assert plugins._LITERAL_GATES.found_in(low) == {g for g in plugin_gates if g in low}, text
         assert vendor._SCAN_LITERALS.found_in(text) == {g for g in vendor_literals if g in text}, text
 
 
-def test_label_stems_are_the_pattern_s_own_matches() -> None:
-    """Tried only where a stem starts, the stem pattern gives the matches its search gives, overlaps
-    (``pwd`` after ``pw``, ``credential`` holding ``cred``) and look-aheads (``passed``, ``keys``) included."""
+def test_patterns_tried_where_their_words_start_give_their_own_matches() -> None:
+    """Tried only where one of its words starts, each pattern gives the matches its search gives:
+    overlaps (``pwd`` after ``pw``, ``credential`` holding ``cred``) and look-aheads (``passed``,
+    ``keys``) included."""
+    rows = [(labels._STEM_RE, labels._STEMS), (prose._LOGIN_RE, prose._LOGIN_STARTS),
+            (prose._BRACKETED_RE, prose._BRACKETED_STARTS), (prose._SECRET_WORD_RE, prose._SECRET_WORD_STARTS)]
     texts = [text.translate(ASCII_LOWER) for text in _texts(5_000, 3)]
-    found = 0
+    texts += [text.translate(ASCII_LOWER) for text in _sentences(3_000, 4)]
+    found = [0] * len(rows)
     for low in texts:
-        expected = [m.span() for m in labels._STEM_RE.finditer(low)]
-        assert [m.span() for m in labels.stems(low)] == expected, low
-        found += len(expected)
-    assert found > 10_000
+        for index, (pattern, words) in enumerate(rows):
+            expected = [m.span() for m in pattern.finditer(low)]
+            assert [m.span() for m in matches_at(pattern, low, words)] == expected, (pattern.pattern[:40], low)
+            found[index] += len(expected)
+    assert found[0] > 5_000 and min(found[1:]) > 50  # every pattern had matches to give
+
+
+def _sentences(count: int, seed: int) -> list[str]:
+    """Lines in the shapes the prose patterns read: log-in pairs, bracketed and secret-word values."""
+    rng = random.Random(seed)
+    heads = ["login with", "log in as", "Sign-in:", "credentials:", "creds =", "password (", "pwd is (",
+             "Kennwort ist (", "mot de passe (", "secret word is", "magic phrase:", "PIN:", "pin code is",
+             "passcode =", "safe code:", "logon to", "x-login with"]
+    values = ["admin/S3cr3t!x", "root|hunter2?", "Tr0ub4dor&3)", "1234", "827364 ", "'quoted-value'", "abc)"]
+    return [" ".join(rng.choice(heads) + " " + rng.choice(values) for _ in range(rng.randint(1, 4)))
+            for _ in range(count)]

@@ -46,8 +46,14 @@ def _flag(flag: str, *, attached: bool = False, spaced: bool = True, group: str 
     return f"{flag}(?:{'|'.join(forms)}){_value(group)}"
 
 
+# Each tools pattern's names: it can only match where one of them is.
+_NAMES: dict[re.Pattern[str], tuple[str, ...]] = {}
+
+
 def _tools(*names: str) -> re.Pattern[str]:
-    return re.compile(r"(?<![\w.-])(?:" + "|".join(re.escape(name) for name in names) + r")(?![\w-])")
+    pattern = re.compile(r"(?<![\w.-])(?:" + "|".join(re.escape(name) for name in names) + r")(?![\w-])")
+    _NAMES[pattern] = names
+    return pattern
 
 
 _LOGIN_TOOLS = _tools("docker", "podman", "nerdctl", "buildah", "skopeo", "oras", "crane", "finch", "helm", "az",
@@ -77,11 +83,9 @@ _FLAG_TABLE: tuple[tuple[re.Pattern[str], str | None, re.Pattern[str]], ...] = (
     (_tools("openssl"), None, re.compile(r"-pass(?:in|out)?[ \t]++\\{0,7}[\"']?pass:(?P<vb>[^\s\"'\\]{3,300})")),
     (_tools("ssh-keygen"), None, re.compile(r"-[NP][ \t]++\\{0,7}[\"'](?P<vq>[^\"'\\\r\n]{3,300})")),
 )
-# Literals one of which every row's tool names hold: rows are only tried on text that has them.
-_TOOL_GATES = ("mysql", "mariadb", "sshpass", "sqlcmd", "bcp", "osql", "isql", "login", "-cli", "mongo", "ldap",
-               "smb", "net", "rpcclient", "nxc", "crackmapexec", "zip", "7z", "keytool", "jarsigner", "apksigner",
-               "mosquitto", "openssl", "ssh-keygen")
-_TOOL_LITERALS = Literals(_TOOL_GATES)
+# Every row's tool names, found in one pass: a row is tried only where one of its names is (its tools
+# pattern starts with a look-behind, so a search of its own tries every position of the text).
+_TOOL_NAMES = Literals(name for tools, _also, _flags in _FLAG_TABLE for name in _NAMES[tools])
 
 _CURL_USER_RE = re.compile(r"-(?:u|-user)(?:[ \t]++|=)\\{0,7}[\"']?[^\s:\"'\\]{1,100}:([^\s\"'\\]{1,300})")
 # --password=..., --db-password=..., --http-password=...: the "=" form always carries the value.
@@ -123,10 +127,12 @@ def _acceptable(value: str) -> bool:
 
 
 def _flag_values(text: str, low: str) -> Iterator[Candidate]:
-    if not _TOOL_LITERALS.any_in(low):
+    starts = _TOOL_NAMES.starts_in(low)
+    if not starts:
         return
     for tools, also, pattern in _FLAG_TABLE:
-        if tools.search(low) is None:
+        # A match of ``tools`` starts where one of its names does: tried there only.
+        if not any(tools.match(low, start) for name in _NAMES[tools] for start in starts.get(name, ())):
             continue
         for m in pattern.finditer(text):
             if not after_space(text, m.start()):

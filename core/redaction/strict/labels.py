@@ -16,8 +16,8 @@ import re
 import string
 from collections.abc import Iterator
 from functools import lru_cache
-from typing import Any
 
+from core.literals import Literals, matches_at
 from core.redaction.strict import label_words as W
 from core.redaction.strict.common import (
     HEX_RE,
@@ -38,8 +38,8 @@ _STEM_RE = re.compile(  # run on the lowered copy; skips the commonest words tha
 )
 # The literal each _STEM_RE alternative starts with: an Aho-Corasick pass finds where they are, and
 # the pattern is tried there only (as a search, it tries every position of the text).
-_STEMS = ("pass", "pwd", "pw", "secret", "token", "key", "auth", "credential", "cred", "sess", "sid", "signature",
-          "sig", "bearer", "jwt", "hmac")
+_STEMS = Literals(("pass", "pwd", "pw", "secret", "token", "key", "auth", "credential", "cred", "sess", "sid",
+                   "signature", "sig", "bearer", "jwt", "hmac"))
 # labels that only take machine-made values are skipped early when no such run follows on the line
 _RANDOM_RUN_AHEAD_RE = re.compile(r"[A-Za-z0-9+/=_\-.~%]{12,}")
 _IDENT_CHARS = frozenset(string.ascii_letters + string.digits + "_.-")
@@ -259,33 +259,12 @@ def _parse_value(text: str, pos: int, multiword: bool) -> tuple[int, int, bool] 
     return start, start + len(value), False
 
 
-@lru_cache(maxsize=1)
-def _stem_automaton() -> Any:
-    import ahocorasick
-
-    automaton = ahocorasick.Automaton()
-    for stem in _STEMS:
-        automaton.add_word(stem, len(stem))
-    automaton.make_automaton()
-    return automaton
-
-
-def stems(low: str) -> Iterator[re.Match[str]]:
-    """The matches of ``_STEM_RE.finditer(low)``, the pattern tried only where a stem starts."""
-    match = _STEM_RE.match
-    after = 0
-    for start in sorted({end - length + 1 for end, length in _stem_automaton().iter(low)}):
-        if start >= after and (found := match(low, start)) is not None:
-            after = found.end()
-            yield found
-
-
 @detector("labels", "values after a name that says they are a credential (password, secret, token, key, ...)")
 def scan(view: TextView) -> Iterator[Candidate]:
     text, low, skip = view.text, view.low, view.protected
     done_until = 0
     skip_starts = [s for s, _ in skip]
-    for m in stems(low):
+    for m in matches_at(_STEM_RE, low, _STEMS):
         if m.start() < done_until:
             continue
         if skip:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from core.literals import Literals
+from core.literals import Literals, matches_at
 from core.redaction.strict import label_words as W
 from core.redaction.strict.common import is_masked, is_placeholder
 from core.redaction.strict.registry import Candidate, TextView, detector
@@ -76,6 +76,10 @@ _SECRET_WORD_RE = re.compile(  # run on the lowered copy
     r"(?:[ \t]++(?:is|was)[ \t]*+:?|[ \t]*+[:=])[ \t]*+"
     rf"{_VALUE}"
 )
+# The words each pattern's matches start with (on the lowered copy): the pattern is tried there only.
+_LOGIN_STARTS = Literals(("log", "sign", "cred"))
+_BRACKETED_STARTS = Literals(("pass", "pwd", "kennwort", "contrase", "mot de passe", "senha", "wachtwoord"))
+_SECRET_WORD_STARTS = Literals(("secret", "magic", "code", "safe", "pin", "passcode"))
 _PIN_RE = re.compile(r"\d{4,12}")
 # Code, not a value: an attribute path or a call ("request.POST.get(...)", "config.password").
 _CODE_LIKE_RE = re.compile(r"\A[A-Za-z_$][\w$]*+(?:\.[A-Za-z_$][\w$]*+)++\Z")
@@ -133,13 +137,13 @@ def _trimmed(text: str, start: int, end: int) -> tuple[int, int]:
 def scan(view: TextView) -> Iterator[Candidate]:
     text, low = view.text, view.low
     if "/" in text or "|" in text:
-        for m in _LOGIN_RE.finditer(low):
+        for m in matches_at(_LOGIN_RE, low, _LOGIN_STARTS):
             start, end = _trimmed(text, *m.span("vb"))
             value = text[start:end]
             if _login_shaped(value) and "/" not in value and _fine(value):
                 yield start, end, "password"
     if "(" in text:
-        for m in _BRACKETED_RE.finditer(low):
+        for m in matches_at(_BRACKETED_RE, low, _BRACKETED_STARTS):
             start, end = m.span("vb")
             value = text[start:end]
             if _readable(value) not in _NOT_IN_BRACKETS and _shaped(value) and _fine(value):
@@ -155,7 +159,7 @@ def scan(view: TextView) -> Iterator[Candidate]:
             if (m.group("vq") is not None or _shaped(value)) and len(value) >= 3 and _fine(value):
                 yield start, end, "password"
     if "word" in low or "pin" in low or "code" in low or "phrase" in low:
-        for m in _SECRET_WORD_RE.finditer(low):
+        for m in matches_at(_SECRET_WORD_RE, low, _SECRET_WORD_STARTS):
             start, end = _value_span(m)
             if m.group("vb") is not None:
                 start, end = _trimmed(text, start, end)
