@@ -1,5 +1,5 @@
-"""Paths in long texts are read from the words that could hold one, found without splitting the
-whole text: the same words, in the same order, as filtering ``str.split()``."""
+"""Paths in long texts are read from the words that could hold one: the same words, in the same
+order, as filtering ``str.split()`` (a text too long to split is read by a pattern instead)."""
 
 from __future__ import annotations
 
@@ -23,6 +23,12 @@ _texts = st.lists(st.sampled_from(_PIECES), max_size=60).map("".join)
 @given(_texts)
 def test_the_path_words_are_the_words_of_split_that_hold_a_hint(text):
     assert extract._PATH_WORD_RE.findall(text) == [word for word in text.split() if _PATH_HINT.search(word)]
+
+
+@settings(max_examples=2000, deadline=None)
+@given(_texts)
+def test_split_and_the_pattern_give_the_same_path_words(text):
+    assert extract._path_words(text) == extract._PATH_WORD_RE.findall(text)
 
 
 @settings(max_examples=500, deadline=None)
