@@ -168,8 +168,11 @@ def test_texts_masked_ahead_in_a_worker_are_what_redact_finds_and_equal_a_fresh_
 
 
 def test_the_caller_masks_from_the_last_piece_what_the_worker_has_not_reached(monkeypatch) -> None:
-    """keep() right after the start: the worker is still on its first pieces, the caller masks the
-    others itself (the last first), and every answer is the one a fresh masking gives."""
+    """keep() while the worker is on its first piece: the caller masks the others itself (the last
+    first), the worker's piece comes from the worker, and every answer is the one a fresh masking gives."""
+    import threading
+
+    import core.budget as budget_module
     import core.redaction as redaction_module
     from core.redaction import ProfileRedaction, RedactionAhead, _pieces
 
@@ -177,19 +180,34 @@ def test_the_caller_masks_from_the_last_piece_what_the_worker_has_not_reached(mo
     texts = [f"call {n}: curl -u admin:s3cret-{n:03d}x https://api.example.com/v1\n" + f"row {n}\n" * 200
              for n in range(40)]
     fresh = [redaction.redact(text) for text in texts]
+    # The worker is held on its first piece until the caller has masked one of its own.
+    entered, released = threading.Event(), threading.Event()
+    run_in_worker = budget_module.run_in_worker
+
+    def held(*args, **kwargs):
+        entered.set()
+        released.wait(30)
+        return run_in_worker(*args, **kwargs)
+
     masked_here: list[list[str]] = []
     original = ProfileRedaction.redact_many
-    monkeypatch.setattr(ProfileRedaction, "redact_many",
-                        lambda self, many: (masked_here.append(list(many)), original(self, many))[1])
+
+    def recorded(self, many):
+        masked_here.append(list(many))
+        released.set()
+        return original(self, many)
+
+    monkeypatch.setattr(budget_module, "run_in_worker", held)
+    monkeypatch.setattr(ProfileRedaction, "redact_many", recorded)
     monkeypatch.setattr(redaction_module, "AHEAD_MIN_CHARS", 1_000)
     monkeypatch.setattr(redaction_module, "AHEAD_PIECES", 4)
     pieces = _pieces(texts, 4)
     assert len(pieces) == 4 and [text for piece in pieces for text in piece] == texts
     with remembering(TextMemo()):
         ahead = RedactionAhead(redaction, texts)
+        assert entered.wait(30)  # the worker took the first piece
         assert ahead.keep()
-        assert masked_here and masked_here[0] == pieces[-1]  # the caller began with the last piece
-        assert len(masked_here) < 4  # and the worker answered at least its first
+        assert masked_here == [pieces[3], pieces[2], pieces[1]]  # the caller took the rest, the last first
         assert [redaction.redact(text) for text in texts] == fresh
     assert all("s3cret" not in text for text in fresh)
 
