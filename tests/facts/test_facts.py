@@ -545,4 +545,3 @@ def test_a_value_that_is_a_secret_where_it_first_appears_is_a_fact_where_it_is_p
     plain = [index for (kind, value), index in at.items() if "Zq8xK2pLm9Vt4Rw7Yb3NcD5f" in value]
     assert plain and min(plain) == 3
     assert at[("path", "src/app/main.py")] == 3
-
