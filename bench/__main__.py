@@ -22,6 +22,7 @@ SCRIPTS = (
     "bench_first_visit",
     "bench_strategies_browser",
     "bench_at_once_browser",
+    "bench_every_page_browser",
     "bench_startup",
     "bench_serving",
     "bench_sweep",

@@ -29,13 +29,13 @@ from bench.common import timing_row
 OPENED = ("Zones", "Timeline replay")
 
 
-def run(repeat: int = 5) -> dict[str, Any]:
+def run(repeat: int = 5, opened: tuple[str, ...] = OPENED) -> dict[str, Any]:
     data = log_bytes()
-    settled: dict[str, list[float]] = {title: [] for title in OPENED}
+    settled: dict[str, list[float]] = {title: [] for title in opened}
     with dashboard_page() as (url, page):
         open_every_page(page, url)
         for number in range(repeat):
-            for title in OPENED:
+            for title in opened:
                 _open(page, url, chart=False)
                 _upload(page, f"at_once_{number}_{len(settled[title])}_{title[:4]}.json", data, settle=False)
                 link = _nav_link(page, title)

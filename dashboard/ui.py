@@ -8,7 +8,6 @@ words for column names and thousands separators; charts get the dashboard's Plot
 from __future__ import annotations
 
 import functools
-import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -73,76 +72,45 @@ _COLLAPSE_SCRIPT = f"""
 """
 
 
-# The scripts of Streamlit's elements that the first page does not draw and every other page does:
-# Plotly's charts (about 4.6 MB), the tables, and the code blocks that show summaries and messages
-# (their highlighter's languages take 0.2-0.35 s to run). A page that draws one first waits for its
-# script: on a 2.6 MB log, Strategies' first rows showed 0.3-0.45 s sooner with the chart script loaded
-# ahead, and Timeline opened right after an upload ran the code block's script for 0.33 s before it
-# drew (``make bench``). So the browser loads them ahead, one after the other: at once when a file is
-# chosen or dropped on the uploader (the server then reads it for a second or more, and the next page
-# most likely draws them), otherwise from the session's second run on (a page switch, any change),
-# each once the browser is idle. The session's first page is drawn without them: its first paint must
-# not share the browser with them. The names come from the installed Streamlit; the URLs are resolved
-# beside Streamlit's own entry script, as Streamlit does.
-_AHEAD_SCRIPT_PATTERNS = ("PlotlyChart.*.js", "DataFrame.*.js", "StreamlitSyntaxHighlighter.*.js")
-_SCRIPTS_AHEAD = """
+# From a session's second run on (an upload, a page switch, any change), the browser loads Streamlit's
+# chart script (Plotly's, about 4.6 MB) once it is idle, so the first chart page is not the one that
+# waits for it: on a 2.6 MB log, Strategies' first rows showed 0.3-0.45 s sooner with it (medians of
+# alternating browser runs, ``make bench``). The session's first page is drawn without it: it has no
+# Plotly chart, and its first paint must not share the browser with it. The script's name comes from
+# the installed Streamlit; the URL is resolved beside Streamlit's own entry script, as Streamlit does.
+_CHART_SCRIPT_PATTERN = "PlotlyChart.*.js"
+_CHARTS_AHEAD_SCRIPT = """
 <script>
 (function () {{
-  if (!window.contextLensLoadAhead) {{
-    const entry = document.querySelector('script[type="module"][src*="static/js/index."]');
-    if (!entry) return;
-    const names = {names};
-    const idle = window.requestIdleCallback || ((then) => setTimeout(then, 200));
-    window.contextLensLoadAhead = (now) => {{
-      if (window.contextLensScriptsAhead) return;
-      window.contextLensScriptsAhead = "loading";
-      const next = (index) => {{
-        if (index >= names.length) {{ window.contextLensScriptsAhead = "loaded"; return; }}
-        const load = () => import(new URL(names[index], entry.src).href).then(
-          () => next(index + 1), () => {{ window.contextLensScriptsAhead = "failed"; }});
-        if (now) load(); else idle(load, {{ timeout: 3000 }});
-      }};
-      next(0);
-    }};
-    const chosen = (event) => {{
-      const target = event.target;
-      if (event.type === "drop" || (target instanceof HTMLInputElement && target.type === "file")) {{
-        window.contextLensLoadAhead(true);
-      }}
-    }};
-    document.addEventListener("change", chosen, true);
-    document.addEventListener("drop", chosen, true);
-  }}
-  {kick}
+  if (window.contextLensChartsAhead) return;
+  const entry = document.querySelector('script[type="module"][src*="static/js/index."]');
+  if (!entry) return;
+  window.contextLensChartsAhead = true;
+  const load = () => import(new URL("{name}", entry.src).href)
+    .then(() => {{ window.contextLensChartsAhead = "loaded"; }}, () => {{ window.contextLensChartsAhead = false; }});
+  (window.requestIdleCallback || ((then) => setTimeout(then, 200)))(load, {{ timeout: 3000 }});
 }})();
 </script>
 """
-_KICK = "window.contextLensLoadAhead(false);"
 _DRAWN_BEFORE = "_page_drawn_before"
 
 
 @functools.cache
-def scripts_ahead() -> tuple[str, ...]:
-    """The file names of the element scripts loaded ahead (:data:`_AHEAD_SCRIPT_PATTERNS`) in the
-    installed Streamlit, in that order; a pattern that is not exactly one file is left out."""
+def chart_script_name() -> str | None:
+    """The file name of Streamlit's chart script in the installed package (None if it is not one file)."""
     folder = Path(st.__file__).resolve().parent / "static" / "static" / "js"
-    names = []
-    for pattern in _AHEAD_SCRIPT_PATTERNS:
-        found = sorted(path.name for path in folder.glob(pattern))
-        if len(found) == 1:
-            names.append(found[0])
-    return tuple(names)
+    found = sorted(path.name for path in folder.glob(_CHART_SCRIPT_PATTERN))
+    return found[0] if len(found) == 1 else None
 
 
 def page_style() -> None:
-    """The dashboard's style, the narrow-screen sidebar rule and the element scripts loaded ahead (when
-    a file is chosen, or from the session's second run on; call once per run, from the sidebar)."""
+    """The dashboard's style and the narrow-screen sidebar rule, and from the session's second run on
+    the chart script loaded ahead (call once per run, from the sidebar)."""
     st.html(_STYLE)
     scripts = _COLLAPSE_SCRIPT
-    names = scripts_ahead()
-    if names:
-        kick = _KICK if st.session_state.get(_DRAWN_BEFORE) else ""
-        scripts += _SCRIPTS_AHEAD.format(names=json.dumps(list(names)), kick=kick)
+    name = chart_script_name()
+    if st.session_state.get(_DRAWN_BEFORE) and name:
+        scripts += _CHARTS_AHEAD_SCRIPT.format(name=name)
     st.session_state[_DRAWN_BEFORE] = True
     st.html(scripts, unsafe_allow_javascript=True)
 

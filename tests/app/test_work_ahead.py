@@ -20,7 +20,7 @@ from core.strategies import CODEX_USER_TOKENS, DEFAULT_KEEP_LAST
 from dashboard import ahead
 from dashboard.memo import Settings, content_digest, load_transcript
 from dashboard.runs import StrategyOptions, fact_index, offline_compression, strategy_comparisons
-from dashboard.ui import _KICK, scripts_ahead
+from dashboard.ui import chart_script_name
 from tests.app.conftest import APP, SAMPLES, TIMEOUT, run
 
 JOIN_S = 30
@@ -292,15 +292,11 @@ def _scripts(at: AppTest) -> str:
     return " ".join(str(getattr(element, "proto", "")) for element in at.get("html"))
 
 
-def test_the_element_scripts_are_loaded_ahead_when_a_file_is_chosen_or_from_the_sessions_second_run_on():
-    names = scripts_ahead()
-    folder = Path(st.__file__).parent / "static" / "static" / "js"
-    # Plotly's charts, the tables and the code blocks, each one file of the installed Streamlit.
-    assert [name.split(".")[0] for name in names] == ["PlotlyChart", "DataFrame", "StreamlitSyntaxHighlighter"]
-    assert all((folder / name).is_file() for name in names)
+def test_the_chart_script_is_loaded_ahead_from_the_sessions_second_run_on():
+    name = chart_script_name()
+    assert name is not None and (Path(st.__file__).parent / "static" / "static" / "js" / name).is_file()
     at = AppTest.from_file(str(APP), default_timeout=TIMEOUT)
-    run(at)  # the first run only gets ready to load them when a file is chosen
-    assert all(name in _scripts(at) for name in names) and "contextLensLoadAhead" in _scripts(at)
-    assert _KICK not in _scripts(at)
     run(at)
-    assert _KICK in _scripts(at) and all(name in _scripts(at) for name in names)
+    assert "contextLensChartsAhead" not in _scripts(at)
+    run(at)
+    assert "contextLensChartsAhead" in _scripts(at) and name in _scripts(at)

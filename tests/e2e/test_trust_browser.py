@@ -254,49 +254,23 @@ def test_strategies_shows_the_other_rows_while_the_codex_style_reset_summarises(
     tab.shot("strategies_whole")
 
 
-def _fetched(script: str) -> str:
-    return ("() => performance.getEntriesByType('resource')"
-            f".some((entry) => /\\/static\\/js\\/{script}\\./.test(entry.name))")
+CHART_SCRIPT_FETCHED = ("() => performance.getEntriesByType('resource')"
+                        ".some((entry) => /\\/static\\/js\\/PlotlyChart\\./.test(entry.name))")
 
 
-AHEAD = ("PlotlyChart", "DataFrame", "StreamlitSyntaxHighlighter")
-
-
-def test_after_an_upload_the_element_scripts_are_loaded_before_a_page_asks_for_them(tab: Any, tmp_path: Path) -> None:
-    # The first page draws no Plotly chart, table or code block and does not load their scripts...
-    assert tab.locator(".js-plotly-plot, [data-testid='stDataFrame'], [data-testid='stCode']").count() == 0
-    assert not any(tab.evaluate(_fetched(script)) for script in AHEAD)
-    # ...after the upload's run, the browser loads and runs them while the overview is read.
+def test_after_an_upload_the_chart_script_is_loaded_before_a_chart_page_asks_for_it(tab: Any, tmp_path: Path) -> None:
+    # The first page draws no Plotly chart and does not load its script...
+    assert tab.locator(".js-plotly-plot").count() == 0
+    assert not tab.evaluate(CHART_SCRIPT_FETCHED)
+    # ...after the upload's run, the browser loads and runs it while the overview is read.
     path = tmp_path / f"charts_ahead_{tab.width}_{'dark' if is_dark(tab) else 'light'}.json"
     path.write_bytes(ANTHROPIC_SAMPLE.read_bytes())
     upload(tab, path)
-    tab.wait_for_function("() => window.contextLensScriptsAhead === 'loaded'", timeout=UI_TIMEOUT_MS)
-    assert all(tab.evaluate(_fetched(script)) for script in AHEAD)
+    tab.wait_for_function("() => window.contextLensChartsAhead === 'loaded'", timeout=UI_TIMEOUT_MS)
+    assert tab.evaluate(CHART_SCRIPT_FETCHED)
     assert tab.locator(".js-plotly-plot").count() == 0  # still the overview, unchanged
     open_page(tab, "Zones")
     tab.locator(".js-plotly-plot").first.wait_for()
-
-
-def test_choosing_a_file_loads_the_element_scripts_before_the_server_has_it(tab: Any, tmp_path: Path) -> None:
-    """The uploader's choice starts the loading: the scripts are run while the file is still on its
-    way (its request held here), not only once the upload's run has drawn the next page."""
-    assert not any(tab.evaluate(_fetched(script)) for script in AHEAD)
-    held: list[Any] = []
-    tab.route("**/_stcore/upload_file/**", lambda route: held.append(route))
-    try:
-        path = tmp_path / f"chosen_{tab.width}_{'dark' if is_dark(tab) else 'light'}.json"
-        path.write_bytes(ANTHROPIC_SAMPLE.read_bytes())
-        tab.locator("[data-testid='stFileUploader'] input[type=file]").set_input_files(str(path))
-        tab.wait_for_function("() => window.contextLensScriptsAhead === 'loaded'", timeout=UI_TIMEOUT_MS)
-        assert held, "the upload's request was not held: the test proves nothing"
-        assert all(tab.evaluate(_fetched(script)) for script in AHEAD)
-    finally:
-        for route in held:
-            route.continue_()
-        tab.unroute("**/_stcore/upload_file/**")
-    tab.wait_for_function(
-        "name => { const box = document.querySelector('input[aria-label=\"Conversation to analyse\"]');"
-        " return box !== null && box.value === 'Uploaded: ' + name; }", arg=path.name, timeout=UI_TIMEOUT_MS)
 
 
 def test_the_timeline_caption_names_only_what_the_chart_draws(tab: Any) -> None:
