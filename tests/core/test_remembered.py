@@ -180,7 +180,8 @@ def test_the_caller_masks_from_the_last_piece_what_the_worker_has_not_reached(mo
     texts = [f"call {n}: curl -u admin:s3cret-{n:03d}x https://api.example.com/v1\n" + f"row {n}\n" * 200
              for n in range(40)]
     fresh = [redaction.redact(text) for text in texts]
-    # The worker is held on its first piece until the caller has masked one of its own.
+    # The worker is held on its first piece until the caller has masked the three others: released
+    # sooner, it could take the next piece itself while the caller masks one (a fresh-clone run did).
     entered, released = threading.Event(), threading.Event()
     run_in_worker = budget_module.run_in_worker
 
@@ -194,7 +195,8 @@ def test_the_caller_masks_from_the_last_piece_what_the_worker_has_not_reached(mo
 
     def recorded(self, many):
         masked_here.append(list(many))
-        released.set()
+        if len(masked_here) == 3:
+            released.set()
         return original(self, many)
 
     monkeypatch.setattr(budget_module, "run_in_worker", held)
