@@ -10,6 +10,7 @@ import streamlit as st
 from dashboard.memo import Settings, Transcript
 from dashboard.runs import offline_compression
 from dashboard.sidebar import OFFLINE_SUMMARIZER, escape_markdown, kept, strict_redaction_for
+from dashboard.ui import plain_text
 from dashboard.ui import table as ui_table
 
 
@@ -89,5 +90,6 @@ def summary_comparison_section(transcript: Transcript, settings: Settings) -> No
             else:
                 st.caption("Nothing: every fact of these turns is in it verbatim.")
     with st.expander("The summaries"):
-        for tab, body in zip(st.tabs(names), comparison.summaries.values(), strict=True):
-            tab.code(body, language=None, wrap_lines=True)
+        for tab, (name, body) in zip(st.tabs(names), comparison.summaries.items(), strict=True):
+            with tab:
+                plain_text(body, f"summary_compare_{name}", height=600)

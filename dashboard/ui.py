@@ -235,6 +235,14 @@ def table(frame: Any, key: str | None = None, *, column_config: Mapping[str, Any
     return st.dataframe(frame, key=key, column_config=column_config_for(frame, column_config), **options)
 
 
+def plain_text(text: str, name: str, *, height: int | None = None) -> None:
+    """A summary or another long plain text, every character as written, in a monospace block that
+    scrolls past ``height`` pixels (``core.render.text_blocks``): no code block's script to load."""
+    from core.render.text_blocks import text_block_html
+
+    st.html(text_block_html(text, name=name, max_height=height))
+
+
 def small_table(rows: Any, name: str, *, headers: Mapping[str, str] | None = None) -> None:
     """A table of a few rows as plain HTML (``core.render.html_tables``): human headers, thousands
     separators, a share as a percentage with a bar, long text wrapped; no data grid to load.

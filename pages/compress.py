@@ -45,7 +45,7 @@ from dashboard.sidebar import (
     strict_redaction_for,
     strict_redaction_switch,
 )
-from dashboard.ui import metric_row
+from dashboard.ui import metric_row, plain_text
 
 OFFLINE, LITELLM, LOCAL, NONE = OFFLINE_SUMMARIZER, REMOTE_SUMMARIZER, LOCAL_SUMMARIZER, NO_SUMMARIZER
 FAILING = FAILING_SUMMARIZER
@@ -285,7 +285,7 @@ with summary_tab:
             role = str(assembly.summary_role or "user")
             where = f"{article(role)} {role} message"
         st.caption(f"Inserted as {escape_markdown(where)}.")
-        st.code(assembly.summary_text, language=None, wrap_lines=True)
+        plain_text(assembly.summary_text, "compress_summary")
     else:
         st.info("No summary was written in this run.")
 with call_tab:

@@ -29,7 +29,7 @@ from dashboard.sidebar import (
     set_kept,
     source_caption,
 )
-from dashboard.ui import grid_height, metric_row, small_table, table
+from dashboard.ui import grid_height, metric_row, plain_text, small_table, table
 
 
 def _store_uploads() -> None:
@@ -107,7 +107,7 @@ def show_load_table(transcript: Transcript) -> None:
             if report is not None:
                 small_table(report.rows(), "load-report")
             if warnings:
-                st.code("\n".join(warnings), language=None, wrap_lines=True)
+                plain_text("\n".join(warnings), "load_warnings", height=400)
 
 
 def show_release(transcript: Transcript) -> None:

@@ -23,7 +23,7 @@ from dashboard.sidebar import (
     strict_redaction_switch,
     summarizer_choice,
 )
-from dashboard.ui import metric_row, table
+from dashboard.ui import metric_row, plain_text, table
 
 BLOCKS_PER_PAGE = 20
 PLAIN_TEXT_LIMIT = 200_000
@@ -172,7 +172,7 @@ if len(counts):
 with st.expander("The whole text, as sent"):
     if len(view.text) > PLAIN_TEXT_LIMIT:
         st.caption(f"The first {PLAIN_TEXT_LIMIT:,} of {len(view.text):,} characters; download the text for all of it.")
-    st.code(view.text[:PLAIN_TEXT_LIMIT], language=None, wrap_lines=True)
+    plain_text(view.text[:PLAIN_TEXT_LIMIT], "summary_input", height=600)
     stem = Path(transcript.filename).stem or "conversation"
     st.download_button("Download this text", view.text, file_name=f"{stem}.summary-input.txt", mime="text/plain",
                        key="download_summary_input")

@@ -20,7 +20,7 @@ from dashboard.sidebar import (
     require_transcript,
     source_caption,
 )
-from dashboard.ui import chart, table
+from dashboard.ui import chart, plain_text, table
 
 NONE = "No summarizer (each release's fallback)"
 COMPARED = ["threshold_tokens", "triggers", "outcome", "head", "middle", "tail", "messages_after", "tokens_after",
@@ -137,6 +137,6 @@ with st.expander("Each release's summary message"):
         with tab:
             if run.result.assembly is not None and run.result.assembly.summary_text:
                 st.caption(run.summary_layout)
-                st.code(run.result.assembly.summary_text, language=None, wrap_lines=True)
+                plain_text(run.result.assembly.summary_text, f"releases_summary_{run.release}", height=600)
             else:
                 st.caption(f"No summary: {run.outcome.replace('_', ' ')}.")

@@ -23,7 +23,7 @@ from dashboard.runs import (
     strategy_options,
 )
 from dashboard.sidebar import escape_markdown, keep, page_setup, require_transcript, source_caption
-from dashboard.ui import chart, grid_height, metric_row, table
+from dashboard.ui import chart, grid_height, metric_row, plain_text, table
 
 PREVIEW_CHARS = 300
 # What decides between the strategies first (size, facts, a valid request), the counts behind them
@@ -188,7 +188,7 @@ table(_message_rows(run.messages), height=grid_height(len(run.messages)), key="s
                      "text": st.column_config.TextColumn("text", width=PREVIEW_CHARS * 8)})
 if run.summary_text:
     with st.expander("The summary it inserted"):
-        st.code(run.summary_text, language=None, wrap_lines=True)
+        plain_text(run.summary_text, "strategies_summary", height=600)
 stem = Path(transcript.filename).stem or "conversation"
 slug = "".join(ch if ch.isalnum() else "-" for ch in picked.lower()).strip("-")
 st.download_button(

@@ -25,7 +25,7 @@ from dashboard.sidebar import (
     trigger_advice,
     whole_request,
 )
-from dashboard.ui import chart, metric_row, table
+from dashboard.ui import chart, metric_row, plain_text, table
 
 BY_RECORDED = "Recorded prompt sizes where the log has them"
 BY_ESTIMATE = "The whole-request estimate"
@@ -172,7 +172,7 @@ if len(evolution):
                   strict=True)]
     picked = st.selectbox("Summary", labels, index=len(labels) - 1, key="replay_summary_pick")
     body = evolution["body"].iloc[labels.index(picked)]
-    st.code(body, language=None, wrap_lines=True, height=480)
+    plain_text(body, "replay_summary", height=480)
 
 if len(events):
     st.subheader("Compactions recorded in the log")
@@ -182,4 +182,4 @@ if len(events):
         with st.expander("The log's own summaries"):
             for event in summaries:
                 st.caption(f"{event.kind} before message {event.position}")
-                st.code(event.summary, language=None, wrap_lines=True)
+                plain_text(event.summary, "replay_log_summary", height=480)

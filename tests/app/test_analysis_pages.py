@@ -26,6 +26,7 @@ from core.views.retention import FactIndex, lost_facts
 from core.views.strategies import compare_strategies
 from core.views.sweep import best_cells, sweep
 from dashboard.memo import content_digest
+from tests.app.conftest import text_blocks
 from tests.helpers import CODING_SESSION, asst, call, tool, user
 from tests.helpers import sys as system
 
@@ -131,7 +132,7 @@ def test_timeline_replay_page() -> None:
     # The replay, and how the summary grew from one compaction to the next.
     assert [chart.key for chart in at.get("plotly_chart")] == ["replay_chart", "replay_summary_chars"]
     # The last summary is shown as text.
-    assert at.code[0].value == expected.summaries[-1].split("\n", 1)[1]
+    assert text_blocks(at)["replay_summary"] == expected.summaries[-1].split("\n", 1)[1]
 
     at.radio(key="replay_summarizer").set_value("No summarizer (the profile's fallback)")
     run(at)

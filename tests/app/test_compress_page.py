@@ -24,6 +24,7 @@ from tests.app.conftest import (
     run,
     sidebar_config,
     table_with,
+    text_blocks,
     upload,
 )
 
@@ -58,7 +59,7 @@ def test_offline_run_shows_outcome_preview_summary_and_downloads(media_files, ap
     assert number(metrics(app)["Messages"]) == len(result.messages)
 
     # The summary, as text, exactly.
-    assert any(code.value == result.assembly.summary_text for code in app.code)
+    assert text_blocks(app)["compress_summary"] == result.assembly.summary_text
     # The preview opens on the summary, in full, with its zone.
     summary_position = next(i for i, o in enumerate(result.assembly.origins) if o.kind == "summary")
     assert app.number_input(key="preview_number").value == summary_position
@@ -109,7 +110,7 @@ def test_no_summarizer_takes_the_profile_fallback_with_its_reason(app):
     assert "Fallback summary" in warning
     assert "no auxiliary LLM provider configured" in warning
     result = ContextCompressor(sidebar_config(app)).compress(load_messages(LONG_SAMPLE))
-    assert any(code.value == result.assembly.summary_text for code in app.code)
+    assert text_blocks(app)["compress_summary"] == result.assembly.summary_text
 
 
 def test_abort_on_failure_keeps_the_conversation(app):
@@ -139,8 +140,10 @@ def test_stale_result_is_flagged_after_a_slider_move(app):
 def test_transcript_markup_is_shown_as_text_and_never_as_markdown(app):
     upload(app, "xss.json", (DATA / "xss_transcript.json").read_bytes())
     compress_on_page(app)
-    texts = [t.value for t in app.text] + [c.value for c in app.code]
+    texts = [t.value for t in app.text] + [c.value for c in app.code] + list(text_blocks(app).values())
     assert any("<script>window.__xss = 'script'</script>" in t for t in texts)
+    # Escaped in the HTML the page sends: shown as text, never run.
+    assert not any("<script>window.__xss" in h.proto.body for h in app.get("html"))
     assert any("<img src=x onerror=" in t for t in texts)
     markdown = [m.value for m in app.markdown] + [c.value for c in app.caption]
     markdown += [e.value for e in app.success] + [e.value for e in app.warning] + [e.value for e in app.info]
@@ -159,6 +162,7 @@ def test_litellm_form_keeps_the_key_out_of_everything_it_shows(media_files, app)
     app.text_input(key="llm_api_base").set_value("http://127.0.0.1:9/v1")
     run(app)
     shown = [m.value for m in app.markdown] + [c.value for c in app.code] + [t.value for t in app.text]
+    shown += [h.proto.body for h in app.get("html")]
     assert not any(secret in text for text in shown)
     kept = {k: v for k, v in app.session_state.to_dict().items() if str(k).startswith("_kept_")}
     assert kept and secret not in json.dumps(kept, default=str)

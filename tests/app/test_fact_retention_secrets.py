@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from core.views.retention import FactIndex
+from tests.app.conftest import text_blocks
 from tests.app.test_analysis_pages import frame, loaded, open_page
 from tests.helpers import asst, call, tool, user
 from tests.helpers import sys as system
@@ -34,6 +35,7 @@ def _session() -> list[dict[str, Any]]:
 def _everything_shown(at: Any) -> str:
     shown = [frame_element.value.to_csv() for frame_element in at.dataframe]
     shown += [element.value for element in (*at.markdown, *at.caption, *at.code, *at.info, *at.success)]
+    shown += text_blocks(at).values()
     return "\n".join(str(text) for text in shown)
 
 

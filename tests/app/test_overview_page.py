@@ -23,6 +23,7 @@ from tests.app.conftest import (
     run,
     sample_paths,
     table_with,
+    text_blocks,
     upload,
 )
 
@@ -262,6 +263,8 @@ def test_rows_placed_nowhere_are_visible_warnings_with_counts(app):
     assert any(plain(c.value).startswith(f"{conversation.report.read} lines read") for c in app.caption)
     report_rows = html_table(app, "load-report")
     assert report_rows.loc[report_rows["what"] == "lines read", "rows"].iloc[0] == conversation.report.read
+    # Every warning, in full, in the load report's text.
+    assert text_blocks(app)["load_warnings"].splitlines() == list(conversation.warnings)
 
 
 def test_message_detail_shows_display_text_and_the_raw_message(app):

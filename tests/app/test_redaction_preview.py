@@ -19,6 +19,7 @@ from tests.app.conftest import (
     number,
     run,
     sidebar_config,
+    text_blocks,
     upload,
 )
 
@@ -58,8 +59,7 @@ def _counts(at) -> dict[tuple[str, str], int]:
 
 
 def _whole_text(at) -> str:
-    (code,) = [c.value for c in at.code]
-    return code
+    return text_blocks(at)["summary_input"]
 
 
 def _open_preview(at, sample: str = SECRETS):

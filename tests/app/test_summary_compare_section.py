@@ -11,7 +11,7 @@ from core.phases.summary import strip_summary_prefix
 from core.profiles import get_profile
 from core.summarizers.extractive import ExtractiveSummarizer, count_tokens
 from core.tokens import get_counter
-from tests.app.conftest import SAMPLES, go, load_messages, run, sidebar_config, upload
+from tests.app.conftest import SAMPLES, go, load_messages, run, sidebar_config, text_blocks, upload
 from tests.helpers import CapturingExtractive
 
 LONG_SAMPLE = SAMPLES / "long_coding_session.json"
@@ -78,7 +78,7 @@ def test_long_sample_figures_match_an_independent_computation(app):
     assert lost["value"].tolist() == [value for value in turn_facts["value"] if value not in fallback_body]
     assert (lost["message_index"] >= summarised.plan.turns_start).all()
     assert any("Nothing: every fact of these turns is in it verbatim." in c.value for c in app.caption)
-    codes = [code.value for code in app.code]
+    codes = list(text_blocks(app).values())
     assert bodies["Offline extractive summary"] in codes and fallback_body in codes
 
 

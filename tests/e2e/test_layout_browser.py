@@ -407,3 +407,50 @@ def test_the_html_report_of_a_run_keeps_the_transcript_as_text(page) -> None:
     assert requested == []
     report_page.close()
     assert not page.page_errors
+
+
+# A summary block as the reader sees it: where it is, how it is drawn, whether it scrolls or spills.
+TEXT_BLOCK = """name => {
+  const block = document.querySelector(`pre[data-text="${name}"]`);
+  if (!block) return null;
+  const style = getComputedStyle(block);
+  const page = getComputedStyle(document.querySelector('.stApp'));
+  return {font: style.fontFamily, color: style.color, background: page.backgroundColor,
+          wrap: style.whiteSpace, height: block.clientHeight, scrolls: block.scrollHeight > block.clientHeight,
+          spills: block.scrollWidth > block.clientWidth + 1, width: block.getBoundingClientRect().width,
+          main: document.querySelector('[data-testid="stMainBlockContainer"]').clientWidth,
+          text: block.innerText.length};
+}"""
+
+
+@pytest.mark.parametrize(("width", "scheme"), [(1400, "light"), (800, "dark"), (800, "light"), (1400, "dark")])
+def test_a_summary_is_plain_text_that_reads_in_either_theme_and_never_loads_the_code_highlighter(
+        chromium: Any, server_url: str, width: int, scheme: str) -> None:
+    """Timeline's and Strategies' summaries are monospace text blocks that wrap within the page, the
+    Timeline's scrolling past 480 px, legible in the theme; neither page fetches Streamlit's syntax
+    highlighter (1.5 MB of JavaScript, 0.3 s of the browser's time before the page could draw)."""
+    tab = open_dashboard(chromium, server_url, width, scheme)
+    fetched: list[str] = []
+    tab.on("request", lambda request: fetched.append(request.url))
+    try:
+        open_page(tab, "Timeline replay")
+        block = tab.locator("pre[data-text='replay_summary']")
+        block.scroll_into_view_if_needed()
+        timeline = tab.evaluate(TEXT_BLOCK, "replay_summary")
+        screenshot(tab, f"summary_{width}_{scheme}_timeline")
+        open_page(tab, "Strategies")
+        tab.get_by_text("The summary it inserted").click()
+        tab.locator("pre[data-text='strategies_summary']").wait_for()
+        strategies = tab.evaluate(TEXT_BLOCK, "strategies_summary")
+        screenshot(tab, f"summary_{width}_{scheme}_strategies")
+        assert not tab.page_errors, tab.page_errors
+    finally:
+        tab.context.close()
+    for shown in (timeline, strategies):
+        assert shown is not None and shown["text"] > 1_000
+        assert "monospace" in shown["font"] and shown["wrap"] == "pre-wrap"
+        assert not shown["spills"] and shown["width"] <= shown["main"] + 1
+        text, page = _luminance(shown["color"]), _luminance(shown["background"])
+        assert (text < 0.3 < 0.8 < page) if scheme == "light" else (page < 0.2 < 0.7 < text), shown
+    assert timeline["height"] <= 480 and timeline["scrolls"]
+    assert not [url for url in fetched if "StreamlitSyntaxHighlighter" in url]
