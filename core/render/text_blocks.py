@@ -25,4 +25,5 @@ def text_block_html(text: str, *, name: str, max_height: int | None = None) -> s
     """``text`` escaped in a monospace block; taller than ``max_height`` pixels, it scrolls."""
     height = f" max-height: {int(max_height)}px;" if max_height else ""
     body = html.escape(replace_lone_surrogates(text), quote=False)
-    return f'<pre data-text="{html.escape(name, quote=True)}" style="{_STYLE}{height}">{body}</pre>'
+    # HTML drops one line feed right after <pre>: this one, so a text's own first line feed stays.
+    return f'<pre data-text="{html.escape(name, quote=True)}" style="{_STYLE}{height}">\n{body}</pre>'

@@ -409,6 +409,23 @@ def test_the_html_report_of_a_run_keeps_the_transcript_as_text(page) -> None:
     assert not page.page_errors
 
 
+def test_a_text_block_shows_every_character_in_a_browser(chromium: Any) -> None:
+    """What the browser makes of the block's HTML is the text itself: the line feed HTML drops after
+    ``<pre>``, markup, entities, tabs and spaces included."""
+    from core.render.text_blocks import text_block_html
+
+    texts = ["\nstarts with a line feed", "\n\n  two, then spaces", "<b>not bold</b> &amp; &lt;x&gt;\tend\n\n",
+             "plain"]
+    tab = chromium.new_page()
+    try:
+        for text in texts:
+            tab.set_content("<body>" + text_block_html(text, name="t") + "</body>")
+            assert tab.evaluate("() => document.querySelector('pre[data-text=t]').textContent") == text
+            assert tab.evaluate("() => document.querySelectorAll('pre b').length") == 0
+    finally:
+        tab.close()
+
+
 # A summary block as the reader sees it: where it is, how it is drawn, whether it scrolls or spills.
 TEXT_BLOCK = """name => {
   const block = document.querySelector(`pre[data-text="${name}"]`);

@@ -24,6 +24,7 @@ def _read(fragment: str) -> _Read:
     reader = _Read()
     reader.feed(fragment)
     reader.close()
+    reader.text = reader.text.removeprefix("\n")  # as a browser does after <pre> (the browser test checks)
     return reader
 
 
@@ -35,6 +36,11 @@ def test_the_text_comes_back_character_for_character_and_its_markup_is_never_mar
     assert reader.text == text
     assert reader.tags[0][1]["data-text"] == "a summary"
     assert "white-space: pre-wrap" in str(reader.tags[0][1]["style"])
+
+
+def test_leading_and_trailing_line_feeds_are_the_texts_own() -> None:
+    for text in ("\nafter one line feed", "\n\n  two and spaces", "ends with two\n\n", ""):
+        assert _read(text_block_html(text, name="s")).text == text
 
 
 def test_a_name_with_quotes_cannot_leave_its_attribute() -> None:
