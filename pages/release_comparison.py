@@ -89,8 +89,11 @@ if differs:
     st.markdown("**What differs between the releases here:** " + ", ".join(human_column(c) for c in differs) + ".")
 else:
     st.success("Every release treats this conversation the same way with these parameters.")
+# The figures in one table, how each release writes its summary in another: in one, the text columns
+# were past the right edge of a 1400-pixel page.
+WRITING = ["summary_layout", "repairs", "focus", "cooldown_s"]
 table(
-    releases_table.style.apply(_mark, axis=1),
+    releases_table[[c for c in releases_table.columns if c not in WRITING]].style.apply(_mark, axis=1),
     key="releases_table",
     column_config={
         "release": st.column_config.TextColumn("release", width="small", help="Bold: the sidebar's release."),
@@ -102,6 +105,14 @@ table(
         "tokens_before": st.column_config.NumberColumn("tokens before", format="localized"),
         "tokens_after": st.column_config.NumberColumn("tokens after", format="localized"),
         "savings_pct": st.column_config.NumberColumn("saved", format="%.1f %%"),
+    },
+)
+st.markdown("**How each release writes the summary message**")
+table(
+    releases_table[["release", *WRITING]].style.apply(_mark, axis=1),
+    key="releases_writing",
+    column_config={
+        "release": st.column_config.TextColumn("release", width="small", help="Bold: the sidebar's release."),
         "summary_layout": st.column_config.TextColumn("summary message", width="large"),
         "repairs": st.column_config.TextColumn("tool-pair repair"),
         "focus": st.column_config.TextColumn("focus of the summary"),

@@ -19,7 +19,9 @@ def _frame(at, key):
     """A table of the page, found by its columns (the test harness does not expose widget keys of tables)."""
     for element in at.dataframe:
         columns = list(element.value.columns)
-        if key == "releases_table" and "summary_layout" in columns:
+        if key == "releases_table" and "threshold_tokens" in columns:
+            return element.value
+        if key == "releases_writing" and "summary_layout" in columns:
             return element.value
         if key == "releases_moves" and columns[:2] == ["messages", "count"]:
             return element.value
@@ -34,13 +36,19 @@ def test_every_release_is_a_row_with_the_library_figures():
     assert table["release"].tolist() == list(PROFILES)
     expected = compare_releases(load(LONG).messages, SIDEBAR, ExtractiveSummarizer,
                                 now=datetime.datetime.now().astimezone()).table
-    for column in ("threshold_tokens", "head", "middle", "tail", "messages_after", "tokens_after", "summary_layout"):
+    for column in ("threshold_tokens", "head", "middle", "tail", "messages_after", "tokens_after"):
         assert table[column].tolist() == expected[column].tolist(), column
+    # How each release writes its summary, in a table of its own, row for row.
+    writing = _frame(at, "releases_writing")
+    assert writing["release"].tolist() == list(PROFILES)
+    for column in ("summary_layout", "repairs", "focus", "cooldown_s"):
+        assert writing[column].astype(str).tolist() == expected[column].astype(str).tolist(), column
+    assert "summary_layout" not in table.columns
     # On the long session v0.18.0 summarises more: its tail budget counts whole tool-call envelopes.
     assert table["tail"].tolist()[3] < table["tail"].tolist()[2]
     markdown = " ".join(plain(m.value) for m in at.markdown)
     assert "v0.17.0 → v0.18.0" in markdown and "envelope" in markdown
-    assert "_compressed_summary flag" in " ".join(table["summary_layout"])
+    assert "_compressed_summary flag" in " ".join(writing["summary_layout"])
     assert len(at.get("plotly_chart")) == 1
     # The moves shown by default: from the release before the newest to the newest (the sidebar's).
     moves = _frame(at, "releases_moves")
@@ -63,7 +71,7 @@ def test_without_a_summarizer_each_release_writes_its_fallback():
     run(at)
     table = _frame(at, "releases_table")
     assert set(table["outcome"]) == {"fallback"}
-    assert all("fallback text" in layout for layout in table["summary_layout"])
+    assert all("fallback text" in layout for layout in _frame(at, "releases_writing")["summary_layout"])
     codes = text_blocks(at)
     assert "Summary generation was unavailable" in codes["releases_summary_v0.15.1"]  # its static note
     assert "## Historical Task Snapshot" in codes["releases_summary_v0.17.0"]

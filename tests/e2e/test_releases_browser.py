@@ -83,6 +83,11 @@ def test_the_overview_names_the_release_that_wrote_the_summaries(page, tmp_path)
     assert not page.page_errors
 
 
+# Each data grid of the page: the width of its columns and the width it is shown at.
+GRID_WIDTHS = """() => [...document.querySelectorAll('[data-testid="stDataFrame"] .dvn-scroller')]
+  .map(scroller => [scroller.scrollWidth, scroller.clientWidth])"""
+
+
 def test_the_release_comparison_view(page):
     page.get_by_text("Headline figures").wait_for()
     open_page(page, "Release comparison")
@@ -93,6 +98,10 @@ def test_the_release_comparison_view(page):
     assert "v0.17.0 → v0.18.0" in text and "envelope" in text
     page.locator(".js-plotly-plot").first.wait_for()  # the chart draws after the text
     assert page.locator("[data-testid='stException']").count() == 0
+    # At 1440 px every table of the page (the releases' two, the moves) holds all its columns: nothing to
+    # scroll to on the right.
+    widths = page.evaluate(GRID_WIDTHS)
+    assert len(widths) == 3 and all(inner <= outer + 1 for inner, outer in widths), widths
     screenshot(page, "19_release_comparison")
     page.set_viewport_size({"width": 800, "height": 900})
     page.wait_for_timeout(500)
