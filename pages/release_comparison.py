@@ -25,6 +25,9 @@ from dashboard.ui import chart, plain_text, table
 NONE = "No summarizer (each release's fallback)"
 COMPARED = ["threshold_tokens", "triggers", "outcome", "head", "middle", "tail", "messages_after", "tokens_after",
             "summary_layout", "repairs", "focus", "cooldown_s"]
+# How each release writes its summary: a table of its own under the figures (in one table, these text
+# columns were past the right edge of a 1400-pixel page).
+WRITING = ["summary_layout", "repairs", "focus", "cooldown_s"]
 
 
 def _summarizer_factory(choice: str, failure: str) -> Any:
@@ -89,14 +92,12 @@ if differs:
     st.markdown("**What differs between the releases here:** " + ", ".join(human_column(c) for c in differs) + ".")
 else:
     st.success("Every release treats this conversation the same way with these parameters.")
-# The figures in one table, how each release writes its summary in another: in one, the text columns
-# were past the right edge of a 1400-pixel page.
-WRITING = ["summary_layout", "repairs", "focus", "cooldown_s"]
+release_column = st.column_config.TextColumn("release", width="small", help="Bold: the sidebar's release.")
 table(
-    releases_table[[c for c in releases_table.columns if c not in WRITING]].style.apply(_mark, axis=1),
+    releases_table.drop(columns=WRITING).style.apply(_mark, axis=1),
     key="releases_table",
     column_config={
-        "release": st.column_config.TextColumn("release", width="small", help="Bold: the sidebar's release."),
+        "release": release_column,
         "threshold_tokens": st.column_config.NumberColumn("threshold", format="localized"),
         "triggers": st.column_config.CheckboxColumn("reaches it"),
         "compress_start": st.column_config.NumberColumn("middle from"),
@@ -112,7 +113,7 @@ table(
     releases_table[["release", *WRITING]].style.apply(_mark, axis=1),
     key="releases_writing",
     column_config={
-        "release": st.column_config.TextColumn("release", width="small", help="Bold: the sidebar's release."),
+        "release": release_column,
         "summary_layout": st.column_config.TextColumn("summary message", width="large"),
         "repairs": st.column_config.TextColumn("tool-pair repair"),
         "focus": st.column_config.TextColumn("focus of the summary"),

@@ -189,3 +189,38 @@ class HtmlTable:
     @property
     def cells(self) -> list[str]:
         return [cell for row in self.rows for cell in row]
+
+
+class TextBlocks:
+    """Plain-text blocks (``core.render.text_blocks``) read back: every tag with its attributes, and
+    each block's text by its ``data-text`` name as a browser shows it (without the line feed HTML
+    drops right after ``<pre>``)."""
+
+    def __init__(self, markup: str) -> None:
+        import html.parser
+
+        found = self
+        self.tags: list[tuple[str, dict[str, str | None]]] = []
+        self.texts: dict[str, str] = {}
+
+        class Reader(html.parser.HTMLParser):
+            name: str | None = None
+
+            def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+                found.tags.append((tag, dict(attrs)))
+                if tag == "pre" and dict(attrs).get("data-text") is not None:
+                    self.name = str(dict(attrs)["data-text"])
+                    found.texts[self.name] = ""
+
+            def handle_endtag(self, tag: str) -> None:
+                if tag == "pre":
+                    self.name = None
+
+            def handle_data(self, data: str) -> None:
+                if self.name is not None:
+                    found.texts[self.name] += data
+
+        reader = Reader(convert_charrefs=True)
+        reader.feed(markup)
+        reader.close()
+        self.texts = {name: text.removeprefix("\n") for name, text in self.texts.items()}

@@ -86,34 +86,14 @@ def html_table(at: AppTest, name: str) -> Any:
 
 def text_blocks(at: AppTest) -> dict[str, str]:
     """The page's plain-text blocks (``core.render.text_blocks``) by their ``data-text`` name, each
-    text as the reader sees it (unescaped)."""
-    from html.parser import HTMLParser
+    text as the reader sees it."""
+    from tests.helpers import TextBlocks
 
     blocks: dict[str, str] = {}
-
-    class Blocks(HTMLParser):
-        name: str | None = None
-
-        def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-            if tag == "pre" and dict(attrs).get("data-text") is not None:
-                self.name = str(dict(attrs)["data-text"])
-                blocks[self.name] = ""
-
-        def handle_endtag(self, tag: str) -> None:
-            if tag == "pre":
-                self.name = None
-
-        def handle_data(self, data: str) -> None:
-            if self.name is not None:
-                blocks[self.name] += data
-
     for element in at.get("html"):
         if "data-text=" in element.proto.body:
-            parser = Blocks(convert_charrefs=True)
-            parser.feed(element.proto.body)
-            parser.close()
-    # A browser drops the line feed right after <pre> (the block puts one there for it).
-    return {name: text.removeprefix("\n") for name, text in blocks.items()}
+            blocks.update(TextBlocks(element.proto.body).texts)
+    return blocks
 
 
 def metrics(at: AppTest) -> dict[str, str]:
