@@ -96,8 +96,9 @@ def offline_compression(transcript: Transcript, settings: Settings) -> Any:
             summarizer: Any = make_summarizer("extractive")
         except ImportError:
             summarizer = None
-        return ContextCompressor(settings.config(), summarizer=summarizer).compress(transcript.messages,
-                                                                                      on_crash="report")
+        config = settings.config()
+        return ContextCompressor(config, summarizer=summarizer).compress(
+            transcript.messages, on_crash="report", prune_plan=transcript.prune_plan(config))
 
     return transcript.memo(("offline-compression", settings), run)
 

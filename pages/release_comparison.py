@@ -10,7 +10,7 @@ from core.profiles import PROFILES
 from core.render.formatting import human_column
 from core.render.releases import release_zone_figure
 from core.views.releases import compare_releases, is_release_difference
-from dashboard.runs import FAILING_SUMMARIZER, OFFLINE_SUMMARIZER
+from dashboard.runs import FAILING_SUMMARIZER, OFFLINE_SUMMARIZER, offline_compression
 from dashboard.sidebar import (
     RELEASES,
     escape_markdown,
@@ -65,10 +65,17 @@ force = st.checkbox("Compress even below the threshold", **keep("releases_force"
                     help="Like /compress. The table still says whether each release's threshold is reached.")
 
 config = settings.config()
-comparison = transcript.memo(
-    ("release-comparison", settings, choice, failure, force),
-    lambda: compare_releases(transcript.messages, config, _summarizer_factory(choice, failure), force=force),
-)
+
+
+def _compare() -> Any:
+    # The sidebar release's run with the offline summary is the one the other pages show (made ahead
+    # for a new upload, or here): shared rather than made twice.
+    known = {settings.profile: offline_compression(transcript, settings)} if choice == OFFLINE_SUMMARIZER else None
+    return compare_releases(transcript.messages, config, _summarizer_factory(choice, failure), force=force,
+                            prune_plan=transcript.prune_plan, known=known)
+
+
+comparison = transcript.memo(("release-comparison", settings, choice, failure, force), _compare)
 releases_table = comparison.table
 differs = [column for column in COMPARED if is_release_difference(releases_table, column)]
 sidebar_release = kept("profile")

@@ -9,7 +9,7 @@ the table is what each release would do, not a model of it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
@@ -19,8 +19,9 @@ import pandas as pd
 from core import rules
 from core.compressor import CompressionResult, ContextCompressor
 from core.config import CompressorConfig
-from core.plan import NOTHING_TO_COMPRESS, TOO_SMALL
+from core.plan import NOTHING_TO_COMPRESS, TOO_SMALL, prepare, prune_plan_key
 from core.profiles import PROFILES
+from core.rules import PrunePlan
 
 __all__ = ["ReleaseComparison", "ReleaseRun", "compare_releases"]
 
@@ -226,6 +227,16 @@ def _explain(older: ReleaseRun, newer: ReleaseRun) -> list[str]:
     return lines
 
 
+def _reusable(result: CompressionResult, moment: datetime) -> bool:
+    """Whether a compression made elsewhere is the one this comparison would make: it summarised (a
+    fresh compressor that succeeds has no cooldown left, and ``force`` only clears one) and dated its
+    prompt as ``moment`` does (v0.17.0+)."""
+    if result.outcome != "summarized" or not result.summarizer_calls:
+        return False
+    date = moment.strftime("%Y-%m-%d")
+    return all(call.anchoring_date in (None, date) for call in result.summarizer_calls)
+
+
 def compare_releases(
     messages: Sequence[Any],
     config: CompressorConfig,
@@ -235,6 +246,8 @@ def compare_releases(
     current_tokens: int | None = None,
     force: bool = True,
     now: datetime | None = None,
+    prune_plan: Callable[[CompressorConfig], PrunePlan] | None = None,
+    known: Mapping[str, CompressionResult] | None = None,
 ) -> ReleaseComparison:
     """Compress ``messages`` with ``config`` once per release (oldest first).
 
@@ -246,21 +259,41 @@ def compare_releases(
         force: Compress even below the threshold, like ``/compress`` (the table still says whether
             each release's threshold is reached).
         now: The wall clock of the v0.17.0+ anchoring date (fixed, so every release sees the same).
+        prune_plan: The Phase-1 plan of ``messages`` for a release's config, when the caller keeps
+            them (default: one made here per distinct weighing, shared by the releases that weigh alike).
+        known: Compressions made already, by release: each of ``messages`` with this release's config,
+            ``current_tokens`` and a summarizer of the factory, by a compressor that had made no call
+            before. One is used in place of its run when it summarised (so it left no cooldown) on
+            the date of ``now``; any other is run again.
     """
     messages = list(messages)
     n = len(messages)
     moment = now or datetime.now().astimezone()
     runs: list[ReleaseRun] = []
+    made: dict[Any, PrunePlan] = {}
+
+    def phase1(release_config: CompressorConfig) -> PrunePlan:
+        if prune_plan is not None:
+            return prune_plan(release_config)
+        key = prune_plan_key(release_config)
+        if key not in made:
+            made[key] = prepare(messages, release_config)
+        return made[key]
+
     for release in releases or list(PROFILES):
         release_config = replace(config, profile=release)
-        summarizer = summarizer_factory() if summarizer_factory is not None else None
-        compressor = ContextCompressor(release_config, summarizer=summarizer, clock=lambda: 0.0,
-                                       wall_clock=lambda moment=moment: moment)
-        result = compressor.compress(messages, current_tokens=current_tokens, force=force, on_crash="report")
+        result = (known or {}).get(release)
+        cooldown = 0.0
+        if result is None or not _reusable(result, moment):
+            summarizer = summarizer_factory() if summarizer_factory is not None else None
+            compressor = ContextCompressor(release_config, summarizer=summarizer, clock=lambda: 0.0,
+                                           wall_clock=lambda moment=moment: moment)
+            result = compressor.compress(messages, current_tokens=current_tokens, force=force, on_crash="report",
+                                         prune_plan=phase1(release_config))
+            cooldown = compressor.cooldown_remaining()
         threshold = release_config.threshold_tokens
         prompt = result.plan.display_tokens or result.plan.estimator.messages_tokens(messages)
-        runs.append(ReleaseRun(release, result, threshold, prompt >= threshold, _zones(result, n),
-                               compressor.cooldown_remaining()))
+        runs.append(ReleaseRun(release, result, threshold, prompt >= threshold, _zones(result, n), cooldown))
     comparison = ReleaseComparison(runs, n)
     for older, newer in zip(runs, runs[1:], strict=False):
         comparison.explanations.extend(_explain(older, newer))

@@ -112,3 +112,42 @@ def test_a_table_of_wrapped_rows_is_tall_enough_for_every_release(monkeypatch):
     many = pd.DataFrame({"text": ["a long line of text that wraps onto a second line of the grid"] * 40})
     ui.table(many)
     assert asked[-1]["height"] == ui.WRAP_ROW_HEIGHT * ui.WRAP_VISIBLE_ROWS + ui.ROW_PX + 3  # then it scrolls
+
+
+def test_the_sidebar_release_s_offline_run_is_the_one_the_other_pages_made(monkeypatch):
+    """With the offline summary, the sidebar's release is the Hermes run Zones (and the other pages)
+    show: the page makes the five other releases only, and its row is that run's figures."""
+    from core import ContextCompressor
+
+    made: list[str] = []
+    compress = ContextCompressor.compress
+
+    def counted(self, *args, **kwargs):
+        made.append(self.config.profile)
+        return compress(self, *args, **kwargs)
+
+    monkeypatch.setattr(ContextCompressor, "compress", counted)
+    at = new_app()
+    run(at)
+    # Under a name of its own: a transcript no other test's session has analysed yet.
+    from dashboard.memo import content_digest
+
+    data = LONG.read_bytes()
+    at.session_state["uploaded_files"] = [{"name": "shared_run.json", "data": data, "digest": content_digest(data)}]
+    at.session_state["_kept_conversation_choice"] = "Uploaded: shared_run.json"
+    go(at, "zones")
+    assert made == ["v0.19.0"]
+    made.clear()
+    go(at, "release_comparison")
+    assert not at.exception, [e.value for e in at.exception]
+    assert made == [release for release in PROFILES if release != "v0.19.0"]
+    table = _frame(at, "releases_table")
+    expected = compare_releases(load(LONG).messages, SIDEBAR, ExtractiveSummarizer,
+                                now=datetime.datetime.now().astimezone()).table
+    for column in ("outcome", "head", "middle", "tail", "messages_after", "tokens_after"):
+        assert table[column].tolist() == expected[column].tolist(), column
+    # Without the offline summary nothing is shared: every release runs on the page.
+    made.clear()
+    at.radio(key="releases_summarizer").set_value("No summarizer (each release's fallback)")
+    run(at)
+    assert made == list(PROFILES)

@@ -66,3 +66,65 @@ def test_moves_are_runs_of_messages_with_their_zones():
     runs = comparison.run("v0.16.0").zones, comparison.run("v0.18.0").zones
     changed = [i for i, (a, b) in enumerate(zip(*runs, strict=True)) if a != b]
     assert moves["count"].sum() == len(changed)
+
+
+def _as_compared(comparison) -> tuple:
+    return (comparison.table.to_dict("records"), comparison.explanations,
+            [run.result.messages for run in comparison.runs], [run.cooldown_s for run in comparison.runs])
+
+
+def test_a_compression_made_elsewhere_stands_in_for_its_release_only_when_it_is_the_same_run():
+    from core.summarizers.factory import make_summarizer
+    from tests.helpers import long_agent_run
+
+    messages = long_agent_run(40, size=3_000)
+    config = CompressorConfig()
+    plain = compare_releases(messages, config, lambda: make_summarizer("extractive"), now=NOW)
+
+    # The dashboard's own run of the sidebar's release: real clocks, no force, its own Phase-1 plan.
+    made = ContextCompressor(config, summarizer=make_summarizer("extractive"), wall_clock=lambda: NOW).compress(
+        messages, on_crash="report")
+    assert made.outcome == "summarized"
+    shared = compare_releases(messages, config, lambda: make_summarizer("extractive"), now=NOW,
+                              known={config.profile: made})
+    assert shared.run(config.profile).result is made
+    assert _as_compared(shared) == _as_compared(plain)
+
+    # Dated another day (v0.17.0+ write the date into the prompt): made again, on the comparison's date.
+    other_day = ContextCompressor(config, summarizer=make_summarizer("extractive"),
+                                  wall_clock=lambda: NOW - datetime.timedelta(days=1)).compress(messages)
+    redone = compare_releases(messages, config, lambda: make_summarizer("extractive"), now=NOW,
+                              known={config.profile: other_day})
+    assert redone.run(config.profile).result is not other_day
+    assert _as_compared(redone) == _as_compared(plain)
+
+    # A failed summary leaves a cooldown the comparison reports from its own run: made again too.
+    from core.summarizers.failing import FailingSummarizer
+
+    failing = lambda: FailingSummarizer("timeout")  # noqa: E731
+    failed = ContextCompressor(config, summarizer=failing(), wall_clock=lambda: NOW).compress(messages)
+    assert failed.outcome != "summarized"
+    plain_failing = compare_releases(messages, config, failing, now=NOW)
+    with_failed = compare_releases(messages, config, failing, now=NOW, known={config.profile: failed})
+    assert with_failed.run(config.profile).result is not failed
+    assert with_failed.run(config.profile).cooldown_s == plain_failing.run(config.profile).cooldown_s > 0
+
+
+def test_the_releases_that_weigh_messages_alike_share_one_phase1_plan_and_compress_as_with_their_own():
+    from core.plan import prepare
+    from tests.helpers import long_agent_run
+
+    messages = long_agent_run(40, size=3_000)
+    config = CompressorConfig()
+    asked: list[str] = []
+
+    def own_plan(release_config):
+        asked.append(release_config.profile)
+        return prepare(messages, release_config)
+
+    own = compare_releases(messages, config, lambda: Recorder("## Goal\nx"), now=NOW, prune_plan=own_plan)
+    assert asked == list(PROFILES)
+    shared = compare_releases(messages, config, lambda: Recorder("## Goal\nx"), now=NOW)
+    assert _as_compared(shared) == _as_compared(own)
+    plans = {id(run.result.plan.prune_plan) for run in shared.runs}
+    assert 1 < len(plans) < len(PROFILES)
