@@ -64,23 +64,24 @@ ratios = tuple(sorted({*DEFAULT_RATIOS, current_ratio}))
 config = settings.config()
 # Each cell's trigger sees what Hermes' host measures: the whole request (or the last recorded prompt).
 trigger_tokens, trigger_source = whole_request(transcript, settings).trigger_size
-started = time.perf_counter()
 try:
     base = transcript.memo(("sweep-base", settings.token_estimator, settings.model),
                            lambda: prepare_sweep(transcript.messages, settings.token_estimator, settings.model,
                                                  plan=transcript.prune_plan(config)))
 
-    def grid(head: int) -> Any:
-        # One head size's grid at a time, the one shown: each other is computed when it is chosen.
-        return transcript.memo(
-            ("sweep", settings, thresholds, ratios, head, respect, trigger_tokens),
-            lambda: sweep(base, config, thresholds=thresholds, ratios=ratios, protect_first_ns=[head],
-                          respect_trigger=respect, trigger_tokens=trigger_tokens),
-        )
+    def timed_grid(head: int) -> tuple[Any, float]:
+        # One head size's grid at a time, the one shown: each other is computed when it is chosen. Kept
+        # with the time it took, which the caption gives (not the time to read it back).
+        def compute() -> tuple[Any, float]:
+            started = time.perf_counter()
+            cells = sweep(base, config, thresholds=thresholds, ratios=ratios, protect_first_ns=[head],
+                          respect_trigger=respect, trigger_tokens=trigger_tokens)
+            return cells, time.perf_counter() - started
 
-    shown = grid(first)
-    elapsed = time.perf_counter() - started
-    own = shown if first == settings.protect_first_n else grid(settings.protect_first_n)
+        return transcript.memo(("sweep", settings, thresholds, ratios, head, respect, trigger_tokens), compute)
+
+    shown, elapsed = timed_grid(first)
+    own = shown if first == settings.protect_first_n else timed_grid(settings.protect_first_n)[0]
 except Exception as exc:  # any failure ends as a readable message
     st.error("The sweep could not run: " + escape_markdown(f"{type(exc).__name__}: {exc}"))
     st.stop()
@@ -100,7 +101,7 @@ else:
     chart(fig, key="sweep_heatmap")
 st.caption(
     f"{len(shown):,} cells ({len(thresholds)} thresholds × {len(ratios)} ratios) with the first {first} "
-    f"message(s) protected, in {elapsed:.2f} s (another head size is computed when chosen above)."
+    f"message(s) protected, computed in {elapsed:.2f} s (another head size is computed when chosen above)."
     + ("" if same else f" The red frame is the sidebar's setting (threshold {current_threshold:.2f}, ratio "
                        f"{current_ratio:.2f}).")
     + f" Before compression: {int(shown['tokens_before'].iloc[0]):,} tokens of messages"

@@ -246,6 +246,12 @@ def test_parameter_sweep_page() -> None:
     # Only the head size shown is computed: its 7 x 8 grid (each other one when it is chosen).
     assert set(frame(at, "sweep_all")["protect_first_n"]) == {3} and len(frame(at, "sweep_all")) == 56
 
+    # The caption gives the time the grid took to compute, also when it is read back from the memo.
+    took = [c.value for c in at.caption if "computed in" in c.value]
+    assert len(took) == 1
+    run(at)
+    assert [c.value for c in at.caption if "computed in" in c.value] == took
+
     at.selectbox(key="sweep_first").set_value(1)
     run(at)
     best_one = best_cells(table[table["protect_first_n"] == 1], top=8)
