@@ -5,8 +5,10 @@ parameters of that run, the Hermes run with the offline summary (Zones, Savings,
 API validity, the sweep and Strategies show it), the fact index (Fact retention and Strategies),
 exactly as those pages would make them; then, while no page has run since (the user reads the
 first page), Strategies' comparison with the session's choices there (the longest first visit: the
-Codex-style reset summarises the whole log). The reset's texts are sent to be masked in a worker
-process first, whatever page opens: it runs at a lower priority, beside the rest.
+Codex-style reset summarises the whole log), then Release comparison's six compressions with the
+session's choices there (the sidebar release's is the offline run made before). The reset's texts
+are sent to be masked in a worker process first, whatever page opens: it runs at a lower priority,
+beside the rest.
 A page that needs one of them while it is being made waits for it (``Transcript.memo``) rather
 than making it again, so nothing is computed twice and every result is the one the page would
 have computed itself.
@@ -16,7 +18,8 @@ threads of one process compute no faster than one, so a page that needs none of 
 Redaction preview) would only run slower beside it, and a page that needs it makes the steps left
 itself. A step begun goes on. Strategies' comparison steps are only taken while the user reads:
 after another page was opened they would take the processor from the browser drawing it (``make
-bench``: Timeline clicked at once after an upload), and Strategies opened makes them itself.
+bench``: Timeline clicked at once after an upload), and Strategies opened makes them itself; the same
+holds for Release comparison's.
 
 One thread serves the whole server and takes one upload at a time, so its own work never holds
 more than one core (the masking worker runs at a lower priority). It holds a transcript only within
@@ -39,9 +42,13 @@ import streamlit as st
 from core.budget import BudgetExceeded
 from dashboard.memo import Settings, Transcript, unattended
 from dashboard.runs import (
+    DEFAULT_RELEASE_OPTIONS,
+    ReleaseOptions,
     StrategyOptions,
     fact_index,
     offline_compression,
+    release_comparison,
+    release_options,
     strategy_comparisons,
     strategy_masking,
     strategy_options,
@@ -59,17 +66,18 @@ class _Worker:
     """The server's one thread of work ahead and its queue."""
 
     def __init__(self) -> None:
-        self._jobs: deque[tuple[weakref.ref[Transcript], Settings, StrategyOptions, int]] = deque()
+        self._jobs: deque[tuple[weakref.ref[Transcript], Settings, StrategyOptions, ReleaseOptions, int]] = deque()
         self._busy = 0  # jobs queued or running
         self._changed = threading.Condition()
         self._thread: threading.Thread | None = None
 
-    def add(self, transcript: Transcript, settings: Settings, options: StrategyOptions) -> None:
+    def add(self, transcript: Transcript, settings: Settings, options: StrategyOptions,
+            releases: ReleaseOptions = DEFAULT_RELEASE_OPTIONS) -> None:
         with self._changed:
             if len(self._jobs) >= QUEUE_LIMIT:
                 self._jobs.popleft()
                 self._busy -= 1
-            self._jobs.append((weakref.ref(transcript), settings, options, _PAGES.started))
+            self._jobs.append((weakref.ref(transcript), settings, options, releases, _PAGES.started))
             self._busy += 1
             self._changed.notify_all()
             if self._thread is None or not self._thread.is_alive():
@@ -85,9 +93,9 @@ class _Worker:
         while True:
             with self._changed:
                 self._changed.wait_for(lambda: bool(self._jobs))
-                reference, settings, options, pages_started = self._jobs.popleft()
+                reference, settings, options, releases, pages_started = self._jobs.popleft()
             try:
-                _work_on(reference, settings, options, pages_started)
+                _work_on(reference, settings, options, pages_started, releases=releases)
             finally:
                 with self._changed:
                     self._busy -= 1
@@ -133,7 +141,8 @@ def page_running() -> contextlib.AbstractContextManager[None]:
 AT_ONCE, BETWEEN_PAGES, WHILE_READING = "at once", "between pages", "while reading"
 
 
-def _steps(settings: Settings, options: StrategyOptions) -> list[tuple[str, Callable[[Transcript], object]]]:
+def _steps(settings: Settings, options: StrategyOptions,
+           releases: ReleaseOptions = DEFAULT_RELEASE_OPTIONS) -> list[tuple[str, Callable[[Transcript], object]]]:
     """The work ahead in the order it is made, each step with when it is taken."""
     return [
         # The Codex-style reset's texts, masked in a worker meanwhile: Strategies opened right after the
@@ -143,17 +152,18 @@ def _steps(settings: Settings, options: StrategyOptions) -> list[tuple[str, Call
         (BETWEEN_PAGES, fact_index),
         (WHILE_READING, lambda t: next(strategy_comparisons(t, settings, options))),  # the first rows (or the whole)
         (WHILE_READING, lambda t: deque(strategy_comparisons(t, settings, options), maxlen=0)),  # the whole
+        (WHILE_READING, lambda t: release_comparison(t, settings, releases)),
     ]
 
 
 def _work_on(reference: weakref.ref[Transcript], settings: Settings, options: StrategyOptions,
-             pages_started: int | None = None) -> None:
+             pages_started: int | None = None, *, releases: ReleaseOptions = DEFAULT_RELEASE_OPTIONS) -> None:
     """Each step when :func:`_steps` says (all but the masking once no page runs), on the transcript
     while a session holds it (only a weak reference is held between steps). ``pages_started``: the
     count of pages started when the work was handed over (None: now)."""
     begun = _PAGES.started if pages_started is None else pages_started
     with unattended():
-        for when, step in _steps(settings, options):
+        for when, step in _steps(settings, options, releases):
             if when != AT_ONCE:
                 _PAGES.wait_for_none()
             if when == WHILE_READING and _PAGES.started != begun:
@@ -188,7 +198,7 @@ def start() -> None:
     settings = st.session_state.get(_SETTINGS)
     transcript = reference() if reference is not None else None
     if transcript is not None and isinstance(settings, Settings):
-        _WORKER.add(transcript, settings, strategy_options())
+        _WORKER.add(transcript, settings, strategy_options(), release_options())
 
 
 def wait_idle(timeout: float = 60.0) -> bool:

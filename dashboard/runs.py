@@ -198,6 +198,55 @@ def strategy_comparisons(transcript: Transcript, settings: Settings, options: St
     yield transcript.memo(key, whole)
 
 
+# The Release comparison page's summarizer choices (kept under "releases_*").
+NO_RELEASE_SUMMARIZER = "No summarizer (each release's fallback)"
+RELEASE_SUMMARIZERS = [OFFLINE_SUMMARIZER, NO_RELEASE_SUMMARIZER, FAILING_SUMMARIZER]
+
+
+@dataclass(frozen=True)
+class ReleaseOptions:
+    """The Release comparison page's choices (a part of the comparison's memo key)."""
+
+    summarizer: str  # one of RELEASE_SUMMARIZERS
+    failure: str  # how the failing provider fails ("" unless it is chosen)
+    force: bool  # compress even below the threshold
+
+
+DEFAULT_RELEASE_OPTIONS = ReleaseOptions(summarizer=OFFLINE_SUMMARIZER, failure="", force=True)
+DEFAULT_RELEASE_FAILURE = "timeout"  # the failure mode offered first when the failing provider is chosen
+
+
+def release_options() -> ReleaseOptions:
+    """The Release comparison page's choices as this session keeps them (the defaults before it was
+    opened): what the page compares, and what the work ahead compares for a new upload."""
+    summarizer = kept("releases_summarizer", DEFAULT_RELEASE_OPTIONS.summarizer)
+    failure = kept("releases_failure", DEFAULT_RELEASE_FAILURE) if summarizer == FAILING_SUMMARIZER else ""
+    return ReleaseOptions(summarizer=summarizer, failure=failure,
+                          force=bool(kept("releases_force", DEFAULT_RELEASE_OPTIONS.force)))
+
+
+def release_comparison(transcript: Transcript, settings: Settings, options: ReleaseOptions) -> Any:
+    """Every release's compression of the transcript (``core.views.releases.compare_releases``),
+    memoised per parameters. With the offline summary the sidebar release's row is
+    :func:`offline_compression`, the run the other pages show: shared rather than made twice."""
+    from functools import partial
+
+    from core.summarizers.factory import make_summarizer
+    from core.views.releases import compare_releases
+
+    def compare() -> Any:
+        if options.summarizer == FAILING_SUMMARIZER:
+            factory = partial(make_summarizer, "failing", failure=options.failure)
+        else:
+            factory = partial(make_summarizer, "none" if options.summarizer == NO_RELEASE_SUMMARIZER else "extractive")
+        known = ({settings.profile: offline_compression(transcript, settings)}
+                 if options.summarizer == OFFLINE_SUMMARIZER else None)
+        return compare_releases(transcript.messages, settings.config(), factory, force=options.force,
+                                prune_plan=transcript.prune_plan, known=known)
+
+    return transcript.memo(("release-comparison", settings, options), compare)
+
+
 def whole_request(transcript: Transcript, settings: Settings) -> Any:
     """The log's whole request (``core.inspections.request``) in the unit the compressor decides in."""
     from core.inspections.request import request_breakdown, weigher_for

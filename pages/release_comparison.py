@@ -9,8 +9,15 @@ import streamlit as st
 from core.profiles import PROFILES
 from core.render.formatting import human_column
 from core.render.releases import release_zone_figure
-from core.views.releases import compare_releases, is_release_difference
-from dashboard.runs import FAILING_SUMMARIZER, OFFLINE_SUMMARIZER, offline_compression
+from core.views.releases import is_release_difference
+from dashboard.runs import (
+    DEFAULT_RELEASE_FAILURE,
+    DEFAULT_RELEASE_OPTIONS,
+    FAILING_SUMMARIZER,
+    RELEASE_SUMMARIZERS,
+    ReleaseOptions,
+    release_comparison,
+)
 from dashboard.sidebar import (
     RELEASES,
     escape_markdown,
@@ -22,23 +29,11 @@ from dashboard.sidebar import (
 )
 from dashboard.ui import chart, plain_text, table
 
-NONE = "No summarizer (each release's fallback)"
 COMPARED = ["threshold_tokens", "triggers", "outcome", "head", "middle", "tail", "messages_after", "tokens_after",
             "summary_layout", "repairs", "focus", "cooldown_s"]
 # How each release writes its summary: a table of its own under the figures (in one table, these text
 # columns were past the right edge of a 1400-pixel page).
 WRITING = ["summary_layout", "repairs", "focus", "cooldown_s"]
-
-
-def _summarizer_factory(choice: str, failure: str) -> Any:
-    from functools import partial
-
-    from core.summarizers.factory import make_summarizer
-
-    if choice == FAILING_SUMMARIZER:
-        return partial(make_summarizer, "failing", failure=failure)
-    return partial(make_summarizer, "none" if choice == NONE else "extractive")
-
 
 st.title("Release comparison")
 settings = page_setup()
@@ -51,31 +46,20 @@ st.caption(
 )
 
 # One under the other: side by side, a third of an 800-pixel page cut the checkbox's label.
-choice = st.radio("Summarizer", [OFFLINE_SUMMARIZER, NONE, FAILING_SUMMARIZER], horizontal=True,
-                  **keep("releases_summarizer", OFFLINE_SUMMARIZER))
+choice = st.radio("Summarizer", RELEASE_SUMMARIZERS, horizontal=True,
+                  **keep("releases_summarizer", DEFAULT_RELEASE_OPTIONS.summarizer))
 failure = ""
 if choice == FAILING_SUMMARIZER:
     from core.summarizers.failing import FAILURE_MODES
 
     failure = st.selectbox("How every summary call fails", list(FAILURE_MODES),
-                           format_func=lambda k: FAILURE_MODES[k].label, **keep("releases_failure", "timeout"),
+                           format_func=lambda k: FAILURE_MODES[k].label, **keep("releases_failure", DEFAULT_RELEASE_FAILURE),
                            help="Each release classifies the failure its own way: a fallback summary or an abort, "
                                 "and the cooldown before it tries again.")
-force = st.checkbox("Compress even below the threshold", **keep("releases_force", True),
+force = st.checkbox("Compress even below the threshold", **keep("releases_force", DEFAULT_RELEASE_OPTIONS.force),
                     help="Like /compress. The table still says whether each release's threshold is reached.")
 
-config = settings.config()
-
-
-def _compare() -> Any:
-    # The sidebar release's run with the offline summary is the one the other pages show (made ahead
-    # for a new upload, or here): shared rather than made twice.
-    known = {settings.profile: offline_compression(transcript, settings)} if choice == OFFLINE_SUMMARIZER else None
-    return compare_releases(transcript.messages, config, _summarizer_factory(choice, failure), force=force,
-                            prune_plan=transcript.prune_plan, known=known)
-
-
-comparison = transcript.memo(("release-comparison", settings, choice, failure, force), _compare)
+comparison = release_comparison(transcript, settings, ReleaseOptions(choice, failure, force))
 releases_table = comparison.table
 differs = [column for column in COMPARED if is_release_difference(releases_table, column)]
 sidebar_release = kept("profile")

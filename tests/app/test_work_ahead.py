@@ -14,12 +14,20 @@ import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
+from core import ContextCompressor
 from core.budget import Budget, BudgetExceeded
 from core.redaction import RedactionAhead
 from core.strategies import CODEX_USER_TOKENS, DEFAULT_KEEP_LAST
 from dashboard import ahead
 from dashboard.memo import Settings, content_digest, load_transcript
-from dashboard.runs import StrategyOptions, fact_index, offline_compression, strategy_comparisons
+from dashboard.runs import (
+    DEFAULT_RELEASE_OPTIONS,
+    StrategyOptions,
+    fact_index,
+    offline_compression,
+    release_comparison,
+    strategy_comparisons,
+)
 from dashboard.ui import chart_script_name
 from tests.app.conftest import APP, SAMPLES, TIMEOUT, run
 
@@ -272,6 +280,24 @@ def test_an_upload_gets_the_shared_analyses_made_ahead_once_its_page_is_drawn(tm
     options = StrategyOptions(summarizer="extractive", budget=None, keep_last=DEFAULT_KEEP_LAST,
                               user_tokens=CODEX_USER_TOKENS, every_release=False)
     assert transcript.remembers(("strategies", settings, options))
+    # Then Release comparison's, with the page's defaults: the page opened now makes no compression.
+    assert transcript.remembers(("release-comparison", settings, DEFAULT_RELEASE_OPTIONS))
+    made_here: list[str] = []
+    compress = ContextCompressor.compress
+
+    def counted(self, *args, **kwargs):
+        made_here.append(self.config.profile)
+        return compress(self, *args, **kwargs)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(ContextCompressor, "compress", counted)
+        at.switch_page("pages/release_comparison.py")
+        run(at)
+    assert not at.exception and made_here == []
+    made_ahead = release_comparison(transcript, settings, DEFAULT_RELEASE_OPTIONS)
+    alone = release_comparison(_transcript(), settings, DEFAULT_RELEASE_OPTIONS)
+    assert made_ahead.table.equals(alone.table)
+    assert [run.result.messages for run in made_ahead.runs] == [run.result.messages for run in alone.runs]
 
 
 def test_a_bundled_sample_gets_no_work_ahead(monkeypatch, tmp_path):
