@@ -151,8 +151,13 @@ def main(argv: Sequence[str] | None = None) -> None:
     options = list(sys.argv[1:] if argv is None else argv)
     compile_bytecode()
     tune_server_process()  # from the start: the page's files are sent while the modules load
-    threading.Thread(target=_prepare, name="prepare-first-page", daemon=True).start()
+    # Streamlit is imported here, before the thread starts: imported by two threads at once (the
+    # thread's first look at the runtime, the command line here) its package can deadlock on a
+    # module lock or build its singletons twice, and the server exits.
+    import streamlit.runtime.runtime  # noqa: F401
     from streamlit.web import cli
+
+    threading.Thread(target=_prepare, name="prepare-first-page", daemon=True).start()
 
     sys.argv = ["streamlit", "run", str(APP), *options]
     cli.main()

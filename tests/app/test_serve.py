@@ -4,6 +4,7 @@ dashboard, with the first page's modules loaded once the server listens."""
 from __future__ import annotations
 
 import json
+import os
 import pathlib
 import subprocess
 import sys
@@ -135,6 +136,30 @@ def test_it_is_streamlit_run_of_the_dashboard_with_the_options_given(monkeypatch
     serve.main(["--server.port", "9", "--server.headless", "true"])
     assert seen == {"compiled": [], "tuned": [], "argv": ["streamlit", "run", str(APP), "--server.port", "9",
                                                           "--server.headless", "true"]}
+
+
+def test_streamlit_is_imported_before_the_thread_that_looks_at_its_runtime_starts():
+    """Imported by two threads at once, Streamlit's package deadlocked on a module lock (or built its
+    singletons twice) and the server exited: it is imported whole before the thread starts."""
+    import subprocess
+
+    probe = (
+        "import sys, threading\n"
+        "import dashboard.serve as serve\n"
+        "serve.compile_bytecode = lambda: None\n"
+        "serve.tune_server_process = lambda: None\n"
+        "def start(thread):\n"
+        "    if thread.name == 'prepare-first-page':\n"
+        "        print(sorted(m for m in ('streamlit', 'streamlit.web.cli', 'streamlit.runtime.runtime')\n"
+        "                     if m in sys.modules))\n"
+        "        raise SystemExit(0)\n"
+        "threading.Thread.start = start\n"
+        "serve.main([])\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120,
+                          cwd=str(APP.parent), env={**os.environ, "PYTHONPATH": str(APP.parent)})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "['streamlit', 'streamlit.runtime.runtime', 'streamlit.web.cli']"
 
 
 def test_the_projects_bytecode_is_written_before_a_start(tmp_path, monkeypatch):
