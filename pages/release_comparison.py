@@ -8,7 +8,7 @@ import streamlit as st
 
 from core.profiles import PROFILES
 from core.render.formatting import human_column
-from core.render.releases import release_zone_figure
+from core.render.releases import release_zones_html
 from core.views.releases import is_release_difference
 from dashboard.runs import (
     DEFAULT_RELEASE_FAILURE,
@@ -27,7 +27,7 @@ from dashboard.sidebar import (
     require_transcript,
     source_caption,
 )
-from dashboard.ui import chart, plain_text, table
+from dashboard.ui import plain_text, table
 
 COMPARED = ["threshold_tokens", "triggers", "outcome", "head", "middle", "tail", "messages_after", "tokens_after",
             "summary_layout", "repairs", "focus", "cooldown_s"]
@@ -119,8 +119,8 @@ if comparison.explanations:
 else:
     st.caption("Nothing: each release gives the same zones, output size and summary layout here.")
 
-chart(transcript.memo(("release-zones", settings, choice, failure, force), lambda: release_zone_figure(comparison)),
-      key="releases_zones")
+st.markdown("**Where each release puts every message**")
+st.html(release_zones_html(comparison))
 
 st.subheader("Messages that move between zones")
 left, right = st.columns(2)

@@ -224,3 +224,15 @@ class TextBlocks:
         reader.feed(markup)
         reader.close()
         self.texts = {name: text.removeprefix("\n") for name, text in self.texts.items()}
+
+
+def release_bands(markup: str) -> list[tuple[str, list[tuple[str, int, int]]]]:
+    """``(release, [(zone, first, last), ...])`` per band of Release comparison's zone bars, read
+    from the bars' titles (``core.render.releases.release_zones_html``)."""
+    import re
+
+    bands: dict[str, list[tuple[str, int, int]]] = {}
+    for release, zone, first, last in re.findall(
+            r'title="(v[\d.]+) · (HEAD|MIDDLE|TAIL): messages? (\d+)(?:–(\d+))?"', markup):
+        bands.setdefault(release, []).append((zone, int(first), int(last or first)))
+    return list(bands.items())

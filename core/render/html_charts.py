@@ -44,6 +44,7 @@ class Segment:
     label: str
     value: int
     color: str
+    detail: str = ""  # the bar's title says this instead of the value (e.g. "messages 4–302")
 
 
 @dataclass(frozen=True)
@@ -128,20 +129,23 @@ class Bar:
     note: str = ""  # written after the bar, e.g. "141,225 (88%)"
 
 
-def bar_rows(name: str, bars: Sequence[Bar], *, unit: str = "tokens", legend: bool = False) -> str:
+def bar_rows(name: str, bars: Sequence[Bar], *, unit: str = "tokens", legend: bool = False,
+             label_width: str = "minmax(5rem, 11rem)") -> str:
     """Horizontal bars, one row each (label, bar, note), scaled to the largest; ``legend`` names
-    the segment colours (for stacked bars)."""
+    the segment colours (for stacked bars); ``label_width`` is the labels' column (a CSS grid track:
+    short labels can give the bars the room)."""
     top = max((sum(p.value for p in bar.parts) for bar in bars), default=0) or 1
     rows = []
     for bar in bars:
         total = sum(p.value for p in bar.parts)
         segments = "".join(
-            f'<div title="{_e(bar.label)} · {_e(p.label)}: {integer(p.value)} {_e(unit)}" '
+            f'<div title="{_e(bar.label)} · {_e(p.label)}: {_e(p.detail) if p.detail else integer(p.value)}'
+            f'{"" if p.detail else " " + _e(unit)}" '
             f'style="width:{_pct(p.value, top):.3f}%; background:{p.color}; height:100%;"></div>'
             for p in bar.parts if p.value > 0
         )
         rows.append(
-            f'<div style="display:grid; grid-template-columns: minmax(5rem, 11rem) 1fr; gap:0.6rem; '
+            f'<div style="display:grid; grid-template-columns: {label_width} 1fr; gap:0.6rem; '
             f'align-items:center; margin:0.3rem 0;">'
             f'<div style="text-align:right; overflow-wrap:anywhere;">{_e(bar.label)}</div>'
             f'<div style="display:flex; align-items:center; gap:0.4rem; min-width:0;">'

@@ -1,37 +1,43 @@
-"""The release comparison drawn: one band of zones per release."""
+"""The release comparison drawn: one band of zones per release, as plain HTML bars.
+
+Six bands of three colours need no plotting library: drawn as HTML (``core.render.html_charts``)
+they show with the page, in either theme, and the page loads no chart script for them.
+"""
 
 from __future__ import annotations
 
-import plotly.graph_objects as go
-
-from core.render.charts import ZONE_COLORS
+from core.render.formatting import integer
+from core.render.html_charts import Bar, Segment, bar_rows
+from core.render.palette import ZONE_COLORS
 from core.views.releases import ReleaseComparison
 
-__all__ = ["release_zone_figure"]
+__all__ = ["release_zones_html", "zone_runs"]
+
+ZONE_ORDER = ("HEAD", "MIDDLE", "TAIL")
 
 
-def release_zone_figure(comparison: ReleaseComparison) -> go.Figure:
-    """One horizontal band per release: HEAD, MIDDLE and TAIL over the message positions."""
-    fig = go.Figure()
-    shown: set[str] = set()
+def zone_runs(zones: list[str]) -> list[tuple[str, int, int]]:
+    """``(zone, first, last)`` of each run of consecutive messages in one zone, in message order."""
+    runs: list[tuple[str, int, int]] = []
+    for index, zone in enumerate(zones):
+        if runs and runs[-1][0] == zone:
+            runs[-1] = (zone, runs[-1][1], index)
+        else:
+            runs.append((zone, index, index))
+    return runs
+
+
+def release_zones_html(comparison: ReleaseComparison) -> str:
+    """One horizontal band per release (oldest first): its HEAD, MIDDLE and TAIL over the message
+    positions, each run titled with its messages, and the counts written after the band."""
+    bars = []
     for run in comparison.runs:
-        start = 0
-        zones = run.zones
-        while start < len(zones):
-            zone = zones[start]
-            end = start
-            while end < len(zones) and zones[end] == zone:
-                end += 1
-            fig.add_trace(go.Bar(
-                x=[end - start], y=[run.release], base=[start], orientation="h", name=zone,
-                marker_color=ZONE_COLORS[zone], legendgroup=zone, showlegend=zone not in shown,
-                hovertemplate=f"{run.release}: {zone} messages {start}–{end - 1}<extra></extra>",
-            ))
-            shown.add(zone)
-            start = end
-    from core.render.charts import style
-
-    style(fig, height=150 + 48 * len(comparison.runs))
-    fig.update_layout(barmode="overlay", xaxis_title="message", yaxis={"autorange": "reversed", "showgrid": False})
-    fig.update_xaxes(range=[0, max(comparison.n_messages, 1)])
-    return fig
+        parts = tuple(
+            Segment(zone, last - first + 1, ZONE_COLORS[zone],
+                    detail=f"messages {first}–{last}" if last > first else f"message {first}")
+            for zone, first, last in zone_runs(run.zones)
+        )
+        note = " · ".join(f"{zone} {integer(run.count(zone))}" for zone in ZONE_ORDER)
+        bars.append(Bar(run.release, parts, note=note))
+    # A release's name is short: its column takes no more, and the bands the rest (at 800 pixels too).
+    return bar_rows("release_zones", bars, unit="messages", legend=True, label_width="max-content")

@@ -22,6 +22,7 @@ from typing import Any
 
 from core.profiles import get_profile
 from core.render.formatting import integer, percent, signed
+from core.render.palette import ZONE_COLORS as PALETTE_ZONES
 from core.wording import article
 
 __all__ = ["ReportInput", "html_report"]
@@ -29,8 +30,9 @@ __all__ = ["ReportInput", "html_report"]
 MESSAGE_CHARS = 6_000  # per message in the preview; the summary is always whole
 _MASK_MARGIN = 2_000  # masked past the cut: longer than any credential the layers find
 
-ZONE_COLORS = {"HEAD": "#3b6fb6", "MIDDLE": "#e8833a", "TAIL": "#3a9d5d", "SUMMARY": "#b0489e", "STUB": "#8c96a0",
-               "KEPT": "#8c96a0"}
+# The dashboard's zone colours, and the report's own kinds of output message.
+ZONE_COLORS = {**{zone: PALETTE_ZONES[zone] for zone in ("HEAD", "MIDDLE", "TAIL")},
+               "SUMMARY": "#b0489e", "STUB": "#8c96a0", "KEPT": "#8c96a0"}
 
 _STYLE = """
 :root { color-scheme: light dark; --fg: #1f2328; --muted: #59636e; --line: #d1d9e0; --panel: #f6f8fa; }

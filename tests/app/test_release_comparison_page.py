@@ -10,6 +10,7 @@ from core.profiles import PROFILES
 from core.summarizers.extractive import ExtractiveSummarizer
 from core.views.releases import compare_releases
 from tests.app.conftest import SAMPLES, choose_sample, go, new_app, plain, run, text_blocks
+from tests.helpers import release_bands
 
 LONG = SAMPLES / "long_coding_session.json"
 SIDEBAR = CompressorConfig(model="gpt-4o", max_tokens=16_384)  # the sidebar's defaults
@@ -34,8 +35,9 @@ def test_every_release_is_a_row_with_the_library_figures():
     assert not at.exception, [e.value for e in at.exception]
     table = _frame(at, "releases_table")
     assert table["release"].tolist() == list(PROFILES)
-    expected = compare_releases(load(LONG).messages, SIDEBAR, ExtractiveSummarizer,
-                                now=datetime.datetime.now().astimezone()).table
+    library = compare_releases(load(LONG).messages, SIDEBAR, ExtractiveSummarizer,
+                               now=datetime.datetime.now().astimezone())
+    expected = library.table
     for column in ("threshold_tokens", "head", "middle", "tail", "messages_after", "tokens_after"):
         assert table[column].tolist() == expected[column].tolist(), column
     # How each release writes its summary, in a table of its own, row for row.
@@ -49,11 +51,15 @@ def test_every_release_is_a_row_with_the_library_figures():
     markdown = " ".join(plain(m.value) for m in at.markdown)
     assert "v0.17.0 → v0.18.0" in markdown and "envelope" in markdown
     assert "_compressed_summary flag" in " ".join(writing["summary_layout"])
-    assert len(at.get("plotly_chart")) == 1
+    # Where each release puts every message: one band per release, drawn as HTML (no chart script).
+    (zones_html,) = [e.proto.body for e in at.get("html") if 'data-chart="release_zones"' in e.proto.body]
+    bands = release_bands(zones_html)
+    assert [release for release, _ in bands] == list(PROFILES)
+    for (_release, runs), release_run in zip(bands, library.runs, strict=True):
+        assert [zone for zone, first, last in runs for _ in range(first, last + 1)] == release_run.zones
+    assert not at.get("plotly_chart")
     # The moves shown by default: from the release before the newest to the newest (the sidebar's).
     moves = _frame(at, "releases_moves")
-    library = compare_releases(load(LONG).messages, SIDEBAR, ExtractiveSummarizer,
-                               now=datetime.datetime.now().astimezone())
     assert list(moves.columns) == ["messages", "count", "v0.18.1", "v0.19.0"]
     assert moves.astype(str).values.tolist() == library.moves("v0.18.1", "v0.19.0").astype(str).values.tolist()
     # Between v0.17.0 and v0.18.0 the envelope weight moves tail messages into the summary.

@@ -83,6 +83,12 @@ def test_the_overview_names_the_release_that_wrote_the_summaries(page, tmp_path)
     assert not page.page_errors
 
 
+# The releases named by the zone bands, top to bottom, and the right edge of each band's row.
+BAND_RELEASES = """() => [...document.querySelectorAll('[data-chart="release_zones"] > div:not(:last-child)')]
+  .map(row => row.firstElementChild.textContent)"""
+BAND_EDGES = """() => [...document.querySelectorAll('[data-chart="release_zones"] [title]')]
+  .map(bar => bar.getBoundingClientRect().right)"""
+
 # Each data grid of the page: the width of its columns and the width it is shown at.
 GRID_WIDTHS = """() => [...document.querySelectorAll('[data-testid="stDataFrame"] .dvn-scroller')]
   .map(scroller => [scroller.scrollWidth, scroller.clientWidth])"""
@@ -96,7 +102,11 @@ def test_the_release_comparison_view(page):
     main = page.locator("[data-testid='stMain']")
     text = main.inner_text()
     assert "v0.17.0 → v0.18.0" in text and "envelope" in text
-    page.locator(".js-plotly-plot").first.wait_for()  # the chart draws after the text
+    # Where each release puts every message: six bands drawn as HTML with the page (no chart script).
+    bands = page.locator('[data-chart="release_zones"]')
+    bands.wait_for()
+    assert page.locator(".js-plotly-plot").count() == 0
+    assert page.evaluate(BAND_RELEASES) == ["v0.15.1", "v0.16.0", "v0.17.0", "v0.18.0", "v0.18.1", "v0.19.0"]
     assert page.locator("[data-testid='stException']").count() == 0
     # At 1440 px every table of the page (the releases' two, the moves) holds all its columns: nothing to
     # scroll to on the right.
@@ -105,5 +115,10 @@ def test_the_release_comparison_view(page):
     screenshot(page, "19_release_comparison")
     page.set_viewport_size({"width": 800, "height": 900})
     page.wait_for_timeout(500)
+    # At 800 px the bands still fit the page: each ends inside the main column.
+    right_edge = page.evaluate("""() => document.querySelector('[data-testid="stMainBlockContainer"]')
+      .getBoundingClientRect().right""")
+    assert all(edge <= right_edge + 1 for edge in page.evaluate(BAND_EDGES)), (page.evaluate(BAND_EDGES), right_edge)
+    bands.scroll_into_view_if_needed()
     screenshot(page, "19_release_comparison_800")
     assert not page.page_errors

@@ -8,9 +8,9 @@ from pathlib import Path
 
 from core import CompressorConfig, ContextCompressor
 from core.profiles import PROFILES
-from core.render.releases import release_zone_figure
+from core.render.releases import release_zones_html
 from core.views.releases import compare_releases
-from tests.helpers import Recorder
+from tests.helpers import Recorder, release_bands
 
 GOLDEN = Path(__file__).resolve().parents[1] / "data" / "golden"
 NOW = datetime.datetime(2026, 7, 1, 12, 0, tzinfo=datetime.UTC)
@@ -51,9 +51,11 @@ def test_without_a_summarizer_v0_18_0_explains_its_new_failure_reason():
     comparison = compare_releases(messages, config, None, now=NOW)
     assert set(comparison.table["outcome"]) == {"fallback"}
     assert all("fallback text" in layout for layout in comparison.table["summary_layout"])
-    figure = release_zone_figure(comparison)
-    assert {trace.name for trace in figure.data} == {"HEAD", "MIDDLE", "TAIL"}
-    assert [trace.y[0] for trace in figure.data if trace.name == "MIDDLE"] == list(PROFILES)
+    bands = release_bands(release_zones_html(comparison))
+    assert [release for release, _runs in bands] == list(PROFILES)
+    for (release, runs), run in zip(bands, comparison.runs, strict=True):
+        # Each band's runs, in order, are the release's zones message by message.
+        assert [zone for zone, first, last in runs for _ in range(first, last + 1)] == run.zones, release
     assert comparison.moves("v0.15.1", "v0.18.0").empty
 
 
@@ -128,3 +130,18 @@ def test_the_releases_that_weigh_messages_alike_share_one_phase1_plan_and_compre
     assert _as_compared(shared) == _as_compared(own)
     plans = {id(run.result.plan.prune_plan) for run in shared.runs}
     assert 1 < len(plans) < len(PROFILES)
+
+
+def test_the_release_bands_show_runs_that_are_not_contiguous_and_name_the_counts():
+    from core.render.releases import zone_runs
+    from core.views.releases import ReleaseComparison, ReleaseRun
+
+    zones = ["HEAD", "HEAD", "MIDDLE", "HEAD", "MIDDLE", "MIDDLE", "TAIL"]
+    assert zone_runs(zones) == [("HEAD", 0, 1), ("MIDDLE", 2, 2), ("HEAD", 3, 3), ("MIDDLE", 4, 5), ("TAIL", 6, 6)]
+    one = compare_releases(_example(), CompressorConfig(context_length=100_000, protect_first_n=1, protect_last_n=2),
+                           None, releases=["v0.19.0"], now=NOW).runs[0]
+    drawn = ReleaseComparison([ReleaseRun("v0.19.0", one.result, 1, True, zones)], len(zones))
+    markup = release_zones_html(drawn)
+    assert release_bands(markup) == [("v0.19.0", zone_runs(zones))]
+    assert "HEAD 3 · MIDDLE 3 · TAIL 1" in markup
+    assert markup.count('data-chart="release_zones"') == 1 and "<script" not in markup
