@@ -141,7 +141,7 @@ def bar_rows(name: str, bars: Sequence[Bar], *, unit: str = "tokens", legend: bo
         segments = "".join(
             f'<div title="{_e(bar.label)} · {_e(p.label)}: {_e(p.detail) if p.detail else integer(p.value)}'
             f'{"" if p.detail else " " + _e(unit)}" '
-            f'style="width:{_pct(p.value, top):.3f}%; background:{p.color}; height:100%;"></div>'
+            f'style="width:{_pct(p.value, total):.3f}%; background:{p.color}; height:100%;"></div>'
             for p in bar.parts if p.value > 0
         )
         rows.append(
@@ -149,9 +149,11 @@ def bar_rows(name: str, bars: Sequence[Bar], *, unit: str = "tokens", legend: bo
             f'align-items:center; margin:0.3rem 0;">'
             f'<div style="text-align:right; overflow-wrap:anywhere;">{_e(bar.label)}</div>'
             f'<div style="display:flex; align-items:center; gap:0.4rem; min-width:0;">'
-            f'<div style="display:flex; height:1.25rem; width:{_pct(total, top) * 0.78:.3f}%; min-width:2px; '
-            f'border-radius:3px; overflow:hidden;">{segments}</div>'
-            f'<span style="white-space:nowrap; opacity:0.85;">{_e(bar.note)}</span></div></div>'
+            # The bar never shrinks for its note (a long note on a narrow page would shorten that bar
+            # alone, and the bars would no longer be to scale): the note wraps instead.
+            f'<div style="display:flex; flex-shrink:0; height:1.25rem; width:{_pct(total, top) * 0.78:.3f}%; '
+            f'min-width:2px; border-radius:3px; overflow:hidden;">{segments}</div>'
+            f'<span style="min-width:0; opacity:0.85;">{_e(bar.note)}</span></div></div>'
         )
     legend_html = ""
     if legend and bars:

@@ -89,6 +89,20 @@ BAND_RELEASES = """() => [...document.querySelectorAll('[data-chart="release_zon
 BAND_EDGES = """() => [...document.querySelectorAll('[data-chart="release_zones"] [title]')]
   .map(bar => bar.getBoundingClientRect().right)"""
 
+# Each band's left and right edge (every release places the same messages: one length for all).
+BAND_SPANS = """() => [...document.querySelectorAll('[data-chart="release_zones"] > div:not(:last-child)')]
+  .map(row => { const bar = row.querySelector('[title]').parentElement.getBoundingClientRect();
+                return [bar.left, bar.right]; })"""
+
+
+def _assert_bands_to_scale(page) -> None:
+    """Every band starts and ends where the others do, whatever the length of the counts beside it
+    (a band once shrank for its longer counts at 800 px)."""
+    spans = page.evaluate(BAND_SPANS)
+    assert len(spans) == 6 and spans[0][1] - spans[0][0] > 100, spans
+    assert all(abs(left - spans[0][0]) <= 1 and abs(right - spans[0][1]) <= 1 for left, right in spans), spans
+
+
 # Each data grid of the page: the width of its columns and the width it is shown at.
 GRID_WIDTHS = """() => [...document.querySelectorAll('[data-testid="stDataFrame"] .dvn-scroller')]
   .map(scroller => [scroller.scrollWidth, scroller.clientWidth])"""
@@ -107,6 +121,7 @@ def test_the_release_comparison_view(page):
     bands.wait_for()
     assert page.locator(".js-plotly-plot").count() == 0
     assert page.evaluate(BAND_RELEASES) == ["v0.15.1", "v0.16.0", "v0.17.0", "v0.18.0", "v0.18.1", "v0.19.0"]
+    _assert_bands_to_scale(page)
     assert page.locator("[data-testid='stException']").count() == 0
     # At 1440 px every table of the page (the releases' two, the moves) holds all its columns: nothing to
     # scroll to on the right.
@@ -119,6 +134,41 @@ def test_the_release_comparison_view(page):
     right_edge = page.evaluate("""() => document.querySelector('[data-testid="stMainBlockContainer"]')
       .getBoundingClientRect().right""")
     assert all(edge <= right_edge + 1 for edge in page.evaluate(BAND_EDGES)), (page.evaluate(BAND_EDGES), right_edge)
+    _assert_bands_to_scale(page)
     bands.scroll_into_view_if_needed()
     screenshot(page, "19_release_comparison_800")
     assert not page.page_errors
+
+
+def test_bands_stay_to_scale_whatever_the_counts_beside_them(chromium):
+    """Bands of one length (every release places the same messages) with counts of different lengths,
+    on a narrow page: each band keeps its length and the longer counts wrap, as the bars of the
+    first page do (``bar_rows``)."""
+    from core.render.html_charts import Bar, Segment, bar_rows
+
+    bars = [Bar(name, (Segment("HEAD", 4, "#3b6fb6"), Segment("MIDDLE", middle, "#e8833a"),
+                       Segment("TAIL", 87 - 4 - middle, "#3a9d5d")), note=note)
+            for name, middle, note in [("v0.15.1", 78, "HEAD 4 · MIDDLE 78 · TAIL 5"),
+                                       ("v0.17.0", 48, "HEAD 4 · MIDDLE 48 · TAIL 35 and a longer note")]]
+    # The first page's bars: different totals, to scale to the largest.
+    sizes = [Bar("tool", (Segment("tool", 141_225, "#888888"),), note="141,225 tokens (88 %) of the whole log"),
+             Bar("assistant", (Segment("assistant", 17_801, "#888888"),), note="17,801")]
+    tab = chromium.new_page(viewport={"width": 420, "height": 600})
+    try:
+        tab.set_content("<body>" + bar_rows("bands", bars, unit="messages", label_width="max-content")
+                        + bar_rows("sizes", sizes) + "</body>")
+        widths = tab.evaluate("""() => [...document.querySelectorAll('[data-chart] [title]')]
+          .map(segment => segment.parentElement.getBoundingClientRect().width)""")
+        band_one, band_two, tool, assistant = widths[0], widths[3], widths[6], widths[7]
+        assert abs(band_one - band_two) <= 1, widths
+        assert abs(tool / assistant - 141_225 / 17_801) < 0.15, widths
+        # Each bar is its segments, end to end: a smaller bar's colour fills it (it once covered only
+        # the bar's share of the largest: 2.7 of 21 pixels).
+        filled = tab.evaluate("""() => [...document.querySelectorAll('[data-chart] [title]')]
+          .map(segment => segment.parentElement)
+          .filter((bar, index, all) => all.indexOf(bar) === index)
+          .map(bar => [bar.getBoundingClientRect().width,
+                       [...bar.children].reduce((sum, part) => sum + part.getBoundingClientRect().width, 0)])""")
+        assert all(abs(width - parts) <= 1 for width, parts in filled), filled
+    finally:
+        tab.close()
