@@ -9,22 +9,9 @@ from __future__ import annotations
 from core.render.formatting import integer
 from core.render.html_charts import Bar, Segment, bar_rows
 from core.render.palette import ZONE_COLORS
-from core.views.releases import ReleaseComparison
+from core.views.releases import HEAD, MIDDLE, TAIL, ReleaseComparison, runs_of
 
-__all__ = ["release_zones_html", "zone_runs"]
-
-ZONE_ORDER = ("HEAD", "MIDDLE", "TAIL")
-
-
-def zone_runs(zones: list[str]) -> list[tuple[str, int, int]]:
-    """``(zone, first, last)`` of each run of consecutive messages in one zone, in message order."""
-    runs: list[tuple[str, int, int]] = []
-    for index, zone in enumerate(zones):
-        if runs and runs[-1][0] == zone:
-            runs[-1] = (zone, runs[-1][1], index)
-        else:
-            runs.append((zone, index, index))
-    return runs
+__all__ = ["release_zones_html"]
 
 
 def release_zones_html(comparison: ReleaseComparison) -> str:
@@ -35,9 +22,9 @@ def release_zones_html(comparison: ReleaseComparison) -> str:
         parts = tuple(
             Segment(zone, last - first + 1, ZONE_COLORS[zone],
                     detail=f"messages {first}–{last}" if last > first else f"message {first}")
-            for zone, first, last in zone_runs(run.zones)
+            for zone, first, last in runs_of(run.zones)
         )
-        note = " · ".join(f"{zone} {integer(run.count(zone))}" for zone in ZONE_ORDER)
+        note = " · ".join(f"{zone} {integer(run.count(zone))}" for zone in (HEAD, MIDDLE, TAIL))
         bars.append(Bar(run.release, parts, note=note))
     # A release's name is short: its column takes no more, and the bands the rest (at 800 pixels too).
     return bar_rows("release_zones", bars, unit="messages", legend=True, label_width="max-content")

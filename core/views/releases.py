@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
 import pandas as pd
 
@@ -23,9 +23,10 @@ from core.plan import NOTHING_TO_COMPRESS, TOO_SMALL, prepare, prune_plan_key
 from core.profiles import PROFILES
 from core.rules import PrunePlan
 
-__all__ = ["ReleaseComparison", "ReleaseRun", "compare_releases"]
+__all__ = ["ReleaseComparison", "ReleaseRun", "compare_releases", "runs_of"]
 
 HEAD, MIDDLE, TAIL, UNCHANGED = "HEAD", "MIDDLE", "TAIL", "UNCHANGED"
+V = TypeVar("V")
 TABLE_COLUMNS = [
     "release", "threshold_tokens", "triggers", "outcome", "head", "middle", "tail", "compress_start", "compress_end",
     "messages_after", "tokens_before", "tokens_after", "savings_pct", "summary_layout", "repairs", "focus",
@@ -122,19 +123,22 @@ class ReleaseComparison:
     def moves(self, older: str, newer: str) -> pd.DataFrame:
         """The runs of messages whose zone differs between two releases: ``messages`` (a range),
         ``count``, then the zone in each release."""
-        a, b = self.run(older).zones, self.run(newer).zones
-        rows: list[dict[str, Any]] = []
-        i = 0
-        while i < len(a):
-            if a[i] == b[i]:
-                i += 1
-                continue
-            j = i
-            while j + 1 < len(a) and (a[j + 1], b[j + 1]) == (a[i], b[i]):
-                j += 1
-            rows.append({"messages": f"{i}–{j}" if j > i else str(i), "count": j - i + 1, older: a[i], newer: b[i]})
-            i = j + 1
+        pairs = list(zip(self.run(older).zones, self.run(newer).zones, strict=True))
+        rows = [{"messages": f"{i}–{j}" if j > i else str(i), "count": j - i + 1, older: was, newer: now}
+                for (was, now), i, j in runs_of(pairs) if was != now]
         return pd.DataFrame(rows, columns=["messages", "count", older, newer])
+
+
+def runs_of(values: Sequence[V]) -> list[tuple[V, int, int]]:
+    """``(value, first, last)`` of each run of equal consecutive values, in order (a release's zones
+    message by message: its HEAD, MIDDLE and TAIL runs)."""
+    runs: list[tuple[V, int, int]] = []
+    for index, value in enumerate(values):
+        if runs and runs[-1][0] == value:
+            runs[-1] = (value, runs[-1][1], index)
+        else:
+            runs.append((value, index, index))
+    return runs
 
 
 def _zones(result: CompressionResult, n: int) -> list[str]:

@@ -133,15 +133,14 @@ def test_the_releases_that_weigh_messages_alike_share_one_phase1_plan_and_compre
 
 
 def test_the_release_bands_show_runs_that_are_not_contiguous_and_name_the_counts():
-    from core.render.releases import zone_runs
-    from core.views.releases import ReleaseComparison, ReleaseRun
+    from core.views.releases import ReleaseComparison, ReleaseRun, runs_of
 
     zones = ["HEAD", "HEAD", "MIDDLE", "HEAD", "MIDDLE", "MIDDLE", "TAIL"]
-    assert zone_runs(zones) == [("HEAD", 0, 1), ("MIDDLE", 2, 2), ("HEAD", 3, 3), ("MIDDLE", 4, 5), ("TAIL", 6, 6)]
+    assert runs_of(zones) == [("HEAD", 0, 1), ("MIDDLE", 2, 2), ("HEAD", 3, 3), ("MIDDLE", 4, 5), ("TAIL", 6, 6)]
     one = compare_releases(_example(), CompressorConfig(context_length=100_000, protect_first_n=1, protect_last_n=2),
                            None, releases=["v0.19.0"], now=NOW).runs[0]
     drawn = ReleaseComparison([ReleaseRun("v0.19.0", one.result, 1, True, zones)], len(zones))
     markup = release_zones_html(drawn)
-    assert release_bands(markup) == [("v0.19.0", zone_runs(zones))]
+    assert release_bands(markup) == [("v0.19.0", runs_of(zones))]
     assert "HEAD 3 · MIDDLE 3 · TAIL 1" in markup
     assert markup.count('data-chart="release_zones"') == 1 and "<script" not in markup
