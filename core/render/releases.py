@@ -9,7 +9,7 @@ from __future__ import annotations
 from core.render.formatting import integer
 from core.render.html_charts import Bar, Segment, bar_rows
 from core.render.palette import ZONE_COLORS
-from core.views.releases import HEAD, MIDDLE, TAIL, ReleaseComparison, runs_of
+from core.views.releases import HEAD, MIDDLE, TAIL, UNCHANGED, ReleaseComparison, runs_of
 
 __all__ = ["release_zones_html"]
 
@@ -24,7 +24,9 @@ def release_zones_html(comparison: ReleaseComparison) -> str:
                     detail=f"messages {first}–{last}" if last > first else f"message {first}")
             for zone, first, last in runs_of(run.zones)
         )
-        note = " · ".join(f"{zone} {integer(run.count(zone))}" for zone in (HEAD, MIDDLE, TAIL))
+        # A conversation too small to compress is left whole: its band says so, not "HEAD 0 · ...".
+        shown = (UNCHANGED,) if UNCHANGED in run.zones else (HEAD, MIDDLE, TAIL)
+        note = " · ".join(f"{zone} {integer(run.count(zone))}" for zone in shown)
         bars.append(Bar(run.release, parts, note=note))
     # A release's name is short: its column takes no more, and the bands the rest (at 800 pixels too).
     return bar_rows("release_zones", bars, unit="messages", legend=True, label_width="max-content")

@@ -144,3 +144,12 @@ def test_the_release_bands_show_runs_that_are_not_contiguous_and_name_the_counts
     assert release_bands(markup) == [("v0.19.0", runs_of(zones))]
     assert "HEAD 3 · MIDDLE 3 · TAIL 1" in markup
     assert markup.count('data-chart="release_zones"') == 1 and "<script" not in markup
+
+
+def test_a_band_of_a_conversation_too_small_to_compress_says_it_is_left_whole():
+    tiny = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]
+    comparison = compare_releases(tiny, CompressorConfig(), None, now=NOW)
+    assert set(comparison.table["outcome"]) == {"too_small"}
+    markup = release_zones_html(comparison)
+    assert markup.count("UNCHANGED 2</span>") == len(PROFILES)
+    assert "HEAD 0" not in markup
