@@ -236,3 +236,19 @@ def release_bands(markup: str) -> list[tuple[str, list[tuple[str, int, int]]]]:
             r'title="(v[\d.]+) · (HEAD|MIDDLE|TAIL): messages? (\d+)(?:–(\d+))?"', markup):
         bands.setdefault(release, []).append((zone, int(first), int(last or first)))
     return list(bands.items())
+
+
+def count_compressions(patch: Any) -> list[str]:
+    """With ``patch`` (a ``pytest.MonkeyPatch``), every ``ContextCompressor.compress`` call is made
+    as before and its release appended to the list returned, in call order."""
+    from core import ContextCompressor
+
+    made: list[str] = []
+    compress = ContextCompressor.compress
+
+    def counted(self: Any, *args: Any, **kwargs: Any) -> Any:
+        made.append(self.config.profile)
+        return compress(self, *args, **kwargs)
+
+    patch.setattr(ContextCompressor, "compress", counted)
+    return made

@@ -10,7 +10,7 @@ from core.profiles import PROFILES
 from core.summarizers.extractive import ExtractiveSummarizer
 from core.views.releases import compare_releases
 from tests.app.conftest import SAMPLES, choose_sample, go, new_app, plain, run, text_blocks
-from tests.helpers import release_bands
+from tests.helpers import count_compressions, release_bands
 
 LONG = SAMPLES / "long_coding_session.json"
 SIDEBAR = CompressorConfig(model="gpt-4o", max_tokens=16_384)  # the sidebar's defaults
@@ -123,16 +123,7 @@ def test_a_table_of_wrapped_rows_is_tall_enough_for_every_release(monkeypatch):
 def test_the_sidebar_release_s_offline_run_is_the_one_the_other_pages_made(monkeypatch):
     """With the offline summary, the sidebar's release is the Hermes run Zones (and the other pages)
     show: the page makes the five other releases only, and its row is that run's figures."""
-    from core import ContextCompressor
-
-    made: list[str] = []
-    compress = ContextCompressor.compress
-
-    def counted(self, *args, **kwargs):
-        made.append(self.config.profile)
-        return compress(self, *args, **kwargs)
-
-    monkeypatch.setattr(ContextCompressor, "compress", counted)
+    made = count_compressions(monkeypatch)
     at = new_app()
     run(at)
     # Under a name of its own: a transcript no other test's session has analysed yet.

@@ -14,7 +14,6 @@ import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
-from core import ContextCompressor
 from core.budget import Budget, BudgetExceeded
 from core.redaction import RedactionAhead
 from core.strategies import CODEX_USER_TOKENS, DEFAULT_KEEP_LAST
@@ -30,6 +29,7 @@ from dashboard.runs import (
 )
 from dashboard.ui import chart_script_name
 from tests.app.conftest import APP, SAMPLES, TIMEOUT, run
+from tests.helpers import count_compressions
 
 JOIN_S = 30
 
@@ -282,15 +282,8 @@ def test_an_upload_gets_the_shared_analyses_made_ahead_once_its_page_is_drawn(tm
     assert transcript.remembers(("strategies", settings, options))
     # Then Release comparison's, with the page's defaults: the page opened now makes no compression.
     assert transcript.remembers(("release-comparison", settings, DEFAULT_RELEASE_OPTIONS))
-    made_here: list[str] = []
-    compress = ContextCompressor.compress
-
-    def counted(self, *args, **kwargs):
-        made_here.append(self.config.profile)
-        return compress(self, *args, **kwargs)
-
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(ContextCompressor, "compress", counted)
+        made_here = count_compressions(patch)
         at.switch_page("pages/release_comparison.py")
         run(at)
     assert not at.exception and made_here == []
