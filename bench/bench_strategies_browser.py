@@ -30,7 +30,8 @@ from bench.bench_browser import _MARK, TIMEOUT_S, _nav_link, _open, _settle, bro
 from bench.bench_first_visit import PAGES, TARGET_S, log_bytes
 from bench.common import timing_row
 
-_CHART_NAMES = """() => Array.from(document.querySelectorAll('.js-plotly-plot'))
+# The strategies' names as the tokens chart shows them (HTML bars, ``core.render.strategies``).
+_CHART_NAMES = """() => Array.from(document.querySelectorAll('[data-chart="strategy_tokens"]'))
   .map((chart) => chart.textContent).join(' ')"""
 
 

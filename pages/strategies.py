@@ -9,7 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from core.formats import dump
-from core.render.strategies import strategy_figure
+from core.render.strategies import strategy_html
 from core.strategies import CODEX_USER_TOKENS, DEFAULT_KEEP_LAST
 from core.views.strategies import strategy_overview, strategy_tradeoffs, tradeoff_note
 from dashboard.runs import (
@@ -23,7 +23,7 @@ from dashboard.runs import (
     strategy_options,
 )
 from dashboard.sidebar import escape_markdown, keep, page_setup, require_transcript, source_caption
-from dashboard.ui import chart, grid_height, metric_row, plain_text, table
+from dashboard.ui import grid_height, metric_row, plain_text, table
 
 PREVIEW_CHARS = 300
 # What decides between the strategies first (size, facts, a valid request), the counts behind them
@@ -98,7 +98,8 @@ def overview(comparison: Any, key: str) -> None:
          {"help": "What Hermes with the sidebar's profile kept, unless you set your own."}),
         ("Facts in the conversation", f"{comparison.table.attrs.get('facts_total', 0):,}"),
     ])
-    chart(strategy_figure(comparison), key=f"{key}_chart")
+    with st.container(key=f"{key}_chart"):
+        st.html(strategy_html(comparison))
     table(
         comparison.table,
         key=f"{key}_table",

@@ -122,6 +122,12 @@ def stacked_bar(name: str, segments: Sequence[Segment], *, markers: Sequence[Mar
     )
 
 
+# The longest bar takes this share of its column: the rest is room for its note.
+_BAR_SHARE = 0.78
+# How far past a bar's end (percent of the column) a marker would run through the bar's note.
+_NOTE_ROOM = 12.0
+
+
 @dataclass(frozen=True)
 class Bar:
     label: str
@@ -130,14 +136,30 @@ class Bar:
 
 
 def bar_rows(name: str, bars: Sequence[Bar], *, unit: str = "tokens", legend: bool = False,
-             label_width: str = "minmax(5rem, 11rem)") -> str:
-    """Horizontal bars, one row each (label, bar, note), scaled to the largest; ``legend`` names
-    the segment colours (for stacked bars); ``label_width`` is the labels' column (a CSS grid track:
-    short labels can give the bars the room)."""
-    top = max((sum(p.value for p in bar.parts) for bar in bars), default=0) or 1
+             label_width: str = "minmax(5rem, 11rem)", markers: Sequence[Marker] = (),
+             span: int | None = None) -> str:
+    """Horizontal bars, one row each (label, bar, note), scaled to the largest.
+
+    ``legend`` names the segment colours (for stacked bars) and the markers; ``label_width`` is the
+    labels' column (a CSS grid track: short labels can give the bars the room); ``markers`` are
+    vertical lines through every row at their value (a budget, an original size), drawn under the
+    bars and the notes; ``span`` is the value of the longest bar's length at least (100 % for shares).
+    """
+    top = max([span or 0, *(sum(p.value for p in bar.parts) for bar in bars), *(m.value for m in markers)]) or 1
+    # The gap between rows is bridged (top/bottom beyond the row), so a marker reads as one line.
+    lines = "".join(
+        f'<div style="position:absolute; z-index:0; left:{_pct(m.value, top) * _BAR_SHARE:.3f}%; top:-0.3rem; '
+        f'bottom:-0.3rem; border-left:2px {"dashed" if m.dashed else "solid"} {m.color}; pointer-events:none;">'
+        f"</div>"
+        for m in markers
+    )
     rows = []
     for bar in bars:
         total = sum(p.value for p in bar.parts)
+        end = _pct(total, top) * _BAR_SHARE
+        # A marker just past the bar would run through its note: the note starts after that marker.
+        crossed = [at for at in (_pct(m.value, top) * _BAR_SHARE for m in markers) if end <= at <= end + _NOTE_ROOM]
+        shift = f" margin-left:{max(crossed) - end:.3f}%;" if crossed else ""
         segments = "".join(
             f'<div title="{_e(bar.label)} · {_e(p.label)}: {_e(p.detail) if p.detail else integer(p.value)}'
             f'{"" if p.detail else " " + _e(unit)}" '
@@ -148,20 +170,22 @@ def bar_rows(name: str, bars: Sequence[Bar], *, unit: str = "tokens", legend: bo
             f'<div style="display:grid; grid-template-columns: {label_width} 1fr; gap:0.6rem; '
             f'align-items:center; margin:0.3rem 0;">'
             f'<div style="text-align:right; overflow-wrap:anywhere;">{_e(bar.label)}</div>'
-            f'<div style="display:flex; align-items:center; gap:0.4rem; min-width:0;">'
+            f'<div style="position:relative; display:flex; align-items:center; gap:0.4rem; min-width:0;">'
             # The bar never shrinks for its note (a long note on a narrow page would shorten that bar
             # alone, and the bars would no longer be to scale): the note wraps instead.
-            f'<div style="display:flex; flex-shrink:0; height:1.25rem; width:{_pct(total, top) * 0.78:.3f}%; '
-            f'min-width:2px; border-radius:3px; overflow:hidden;">{segments}</div>'
-            f'<span style="min-width:0; opacity:0.85;">{_e(bar.note)}</span></div></div>'
+            f'<div style="position:relative; z-index:1; display:flex; flex-shrink:0; height:1.25rem; '
+            f'width:{end:.3f}%; min-width:2px; border-radius:3px; overflow:hidden;">{segments}</div>'
+            f'<span style="position:relative; z-index:1; min-width:0; opacity:0.85;{shift}">{_e(bar.note)}</span>'
+            f"{lines}</div></div>"
         )
     legend_html = ""
-    if legend and bars:
+    if (legend or markers) and bars:
         seen: dict[str, Segment] = {}
-        for bar in bars:
-            for part in bar.parts:
-                seen.setdefault(part.label, part)
-        legend_html = _legend(list(seen.values()), ())
+        if legend:
+            for bar in bars:
+                for part in bar.parts:
+                    seen.setdefault(part.label, part)
+        legend_html = _legend(list(seen.values()), markers)
     return f'<div data-chart="{_e(name)}" style="{_FONT} margin:0.4rem 0;">{"".join(rows)}{legend_html}</div>'
 
 

@@ -10,6 +10,7 @@ exactly as the upload page stores it.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -153,8 +154,10 @@ def test_strategies_page() -> None:
     assert first["strategy"].tolist() == [f"Hermes {DEFAULT.profile}", "Truncation", "Observation masking (last 10)",
                                           "Codex-style"]
     # The first view (the other rows, shown while the Codex-style reset summarises the whole log) gave
-    # way to the whole comparison: one chart, one table.
-    assert [chart.key for chart in at.get("plotly_chart")] == ["strategies_chart"]
+    # way to the whole comparison: one chart (HTML bars, no Plotly figure), one table.
+    charts = [e.proto.body for e in at.get("html") if 'data-chart="strategy_tokens"' in e.proto.body]
+    assert len(charts) == 1 and not at.get("plotly_chart")
+    assert re.findall(r'title="([^"]+) · tokens after', charts[0]) == first["strategy"].tolist()
     assert sum({"strategy", "retention_all"} <= set(element.value.columns) for element in at.dataframe) == 1
     at.checkbox(key="strategies_every_release").check()
     run(at)

@@ -205,7 +205,8 @@ def long_log(path: Path) -> Path:
 
 
 RESET_SPINNER = "Codex-style: summarising the whole log"
-CHART_TEXT = "() => Array.from(document.querySelectorAll('.js-plotly-plot')).map((c) => c.textContent).join(' ')"
+STRATEGY_CHART = "[data-chart='strategy_tokens']"
+CHART_TEXT = f"() => Array.from(document.querySelectorAll({STRATEGY_CHART!r})).map((c) => c.textContent).join(' ')"
 RECORD_CHART_STATES = f"""() => {{
   window.chartStates = [];
   window.spinnerSeen = false;
@@ -241,7 +242,7 @@ def test_strategies_shows_the_other_rows_while_the_codex_style_reset_summarises(
     # ...then the whole comparison in their place: one chart, the reset's row in it, no spinner.
     tab.wait_for_function(f"() => ({CHART_TEXT})().includes('Codex-style')", timeout=UI_TIMEOUT_MS)
     wait_until_idle(tab)
-    assert tab.locator(".js-plotly-plot").count() == 1
+    assert tab.locator(STRATEGY_CHART).count() == 1 and tab.locator(".js-plotly-plot").count() == 0
     assert tab.locator(".st-key-strategies_chart").count() == 1 and tab.locator(".st-key-strategies_first_chart").count() == 0
     assert tab.get_by_text(RESET_SPINNER).count() == 0
     # Streamlit shows a spinner after half a second of waiting: the rows were up longer, so it showed.

@@ -1,10 +1,10 @@
-"""The HTML bars of the first page: marker labels kept apart, every label escaped."""
+"""The HTML bars: marker labels kept apart, every label escaped, bars and markers to one scale."""
 
 from __future__ import annotations
 
 import re
 
-from core.render.html_charts import Marker, Segment, stacked_bar
+from core.render.html_charts import Bar, Marker, Segment, bar_rows, stacked_bar
 
 
 def _label_rows(html: str) -> dict[str, float]:
@@ -36,3 +36,33 @@ def test_the_scale_ends_at_a_figure_the_bar_shows() -> None:
     assert re.search(r"<span>160,457 tokens</span>", html)
     html = stacked_bar("request", [Segment("messages", 40_000, "#3b6fb6")], span=128_000)
     assert re.search(r"<span>128,000 tokens</span>", html)
+
+
+def _bar_widths(html: str) -> list[float]:
+    return [float(width) for width in re.findall(r"flex-shrink:0; height:1.25rem; width:([\d.]+)%", html)]
+
+
+def _marker_lefts(html: str) -> list[float]:
+    return [float(left) for left in re.findall(r"z-index:0; left:([\d.]+)%", html)]
+
+
+def test_bar_rows_draw_markers_on_the_bars_scale() -> None:
+    bars = [Bar("small", (Segment("tokens", 2_000, "#111111"),)), Bar("large", (Segment("tokens", 6_000, "#222222"),))]
+    # The original size (8,000) is larger than any bar: it sets the scale, and it crosses every row.
+    html = bar_rows("sizes", bars, markers=[Marker("budget 3,000", 3_000, dashed=True), Marker("original 8,000", 8_000)])
+    assert _bar_widths(html) == [19.5, 58.5]  # 2,000 and 6,000 of 8,000, on 78 % of the column
+    assert _marker_lefts(html) == [29.25, 78.0] * 2  # one line per row, at the same place in each
+    assert html.count("dashed") == 2 + 1  # the budget's line in both rows and in the legend
+    assert "budget 3,000" in html and "original 8,000" in html  # the legend names them
+    # The budget's line runs just past the small bar: its note starts after the line, not through it.
+    assert re.findall(r"opacity:0.85;( margin-left:[\d.]+%;)?\"", html) == [" margin-left:9.750%;", ""]
+    # Without markers, the largest bar sets the scale, and no legend is written.
+    plain = bar_rows("sizes", bars)
+    assert _bar_widths(plain) == [26.0, 78.0] and not _marker_lefts(plain) and "budget" not in plain
+
+
+def test_bar_rows_span_sets_the_scale_for_shares() -> None:
+    bars = [Bar("half", (Segment("kept", 500, "#111111", detail="50.0 % kept"),), note="50%")]
+    assert _bar_widths(bar_rows("shares", bars, span=1_000, unit="")) == [39.0]
+    assert _bar_widths(bar_rows("shares", bars, unit="")) == [78.0]
+    assert 'title="half · kept: 50.0 % kept"' in bar_rows("shares", bars, unit="")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pandas as pd
 import pytest
 
@@ -10,7 +12,7 @@ from core import CompressorConfig
 from core import profiles as P
 from core.inspections.lint import lint
 from core.render.retention import retention_figure
-from core.render.strategies import strategy_figure
+from core.render.strategies import strategy_html
 from core.strategies import CODEX_SUMMARY_PREFIX, MASK_PLACEHOLDER, StrategyRun
 from core.strategies.codex import codex_style
 from core.strategies.hermes import hermes
@@ -151,10 +153,14 @@ def test_the_comparison_table() -> None:
     assert (row["compacted_facts"], row["compacted_kept"]) == (9, 1)
     assert row["retention_compacted"] == pytest.approx(1 / 9)
 
-    fig = strategy_figure(comparison)
-    assert list(fig.data[0].x) == table["tokens_after"].tolist()
-    assert list(fig.data[0].y) == table["strategy"].tolist()
-    assert [s.x0 for s in fig.layout.shapes][:2] == [budget, comparison.tokens_before]
+    # The chart: one bar per row of the table, in its order, each titled with its exact figure.
+    markup = strategy_html(comparison)
+    drawn = re.findall(r'title="([^"]+) · tokens after: ([\d,]+) tokens"', markup)
+    assert [name for name, _ in drawn] == table["strategy"].tolist()
+    assert [int(tokens.replace(",", "")) for _, tokens in drawn] == table["tokens_after"].tolist()
+    shares = re.findall(r'title="([^"]+) · facts kept: ([\d.]+)% of all facts kept verbatim"', markup)
+    assert [float(share) for _, share in shares] == pytest.approx((table["retention_all"] * 100).round(1).tolist())
+    assert f"budget {budget:,}" in markup and f"original {comparison.tokens_before:,}" in markup
 
 
 def test_a_broken_promise_is_reported(monkeypatch: pytest.MonkeyPatch) -> None:
