@@ -243,11 +243,13 @@ def plain_text(text: str, name: str, *, height: int | None = None) -> None:
     st.html(text_block_html(text, name=name, max_height=height))
 
 
-def small_table(rows: Any, name: str, *, headers: Mapping[str, str] | None = None) -> None:
+def small_table(rows: Any, name: str, *, headers: Mapping[str, str] | None = None,
+                cell_styles: Mapping[tuple[int, str], str] | None = None) -> None:
     """A table of a few rows as plain HTML (``core.render.html_tables``): human headers, thousands
     separators, a share as a percentage with a bar, long text wrapped; no data grid to load.
 
-    ``rows`` is a frame, or a list of mappings (its columns those of the first row, in order)."""
+    ``rows`` is a frame, or a list of mappings (its columns those of the first row, in order);
+    ``cell_styles``: CSS added to a cell, by its row's position and its column."""
     from core.render.html_tables import table_html
 
     if hasattr(rows, "to_dict"):
@@ -256,4 +258,4 @@ def small_table(rows: Any, name: str, *, headers: Mapping[str, str] | None = Non
     else:
         columns = [str(column) for column in rows[0]] if rows else []
     labels = {column: human_column(column) for column in columns} | dict(headers or {})
-    st.html(table_html(rows, columns, name=name, headers=labels))
+    st.html(table_html(rows, columns, name=name, headers=labels, cell_styles=cell_styles))

@@ -27,7 +27,7 @@ from dashboard.sidebar import (
     require_transcript,
     source_caption,
 )
-from dashboard.ui import plain_text, table
+from dashboard.ui import plain_text, small_table, table
 
 COMPARED = ["threshold_tokens", "triggers", "outcome", "head", "middle", "tail", "messages_after", "tokens_after",
             "summary_layout", "repairs", "focus", "cooldown_s"]
@@ -65,18 +65,24 @@ differs = [column for column in COMPARED if is_release_difference(releases_table
 sidebar_release = kept("profile")
 
 
+def _marks() -> dict[tuple[int, str], str]:
+    """The cells to point out, by row and column: a value that differs from the release before it,
+    and the sidebar's release (in bold)."""
+    marks = {}
+    for index, row in releases_table.iterrows():
+        for column in releases_table.columns:
+            if index > 0 and column in differs and str(releases_table.at[index - 1, column]) != str(row[column]):
+                marks[(index, column)] = "background-color: rgba(232, 131, 58, 0.22)"
+            if column == "release" and row[column] == sidebar_release:
+                marks[(index, column)] = "font-weight: bold"
+    return marks
+
+
+marks = _marks()
+
+
 def _mark(row: Any) -> list[str]:
-    """Highlight a cell that differs from the release before it, and the sidebar's release."""
-    styles = []
-    index = row.name
-    for column in row.index:
-        style = ""
-        if index > 0 and column in differs and str(releases_table.at[index - 1, column]) != str(row[column]):
-            style = "background-color: rgba(232, 131, 58, 0.22)"
-        if column == "release" and row[column] == sidebar_release:
-            style = "font-weight: bold"
-        styles.append(style)
-    return styles
+    return [marks.get((row.name, column), "") for column in row.index]
 
 
 if differs:
@@ -100,18 +106,15 @@ table(
     },
 )
 st.markdown("**How each release writes the summary message**")
-table(
-    releases_table[["release", *WRITING]].style.apply(_mark, axis=1),
-    key="releases_writing",
-    column_config={
-        "release": release_column,
-        "summary_layout": st.column_config.TextColumn("summary message", width="large"),
-        "repairs": st.column_config.TextColumn("tool-pair repair"),
-        "focus": st.column_config.TextColumn("focus of the summary"),
-        "cooldown_s": st.column_config.NumberColumn("cooldown (s)", help="How long the release waits before it "
-                                                    "calls the summarizer again after this failure."),
-    },
-)
+# Plain HTML: its text wraps at any width (in a data grid, an 800-pixel page showed two of its five
+# columns, the others only by scrolling sideways).
+writing = releases_table[["release", *WRITING]].copy()
+writing["cooldown_s"] = [int(s) if float(s).is_integer() else s for s in writing["cooldown_s"]]
+small_table(writing, "releases_writing", cell_styles=marks,
+            headers={"summary_layout": "summary message", "repairs": "tool-pair repair",
+                     "focus": "focus of the summary", "cooldown_s": "cooldown (s)"})
+st.caption("Cooldown: how long the release waits before it calls the summarizer again after a failed summary "
+           "(0: none). Bold: the sidebar's release; shaded: what differs from the release above.")
 
 st.subheader("What changes from one release to the next")
 if comparison.explanations:

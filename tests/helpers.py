@@ -149,7 +149,7 @@ CODING_SESSION = [
 
 class HtmlTable:
     """An HTML table (``core.render.html_tables``) read back: its tags, its headings as
-    ``(data-column, text)``, and its rows of cell texts."""
+    ``(data-column, text)``, its rows of cell texts, and each cell's ``style`` (``styles``, row by row)."""
 
     def __init__(self, markup: str) -> None:
         import html.parser
@@ -158,6 +158,7 @@ class HtmlTable:
         self.tags: list[str] = []
         self.headings: list[tuple[str | None, str]] = []
         self.rows: list[list[str]] = []
+        self.styles: list[list[str]] = []
 
         class Reader(html.parser.HTMLParser):
             text: list[str] | None = None
@@ -167,8 +168,11 @@ class HtmlTable:
                 table.tags.append(tag)
                 if tag == "tr":
                     table.rows.append([])
+                    table.styles.append([])
                 elif tag in ("th", "td"):
                     self.text, self.column = [], dict(attrs).get("data-column")
+                    if tag == "td":
+                        table.styles[-1].append(dict(attrs).get("style") or "")
 
             def handle_endtag(self, tag: str) -> None:
                 if tag in ("th", "td") and self.text is not None:
@@ -185,6 +189,7 @@ class HtmlTable:
 
         Reader().feed(markup)
         self.rows = [row for row in self.rows if row]  # the heading's row holds no cell
+        self.styles = [row for row in self.styles if row]
 
     @property
     def cells(self) -> list[str]:

@@ -72,19 +72,22 @@ def _cell(value: Any, *, share: bool, figure_width: int = 0) -> tuple[str, bool]
 
 
 def table_html(rows: Iterable[Mapping[str, Any]], columns: Sequence[str], *, name: str,
-               headers: Mapping[str, str] | None = None, share_columns: Sequence[str] = ("share",)) -> str:
+               headers: Mapping[str, str] | None = None, share_columns: Sequence[str] = ("share",),
+               cell_styles: Mapping[tuple[int, str], str] | None = None) -> str:
     """``rows`` (mappings of column to value) as an HTML table of ``columns``, in that order.
 
     ``headers`` gives a column's heading (the column's name otherwise); a column in
-    ``share_columns`` holds a fraction of 1, shown as a percentage with a bar.
+    ``share_columns`` holds a fraction of 1, shown as a percentage with a bar; ``cell_styles`` adds
+    CSS declarations to a cell, by its row's position and its column (a cell to point out).
     """
     headers = headers or {}
+    cell_styles = cell_styles or {}
     rows = list(rows)
     figure_widths = {column: max((len(f) for row in rows if (f := _percent(row.get(column)))), default=0)
                      for column in columns if column in share_columns}
     body = []
     numeric_columns: set[str] = set()
-    for row in rows:
+    for position, row in enumerate(rows):
         cells = []
         for column in columns:
             share = column in share_columns
@@ -96,8 +99,10 @@ def table_html(rows: Iterable[Mapping[str, Any]], columns: Sequence[str], *, nam
             # than the column is wide (a path, a hash).
             nowrap = " white-space:nowrap;" if numeric and not share else " overflow-wrap:break-word;"
             marker = " data-share" if share and numeric else ""
+            extra = cell_styles.get((position, column))
+            extra = f" {_e(extra.rstrip(';'))};" if extra else ""
             cells.append(f'<td{marker} style="text-align:{align}; padding:0.35rem 0.6rem; border-bottom:{_BORDER};'
-                         f'{nowrap}">{text}</td>')
+                         f'{nowrap}{extra}">{text}</td>')
         body.append(f"<tr>{''.join(cells)}</tr>")
     # A heading sits over its figures: right-aligned over a column of numbers.
     head = "".join(

@@ -9,8 +9,8 @@ from core.formats import load
 from core.profiles import PROFILES
 from core.summarizers.extractive import ExtractiveSummarizer
 from core.views.releases import compare_releases
-from tests.app.conftest import SAMPLES, choose_sample, go, new_app, plain, run, text_blocks
-from tests.helpers import count_compressions, release_bands
+from tests.app.conftest import SAMPLES, choose_sample, go, html_table, new_app, plain, run, text_blocks
+from tests.helpers import HtmlTable, count_compressions, release_bands
 
 LONG = SAMPLES / "long_coding_session.json"
 SIDEBAR = CompressorConfig(model="gpt-4o", max_tokens=16_384)  # the sidebar's defaults
@@ -21,8 +21,6 @@ def _frame(at, key):
     for element in at.dataframe:
         columns = list(element.value.columns)
         if key == "releases_table" and "threshold_tokens" in columns:
-            return element.value
-        if key == "releases_writing" and "summary_layout" in columns:
             return element.value
         if key == "releases_moves" and columns[:2] == ["messages", "count"]:
             return element.value
@@ -40,11 +38,22 @@ def test_every_release_is_a_row_with_the_library_figures():
     expected = library.table
     for column in ("threshold_tokens", "head", "middle", "tail", "messages_after", "tokens_after"):
         assert table[column].tolist() == expected[column].tolist(), column
-    # How each release writes its summary, in a table of its own, row for row.
-    writing = _frame(at, "releases_writing")
+    # How each release writes its summary, in a table of its own, row for row: plain HTML, whose text
+    # wraps at any width (no data grid).
+    writing = html_table(at, "releases_writing")
     assert writing["release"].tolist() == list(PROFILES)
-    for column in ("summary_layout", "repairs", "focus", "cooldown_s"):
-        assert writing[column].astype(str).tolist() == expected[column].astype(str).tolist(), column
+    for column in ("summary_layout", "repairs", "focus"):
+        assert writing[column].tolist() == expected[column].tolist(), column
+    assert writing["cooldown_s"].tolist() == [int(s) for s in expected["cooldown_s"]]
+    assert not any("summary_layout" in element.value.columns for element in at.dataframe)
+    cells = HtmlTable(next(e.proto.body for e in at.get("html") if 'data-table="releases_writing"' in e.proto.body))
+    assert [text for _, text in cells.headings] == ["release", "summary message", "tool-pair repair",
+                                                     "focus of the summary", "cooldown (s)"]
+    # The sidebar's release in bold; a summary message unlike the release above it, shaded.
+    layouts = expected["summary_layout"].tolist()
+    shaded = [index for index, row in enumerate(cells.styles) if "background-color" in row[1]]
+    assert shaded == [i for i in range(1, len(layouts)) if layouts[i] != layouts[i - 1]] and shaded
+    assert [i for i, row in enumerate(cells.styles) if "font-weight: bold" in row[0]] == [len(PROFILES) - 1]
     assert "summary_layout" not in table.columns
     # On the long session v0.18.0 summarises more: its tail budget counts whole tool-call envelopes.
     assert table["tail"].tolist()[3] < table["tail"].tolist()[2]
@@ -77,7 +86,7 @@ def test_without_a_summarizer_each_release_writes_its_fallback():
     run(at)
     table = _frame(at, "releases_table")
     assert set(table["outcome"]) == {"fallback"}
-    assert all("fallback text" in layout for layout in _frame(at, "releases_writing")["summary_layout"])
+    assert all("fallback text" in layout for layout in html_table(at, "releases_writing")["summary_layout"])
     codes = text_blocks(at)
     assert "Summary generation was unavailable" in codes["releases_summary_v0.15.1"]  # its static note
     assert "## Historical Task Snapshot" in codes["releases_summary_v0.17.0"]

@@ -108,6 +108,16 @@ GRID_WIDTHS = """() => [...document.querySelectorAll('[data-testid="stDataFrame"
   .map(scroller => [scroller.scrollWidth, scroller.clientWidth])"""
 
 
+# The writing table's own width and the width it is shown at (it scrolls sideways past it).
+WRITING_WIDTH = """() => { const box = document.querySelector('[data-table="releases_writing"]');
+  return [box.scrollWidth, box.clientWidth]; }"""
+# How many of its headings end inside the main column.
+WRITING_CELLS_SHOWN = """() => { const right = document.querySelector('[data-testid="stMainBlockContainer"]')
+  .getBoundingClientRect().right;
+  return [...document.querySelectorAll('[data-table="releases_writing"] th')]
+    .filter(th => th.getBoundingClientRect().right <= right + 1).length; }"""
+
+
 def test_the_release_comparison_view(page):
     page.get_by_text("Headline figures").wait_for()
     open_page(page, "Release comparison")
@@ -126,7 +136,8 @@ def test_the_release_comparison_view(page):
     # At 1440 px every table of the page (the releases' two, the moves) holds all its columns: nothing to
     # scroll to on the right.
     widths = page.evaluate(GRID_WIDTHS)
-    assert len(widths) == 3 and all(inner <= outer + 1 for inner, outer in widths), widths
+    assert len(widths) == 2 and all(inner <= outer + 1 for inner, outer in widths), widths
+    assert page.evaluate(WRITING_WIDTH)[0] <= page.evaluate(WRITING_WIDTH)[1] + 1
     screenshot(page, "19_release_comparison")
     page.set_viewport_size({"width": 800, "height": 900})
     page.wait_for_timeout(500)
@@ -135,6 +146,13 @@ def test_the_release_comparison_view(page):
       .getBoundingClientRect().right""")
     assert all(edge <= right_edge + 1 for edge in page.evaluate(BAND_EDGES)), (page.evaluate(BAND_EDGES), right_edge)
     _assert_bands_to_scale(page)
+    # How each release writes its summary: an HTML table whose text wraps, so all five of its columns
+    # are on the page at 800 px (a data grid showed two, the rest by scrolling sideways).
+    inner, outer = page.evaluate(WRITING_WIDTH)
+    assert inner <= outer + 1 and outer <= right_edge, (inner, outer, right_edge)
+    assert page.evaluate(WRITING_CELLS_SHOWN) == 5
+    page.locator('[data-table="releases_writing"]').scroll_into_view_if_needed()
+    screenshot(page, "19_release_comparison_writing_800")
     bands.scroll_into_view_if_needed()
     screenshot(page, "19_release_comparison_800")
     assert not page.page_errors
