@@ -58,3 +58,13 @@ def test_the_figures_of_a_share_column_are_as_wide_as_its_widest():
     widths = re.findall(r"min-width:(\d+)ch", html)
     assert widths == ["7", "7"], "each figure as wide as '99.78 %', the missing one drawn as a dash"
     assert table_html([{"share": 1.0}], ["share"], name="t").count("min-width:8ch") == 1
+
+
+def test_a_cell_can_be_pointed_out_and_its_style_stays_an_attribute():
+    rows = [{"release": "v1", "layout": "a"}, {"release": "v2", "layout": "b"}]
+    markup = table_html(rows, ["release", "layout"], name="t",
+                        cell_styles={(1, "layout"): "background-color: #fde", (0, "release"): 'x" onclick="y'})
+    styles = HtmlTable(markup).styles
+    assert "background-color: #fde" in styles[1][1] and "background-color" not in styles[0][1] + styles[1][0]
+    assert 'x" onclick="y' in styles[0][0]  # escaped: still the style attribute's text, no attribute of its own
+    assert "onclick=" not in markup.replace('x&quot; onclick=&quot;y', "")
