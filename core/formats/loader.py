@@ -17,7 +17,13 @@ from core.formats.detection import (
     detect_sqlite,
     detect_text,
 )
-from core.formats.messages import FieldProblem, is_hermes_summary, text_of, tool_pair_problems
+from core.formats.messages import (
+    FieldProblem,
+    is_hermes_summary,
+    reused_tool_call_ids,
+    text_of,
+    tool_pair_problems,
+)
 from core.formats.model import CompactionEvent, Conversation, FormatError
 from core.formats.registry import FORMAT_NAMES
 from core.formats.source import (
@@ -348,6 +354,16 @@ def _complete(
         listed = "; ".join(problems[:_MAX_LISTED_PAIR_PROBLEMS])
         more = len(problems) - _MAX_LISTED_PAIR_PROBLEMS
         conv.warnings.append(f"unpaired tool messages: {listed}" + (f" (and {more} more)" if more > 0 else ""))
+    reused = reused_tool_call_ids(conv.messages)
+    if reused:
+        # Not a loading fault (every row is placed), but what a tool-pair repair reads: said once here.
+        listed = "; ".join(f"{quoted(call_id, 64)} by messages {', '.join(map(str, indices))}"
+                           for call_id, indices in list(reused.items())[:_MAX_LISTED_PAIR_PROBLEMS])
+        more = len(reused) - _MAX_LISTED_PAIR_PROBLEMS
+        conv.warnings.append(
+            f"{len(reused)} tool-call id(s) used by more than one call: {listed}"
+            + (f" (and {more} more)" if more > 0 else "")
+            + "; a result names its call only by id, so which of those calls it answers is ambiguous")
     conv.filename = _name_for(path_or_bytes, filename)
     return conv
 

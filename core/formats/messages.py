@@ -315,6 +315,16 @@ class Builder:
         )
 
 
+def reused_tool_call_ids(messages: Iterable[dict[str, Any]]) -> dict[str, list[int]]:
+    """Tool-call ids that more than one call carries, each with the messages of its calls (in order)."""
+    where: dict[str, list[int]] = {}
+    for index, message in enumerate(messages):
+        for call in message.get("tool_calls") or []:
+            if isinstance(call, dict) and isinstance(call.get("id"), str) and call["id"]:
+                where.setdefault(call["id"], []).append(index)
+    return {call_id: indices for call_id, indices in where.items() if len(indices) > 1}
+
+
 def tool_pair_problems(messages: Iterable[dict[str, Any]]) -> list[str]:
     """Tool calls without a result and results without a call, as readable notes."""
     calls: dict[str, int] = {}

@@ -94,6 +94,25 @@ def test_openai_orphans_are_reported_not_repaired():
     assert any("tool call 'lost' has no result" in w for w in conv.warnings)
 
 
+def test_tool_call_ids_used_by_more_than_one_call_are_reported():
+    # As in a real SWE-agent trajectory: a replayed action keeps the id of the first call.
+    def call(call_id: str) -> dict:
+        return {"role": "assistant", "content": None,
+                "tool_calls": [{"id": call_id, "type": "function", "function": {"name": "bash", "arguments": "{}"}}]}
+
+    def result(call_id: str) -> dict:
+        return {"role": "tool", "tool_call_id": call_id, "content": "ok"}
+
+    conv = load_json([{"role": "user", "content": "go"}, call("a"), result("a"), call("b"), result("b"),
+                      call("a"), result("a")])
+    reused = [w for w in conv.warnings if "used by more than one call" in w]
+    assert reused == ["1 tool-call id(s) used by more than one call: 'a' by messages 1, 5; a result names its call "
+                      "only by id, so which of those calls it answers is ambiguous"]
+    assert len(conv.messages) == 7  # nothing dropped or renamed: the log as written
+    clean = load_json([{"role": "user", "content": "go"}, call("a"), result("a"), call("b"), result("b")])
+    assert not any("used by more than one call" in w for w in clean.warnings)
+
+
 def test_openai_jsonl_of_conversations_gives_sessions():
     conv = load_lines({"id": "a", "messages": [{"role": "user", "content": "first"}]},
                       {"id": "b", "messages": [{"role": "user", "content": "second"}, {"role": "assistant", "content": "ok"}]})
