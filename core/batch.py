@@ -148,8 +148,13 @@ def analyze_messages(
     *,
     summarizer: Callable[[str, int], Any] | None = None,
     use_summarizer: bool = True,
+    log_model: str | None = None,
 ) -> dict[str, Any]:
     """Everything ``analyze`` and ``batch`` report about one conversation, as plain values.
+
+    Exact tokens are counted with the encoding of ``settings.model``, or of ``log_model`` (the model
+    the log names) when no model is set: the unit the whole request is counted in
+    (``core.inspections.request.request_report``), so the two figures of a report agree.
 
     The compression is always run (whatever the trigger says), so the savings describe what
     compressing this conversation now would do; ``would_compress`` says whether Hermes would, on
@@ -165,7 +170,7 @@ def analyze_messages(
 
     messages = list(messages)
     config = settings.config()
-    encoding = encoding_name_for_model(settings.model)
+    encoding = encoding_name_for_model(settings.model or log_model)
     counter = get_counter(encoding)
     # The input's checks come first: their passes over every message then run before the
     # compression's results are held, so the peak of memory is the larger of the two, not their sum.
@@ -370,7 +375,7 @@ def _file_rows(path: str, options: AnalysisSettings, data: bytes | None) -> list
         began = time.perf_counter()
         if not options.full_history:  # the context the model last saw, as analyze reads it
             conv = conv.live_context()
-        analysis = analyze_messages(conv.messages, options)
+        analysis = analyze_messages(conv.messages, options, log_model=conv.model)
         request = request_report(conv, options.config())
         # Hermes' host decides on the whole request, not on the messages alone.
         analysis.update(request_tokens=request["total"], unrecorded_overhead=request["unrecorded_overhead"],

@@ -131,7 +131,7 @@ def cmd_analyze(args: argparse.Namespace) -> int:
             conversation = _load(args)
             if not args.full_history:  # the context the model last saw: savings and costs start there
                 conversation = conversation.live_context()
-            analysis = analyze_messages(conversation.messages, settings)
+            analysis = analyze_messages(conversation.messages, settings, log_model=conversation.model)
     finally:
         local.close()
     report = analysis_report(conversation, analysis, args.file, settings.config())

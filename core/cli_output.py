@@ -131,8 +131,16 @@ def _validity_text(report: dict[str, Any]) -> str:
 
 
 def _request_text(request: dict[str, Any]) -> str:
-    parts = " + ".join(f"{fmt(request[name])} {name.replace('_', ' ')}"
-                       for name in ("system", "tools", "injected", "messages", "unrecorded_overhead") if request[name])
+    def part(name: str) -> str:
+        text = f"{fmt(request[name])} {name.replace('_', ' ')}"
+        # The reasoning a Responses model is sent back is part of the messages it reads, not of the
+        # messages the "tokens" line counts: said, so the two figures are not read as one.
+        if name == "messages" and request.get("messages_reasoning"):
+            text += f" (of which {fmt(request['messages_reasoning'])} reasoning sent back)"
+        return text
+
+    parts = " + ".join(part(name) for name in ("system", "tools", "injected", "messages", "unrecorded_overhead")
+                       if request[name])
     text = f"{fmt(request['total'])} whole request ({request['unit']}" + (f": {parts})" if parts else ")")
     recorded = request["recorded_last_prompt"]
     return text + (f" · last recorded prompt {fmt(recorded)}" if recorded is not None else " · no recorded prompt sizes")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+from pathlib import Path
 
 import pytest
 
@@ -14,6 +15,8 @@ from core.phases import prune
 from core.summarizers.extractive import ExtractiveSummarizer
 from core.tokens import estimate_messages_tokens_rough, get_counter
 from tests.cli.conftest import assert_one_line_error
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _library(path, config: CompressorConfig, summarizer=None):
@@ -121,6 +124,25 @@ def test_model_sets_window_and_encoding(cli, corpus):
         ]
         == 200_000
     )
+
+
+def test_without_a_model_both_token_lines_count_with_the_logs_model(cli):
+    # A Codex rollout names gpt-5-codex: its messages and its whole request are counted in that
+    # model's encoding (o200k_base), not one in cl100k_base and the other in o200k_base.
+    rollout = ROOT / "sample_conversations" / "codex_rollout.jsonl"
+    report = cli("analyze", rollout, "--json").json()
+    assert report["model"] == "gpt-5-codex"
+    assert report["encoding"] == report["request"]["unit"] == "o200k_base"
+    conversation = load(rollout).live_context()
+    assert report["exact_tokens"] == get_counter("o200k_base").count_messages(conversation.messages)
+    # A model asked for wins, for both.
+    asked = cli("analyze", rollout, "--json", "--model", "gpt-4").json()
+    assert asked["encoding"] == asked["request"]["unit"] == "cl100k_base"
+    # The readable form says how much of the request's messages is reasoning sent back.
+    text = cli("analyze", rollout).out
+    assert report["request"]["messages_reasoning"] > 0
+    assert f"(of which {report['request']['messages_reasoning']:,} reasoning sent back)" in text
+    assert f"{report['exact_tokens']:,} exact (o200k_base)" in text
 
 
 def test_unknown_model_warns_and_uses_default_window(cli, corpus):
