@@ -163,6 +163,27 @@ def test_the_comparison_table() -> None:
     assert f"budget {budget:,}" in markup and f"original {comparison.tokens_before:,}" in markup
 
 
+def test_the_original_size_is_a_line_only_while_the_bars_keep_their_room() -> None:
+    from dataclasses import replace
+
+    comparison = compare_strategies(SESSION, CompressorConfig(profile=V16), Recorder(SUMMARY))
+    largest = max([comparison.budget_tokens, *comparison.table["tokens_after"].tolist()])
+
+    def widths(markup: str) -> list[float]:
+        return [float(w) for w in re.findall(r"height:1.25rem; width:([\d.]+)%", markup)]
+
+    tokens_bars = len(comparison.table)
+    near = strategy_html(replace(comparison, tokens_before=2 * largest))
+    assert f"original {2 * largest:,}" in near and "off this scale" not in near
+    assert max(widths(near)[:tokens_bars]) == pytest.approx(39.0, abs=0.01)  # half the scale: the original's
+    # A log cut to a tenth: drawn to the original, every bar would be a sliver. The bars take the scale,
+    # and the original is named above them.
+    far = strategy_html(replace(comparison, tokens_before=10 * largest))
+    assert f"original {10 * largest:,}, off this scale" in far and "original" not in far.split("off this scale")[1]
+    assert max(widths(far)[:tokens_bars]) == pytest.approx(78.0 * max(comparison.table["tokens_after"]) / largest,
+                                                           abs=0.01)
+
+
 def test_a_broken_promise_is_reported(monkeypatch: pytest.MonkeyPatch) -> None:
     comparison = compare_strategies(SESSION, CompressorConfig(profile=V16), Recorder(SUMMARY), budget_tokens=1_000)
     assert comparison.violations["upload"].empty
