@@ -340,6 +340,12 @@ def _load_source(
     return _complete(conv, spec, src.name, session, path_or_bytes, filename)
 
 
+def _listed(items: list[str]) -> str:
+    """The first ``_MAX_LISTED_PAIR_PROBLEMS`` items joined, and how many more there are."""
+    more = len(items) - _MAX_LISTED_PAIR_PROBLEMS
+    return "; ".join(items[:_MAX_LISTED_PAIR_PROBLEMS]) + (f" (and {more} more)" if more > 0 else "")
+
+
 def _complete(
     conv: Conversation, spec: FormatSpec, name: str, session: str | None, path_or_bytes: Any, filename: str | None
 ) -> Conversation:
@@ -351,19 +357,14 @@ def _complete(
     _mark_hermes_summaries(conv)
     problems = tool_pair_problems(conv.messages)
     if problems:
-        listed = "; ".join(problems[:_MAX_LISTED_PAIR_PROBLEMS])
-        more = len(problems) - _MAX_LISTED_PAIR_PROBLEMS
-        conv.warnings.append(f"unpaired tool messages: {listed}" + (f" (and {more} more)" if more > 0 else ""))
+        conv.warnings.append(f"unpaired tool messages: {_listed(problems)}")
     reused = reused_tool_call_ids(conv.messages)
     if reused:
         # Not a loading fault (every row is placed), but what a tool-pair repair reads: said once here.
-        listed = "; ".join(f"{quoted(call_id, 64)} by messages {', '.join(map(str, indices))}"
-                           for call_id, indices in list(reused.items())[:_MAX_LISTED_PAIR_PROBLEMS])
-        more = len(reused) - _MAX_LISTED_PAIR_PROBLEMS
-        conv.warnings.append(
-            f"{len(reused)} tool-call id(s) used by more than one call: {listed}"
-            + (f" (and {more} more)" if more > 0 else "")
-            + "; a result names its call only by id, so which of those calls it answers is ambiguous")
+        listed = _listed([f"{quoted(call_id, 64)} by messages {', '.join(map(str, indices))}"
+                          for call_id, indices in reused.items()])
+        conv.warnings.append(f"{len(reused)} tool-call id(s) used by more than one call: {listed}; a result names "
+                             "its call only by id, so which of those calls it answers is ambiguous")
     conv.filename = _name_for(path_or_bytes, filename)
     return conv
 

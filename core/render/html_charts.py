@@ -146,19 +146,20 @@ def bar_rows(name: str, bars: Sequence[Bar], *, unit: str = "tokens", legend: bo
     bars and the notes; ``span`` is the value of the longest bar's length at least (100 % for shares).
     """
     top = max([span or 0, *(sum(p.value for p in bar.parts) for bar in bars), *(m.value for m in markers)]) or 1
+    marker_at = [_pct(m.value, top) * _BAR_SHARE for m in markers]  # percent of the bar's column
     # The gap between rows is bridged (top/bottom beyond the row), so a marker reads as one line.
     lines = "".join(
-        f'<div style="position:absolute; z-index:0; left:{_pct(m.value, top) * _BAR_SHARE:.3f}%; top:-0.3rem; '
+        f'<div style="position:absolute; z-index:0; left:{at:.3f}%; top:-0.3rem; '
         f'bottom:-0.3rem; border-left:2px {"dashed" if m.dashed else "solid"} {m.color}; pointer-events:none;">'
         f"</div>"
-        for m in markers
+        for m, at in zip(markers, marker_at, strict=True)
     )
     rows = []
     for bar in bars:
         total = sum(p.value for p in bar.parts)
         end = _pct(total, top) * _BAR_SHARE
         # A marker just past the bar would run through its note: the note starts after that marker.
-        crossed = [at for at in (_pct(m.value, top) * _BAR_SHARE for m in markers) if end <= at <= end + _NOTE_ROOM]
+        crossed = [at for at in marker_at if end <= at <= end + _NOTE_ROOM]
         shift = f" margin-left:{max(crossed) - end:.3f}%;" if crossed else ""
         segments = "".join(
             f'<div title="{_e(bar.label)} · {_e(p.label)}: {_e(p.detail) if p.detail else integer(p.value)}'
