@@ -25,6 +25,11 @@ FIRST_CHART_DRAWN = ("first chart drawn",
                      ".js-plotly-plot .main-svg .barlayer .point path')")
 
 
+# The mark every timing also takes: the browser's load event (Streamlit's page and scripts loaded,
+# before its websocket's first script run). What comes after it is the run and the drawing.
+PAGE_LOADED = "page loaded"
+
+
 def text_shown(text: str) -> tuple[str, str]:
     """A condition: ``text`` is somewhere on the page."""
     return (f"text {text!r}", f"() => !!document.body && document.body.innerText.includes({text!r})")
@@ -79,7 +84,7 @@ def check_running(process: subprocess.Popen, log: IO[bytes], what: str) -> None:
 
 def time_to(script: Path, conditions: Sequence[tuple[str, str]], timeout: float = 90.0) -> dict[str, float]:
     """Seconds from starting ``script``'s server (:func:`server_command`) to each condition (a JS
-    predicate) holding.
+    predicate) holding, and to :data:`PAGE_LOADED`.
 
     The clock starts before the server process does, so the figure includes Python's and
     Streamlit's start, the browser loading the page, the script run and the drawing. A server that
@@ -118,6 +123,7 @@ def _time_on(port: int, script: Path, conditions: Sequence[tuple[str, str]], tim
                     if time.perf_counter() > deadline:
                         raise TimeoutError(f"{script.name} did not start within {timeout:.0f} s") from None
                     time.sleep(0.05)
+            marks[PAGE_LOADED] = time.perf_counter() - start
             for name, predicate in conditions:
                 page.wait_for_function(predicate, timeout=timeout * 1000, polling=25)
                 marks[name] = time.perf_counter() - start
