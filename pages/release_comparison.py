@@ -89,7 +89,9 @@ if differs:
     st.markdown("**What differs between the releases here:** " + ", ".join(human_column(c) for c in differs) + ".")
 else:
     st.success("Every release treats this conversation the same way with these parameters.")
-release_column = st.column_config.TextColumn("release", width="small", help="Bold: the sidebar's release.")
+# Pinned: on a narrow page the figures scroll sideways under it, so each row still names its release.
+release_column = st.column_config.TextColumn("release", width="small", help="Bold: the sidebar's release.",
+                                             pinned=True)
 table(
     releases_table.drop(columns=WRITING).style.apply(_mark, axis=1),
     key="releases_table",

@@ -27,6 +27,24 @@ def _frame(at, key):
     raise AssertionError(f"no table {key!r} on the page")
 
 
+def _column_config(at, column):
+    import json
+
+    for element in at.dataframe:
+        if "threshold_tokens" in list(element.value.columns):
+            return json.loads(element.proto.columns).get(column, {})
+    raise AssertionError("no releases table on the page")
+
+
+def test_the_release_column_stays_while_the_figures_scroll_sideways():
+    """At 800 px the table's last columns are past the edge: the release column is pinned, so a row
+    scrolled to its tokens still says which release it is."""
+    at = new_app()
+    go(at, "release_comparison")
+    assert _column_config(at, "release").get("pinned") is True
+    assert not _column_config(at, "tokens_after").get("pinned")
+
+
 def test_every_release_is_a_row_with_the_library_figures():
     at = new_app()
     go(at, "release_comparison")

@@ -155,6 +155,15 @@ def test_the_release_comparison_view(page):
     screenshot(page, "19_release_comparison_writing_800")
     bands.scroll_into_view_if_needed()
     screenshot(page, "19_release_comparison_800")
+    # The figures' grid is wider than an 800-pixel page: scrolled to its last column, the release column
+    # (pinned) still names each row.
+    grid = page.locator('[data-testid="stDataFrame"]').first
+    grid.scroll_into_view_if_needed()
+    scrolled = page.evaluate("""() => { const s = document.querySelector('[data-testid="stDataFrame"] .dvn-scroller');
+      s.scrollLeft = s.scrollWidth; return s.scrollLeft; }""")
+    assert scrolled > 0
+    page.wait_for_timeout(300)
+    screenshot(page, "19_release_comparison_scrolled_800")
     assert not page.page_errors
 
 
