@@ -54,24 +54,18 @@ def main(runs: int = 5) -> dict[str, Any]:
     bare_median = statistics.median(bare_times)
     app_median = statistics.median(usable)
     rows = [
-        {"page": "bare Streamlit page (title shown)", "median s": bare_median, "best s": min(bare_times),
-         "worst s": max(bare_times)},
-        {"page": "dashboard: uploader usable", "median s": statistics.median(m[UPLOADER_USABLE[0]] for m in app_marks),
-         "best s": min(m[UPLOADER_USABLE[0]] for m in app_marks),
-         "worst s": max(m[UPLOADER_USABLE[0]] for m in app_marks)},
-        {"page": "dashboard: uploader usable and first chart drawn", "median s": app_median, "best s": min(usable),
-         "worst s": max(usable)},
+        _row("bare Streamlit page (title shown)", bare_times),
+        _row("dashboard: uploader usable", [m[UPLOADER_USABLE[0]] for m in app_marks]),
+        _row("dashboard: uploader usable and first chart drawn", usable),
     ]
     # The start and the page load, which both pay, then what each does after it (run and drawing).
     split = [
-        {"page": "bare Streamlit page: page loaded", "median s": statistics.median(m[PAGE_LOADED] for m in bare_marks),
-         "best s": min(m[PAGE_LOADED] for m in bare_marks), "worst s": max(m[PAGE_LOADED] for m in bare_marks)},
-        {"page": "dashboard: page loaded", "median s": statistics.median(m[PAGE_LOADED] for m in app_marks),
-         "best s": min(m[PAGE_LOADED] for m in app_marks), "worst s": max(m[PAGE_LOADED] for m in app_marks)},
-        _after_load("bare Streamlit page: title shown after its page loaded",
-                    [m[title[0]] - m[PAGE_LOADED] for m in bare_marks]),
-        _after_load("dashboard: usable after its page loaded",
-                    [u - m[PAGE_LOADED] for u, m in zip(usable, app_marks, strict=True)]),
+        _row("bare Streamlit page: page loaded", [m[PAGE_LOADED] for m in bare_marks]),
+        _row("dashboard: page loaded", [m[PAGE_LOADED] for m in app_marks]),
+        _row("bare Streamlit page: title shown after its page loaded",
+             [m[title[0]] - m[PAGE_LOADED] for m in bare_marks]),
+        _row("dashboard: usable after its page loaded",
+             [u - m[PAGE_LOADED] for u, m in zip(usable, app_marks, strict=True)]),
     ]
     results["rows"] = rows
     results["split"] = split
@@ -88,7 +82,8 @@ def main(runs: int = 5) -> dict[str, Any]:
     return results
 
 
-def _after_load(label: str, seconds: list[float]) -> dict[str, Any]:
+def _row(label: str, seconds: list[float]) -> dict[str, Any]:
+    """One line of a table: the median, best and worst of ``seconds``."""
     return {"page": label, "median s": statistics.median(seconds), "best s": min(seconds), "worst s": max(seconds)}
 
 

@@ -16,24 +16,26 @@ LONG = SAMPLES / "long_coding_session.json"
 SIDEBAR = CompressorConfig(model="gpt-4o", max_tokens=16_384)  # the sidebar's defaults
 
 
-def _frame(at, key):
-    """A table of the page, found by its columns (the test harness does not expose widget keys of tables)."""
+def _table(at, key):
+    """A table element of the page, found by its columns (the test harness does not expose widget keys
+    of tables)."""
     for element in at.dataframe:
         columns = list(element.value.columns)
         if key == "releases_table" and "threshold_tokens" in columns:
-            return element.value
+            return element
         if key == "releases_moves" and columns[:2] == ["messages", "count"]:
-            return element.value
+            return element
     raise AssertionError(f"no table {key!r} on the page")
+
+
+def _frame(at, key):
+    return _table(at, key).value
 
 
 def _column_config(at, column):
     import json
 
-    for element in at.dataframe:
-        if "threshold_tokens" in list(element.value.columns):
-            return json.loads(element.proto.columns).get(column, {})
-    raise AssertionError("no releases table on the page")
+    return json.loads(_table(at, "releases_table").proto.columns).get(column, {})
 
 
 def test_the_release_column_stays_while_the_figures_scroll_sideways():
