@@ -127,6 +127,23 @@ def list_chat_models(*, table: ModelTable | None = None, modes: tuple[str, ...] 
     return sorted(name for name, entry in _table(table).items() if entry.get("mode") in modes)
 
 
+# Where a table entry names no provider (the table's own entries always do).
+UNKNOWN_PROVIDER = "other"
+
+
+def chat_models_by_provider(*, table: ModelTable | None = None,
+                            modes: tuple[str, ...] = ("chat",)) -> dict[str, list[str]]:
+    """:func:`list_chat_models` grouped by the provider the table files each under
+    (``litellm_provider``: ``openai``, ``azure``, ``bedrock_converse``, ...), providers and models
+    sorted by name."""
+    entries = _table(table)
+    grouped: dict[str, list[str]] = {}
+    for name in list_chat_models(table=entries, modes=modes):
+        provider = entries[name].get("litellm_provider")
+        grouped.setdefault(provider if isinstance(provider, str) and provider else UNKNOWN_PROVIDER, []).append(name)
+    return dict(sorted(grouped.items()))
+
+
 def context_window(model: str, *, table: ModelTable | None = None) -> int | None:
     """The model's input window in tokens (``max_input_tokens``; ``max_tokens`` only when that is absent)."""
     entry = model_entry(model, table=table)

@@ -50,6 +50,18 @@ def scroll_to(element_id: str | None = None, *, css: str | None = None, nonce: i
     if (target) {{
       target.style.scrollMarginTop = "4.5rem";  // below the navigation bar, which stays on top
       target.scrollIntoView({{behavior: "smooth", block: "start"}});
+      // Thread cards never shown yet count as 7rem high (content-visibility) and take their real
+      // height as the scroll passes them, which moves the target: once the scroll has stopped,
+      // scroll to it again until it stays where it is.
+      let last = null;
+      const settle = (left) => {{
+        const top = Math.round(target.getBoundingClientRect().top);
+        if (top === last || left === 0) return;
+        if (last !== null) target.scrollIntoView({{block: "start"}});
+        last = top;
+        setTimeout(() => settle(left - 1), 250);
+      }};
+      setTimeout(() => settle(12), 400);
       return;
     }}
     if (tries > 0) setTimeout(() => go(tries - 1), 100);

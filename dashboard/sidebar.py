@@ -103,10 +103,82 @@ def _table_output_limit(model: str) -> int | None:
 
 
 def model_options() -> list[str]:
+    """Every model the sidebar can be set to (the custom window first)."""
     try:
         return _listed_models()
     except Exception:  # the table ships with litellm; without it only a custom window is possible
         return [CUSTOM_MODEL]
+
+
+# The model picker is two boxes, the provider and then its models: one box listing all 3,676 chat
+# models made every page's browser decode and lay out the whole list before the page was usable
+# (0.2 s of the first page's drawing, ``make bench``), and a name is easier to find among one
+# provider's models. Read-only mappings, so they are shared rather than copied for each caller.
+
+
+@st.cache_resource(show_spinner=False)
+def _models_by_provider() -> dict[str, list[str]]:
+    from core.models import chat_models_by_provider
+
+    return chat_models_by_provider(modes=("chat", "responses"))
+
+
+@st.cache_resource(show_spinner=False)
+def _provider_index() -> dict[str, str]:
+    return {model: provider for provider, models in _models_by_provider().items() for model in models}
+
+
+def model_providers() -> list[str]:
+    """The providers the model table files chat models under, sorted (none without the table)."""
+    try:
+        return list(_models_by_provider())
+    except Exception:
+        return []
+
+
+def provider_models(provider: str) -> list[str]:
+    """The models the Model box lists for ``provider``: the custom window, then the provider's models."""
+    try:
+        return [CUSTOM_MODEL, *_models_by_provider().get(provider, [])]
+    except Exception:
+        return [CUSTOM_MODEL]
+
+
+def provider_of(model: str) -> str | None:
+    """The provider the table files ``model`` under (None for the custom window or an unlisted name)."""
+    try:
+        return _provider_index().get(model)
+    except Exception:
+        return None
+
+
+def _show_model_provider() -> None:
+    """Point the Provider box at the model's provider when code set the model (a link, the log's
+    model, a reset), and at a listed provider when it names none."""
+    providers = model_providers()
+    provider = provider_of(kept("model", CUSTOM_MODEL))
+    if provider is not None and provider != kept("model_provider"):
+        set_kept("model_provider", provider)
+    elif kept("model_provider") not in providers and providers:
+        default = provider_of(DEFAULT_MODEL)
+        set_kept("model_provider", default if default in providers else providers[0])
+
+
+def _on_provider_change() -> None:
+    """Keep the model when the new provider lists it under the same name (``gpt-4o`` is
+    ``azure/gpt-4o`` there); otherwise the window stays as it is until a model is picked."""
+    provider = kept("model_provider")
+    model = kept("model", CUSTOM_MODEL)
+    if provider_of(model) == provider:
+        return
+    bare = model.rsplit("/", 1)[-1]
+    listed = provider_models(provider)[1:]
+    # The plain name first ("azure/gpt-4o" rather than the regional "azure/eu/gpt-4o").
+    same = next((name for name in (f"{provider}/{bare}", bare) if name in listed), None) or next(
+        (name for name in listed if name.rsplit("/", 1)[-1] == bare), None)
+    set_kept("model", same or CUSTOM_MODEL)
+    if same:
+        _on_model_change()
 
 
 def model_window(model: str) -> int | None:
@@ -328,12 +400,7 @@ def sidebar_controls() -> Settings:
         st.markdown("**Compressor parameters**")
         for problem in st.session_state.pop("_query_problems", None) or []:
             st.warning("From the link: " + escape_markdown(problem))
-        st.selectbox(
-            "Model",
-            model_options(),
-            **keep("model", then=_on_model_change),
-            help="Sets the context window (from litellm's model table) and the tokenizer for exact counts.",
-        )
+        _model_picker()
         st.number_input(
             "Context length (tokens)",
             min_value=1_000,
@@ -413,6 +480,26 @@ def sidebar_controls() -> Settings:
         )
         st.button("Reset to Hermes defaults", on_click=_reset_parameters, width="stretch")
     return current_settings()
+
+
+def _model_picker() -> None:
+    """The Provider box (when the model table is there) and its models."""
+    _show_model_provider()
+    provider = kept("model_provider")
+    if model_providers():
+        st.selectbox(
+            "Provider",
+            model_providers(),
+            **keep("model_provider", then=_on_provider_change),
+            help="The provider litellm's model table lists the model under; the Model box lists its models.",
+        )
+    st.selectbox(
+        "Model",
+        provider_models(provider),
+        **keep("model", then=_on_model_change),
+        help="Sets the context window (from litellm's model table) and the tokenizer for exact counts. "
+             f"{CUSTOM_MODEL} keeps the window entered below.",
+    )
 
 
 def _what_if_controls() -> None:

@@ -214,3 +214,20 @@ def test_responses_only_models_are_listed_when_asked(tmp_path):
     )
     assert list_chat_models(table=table) == ["chat-model"]
     assert list_chat_models(table=table, modes=("chat", "responses")) == ["chat-model", "codex-model"]
+
+
+def test_chat_models_are_grouped_under_the_provider_the_table_names(tmp_path):
+    table = _write_table(
+        tmp_path,
+        {
+            "b-model": {"mode": "chat", "litellm_provider": "zeta"},
+            "azure/a-model": {"mode": "chat", "litellm_provider": "azure"},
+            "a-model": {"mode": "responses", "litellm_provider": "zeta"},
+            "nameless": {"mode": "chat"},
+            "embedder": {"mode": "embedding", "litellm_provider": "zeta"},
+        },
+    )
+    assert models.chat_models_by_provider(table=table) == {
+        "azure": ["azure/a-model"], models.UNKNOWN_PROVIDER: ["nameless"], "zeta": ["b-model"]}
+    grouped = models.chat_models_by_provider(table=table, modes=("chat", "responses"))
+    assert list(grouped) == ["azure", "other", "zeta"] and grouped["zeta"] == ["a-model", "b-model"]

@@ -37,12 +37,15 @@ BADGE_COLORS: dict[str, str] = {**ZONE_COLORS, "SUMMARY": "#b0489e", "STUB": "#7
 _ROLE_FALLBACK = "#7d8590"
 
 # Styles keyed on the thread's own classes; colours are mid-tones and translucent greys, so the
-# same rules read in the light and the dark theme.
+# same rules read in the light and the dark theme. A card out of view is not laid out or painted
+# (``content-visibility``; its height is taken as 7rem until it was once shown): a page of 50 cards
+# below the figures made the first page usable 0.1 s later (``make bench``).
 THREAD_STYLE = """
 <style>
 .cl-thread { display: flex; flex-direction: column; gap: 0.55rem; }
 .cl-msg { border: 1px solid rgba(128,128,128,0.35); border-left: 4px solid var(--cl-role); border-radius: 0.5rem;
-  padding: 0 0.8rem 0.5rem 0.8rem; overflow-wrap: anywhere; scroll-margin-top: 4.5rem; }
+  padding: 0 0.8rem 0.5rem 0.8rem; overflow-wrap: anywhere; scroll-margin-top: 4.5rem;
+  content-visibility: auto; contain-intrinsic-size: auto 7rem; }
 .cl-head { position: sticky; top: 3.75rem; z-index: 2; display: flex; flex-wrap: wrap; gap: 0.4rem;
   align-items: center; padding: 0.3rem 0.8rem; margin: 0 -0.8rem; font-size: 0.85rem;
   background: rgba(128,128,128,0.16); backdrop-filter: blur(10px); border-radius: 0.45rem 0.45rem 0 0; }

@@ -125,6 +125,19 @@ def load_messages(path: Path, **kwargs: Any) -> list[dict[str, Any]]:
     return load(path, **kwargs).live_context().messages
 
 
+def pick_model(at: AppTest, model: str) -> AppTest:
+    """Set the sidebar's model as a user does: its provider (from litellm's table), then the model;
+    the custom window has no provider. The caller runs the app."""
+    from core.models import load_model_table
+
+    entry = load_model_table().get(model)
+    if entry is not None and at.selectbox(key="model_provider").value != entry["litellm_provider"]:
+        at.selectbox(key="model_provider").set_value(entry["litellm_provider"])
+        run(at)
+    at.selectbox(key="model").set_value(model)
+    return at
+
+
 def sidebar_config(at: AppTest) -> Any:
     """The CompressorConfig the sidebar widgets describe, built independently of the dashboard."""
     from core import CompressorConfig

@@ -15,6 +15,7 @@ from tests.app.conftest import (
     go,
     load_messages,
     metrics,
+    pick_model,
     run,
     sidebar_config,
     table_with,
@@ -111,7 +112,7 @@ def test_remote_summary_call_is_priced_for_the_model_that_wrote_it(app, chat_ser
 
 def test_unknown_model_says_so_instead_of_showing_zeros(app):
     go(app, "compress")
-    app.selectbox(key="model").set_value("azure/container")
+    pick_model(app, "azure/container")
     run(app)
     assert model_prices("azure/container") is None
     compress_offline(app)
@@ -123,7 +124,7 @@ def test_unknown_model_says_so_instead_of_showing_zeros(app):
 
 def test_no_model_chosen_says_so(app):
     go(app, "compress")
-    app.selectbox(key="model").set_value("(custom context length)")
+    pick_model(app, "(custom context length)")
     run(app)
     compress_offline(app)
     notes = [i.value.replace("\\", "") for i in app.info]

@@ -6,6 +6,7 @@ from __future__ import annotations
 import streamlit as st
 
 import core.models
+from dashboard import sidebar
 from dashboard.sidebar import CUSTOM_MODEL
 from tests.app.conftest import new_app
 
@@ -22,13 +23,20 @@ def test_a_failed_table_read_is_not_kept_for_later_sessions(monkeypatch):
         raise core.models.ModelTableError("the model table could not be read")
 
     st.cache_data.clear()
+    sidebar._models_by_provider.clear()
+    sidebar._provider_index.clear()
     with monkeypatch.context() as patch:
         for name in ("list_chat_models", "context_window", "output_limit"):
             patch.setattr(core.models, name, unreadable)
         broken = new_app()
         assert _sidebar_model(broken) == (CUSTOM_MODEL, 128_000, 0)
+        # No provider to pick from: the Model box offers the custom window alone.
+        assert not [box for box in broken.sidebar.selectbox if box.label == "Provider"]
+        assert next(box for box in broken.sidebar.selectbox if box.label == "Model").options == [CUSTOM_MODEL]
 
     # A new session once the table reads again: the default model with its figures.
     expected = (core.models.context_window("gpt-4o"), core.models.output_limit("gpt-4o"))
     assert expected == (128_000, 16_384)
-    assert _sidebar_model(new_app()) == ("gpt-4o", *expected)
+    again = new_app()
+    assert _sidebar_model(again) == ("gpt-4o", *expected)
+    assert again.selectbox(key="model_provider").value == "openai"

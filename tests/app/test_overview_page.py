@@ -19,6 +19,7 @@ from tests.app.conftest import (
     metrics,
     new_app,
     number,
+    pick_model,
     plain,
     run,
     sample_paths,
@@ -69,7 +70,7 @@ def test_every_bundled_sample_loads_on_every_page(app, path):
 
 
 def test_changing_the_model_changes_the_window_and_the_encoding(app):
-    app.selectbox(key="model").set_value("gpt-4")
+    pick_model(app, "gpt-4")
     run(app)
     from core.models import context_window
 

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from playwright.sync_api import expect
 
 from core.profiles import HISTORICAL_PREFIX_V0_16_0
 from tests.e2e.conftest import (
@@ -309,6 +310,10 @@ def test_the_conversation_view_reads_a_10k_message_log(tab: Any, tmp_path: Path)
     thread = tab.locator(".st-key-thread-overview")
     thread.locator(".cl-msg").first.wait_for()
     assert thread.locator(".cl-msg").count() == 50
+    # A card out of view is neither laid out nor painted until it comes into view.
+    last = thread.locator(".cl-msg").last
+    assert last.evaluate("card => getComputedStyle(card).contentVisibility") == "auto"
+    assert last.locator(".cl-num").evaluate("num => num.checkVisibility({contentVisibilityAuto: true})") is False
     first_call = thread.locator("details.cl-tool").first
     assert "run_shell" in first_call.inner_text() and first_call.get_attribute("open") is None
     first_call.locator("summary").click()
@@ -351,8 +356,9 @@ def test_the_preview_and_the_diff_read_as_threads(tab: Any) -> None:
     preview = tab.locator(".st-key-thread-preview")
     preview.locator(".cl-msg").first.wait_for()
     summary = preview.locator(".cl-msg").filter(has=tab.locator(".cl-badge", has_text="SUMMARY")).first
-    assert "output #" in summary.locator(".cl-num").inner_text()
+    # A card out of view is not rendered (content-visibility): read it where a user reads it.
     summary.scroll_into_view_if_needed()
+    expect(summary.locator(".cl-num")).to_contain_text("output #", use_inner_text=True)
     tab.shot("preview_thread")
     tab.get_by_role("tab", name="Before / after").click()
     tab.locator(".st-key-diff_mode button").filter(has_text="Side by side").click()
@@ -360,7 +366,7 @@ def test_the_preview_and_the_diff_read_as_threads(tab: Any) -> None:
     cards = tab.locator("[data-testid='stTabPanel']:visible .cl-msg")
     cards.first.wait_for()
     assert cards.count() >= 2
-    heads = cards.locator(".cl-num").all_inner_texts()
+    heads = [h.strip() for h in cards.locator(".cl-num").all_text_contents()]  # out of view too
     assert any(h.startswith("#") for h in heads) and any(h.startswith("output #") for h in heads)
     cards.first.scroll_into_view_if_needed()
     tab.shot("diff_side_by_side")
