@@ -29,6 +29,7 @@ from tests.e2e.conftest import (
     upload,
     wait_until_idle,
 )
+from tests.e2e.test_layout_browser import SIDEBAR_OPEN
 from tests.e2e.test_layout_browser import _tallest_bar as tallest_bar
 
 pytestmark = pytest.mark.browser
@@ -370,3 +371,36 @@ def test_the_preview_and_the_diff_read_as_threads(tab: Any) -> None:
     assert any(h.startswith("#") for h in heads) and any(h.startswith("output #") for h in heads)
     cards.first.scroll_into_view_if_needed()
     tab.shot("diff_side_by_side")
+
+
+def test_the_model_is_picked_as_a_provider_then_one_of_its_models(tab: Any) -> None:
+    from core.models import chat_models_by_provider, context_window
+
+    sidebar = tab.locator("[data-testid='stSidebar']")
+    if not tab.evaluate(SIDEBAR_OPEN):  # the sidebar starts folded at 800 px
+        tab.locator("[data-testid='stExpandSidebarButton']").first.click()
+        tab.wait_for_function(SIDEBAR_OPEN)
+        wait_until_idle(tab)
+    provider = sidebar.get_by_role("combobox", name="Provider")
+    model = sidebar.get_by_role("combobox", name="Model")
+    assert provider.input_value() == "openai" and model.input_value() == "gpt-4o"
+    # The Model box lists the provider's models only (and the custom window).
+    model.click()
+    listed = tab.get_by_role("option").count()
+    openai = chat_models_by_provider(modes=("chat", "responses"))["openai"]
+    assert 0 < listed <= len(openai) + 1 < 400, listed
+    tab.keyboard.press("Escape")
+    provider.click()
+    provider.fill("anthropic")
+    tab.get_by_role("option", name="anthropic", exact=True).click()
+    wait_until_idle(tab)
+    assert model.input_value() == "(custom context length)"  # gpt-4o is not an Anthropic model
+    model.click()
+    model.fill("claude-sonnet-4-5")
+    tab.get_by_role("option", name="claude-sonnet-4-5", exact=True).click()
+    wait_until_idle(tab)
+    window = sidebar.get_by_role("spinbutton", name="Context length (tokens)")
+    assert window.input_value() == str(context_window("claude-sonnet-4-5"))
+    assert "claude-sonnet-4-5" in tab.locator(".st-key-source-line").inner_text()
+    provider.scroll_into_view_if_needed()
+    tab.shot("model_picker")
