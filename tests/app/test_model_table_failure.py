@@ -6,7 +6,7 @@ from __future__ import annotations
 import streamlit as st
 
 import core.models
-from dashboard import sidebar
+from dashboard import model_picker
 from dashboard.sidebar import CUSTOM_MODEL
 from tests.app.conftest import new_app
 
@@ -23,8 +23,8 @@ def test_a_failed_table_read_is_not_kept_for_later_sessions(monkeypatch):
         raise core.models.ModelTableError("the model table could not be read")
 
     st.cache_data.clear()
-    sidebar._models_by_provider.clear()
-    sidebar._provider_index.clear()
+    model_picker._models_by_provider.clear()
+    model_picker._provider_index.clear()
     with monkeypatch.context() as patch:
         for name in ("list_chat_models", "context_window", "output_limit"):
             patch.setattr(core.models, name, unreadable)
