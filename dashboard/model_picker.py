@@ -5,6 +5,8 @@ model offered in its place.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import streamlit as st
 
 from dashboard.memo import Transcript
@@ -119,22 +121,22 @@ def _on_provider_change() -> None:
         _on_model_change()
 
 
-def model_window(model: str) -> int | None:
+def _table_figure(lookup: Callable[[str], int | None], model: str) -> int | None:
+    """``lookup(model)``, or None for the custom window or when the table cannot be read."""
     if model == CUSTOM_MODEL:
         return None
     try:
-        return _table_window(model)
+        return lookup(model)
     except Exception:
         return None
+
+
+def model_window(model: str) -> int | None:
+    return _table_figure(_table_window, model)
 
 
 def model_output_limit(model: str) -> int | None:
-    if model == CUSTOM_MODEL:
-        return None
-    try:
-        return _table_output_limit(model)
-    except Exception:
-        return None
+    return _table_figure(_table_output_limit, model)
 
 
 def _on_model_change() -> None:
