@@ -52,8 +52,8 @@ def model_options() -> list[str]:
 
 # The model picker is two boxes, the provider and then its models: one box listing all 3,676 chat
 # models made every page's browser decode and lay out the whole list before the page was usable
-# (0.2 s of the first page's drawing, ``make bench``), and a name is easier to find among one
-# provider's models. Read-only mappings, so they are shared rather than copied for each caller.
+# (about 0.2 s of the browser's work on the first page, in alternating loads), and a name is easier
+# to find among one provider's models. Read-only mappings, shared rather than copied per caller.
 
 
 @st.cache_resource(show_spinner=False)

@@ -39,7 +39,7 @@ _ROLE_FALLBACK = "#7d8590"
 # Styles keyed on the thread's own classes; colours are mid-tones and translucent greys, so the
 # same rules read in the light and the dark theme. A card out of view is not laid out or painted
 # (``content-visibility``; its height is taken as 7rem until it was once shown): a page of 50 cards
-# below the figures made the first page usable 0.1 s later (``make bench``).
+# below the figures made the first page usable 0.1 s later (alternating cold starts).
 THREAD_STYLE = """
 <style>
 .cl-thread { display: flex; flex-direction: column; gap: 0.55rem; }
