@@ -21,14 +21,6 @@ DEFAULT_CONTEXT = 128_000
 
 
 @st.cache_data(show_spinner=False)
-def _listed_models() -> list[str]:
-    from core.models import list_chat_models
-
-    # Agents' models (Codex's gpt-5.x-codex) are often Responses-only: they are listed too.
-    return [CUSTOM_MODEL, *list_chat_models(modes=("chat", "responses"))]
-
-
-@st.cache_data(show_spinner=False)
 def _table_window(model: str) -> int | None:
     from core.models import context_window
 
@@ -42,14 +34,6 @@ def _table_output_limit(model: str) -> int | None:
     return output_limit(model)
 
 
-def model_options() -> list[str]:
-    """Every model the sidebar can be set to (the custom window first)."""
-    try:
-        return _listed_models()
-    except Exception:  # the table ships with litellm; without it only a custom window is possible
-        return [CUSTOM_MODEL]
-
-
 # The model picker is two boxes, the provider and then its models: one box listing all 3,676 chat
 # models made every page's browser decode and lay out the whole list before the page was usable
 # (about 0.2 s of the browser's work on the first page, in alternating loads), and a name is easier
@@ -60,6 +44,7 @@ def model_options() -> list[str]:
 def _models_by_provider() -> dict[str, list[str]]:
     from core.models import chat_models_by_provider
 
+    # Agents' models (Codex's gpt-5.x-codex) are often Responses-only: they are listed too.
     return chat_models_by_provider(modes=("chat", "responses"))
 
 
@@ -92,10 +77,15 @@ def provider_of(model: str) -> str | None:
         return None
 
 
-def _show_model_provider() -> None:
+def listed_model(model: str) -> bool:
+    """Whether the sidebar can be set to ``model``: the custom window, or a chat model of the table
+    (none without the table: then only a custom window is possible)."""
+    return model == CUSTOM_MODEL or provider_of(model) is not None
+
+
+def _show_model_provider(providers: list[str]) -> None:
     """Point the Provider box at the model's provider when code set the model (a link, the log's
-    model, a reset), and at a listed provider when it names none."""
-    providers = model_providers()
+    model, a reset), and at one of ``providers`` when it names none."""
     provider = provider_of(kept("model", CUSTOM_MODEL))
     if provider is not None and provider != kept("model_provider"):
         set_kept("model_provider", provider)
@@ -154,7 +144,7 @@ def use_transcript_model(model: str) -> None:
     model's output limit (128,000 for gpt-5.2-codex) is what it may write, not what Hermes takes off
     the window. A callback for buttons.
     """
-    if model in model_options():
+    if listed_model(model):
         set_kept("model", model)
         set_kept("context_length", model_window(model) or kept("context_length", DEFAULT_CONTEXT))
         set_kept("max_tokens", 0)
@@ -165,14 +155,13 @@ def table_model_name(named: str) -> str | None:
     named = named.strip()
     if not named:
         return None
-    options = model_options()
     bare = named.rsplit("/", 1)[-1]
     # Logs write "claude-sonnet-4.6" where litellm's table says "claude-sonnet-4-6"; Claude models the
     # table keeps only under their Bedrock name ("anthropic.claude-sonnet-4-20250514-v1:0") have the
     # same window and output limit there.
     dashed = bare.replace(".", "-")
     for candidate in (named, bare, dashed, f"anthropic.{dashed}-v1:0", f"anthropic.{dashed}"):
-        if candidate in options and candidate != CUSTOM_MODEL:
+        if candidate != CUSTOM_MODEL and listed_model(candidate):
             return candidate
     return None
 
@@ -185,12 +174,13 @@ def conversation_model(transcript: Transcript) -> str | None:
 
 def model_picker() -> None:
     """The Provider box (when the model table is there) and its models."""
-    _show_model_provider()
+    providers = model_providers()
+    _show_model_provider(providers)
     provider = kept("model_provider")
-    if model_providers():
+    if providers:
         st.selectbox(
             "Provider",
-            model_providers(),
+            providers,
             **keep("model_provider", then=_on_provider_change),
             help="The provider litellm's model table lists the model under; the Model box lists its models.",
         )

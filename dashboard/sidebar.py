@@ -43,7 +43,7 @@ from dashboard.model_picker import (  # noqa: F401  (re-exported)
     DEFAULT_MODEL,
     _on_model_change,
     conversation_model,
-    model_options,
+    listed_model,
     model_output_limit,
     model_picker,
     model_window,
@@ -113,8 +113,7 @@ def init_state() -> None:
         state["_query_applied"] = True
         _apply_query()
     if kept("model") is None:
-        options = model_options()
-        set_kept("model", DEFAULT_MODEL if DEFAULT_MODEL in options else CUSTOM_MODEL)
+        set_kept("model", DEFAULT_MODEL if listed_model(DEFAULT_MODEL) else CUSTOM_MODEL)
     if kept("context_length") is None:
         set_kept("context_length", model_window(kept("model")) or DEFAULT_CONTEXT)
     if kept("max_tokens") is None:
@@ -192,7 +191,7 @@ def _apply_query() -> None:
     values, problems = parse_query(params)
     model = values.pop("model", None)
     if model is not None:
-        if model in model_options():
+        if listed_model(model):
             set_kept("model", model)
             _on_model_change()
         else:
