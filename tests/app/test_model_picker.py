@@ -6,7 +6,7 @@ from streamlit.testing.v1 import AppTest
 
 from core.models import chat_models_by_provider, context_window, list_chat_models
 from dashboard.sidebar import CUSTOM_MODEL
-from tests.app.conftest import APP, TIMEOUT, new_app, run
+from tests.app.conftest import APP, TIMEOUT, run
 
 GROUPS = chat_models_by_provider(modes=("chat", "responses"))
 
@@ -50,6 +50,12 @@ def test_a_link_naming_a_model_opens_its_provider():
     assert "claude-sonnet-4-5" in at.selectbox(key="model").options
 
 
-def test_a_new_session_starts_on_the_default_models_provider():
-    at = new_app()
-    assert at.selectbox(key="model_provider").value == "openai"
+def test_a_link_naming_the_custom_window_keeps_it():
+    at = AppTest.from_file(str(APP), default_timeout=TIMEOUT)
+    at.query_params["model"] = CUSTOM_MODEL
+    at.query_params["window"] = "100000"
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.selectbox(key="model").value == CUSTOM_MODEL
+    assert at.number_input(key="context_length").value == 100_000
+    assert not [w.value for w in at.warning if "model=" in w.value]
