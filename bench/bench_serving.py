@@ -3,10 +3,12 @@
     python -m bench.bench_serving [runs]
 
 A Streamlit server runs a script that computes for a few seconds (pure Python, as a page's
-analyses do); meanwhile 90 of Streamlit's script files (what a first page loads, about 6 MB) are
-fetched over 6 connections, as a browser does. Measured three ways, alternately, ``runs`` times
-each (3 by default), medians: the server idle (the anchor), computing with Python's default
-switch interval (5 ms), computing with the dashboard's (``dashboard.process.SWITCH_INTERVAL_S``).
+analyses do); 90 of Streamlit's script files (what a first page loads, about 6 MB) are fetched
+over 6 connections, as a browser does, once before the script runs (idle) and once while it
+computes. Three servers, alternately, ``runs`` times each (3 by default), medians: Streamlit as
+it is (the anchor); with the dashboard's switch interval (``dashboard.process.SWITCH_INTERVAL_S``);
+and as ``make run`` serves, with that interval and each reply sent at once
+(``dashboard.process.send_responses_at_once``).
 
 Results go to ``bench/results/serving.json``.
 """
@@ -19,6 +21,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.request
 from pathlib import Path
@@ -48,9 +51,22 @@ def _static_files() -> list[str]:
 
 
 def _fetch_all(port: int, names: list[str]) -> float:
+    """Seconds to fetch ``names`` over ``CONNECTIONS`` kept-alive connections, as a browser does
+    (a new connection per file would hide a reply's parts waiting for acknowledgements: a fresh
+    connection acknowledges at once)."""
+    import http.client
+
+    local = threading.local()
+
     def get(name: str) -> int:
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/static/js/{name}", timeout=60) as response:
-            return len(response.read())
+        if not hasattr(local, "connection"):
+            local.connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+        local.connection.request("GET", f"/static/js/{name}")
+        response = local.connection.getresponse()
+        size = len(response.read())
+        if response.status != 200:
+            raise RuntimeError(f"/static/js/{name}: HTTP {response.status}")
+        return size
 
     start = time.perf_counter()
     with concurrent.futures.ThreadPoolExecutor(CONNECTIONS) as pool:
@@ -71,7 +87,19 @@ def _wait_healthy(port: int, process: subprocess.Popen[bytes]) -> None:
     raise TimeoutError("streamlit did not start within 60 s")
 
 
-def one_run(tuned: bool) -> dict[str, float]:
+# Streamlit's ``run``, with each reply sent at once when the first argument says so.
+LAUNCH = (
+    "import sys\n"
+    "from dashboard.process import send_responses_at_once\n"
+    "if sys.argv.pop(1) == 'at-once':\n"
+    "    send_responses_at_once()\n"
+    "from streamlit.web import cli\n"
+    "sys.argv = ['streamlit', 'run', *sys.argv[1:]]\n"
+    "cli.main()\n"
+)
+
+
+def one_run(tuned: bool, at_once: bool = False) -> dict[str, float]:
     """Seconds to fetch the files from an idle server, then while its script computes."""
     from playwright.sync_api import sync_playwright
 
@@ -86,7 +114,7 @@ def one_run(tuned: bool) -> dict[str, float]:
         script.write_text(SCRIPT.format(tune=tune, busy=BUSY_S), encoding="utf-8")
         env = {**os.environ, "PYTHONPATH": str(ROOT)}
         process = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", str(script), "--server.address", "127.0.0.1",
+            [sys.executable, "-c", LAUNCH, "at-once" if at_once else "as-is", str(script), "--server.address", "127.0.0.1",
              "--server.port", str(port), "--server.headless", "true", "--browser.gatherUsageStats", "false"],
             cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         )
@@ -116,16 +144,23 @@ def main(runs: int = 3) -> dict[str, Any]:
         return {"skipped": "no /usr/bin/chromium"}
     default: list[dict[str, float]] = []
     tuned: list[dict[str, float]] = []
+    served: list[dict[str, float]] = []
     for _ in range(runs):
         default.append(one_run(tuned=False))
         tuned.append(one_run(tuned=True))
+        served.append(one_run(tuned=True, at_once=True))
+
+    def row(server: str, times: list[float]) -> dict[str, Any]:
+        return {"server": server, "median s": statistics.median(times), "worst s": max(times)}
+
+    switch = f"switch interval {SWITCH_INTERVAL_S * 1000:g} ms"
     rows = [
-        {"server": "idle (anchor)", "median s": statistics.median(r["idle"] for r in default + tuned),
-         "worst s": max(r["idle"] for r in default + tuned)},
-        {"server": f"computing, Python's default switch interval ({sys.getswitchinterval() * 1000:g} ms)",
-         "median s": statistics.median(r["busy"] for r in default), "worst s": max(r["busy"] for r in default)},
-        {"server": f"computing, the dashboard's ({SWITCH_INTERVAL_S * 1000:g} ms)",
-         "median s": statistics.median(r["busy"] for r in tuned), "worst s": max(r["busy"] for r in tuned)},
+        row("Streamlit as it is, idle (anchor)", [r["idle"] for r in default + tuned]),
+        row(f"Streamlit as it is, computing (switch interval {sys.getswitchinterval() * 1000:g} ms)",
+            [r["busy"] for r in default]),
+        row(f"computing, {switch}", [r["busy"] for r in tuned]),
+        row("as make run serves (each reply at once), idle", [r["idle"] for r in served]),
+        row(f"as make run serves, computing ({switch})", [r["busy"] for r in served]),
     ]
     results: dict[str, Any] = {"when": time.strftime("%Y-%m-%d %H:%M"), "runs": runs, "files": len(_static_files()),
                                "load_average_before": os.getloadavg()[0], "rows": rows}

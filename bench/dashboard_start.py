@@ -39,12 +39,25 @@ APP = Path(__file__).resolve().parents[1] / "app.py"
 T = TypeVar("T")
 
 
-def server_command(script: Path) -> list[str]:
+def server_command(script: Path, *, replies_at_once: bool = False) -> list[str]:
     """How ``script`` is started: the dashboard as ``make run`` starts it (``python -m
-    dashboard.serve``), any other script with ``streamlit run``."""
+    dashboard.serve``), any other script with ``streamlit run`` (with ``replies_at_once``, after
+    ``dashboard.process.send_responses_at_once``, as ``make run`` serves the dashboard)."""
     if script.resolve() == APP:
         return [sys.executable, "-m", "dashboard.serve"]
+    if replies_at_once:
+        return [sys.executable, "-c", _RUN_REPLYING_AT_ONCE, str(script)]
     return [sys.executable, "-m", "streamlit", "run", str(script)]
+
+
+_RUN_REPLYING_AT_ONCE = (
+    "import sys\n"
+    "from dashboard.process import send_responses_at_once\n"
+    "send_responses_at_once()\n"
+    "from streamlit.web import cli\n"
+    "sys.argv = ['streamlit', 'run', *sys.argv[1:]]\n"
+    "cli.main()\n"
+)
 
 
 PORT_ATTEMPTS = 3
@@ -82,7 +95,8 @@ def check_running(process: subprocess.Popen, log: IO[bytes], what: str) -> None:
     raise RuntimeError(f"{what}: {printed[-2000:]}") from None
 
 
-def time_to(script: Path, conditions: Sequence[tuple[str, str]], timeout: float = 90.0) -> dict[str, float]:
+def time_to(script: Path, conditions: Sequence[tuple[str, str]], timeout: float = 90.0, *,
+            replies_at_once: bool = False) -> dict[str, float]:
     """Seconds from starting ``script``'s server (:func:`server_command`) to each condition (a JS
     predicate) holding, and to :data:`PAGE_LOADED`.
 
@@ -91,10 +105,11 @@ def time_to(script: Path, conditions: Sequence[tuple[str, str]], timeout: float 
     exits because another process took its probed port before it bound it is started again on
     another port, with the clock started again (the failed start is not part of any figure).
     """
-    return on_free_port(lambda port: _time_on(port, script, conditions, timeout), script.name)
+    return on_free_port(lambda port: _time_on(port, script, conditions, timeout, replies_at_once), script.name)
 
 
-def _time_on(port: int, script: Path, conditions: Sequence[tuple[str, str]], timeout: float) -> dict[str, float]:
+def _time_on(port: int, script: Path, conditions: Sequence[tuple[str, str]], timeout: float,
+             replies_at_once: bool) -> dict[str, float]:
     """:func:`time_to` on ``port`` (:class:`PortTaken` when the server exited because it was taken)."""
     import tempfile
 
@@ -102,7 +117,7 @@ def _time_on(port: int, script: Path, conditions: Sequence[tuple[str, str]], tim
 
     from dashboard.serve import local_options
 
-    command = server_command(script)
+    command = server_command(script, replies_at_once=replies_at_once)
     marks: dict[str, float] = {}
     with sync_playwright() as p, tempfile.TemporaryFile() as log:
         browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)

@@ -21,7 +21,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from dashboard.process import loading_ahead, tune_server_process
+from dashboard.process import loading_ahead, send_responses_at_once, tune_server_process
 
 APP = Path(__file__).resolve().parents[1] / "app.py"
 
@@ -157,6 +157,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     import streamlit.runtime.runtime  # noqa: F401
     from streamlit.web import cli
 
+    send_responses_at_once()
     threading.Thread(target=_prepare, name="prepare-first-page", daemon=True).start()
 
     sys.argv = ["streamlit", "run", str(APP), *options]

@@ -3,9 +3,11 @@ dashboard, with the first page's modules loaded once the server listens."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import pathlib
+import socket
 import subprocess
 import sys
 import textwrap
@@ -132,10 +134,53 @@ def test_it_is_streamlit_run_of_the_dashboard_with_the_options_given(monkeypatch
     monkeypatch.setattr(serve, "_prepare", lambda: None)
     monkeypatch.setattr(serve, "tune_server_process", lambda: seen.setdefault("tuned", []))
     monkeypatch.setattr(serve, "compile_bytecode", lambda: seen.setdefault("compiled", []))
+    monkeypatch.setattr(serve, "send_responses_at_once", lambda: seen.setdefault("at once", []))
     monkeypatch.setattr(sys, "argv", ["serve"])
     serve.main(["--server.port", "9", "--server.headless", "true"])
-    assert seen == {"compiled": [], "tuned": [], "argv": ["streamlit", "run", str(APP), "--server.port", "9",
-                                                          "--server.headless", "true"]}
+    assert seen == {"compiled": [], "tuned": [], "at once": [],
+                    "argv": ["streamlit", "run", str(APP), "--server.port", "9", "--server.headless", "true"]}
+
+
+def _accepted_connection_delays_replies(listening: socket.socket) -> bool:
+    """Whether a connection accepted on ``listening`` by an asyncio server (as uvicorn accepts
+    Streamlit's) still has Nagle's algorithm on: its replies' later parts wait for acknowledgements."""
+
+    async def accept_one() -> bool:
+        loop = asyncio.get_running_loop()
+        accepted: asyncio.Future[int] = loop.create_future()
+
+        class Accepting(asyncio.Protocol):
+            def connection_made(self, transport: asyncio.BaseTransport) -> None:
+                accepted.set_result(transport.get_extra_info("socket").getsockopt(socket.IPPROTO_TCP,
+                                                                                   socket.TCP_NODELAY))
+
+        server = await loop.create_server(Accepting, sock=listening)
+        _reader, writer = await asyncio.open_connection(*listening.getsockname()[:2])
+        try:
+            return not await asyncio.wait_for(accepted, 30)
+        finally:
+            writer.close()
+            server.close()
+            await server.wait_closed()
+
+    return asyncio.run(accept_one())
+
+
+def test_the_servers_connections_send_each_reply_at_once(monkeypatch):
+    from streamlit.web.server.starlette import starlette_server
+
+    from dashboard.process import send_responses_at_once
+
+    streamlits_bind = starlette_server._bind_socket
+    monkeypatch.setattr(starlette_server, "_bind_socket", streamlits_bind)  # put back after the test
+    # Why it is there: as Streamlit binds it, each connection keeps Nagle's algorithm on.
+    assert _accepted_connection_delays_replies(streamlits_bind("127.0.0.1", 0, 8))
+    assert send_responses_at_once()
+    wrapped = starlette_server._bind_socket
+    assert send_responses_at_once() and starlette_server._bind_socket is wrapped  # not wrapped twice
+    listening = wrapped("127.0.0.1", 0, 8)
+    assert listening.proto == socket.IPPROTO_TCP and not listening.getblocking()
+    assert not _accepted_connection_delays_replies(listening)
 
 
 def test_streamlit_is_imported_before_the_thread_that_looks_at_its_runtime_starts():
