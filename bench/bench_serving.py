@@ -87,23 +87,11 @@ def _wait_healthy(port: int, process: subprocess.Popen[bytes]) -> None:
     raise TimeoutError("streamlit did not start within 60 s")
 
 
-# Streamlit's ``run``, with each reply sent at once when the first argument says so.
-LAUNCH = (
-    "import sys\n"
-    "from dashboard.process import send_responses_at_once\n"
-    "if sys.argv.pop(1) == 'at-once':\n"
-    "    send_responses_at_once()\n"
-    "from streamlit.web import cli\n"
-    "sys.argv = ['streamlit', 'run', *sys.argv[1:]]\n"
-    "cli.main()\n"
-)
-
-
 def one_run(tuned: bool, at_once: bool = False) -> dict[str, float]:
     """Seconds to fetch the files from an idle server, then while its script computes."""
     from playwright.sync_api import sync_playwright
 
-    from bench.dashboard_start import CHROMIUM_ARGS
+    from bench.dashboard_start import CHROMIUM_ARGS, server_command
     from dashboard.serve import free_port
 
     names = _static_files()
@@ -114,7 +102,7 @@ def one_run(tuned: bool, at_once: bool = False) -> dict[str, float]:
         script.write_text(SCRIPT.format(tune=tune, busy=BUSY_S), encoding="utf-8")
         env = {**os.environ, "PYTHONPATH": str(ROOT)}
         process = subprocess.Popen(
-            [sys.executable, "-c", LAUNCH, "at-once" if at_once else "as-is", str(script), "--server.address", "127.0.0.1",
+            [*server_command(script, replies_at_once=at_once), "--server.address", "127.0.0.1",
              "--server.port", str(port), "--server.headless", "true", "--browser.gatherUsageStats", "false"],
             cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         )
