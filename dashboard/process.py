@@ -69,7 +69,9 @@ def send_responses_at_once() -> bool:
         return named
 
     bind_named_tcp.names_tcp = True  # type: ignore[attr-defined]
-    starlette_server._bind_socket = bind_named_tcp
+    # Streamlit's own (private) binding function, looked up and replaced by name: a version without
+    # it is left as it is (above).
+    setattr(starlette_server, "_bind_socket", bind_named_tcp)  # noqa: B010
     return True
 
 
