@@ -57,10 +57,12 @@ def _fetch_all(port: int, names: list[str]) -> float:
     import http.client
 
     local = threading.local()
+    opened: list[http.client.HTTPConnection] = []
 
     def get(name: str) -> int:
         if not hasattr(local, "connection"):
             local.connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+            opened.append(local.connection)
         local.connection.request("GET", f"/static/js/{name}")
         response = local.connection.getresponse()
         size = len(response.read())
@@ -71,7 +73,10 @@ def _fetch_all(port: int, names: list[str]) -> float:
     start = time.perf_counter()
     with concurrent.futures.ThreadPoolExecutor(CONNECTIONS) as pool:
         list(pool.map(get, names))
-    return time.perf_counter() - start
+    elapsed = time.perf_counter() - start
+    for connection in opened:
+        connection.close()
+    return elapsed
 
 
 def _wait_healthy(port: int, process: subprocess.Popen[bytes]) -> None:

@@ -108,7 +108,7 @@ def _on_provider_change() -> None:
         (name for name in listed if name.rsplit("/", 1)[-1] == bare), None)
     set_kept("model", same or CUSTOM_MODEL)
     if same:
-        _on_model_change()
+        apply_model_window()
 
 
 def _table_figure(lookup: Callable[[str], int | None], model: str) -> int | None:
@@ -129,7 +129,9 @@ def model_output_limit(model: str) -> int | None:
     return _table_figure(_table_output_limit, model)
 
 
-def _on_model_change() -> None:
+def apply_model_window() -> None:
+    """Take the chosen model's window and output limit from the table (nothing for the custom
+    window): the Model box's callback, and what a link naming a model does."""
     model = kept("model", CUSTOM_MODEL)
     window = model_window(model)
     if window:
@@ -187,7 +189,7 @@ def model_picker() -> None:
     st.selectbox(
         "Model",
         provider_models(provider),
-        **keep("model", then=_on_model_change),
+        **keep("model", then=apply_model_window),
         help="Sets the context window (from litellm's model table) and the tokenizer for exact counts. "
              f"{CUSTOM_MODEL} keeps the window entered below.",
     )

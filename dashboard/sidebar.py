@@ -41,7 +41,7 @@ from dashboard.model_picker import (  # noqa: F401  (re-exported)
     CUSTOM_MODEL,
     DEFAULT_CONTEXT,
     DEFAULT_MODEL,
-    _on_model_change,
+    apply_model_window,
     conversation_model,
     listed_model,
     model_output_limit,
@@ -193,7 +193,7 @@ def _apply_query() -> None:
     if model is not None:
         if listed_model(model):
             set_kept("model", model)
-            _on_model_change()
+            apply_model_window()
         else:
             problems.append(f"model={model!r} was ignored: it is not in litellm's model table")
     sample = values.pop("sample", None)
