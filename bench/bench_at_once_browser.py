@@ -2,7 +2,7 @@
 
     python -m bench.bench_at_once_browser [--repeat N]
 
-A ``streamlit run app.py`` server (``bench.bench_browser.Server``) driven by Playwright through
+The dashboard as ``make run`` serves it (``bench.bench_browser.Server``), driven by Playwright through
 ``/usr/bin/chromium`` at 1400 px, every page opened once on the default sample first. Each round
 uploads the 2.6 MB log of ``bench.bench_first_visit`` under a name of its own and clicks a page as
 soon as the upload's name shows, while the work ahead for it (``dashboard.ahead``) runs:

@@ -2,7 +2,7 @@
 
     python -m bench.bench_browser [--repeat N] [--sample NAME]
 
-A ``streamlit run app.py`` server on a free local port, driven by Playwright through
+The dashboard's server as ``make run`` starts it, on a free local port, driven by Playwright through
 ``/usr/bin/chromium``, on the bundled long sample. Two figures per action, both measured inside
 the page from the moment of the key press or click:
 
@@ -27,7 +27,6 @@ import os
 import platform
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
 import urllib.request
@@ -36,8 +35,9 @@ from pathlib import Path
 from typing import Any
 
 from bench.common import ROOT, print_table, save
-from bench.dashboard_start import check_running, on_free_port
+from bench.dashboard_start import APP, check_running, on_free_port, server_command
 from dashboard.sections import section_of
+from dashboard.serve import local_options
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -113,7 +113,7 @@ def dashboard_page() -> Iterator[tuple[str, Any]]:
 
 
 class Server:
-    """``streamlit run app.py`` on 127.0.0.1 until stopped."""
+    """The dashboard as ``make run`` serves it, on 127.0.0.1 until stopped."""
 
     def __init__(self) -> None:
         on_free_port(self._start, "the dashboard")
@@ -124,9 +124,10 @@ class Server:
         self.port = port
         self.url = f"http://127.0.0.1:{port}"
         log = tempfile.TemporaryFile()  # not a pipe: a long run's log would fill it and stop the server
+        # Started as ``make run`` starts it (``python -m dashboard.serve``): the figures are those of the
+        # dashboard people run, which sends each reply at once and loads the first page's modules ahead.
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.address", "127.0.0.1",
-             "--server.port", str(port), "--server.headless", "true", "--browser.gatherUsageStats", "false"],
+            [*server_command(APP), *local_options(port)],
             cwd=ROOT, stdout=subprocess.DEVNULL, stderr=log,
         )
         deadline = time.monotonic() + 90

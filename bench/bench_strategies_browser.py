@@ -2,7 +2,7 @@
 
     python -m bench.bench_strategies_browser [--repeat N]
 
-A ``streamlit run app.py`` server (``bench.bench_browser.Server``) driven by Playwright through
+The dashboard as ``make run`` serves it (``bench.bench_browser.Server``), driven by Playwright through
 ``/usr/bin/chromium`` at 1400 px. Each round uploads the log of ``bench.bench_first_visit`` under a
 name of its own (a new transcript: nothing of it is remembered), waits for the overview to settle,
 then clicks Strategies in the navigation. From that click:
