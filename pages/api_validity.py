@@ -19,7 +19,7 @@ from dashboard.sidebar import (
     require_transcript,
     source_caption,
 )
-from dashboard.ui import table
+from dashboard.ui import small_table, table
 
 UPLOAD = "The conversation as loaded"
 
@@ -70,34 +70,31 @@ except Exception as exc:  # any failure ends as a readable message
     st.error("The check could not run: " + escape_markdown(f"{type(exc).__name__}: {exc}"))
     st.stop()
 
-rows = []
-for name, violations in found.items():
+def verdict(errors: int, warnings: int) -> str:
+    """One API's answer to a conversation, in words: whether it is accepted, and what the lint counted."""
+    said = "accepted" if errors == 0 else f"rejected: {errors:,} error{'s' if errors != 1 else ''}"
+    return said + (f", {warnings:,} warning{'s' if warnings != 1 else ''}" if warnings else "")
+
+
+counts = []
+for violations in found.values():
     per_api = lint_summary(violations).set_index("api")
-    openai_errors, anthropic_errors = int(per_api.loc["openai", "errors"]), int(per_api.loc["anthropic", "errors"])
-    rows.append({
-        # The verdicts beside the names: on a narrow page the counts after them scroll out of sight, not they.
-        "conversation": name, "valid_openai": openai_errors == 0, "valid_anthropic": anthropic_errors == 0,
-        "messages": len(outputs[name]),
-        "openai_errors": openai_errors, "openai_warnings": int(per_api.loc["openai", "warnings"]),
-        "anthropic_errors": anthropic_errors, "anthropic_warnings": int(per_api.loc["anthropic", "warnings"]),
-    })
-overview = pd.DataFrame(rows)
-table(
-    overview,
-    key="lint_overview",
-    column_config={"openai_errors": st.column_config.NumberColumn("OpenAI errors"),
-                   "openai_warnings": st.column_config.NumberColumn("OpenAI warnings"),
-                   "anthropic_errors": st.column_config.NumberColumn("Anthropic errors"),
-                   "anthropic_warnings": st.column_config.NumberColumn("Anthropic warnings"),
-                   "valid_openai": st.column_config.CheckboxColumn("OpenAI OK"),
-                   "valid_anthropic": st.column_config.CheckboxColumn("Anthropic OK")},
+    counts.append({api: (int(per_api.loc[api, "errors"]), int(per_api.loc[api, "warnings"]))
+                   for api in ("openai", "anthropic")})
+# Plain HTML: its text wraps at any width (a data grid of the counts scrolled sideways at 800 pixels).
+small_table(
+    [{"conversation": name, "OpenAI": verdict(*count["openai"]), "Anthropic": verdict(*count["anthropic"]),
+      "messages": len(outputs[name])} for name, count in zip(found, counts, strict=True)],
+    "lint_overview",
+    cell_styles={(row, api): "font-weight: 600;" for row, count in enumerate(counts)
+                 for api, key in (("OpenAI", "openai"), ("Anthropic", "anthropic")) if count[key][0]},
 )
 
-upload_errors = int(overview.loc[0, "openai_errors"] + overview.loc[0, "anthropic_errors"])
-for row in overview.iloc[1:].itertuples():
-    added = row.openai_errors + row.anthropic_errors - upload_errors
+upload_errors = sum(errors for errors, _warnings in counts[0].values())
+for name, count in list(zip(found, counts, strict=True))[1:]:
+    added = sum(errors for errors, _warnings in count.values()) - upload_errors
     if added > 0:
-        st.warning(escape_markdown(f"{row.conversation}: {added} more error(s) than the conversation it came from."))
+        st.warning(escape_markdown(f"{name}: {added} more error(s) than the conversation it came from."))
 
 st.subheader("Violations")
 names = list(found)

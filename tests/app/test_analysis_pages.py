@@ -27,7 +27,7 @@ from core.views.retention import FactIndex, lost_facts
 from core.views.strategies import compare_strategies
 from core.views.sweep import best_cells, sweep
 from dashboard.memo import content_digest
-from tests.app.conftest import text_blocks
+from tests.app.conftest import html_table, text_blocks
 from tests.helpers import CODING_SESSION, asst, call, tool, user
 from tests.helpers import sys as system
 
@@ -82,7 +82,6 @@ TABLES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "retention_lost": (("kind", "value", "message_index"), ("kept",)),
     "sweep_best": (("threshold_percent", "final_tokens"), ("protect_first_n",)),
     "sweep_all": (("protect_first_n", "final_tokens"), ()),
-    "lint_overview": (("conversation", "openai_errors"), ()),
     "lint_violations": (("api", "rule", "severity"), ()),
 }
 
@@ -94,6 +93,12 @@ def frame(at: AppTest, name: str) -> Any:
         if set(wanted) <= columns and not set(unwanted) & columns:
             return element.value
     raise AssertionError(f"no table {name!r} on the page")
+
+
+def verdict(errors: int, warnings: int) -> str:
+    """The API validity page's wording of one API's answer."""
+    text = "accepted" if not errors else f"rejected: {errors} error" + ("s" if errors > 1 else "")
+    return text + (f", {warnings} warning" + ("s" if warnings > 1 else "") if warnings else "")
 
 
 def tool_loop(rounds: int = 30) -> list[dict[str, Any]]:
@@ -295,17 +300,21 @@ def test_api_validity_page(with_extras: bool | str) -> None:
         at.session_state["_kept_strategies_every_release"] = True
         at.session_state["_kept_strategies_keep_last"] = 3
     run(at)
-    overview = frame(at, "lint_overview")
-    # The verdicts come right after the names (a narrow page scrolls the counts out of sight, not them).
-    assert overview.columns[:3].tolist() == ["conversation", "valid_openai", "valid_anthropic"]
+    overview = html_table(at, "lint_overview")
+    # One verdict per API beside each name, in words (an HTML table: it wraps on a narrow page).
+    assert overview.columns.tolist() == ["conversation", "OpenAI", "Anthropic", "messages"]
     messages = loaded(broken)
     upload_errors = lint(messages)
     assert overview["conversation"].tolist()[0] == "The conversation as loaded"
-    assert overview["openai_errors"].tolist()[0] == int(
-        ((upload_errors["api"] == "openai") & (upload_errors["severity"] == "error")).sum()) == 2
-    assert overview["anthropic_errors"].tolist()[0] == 3
+    assert int(((upload_errors["api"] == "openai") & (upload_errors["severity"] == "error")).sum()) == 2
+    assert overview["OpenAI"].tolist()[0] == "rejected: 2 errors"
+    assert overview["Anthropic"].tolist()[0] == "rejected: 3 errors"
+    assert overview["messages"].tolist()[0] == len(messages)
     compressed = ContextCompressor(DEFAULT, summarizer=ExtractiveSummarizer()).compress(messages).messages
-    assert overview["openai_errors"].tolist()[1] == int((lint(compressed)["api"] == "openai").sum())
+    found = lint(compressed)
+    errors = int(((found["api"] == "openai") & (found["severity"] == "error")).sum())
+    warnings = int(((found["api"] == "openai") & (found["severity"] == "warning")).sum())
+    assert overview["OpenAI"].tolist()[1] == verdict(errors, warnings)
     # The Strategies page's comparison with that page's options: by default the sidebar's release only.
     every_release = with_extras == "strategies page options"
     releases = list(PROFILES) if every_release else [DEFAULT.profile]
@@ -313,6 +322,11 @@ def test_api_validity_page(with_extras: bool | str) -> None:
               f"Strategy: Observation masking (last {3 if every_release else 10})", "Strategy: Codex-style",
               "Timeline replay: the final context"]
     assert overview["conversation"].tolist()[2:] == (extras if with_extras else [])
+    # A rejected verdict stands out (bold); an accepted one does not.
+    body = next(e.proto.body for e in at.get("html") if 'data-table="lint_overview"' in e.proto.body)
+    cells = dict((text, style) for style, text in re.findall(r'<td style="([^"]*)">([^<]*)</td>', body))
+    assert "font-weight: 600" in cells["rejected: 2 errors"] and "font-weight: 600" in cells["rejected: 3 errors"]
+    assert all("font-weight: 600" not in style for text, style in cells.items() if text.startswith("accepted"))
     violations = frame(at, "lint_violations")
     assert violations["rule"].tolist() == ["unanswered_tool_call", "misplaced_tool_result",
                                            "tool_result_not_next", "alternation", "orphan_tool_result"]

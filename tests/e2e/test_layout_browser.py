@@ -325,6 +325,16 @@ def test_the_dark_theme_renders_the_pages_and_their_charts(chromium: Any, server
         open_page(tab, "Compress & preview")
         _run_compressor(tab)
         screenshot(tab, f"dark_{width}_compress")
+        # API validity's verdicts: an HTML table, whose text follows the theme and wraps, never scrolls.
+        open_page(tab, "API validity")
+        verdicts = tab.locator('[data-table="lint_overview"]')
+        verdicts.wait_for()
+        cell = "document.querySelector('[data-table=\"lint_overview\"] td')"
+        assert _luminance(tab.evaluate(f"() => getComputedStyle({cell}).color")) > 0.5
+        assert tab.evaluate("() => { const box = document.querySelector('[data-table=\"lint_overview\"]');"
+                            " return box.scrollWidth <= box.clientWidth; }")
+        assert "rejected" in verdicts.inner_text() or "accepted" in verdicts.inner_text()
+        screenshot(tab, f"dark_{width}_api_validity")
         assert not tab.page_errors
     finally:
         tab.context.close()
