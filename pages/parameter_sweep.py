@@ -135,13 +135,19 @@ if len(untriggered) == len(shown):
     st.info("Untick **Only where compression triggers** to see what a forced /compress would do, or use one of "
             "the changes above to make the conversation reach a threshold.")
 
+# Each cell's parameters, then its result, then how it came about: at 800 pixels the columns past the
+# eighth scroll out of sight, and the result was the ninth.
+RESULT_FIRST = ["threshold_percent", "summary_target_ratio", "final_tokens", "savings_pct"]
 st.subheader("Smallest results")
 table(
-    best_cells(shown, top=8)[["threshold_percent", "summary_target_ratio", "threshold_tokens", "tail_token_budget",
-                              "compress_start", "compress_end", "summary_budget", "messages_after", "final_tokens",
-                              "savings_pct"]],
+    best_cells(shown, top=8)[[*RESULT_FIRST, "threshold_tokens", "tail_token_budget", "compress_start",
+                              "compress_end", "summary_budget", "messages_after"]],
     key="sweep_best",
     column_config={"savings_pct": st.column_config.NumberColumn("savings %", format="%.1f")},
 )
 with st.expander("Every cell of this grid"):
-    table(shown, key="sweep_all")
+    table(shown, key="sweep_all",
+          column_order=["protect_first_n", *RESULT_FIRST, "outcome",
+                        *(column for column in shown.columns if column not in RESULT_FIRST
+                          and column not in ("protect_first_n", "outcome"))],
+          column_config={"savings_pct": st.column_config.NumberColumn("savings %", format="%.1f")})

@@ -92,9 +92,14 @@ else:
 # Pinned: on a narrow page the figures scroll sideways under it, so each row still names its release.
 release_column = st.column_config.TextColumn("release", width="small", help="Bold: the sidebar's release.",
                                              pinned=True)
+# The outcome and its size right after the threshold, the zones that explain them after: at 800 pixels
+# the columns past the ninth scroll out of sight, and tokens after was the twelfth.
+RESULT_FIRST = ["release", "threshold_tokens", "triggers", "outcome", "tokens_after", "savings_pct", "messages_after"]
+shown_columns = releases_table.drop(columns=WRITING)
 table(
-    releases_table.drop(columns=WRITING).style.apply(_mark, axis=1),
+    shown_columns.style.apply(_mark, axis=1),
     key="releases_table",
+    column_order=[*RESULT_FIRST, *(column for column in shown_columns.columns if column not in RESULT_FIRST)],
     column_config={
         "release": release_column,
         "threshold_tokens": st.column_config.NumberColumn("threshold", format="localized"),

@@ -96,6 +96,11 @@ def line_figure(frame: pd.DataFrame, x: str, columns: Sequence[str], *, x_title:
                                  line={"color": PALETTE[index % len(PALETTE)], "width": 2}, marker={"size": 6}))
     style(fig, height=height, legend="bottom" if len(columns) > 1 else None)
     fig.update_xaxes(title_text=x_title)
+    if pd.api.types.is_integer_dtype(frame[x]) and len(frame):
+        # Counted steps (compactions, turns): ticks on whole numbers only; Plotly's own put two
+        # compactions at 1, 1.2, 1.4, ... 2.
+        low, high = int(frame[x].min()), int(frame[x].max())
+        fig.update_xaxes(tickmode="linear", tick0=low, dtick=max(1, -(-(high - low) // 8)))
     fig.update_yaxes(title_text=y_title, rangemode="tozero")
     return fig
 

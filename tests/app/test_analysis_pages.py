@@ -250,6 +250,12 @@ def test_parameter_sweep_page() -> None:
     best = best_cells(table[table["protect_first_n"] == 3], top=8)
     assert shown["final_tokens"].tolist() == best["final_tokens"].tolist()
     assert shown["threshold_percent"].tolist() == best["threshold_percent"].tolist()
+    # The result right after the parameters (a narrow page scrolls the later columns out of sight).
+    assert shown.columns[:4].tolist() == ["threshold_percent", "summary_target_ratio", "final_tokens", "savings_pct"]
+    every_cell = next(e for e in at.dataframe if "protect_first_n" in e.value.columns)
+    assert list(every_cell.proto.column_order)[:6] == ["protect_first_n", "threshold_percent", "summary_target_ratio",
+                                                        "final_tokens", "savings_pct", "outcome"]
+    assert set(every_cell.proto.column_order) == set(every_cell.value.columns)  # none hidden
     assert len(at.get("plotly_chart")) == 1
     # Only the head size shown is computed: its 7 x 8 grid (each other one when it is chosen).
     assert set(frame(at, "sweep_all")["protect_first_n"]) == {3} and len(frame(at, "sweep_all")) == 56

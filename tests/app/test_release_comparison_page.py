@@ -45,6 +45,11 @@ def test_the_release_column_stays_while_the_figures_scroll_sideways():
     go(at, "release_comparison")
     assert _column_config(at, "release").get("pinned") is True
     assert not _column_config(at, "tokens_after").get("pinned")
+    # The outcome and its size come before the zones that explain them, so they scroll out last.
+    order = list(_table(at, "releases_table").proto.column_order)
+    assert order[:7] == ["release", "threshold_tokens", "triggers", "outcome", "tokens_after", "savings_pct",
+                         "messages_after"]
+    assert set(order) == set(_frame(at, "releases_table").columns)  # none hidden
 
 
 def test_every_release_is_a_row_with_the_library_figures():
