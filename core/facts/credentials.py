@@ -21,6 +21,7 @@ from core.redaction import REFERENCE_INLINE_CHARS, reference_redact_all
 from core.redaction.hermes import REDACTIONS, VENDOR_STARTS, redact_sensitive_text
 from core.redaction.strict import VENDOR_GATES, strict_redact
 from core.redaction.strict.folding import fold
+from core.redaction.strict.shapes import shape_hint
 
 
 def redact_all(text: str) -> str:
@@ -196,7 +197,7 @@ def hints_at_credentials(text: str) -> bool:
         text = folded.text
     if not text:
         return False
-    if vendor_hint(text):
+    if vendor_hint(text) or shape_hint(text):
         return True
     folded = text.casefold()
     return label_hint(folded)

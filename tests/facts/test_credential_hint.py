@@ -40,6 +40,10 @@ MASKED = [
     '{"pa\u017fsword": "abcdefghijklmnopqrstuvwxyz"}',  # a long s: a case-insensitive match folds it
     "bot 123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsawQ1",
     "-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA\n-----END RSA PRIVATE KEY-----",
+    # Keys known by their shape next to a cloud word (core.redaction.strict.shapes), with no label.
+    "aws wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY ok",
+    "iam user: wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+    "storage account blob " + "iK2ZWeqhFWCEPyYngFb51yBMWXaSCrUZoL8g5ubQ" * 2 + "Ab3dE6==",
 ]
 
 
@@ -130,3 +134,22 @@ def test_the_vendor_hint_agrees_with_its_look_behind_form() -> None:
     texts = ["".join(rng.choice(pieces) for _ in range(rng.randint(1, 6))) for _ in range(60_000)]
     assert [text for text in texts if vendor_hint(text) != bool(oracle.search(text))] == []
     assert {vendor_hint(text) for text in texts} == {True, False}
+
+
+# Pieces of the shapes the strict layer masks without a label, and the words it needs beside them.
+SHAPE_PIECES = ["wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "iK2ZWeqhFWCEPyYngFb51yBMWXaSCrUZoL8g5ubQ" * 2 + "Ab3dE6",
+                "==", "aws", "iam", "boto", "access key", "akia", "asia", "azure", "storage", "account", "blob",
+                "secret", " ", "\n", "-", "_", ".", "/", "x", "7", "+1415555267", "ABCDEFGHIJabcdefghij1234567890ABCDEFGHIJ"]
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(SHAPE_PIECES), min_size=1, max_size=8))
+def test_a_key_masked_by_its_shape_is_always_hinted(parts: list[str]) -> None:
+    text = "".join(parts)
+    assert redact_all(text) == text or hints_at_credentials(text), text
+
+
+def test_a_commit_hash_or_a_long_path_is_not_taken_for_a_key() -> None:
+    for text in ("commit 3f2a9c0e1b7d4a5f6e8c9b0a1d2e3f4a5b6c7d8e merged",
+                 "ls /home/dev/ledgerline/src/ledgerline/importers/formats/dkb.py"):
+        assert redact_all(text) == text and not hints_at_credentials(text)

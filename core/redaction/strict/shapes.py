@@ -21,6 +21,28 @@ _PHONE_RE = re.compile(r"\+[1-9]\d{6,14}(?![A-Za-z0-9]|[.,]\d)")
 _BASE64_CHARS = frozenset(string.ascii_letters + string.digits + "+/=_-")
 
 
+def shape_hint(text: str) -> bool:
+    """Whether ``text`` could hold a key :func:`scan` masks by its shape: a run of exactly 40 base64
+    characters mixing cases with a digit, ``+`` or ``/`` (an AWS secret access key), or 86 before
+    ``==`` (an Azure storage key). A cheap superset: neither the context word nor the entropy is
+    checked (phone numbers are hinted elsewhere, ``core.facts.credentials``)."""
+    # Both need a run of 40 base64 characters: one pass of str.translate finds most texts have none
+    # (12 ms on a 2.5 MB log, against 50-100 ms for the pattern tried at every position).
+    if _RUN not in text.translate(_RUNS):
+        return False
+    for m in _AWS_SECRET_RE.finditer(text):
+        run = m.group(0)
+        if (any(c.isupper() for c in run) and any(c.islower() for c in run)
+                and any(c.isdigit() or c in "+/" for c in run)):
+            return True
+    return "==" in text and _AZURE_KEY_HINT_RE.search(text) is not None
+
+
+_RUNS = {code: ("a" if chr(code) in string.ascii_letters + string.digits + "+/" else " ") for code in range(128)}
+_RUN = "a" * 40
+_AZURE_KEY_HINT_RE = re.compile(r"(?<![A-Za-z0-9+/_\-])[A-Za-z0-9+/]{86}==")
+
+
 def _boundary_after_base64(text: str, pos: int) -> bool:
     return pos >= len(text) or text[pos] not in _BASE64_CHARS
 
