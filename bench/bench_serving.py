@@ -97,7 +97,7 @@ def one_run(tuned: bool, at_once: bool = False) -> dict[str, float]:
     from playwright.sync_api import sync_playwright
 
     from bench.dashboard_start import CHROMIUM_ARGS, server_command
-    from dashboard.serve import free_port
+    from dashboard.serve import free_port, local_options
 
     names = _static_files()
     port = free_port()
@@ -107,8 +107,7 @@ def one_run(tuned: bool, at_once: bool = False) -> dict[str, float]:
         script.write_text(SCRIPT.format(tune=tune, busy=BUSY_S), encoding="utf-8")
         env = {**os.environ, "PYTHONPATH": str(ROOT)}
         process = subprocess.Popen(
-            [*server_command(script, replies_at_once=at_once), "--server.address", "127.0.0.1",
-             "--server.port", str(port), "--server.headless", "true", "--browser.gatherUsageStats", "false"],
+            [*server_command(script, replies_at_once=at_once), *local_options(port)],
             cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         )
         try:

@@ -235,6 +235,14 @@ def table(frame: Any, key: str | None = None, *, column_config: Mapping[str, Any
     return st.dataframe(frame, key=key, column_config=column_config_for(frame, column_config), **options)
 
 
+def columns_first(frame: Any, first: Sequence[str]) -> list[str]:
+    """A ``column_order`` showing ``first`` (those the frame has) before the frame's other columns,
+    none hidden: what decides a row comes first, and a narrow page scrolls only the rest out of
+    sight. ``frame`` may be a Styler."""
+    columns = [str(column) for column in getattr(frame, "data", frame).columns]
+    return [*(column for column in first if column in columns), *(column for column in columns if column not in first)]
+
+
 def plain_text(text: str, name: str, *, height: int | None = None) -> None:
     """A summary or another long plain text, every character as written, in a monospace block that
     scrolls past ``height`` pixels (``core.render.text_blocks``): no code block's script to load."""

@@ -76,18 +76,19 @@ def verdict(errors: int, warnings: int) -> str:
     return said + (f", {warnings:,} warning{'s' if warnings != 1 else ''}" if warnings else "")
 
 
-counts = []
+APIS = {"OpenAI": "openai", "Anthropic": "anthropic"}  # each column's heading, and its API in the lint
+counts = []  # per conversation: (errors, warnings) by heading
 for violations in found.values():
     per_api = lint_summary(violations).set_index("api")
-    counts.append({api: (int(per_api.loc[api, "errors"]), int(per_api.loc[api, "warnings"]))
-                   for api in ("openai", "anthropic")})
+    counts.append({heading: (int(per_api.loc[api, "errors"]), int(per_api.loc[api, "warnings"]))
+                   for heading, api in APIS.items()})
 # Plain HTML: its text wraps at any width (a data grid of the counts scrolled sideways at 800 pixels).
 small_table(
-    [{"conversation": name, "OpenAI": verdict(*count["openai"]), "Anthropic": verdict(*count["anthropic"]),
+    [{"conversation": name, **{heading: verdict(*count[heading]) for heading in APIS},
       "messages": len(outputs[name])} for name, count in zip(found, counts, strict=True)],
     "lint_overview",
-    cell_styles={(row, api): "font-weight: 600;" for row, count in enumerate(counts)
-                 for api, key in (("OpenAI", "openai"), ("Anthropic", "anthropic")) if count[key][0]},
+    cell_styles={(row, heading): "font-weight: 600;" for row, count in enumerate(counts)
+                 for heading, (errors, _warnings) in count.items() if errors},
 )
 
 upload_errors = sum(errors for errors, _warnings in counts[0].values())

@@ -27,7 +27,7 @@ from dashboard.sidebar import (
     trigger_advice,
     whole_request,
 )
-from dashboard.ui import chart, table
+from dashboard.ui import chart, columns_first, table
 
 FINAL = "Final tokens"
 SAVINGS = "Savings %"
@@ -146,8 +146,5 @@ table(
     column_config={"savings_pct": st.column_config.NumberColumn("savings %", format="%.1f")},
 )
 with st.expander("Every cell of this grid"):
-    table(shown, key="sweep_all",
-          column_order=["protect_first_n", *RESULT_FIRST, "outcome",
-                        *(column for column in shown.columns if column not in RESULT_FIRST
-                          and column not in ("protect_first_n", "outcome"))],
+    table(shown, key="sweep_all", column_order=columns_first(shown, ["protect_first_n", *RESULT_FIRST, "outcome"]),
           column_config={"savings_pct": st.column_config.NumberColumn("savings %", format="%.1f")})

@@ -27,7 +27,7 @@ from dashboard.sidebar import (
     require_transcript,
     source_caption,
 )
-from dashboard.ui import plain_text, small_table, table
+from dashboard.ui import columns_first, plain_text, small_table, table
 
 COMPARED = ["threshold_tokens", "triggers", "outcome", "head", "middle", "tail", "messages_after", "tokens_after",
             "summary_layout", "repairs", "focus", "cooldown_s"]
@@ -99,7 +99,7 @@ shown_columns = releases_table.drop(columns=WRITING)
 table(
     shown_columns.style.apply(_mark, axis=1),
     key="releases_table",
-    column_order=[*RESULT_FIRST, *(column for column in shown_columns.columns if column not in RESULT_FIRST)],
+    column_order=columns_first(shown_columns, RESULT_FIRST),
     column_config={
         "release": release_column,
         "threshold_tokens": st.column_config.NumberColumn("threshold", format="localized"),

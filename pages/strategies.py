@@ -23,7 +23,7 @@ from dashboard.runs import (
     strategy_options,
 )
 from dashboard.sidebar import escape_markdown, keep, page_setup, require_transcript, source_caption
-from dashboard.ui import grid_height, metric_row, plain_text, table
+from dashboard.ui import columns_first, grid_height, metric_row, plain_text, table
 
 PREVIEW_CHARS = 300
 # What decides between the strategies first (size, facts, a valid request), the counts behind them
@@ -103,8 +103,7 @@ def overview(comparison: Any, key: str) -> None:
     table(
         comparison.table,
         key=f"{key}_table",
-        column_order=[*(name for name in COLUMN_ORDER if name in comparison.table.columns),
-                      *(name for name in comparison.table.columns if name not in COLUMN_ORDER)],  # none hidden
+        column_order=columns_first(comparison.table, COLUMN_ORDER),
         column_config={
             "messages_after": st.column_config.NumberColumn("messages after"),
             "messages_kept": st.column_config.NumberColumn("original messages kept"),
