@@ -4,8 +4,8 @@
 
 The dashboard as ``make run`` serves it (``bench.bench_browser.Server``), driven by Playwright through
 ``/usr/bin/chromium`` at 1400 px, every page opened once on the default sample first. Each round
-uploads the 2.6 MB log of ``bench.bench_first_visit`` under a name of its own and clicks a page as
-soon as the upload's name shows, while the work ahead for it (``dashboard.ahead``) runs:
+uploads a 2.6 MB log of ``bench.bench_first_visit`` with texts of its own (a variant: the server
+remembers nothing of it) under a name of its own and clicks a page as soon as the upload's name shows, while the work ahead for it (``dashboard.ahead``) runs:
 
 - *Zones* needs the work ahead's first result (the offline Hermes run): it waits for it;
 - *Timeline replay* needs none of it: the work ahead only shares the machine with it.
@@ -32,12 +32,15 @@ OPENED = ("Zones", "Timeline replay")
 def run(repeat: int = 5, opened: tuple[str, ...] = OPENED) -> dict[str, Any]:
     data = log_bytes()
     settled: dict[str, list[float]] = {title: [] for title in opened}
+    uploads = 0
     with dashboard_page() as (url, page):
         open_every_page(page, url)
         for number in range(repeat):
             for title in opened:
                 _open(page, url, chart=False)
-                _upload(page, f"at_once_{number}_{len(settled[title])}_{title[:4]}.json", data, settle=False)
+                uploads += 1  # a log of texts the server has not seen (``log_bytes``)
+                _upload(page, f"at_once_{number}_{len(settled[title])}_{title[:4]}.json",
+                        log_bytes(variant=uploads), settle=False)
                 link = _nav_link(page, title)
                 page.evaluate(_MARK)
                 link.click()

@@ -35,12 +35,27 @@ PAGES = ("overview", "zones", "timeline_replay", "strategies", "fact_retention",
          "release_comparison", "api_validity", "redaction_preview", "compress")
 
 
-def log_bytes(megabytes: float = LOG_MB) -> bytes:
+def log_bytes(megabytes: float = LOG_MB, variant: int = 0) -> bytes:
+    """The bench's log as uploaded JSON. Each ``variant`` is a log of other texts (another seed of the
+    generator) cut to variant 0's size: the server remembers analyses of a text across uploads (the
+    fact and credential caches are keyed by text), so a bench that uploads a log again to time a
+    *new* upload gives each upload a variant of its own."""
     from bench.corpus import generate_transcript
 
     probe = generate_transcript(400, seed=3)
     per_message = len(json.dumps(probe)) / len(probe)
-    return json.dumps(generate_transcript(int(megabytes * 1e6 / per_message), seed=3)).encode()
+    count = int(megabytes * 1e6 / per_message)
+    if not variant:
+        return json.dumps(generate_transcript(count, seed=3)).encode()
+    size = len(log_bytes(megabytes))
+    messages = generate_transcript(int(count * 1.2), seed=1000 + variant)
+    kept, length = [], 2  # the list's brackets
+    for message in messages:
+        length += len(json.dumps(message)) + (2 if kept else 0)  # ", " between messages
+        if length > size:
+            break
+        kept.append(message)
+    return json.dumps(kept).encode()
 
 
 def visit(page: str, *, warm: bool = True) -> dict[str, Any]:

@@ -3,8 +3,8 @@
     python -m bench.bench_strategies_browser [--repeat N]
 
 The dashboard as ``make run`` serves it (``bench.bench_browser.Server``), driven by Playwright through
-``/usr/bin/chromium`` at 1400 px. Each round uploads the log of ``bench.bench_first_visit`` under a
-name of its own (a new transcript: nothing of it is remembered), waits for the overview to settle,
+``/usr/bin/chromium`` at 1400 px. Each round uploads a 2.6 MB log of ``bench.bench_first_visit`` with
+texts of its own, under a name of its own (a new transcript: nothing of it is remembered), waits for the overview to settle,
 then clicks Strategies in the navigation. From that click:
 
 - *first rows*: the chart names Truncation (the strategies that do not summarise the whole log are
@@ -85,7 +85,9 @@ def run(repeat: int = 5) -> dict[str, Any]:
         for number in range(repeat):
             for way in WAYS:
                 _open(page, url, chart=False)
-                _upload(page, f"big_log_{number}_{way.replace(' ', '_')}.json", data, settle=way == "after reading")
+                # A log of texts the server has not seen (``log_bytes``): nothing of it is remembered.
+                _upload(page, f"big_log_{number}_{way.replace(' ', '_')}.json", log_bytes(variant=len(rounds) + 1),
+                        settle=way == "after reading")
                 rounds.append({"way": way, **_visit(page)})
                 print(rounds[-1], flush=True)
     rows = [timing_row(f"{way}: {figure}", [r[figure] for r in rounds if r["way"] == way], TARGET_S)

@@ -19,7 +19,9 @@ Redaction preview) would only run slower beside it, and a page that needs it mak
 itself. A step begun goes on. Strategies' comparison steps are only taken while the user reads:
 after another page was opened they would take the processor from the browser drawing it (``make
 bench``: Timeline clicked at once after an upload), and Strategies opened makes them itself; the same
-holds for Release comparison's.
+holds for Release comparison's, which is made one release at a time and stops between two once a
+page starts (a new upload's page among them): begun while the user read, it would otherwise hold
+the interpreter for seconds beside that page, five compressions of the log.
 
 One thread serves the whole server and takes one upload at a time, so its own work never holds
 more than one core (the masking worker runs at a lower priority). It holds a transcript only within
@@ -141,9 +143,11 @@ def page_running() -> contextlib.AbstractContextManager[None]:
 AT_ONCE, BETWEEN_PAGES, WHILE_READING = "at once", "between pages", "while reading"
 
 
-def _steps(settings: Settings, options: StrategyOptions,
-           releases: ReleaseOptions = DEFAULT_RELEASE_OPTIONS) -> list[tuple[str, Callable[[Transcript], object]]]:
-    """The work ahead in the order it is made, each step with when it is taken."""
+def _steps(settings: Settings, options: StrategyOptions, releases: ReleaseOptions = DEFAULT_RELEASE_OPTIONS,
+           reading: Callable[[], bool] = lambda: True) -> list[tuple[str, Callable[[Transcript], object]]]:
+    """The work ahead in the order it is made, each step with when it is taken. ``reading``: whether
+    the user still reads (no page started since): Release comparison's step, the longest, asks it
+    between releases and stops when not."""
     return [
         # The Codex-style reset's texts, masked in a worker meanwhile: Strategies opened right after the
         # upload waits less for them (``make bench``, Strategies at once: its whole comparison sooner).
@@ -152,7 +156,7 @@ def _steps(settings: Settings, options: StrategyOptions,
         (BETWEEN_PAGES, fact_index),
         (WHILE_READING, lambda t: next(strategy_comparisons(t, settings, options))),  # the first rows (or the whole)
         (WHILE_READING, lambda t: deque(strategy_comparisons(t, settings, options), maxlen=0)),  # the whole
-        (WHILE_READING, lambda t: release_comparison(t, settings, releases)),
+        (WHILE_READING, lambda t: release_comparison(t, settings, releases, keep_going=reading)),
     ]
 
 
@@ -163,7 +167,7 @@ def _work_on(reference: weakref.ref[Transcript], settings: Settings, options: St
     count of pages started when the work was handed over (None: now)."""
     begun = _PAGES.started if pages_started is None else pages_started
     with unattended():
-        for when, step in _steps(settings, options, releases):
+        for when, step in _steps(settings, options, releases, reading=lambda: _PAGES.started == begun):
             if when != AT_ONCE:
                 _PAGES.wait_for_none()
             if when == WHILE_READING and _PAGES.started != begun:

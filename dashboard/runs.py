@@ -225,26 +225,57 @@ def release_options() -> ReleaseOptions:
                           force=bool(kept("releases_force", DEFAULT_RELEASE_OPTIONS.force)))
 
 
-def release_comparison(transcript: Transcript, settings: Settings, options: ReleaseOptions) -> Any:
+def release_comparison(transcript: Transcript, settings: Settings, options: ReleaseOptions,
+                       *, keep_going: Callable[[], bool] | None = None) -> Any:
     """Every release's compression of the transcript (``core.views.releases.compare_releases``),
     memoised per parameters. With the offline summary the sidebar release's row is
-    :func:`offline_compression`, the run the other pages show: shared rather than made twice."""
+    :func:`offline_compression`, the run the other pages show, and each other release's compression
+    is memoised on its own (:func:`release_run`), so work that stops between releases (the work
+    ahead, once ``keep_going`` says no: None is returned) is not lost."""
     from functools import partial
 
+    from core.profiles import PROFILES
     from core.summarizers.factory import make_summarizer
     from core.views.releases import compare_releases
+
+    key = ("release-comparison", settings, options)
+    offline = options.summarizer == OFFLINE_SUMMARIZER
+    if offline and not transcript.remembers(key):
+        for release in PROFILES:
+            if keep_going is not None and not keep_going():
+                return None
+            release_run(transcript, settings, options, release)
 
     def compare() -> Any:
         if options.summarizer == FAILING_SUMMARIZER:
             factory = partial(make_summarizer, "failing", failure=options.failure)
         else:
             factory = partial(make_summarizer, "none" if options.summarizer == NO_RELEASE_SUMMARIZER else "extractive")
-        known = ({settings.profile: offline_compression(transcript, settings)}
-                 if options.summarizer == OFFLINE_SUMMARIZER else None)
+        known = ({release: release_run(transcript, settings, options, release) for release in PROFILES}
+                 if offline else None)
         return compare_releases(transcript.messages, settings.config(), factory, force=options.force,
                                 prune_plan=transcript.prune_plan, known=known)
 
-    return transcript.memo(("release-comparison", settings, options), compare)
+    return transcript.memo(key, compare)
+
+
+def release_run(transcript: Transcript, settings: Settings, options: ReleaseOptions, release: str) -> Any:
+    """One release's compression with the offline summary, as the comparison makes it (the sidebar
+    release's is :func:`offline_compression`), memoised on its own."""
+    from dataclasses import replace
+
+    from core.summarizers.factory import make_summarizer
+    from core.views.releases import release_compression
+
+    if release == settings.profile:
+        return offline_compression(transcript, settings)
+    config = replace(settings.config(), profile=release)
+
+    def compress() -> Any:
+        return release_compression(transcript.messages, config, lambda: make_summarizer("extractive"),
+                                   force=options.force, prune_plan=transcript.prune_plan(config))[0]
+
+    return transcript.memo(("release-run", settings, options.force, release), compress)
 
 
 def whole_request(transcript: Transcript, settings: Settings) -> Any:

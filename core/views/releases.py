@@ -23,7 +23,7 @@ from core.plan import NOTHING_TO_COMPRESS, TOO_SMALL, prepare, prune_plan_key
 from core.profiles import PROFILES
 from core.rules import PrunePlan
 
-__all__ = ["ReleaseComparison", "ReleaseRun", "compare_releases", "runs_of"]
+__all__ = ["ReleaseComparison", "ReleaseRun", "compare_releases", "release_compression", "runs_of"]
 
 HEAD, MIDDLE, TAIL, UNCHANGED = "HEAD", "MIDDLE", "TAIL", "UNCHANGED"
 V = TypeVar("V")
@@ -241,6 +241,28 @@ def _reusable(result: CompressionResult, moment: datetime) -> bool:
     return all(call.anchoring_date in (None, date) for call in result.summarizer_calls)
 
 
+def release_compression(
+    messages: Sequence[Any],
+    config: CompressorConfig,
+    summarizer_factory: Callable[[], Any] | None = None,
+    *,
+    current_tokens: int | None = None,
+    force: bool = True,
+    now: datetime | None = None,
+    prune_plan: PrunePlan | None = None,
+) -> tuple[CompressionResult, float]:
+    """(the compression, the cooldown it left) of ``messages`` with ``config`` (its ``profile`` is the
+    release), as :func:`compare_releases` makes each of its runs: a fresh compressor and summarizer,
+    the clocks fixed (``now``: the anchoring date's moment). Made ahead one release at a time, the
+    results are :func:`compare_releases`' ``known``."""
+    moment = now or datetime.now().astimezone()
+    summarizer = summarizer_factory() if summarizer_factory is not None else None
+    compressor = ContextCompressor(config, summarizer=summarizer, clock=lambda: 0.0, wall_clock=lambda: moment)
+    result = compressor.compress(messages, current_tokens=current_tokens, force=force, on_crash="report",
+                                 prune_plan=prune_plan if prune_plan is not None else prepare(messages, config))
+    return result, compressor.cooldown_remaining()
+
+
 def compare_releases(
     messages: Sequence[Any],
     config: CompressorConfig,
@@ -289,12 +311,9 @@ def compare_releases(
         result = (known or {}).get(release)
         cooldown = 0.0
         if result is None or not _reusable(result, moment):
-            summarizer = summarizer_factory() if summarizer_factory is not None else None
-            compressor = ContextCompressor(release_config, summarizer=summarizer, clock=lambda: 0.0,
-                                           wall_clock=lambda moment=moment: moment)
-            result = compressor.compress(messages, current_tokens=current_tokens, force=force, on_crash="report",
-                                         prune_plan=phase1(release_config))
-            cooldown = compressor.cooldown_remaining()
+            result, cooldown = release_compression(messages, release_config, summarizer_factory,
+                                                   current_tokens=current_tokens, force=force, now=moment,
+                                                   prune_plan=phase1(release_config))
         threshold = release_config.threshold_tokens
         prompt = result.plan.display_tokens or result.plan.estimator.messages_tokens(messages)
         runs.append(ReleaseRun(release, result, threshold, prompt >= threshold, _zones(result, n), cooldown))

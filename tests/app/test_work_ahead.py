@@ -199,7 +199,7 @@ def test_the_work_ahead_holds_no_transcript_between_steps_and_skips_one_let_go(m
         entered.set()
         gate.wait(JOIN_S)
 
-    monkeypatch.setattr(ahead, "_steps", lambda *_: [(ahead.BETWEEN_PAGES, first_step),
+    monkeypatch.setattr(ahead, "_steps", lambda *_, **__: [(ahead.BETWEEN_PAGES, first_step),
                                                      (ahead.BETWEEN_PAGES, lambda transcript: made.append(transcript))])
     let_go = _transcript()
     reference = weakref.ref(let_go)
@@ -250,6 +250,40 @@ def test_a_page_arriving_while_the_comparison_is_made_ahead_shows_the_first_rows
     assert outcome["value"].left_out == [] and outcome["value"] is _whole(transcript, settings)
     assert len(made) == 2 and set(made) == {worker.ident}, "the page made a comparison of its own"
     assert masked == [1], "the reset's texts were sent to be masked twice"
+
+
+def test_release_comparison_made_ahead_stops_between_releases_once_a_page_starts(monkeypatch):
+    """The longest step: begun while the user read, it gives way within one release's compression
+    when a page starts, and what it made is kept: the page makes only the releases left, and the
+    comparison is the one made without the work ahead."""
+    import core.views.releases as releases
+    from core.profiles import PROFILES
+
+    transcript, settings = _transcript(), Settings(context_length=16_000)
+    made_ahead: list[str] = []
+    original = releases.release_compression
+
+    def then_a_page_starts(messages, config, *args, **kwargs):
+        made_ahead.append(config.profile)
+        result = original(messages, config, *args, **kwargs)
+        with ahead.page_running():  # a page opened while this release was compressed
+            pass
+        return result
+
+    monkeypatch.setattr(releases, "release_compression", then_a_page_starts)
+    ahead._work_on(weakref.ref(transcript), settings, OPTIONS)
+    monkeypatch.setattr(releases, "release_compression", original)
+    others = [release for release in PROFILES if release != settings.profile]
+    assert transcript.remembers(("strategies", settings, OPTIONS)), "the steps before it were not made"
+    assert made_ahead == others[:1], "the step went on after a page started"
+    assert not transcript.remembers(("release-comparison", settings, DEFAULT_RELEASE_OPTIONS))
+    with pytest.MonkeyPatch.context() as patch:
+        made_here = count_compressions(patch)
+        comparison = release_comparison(transcript, settings, DEFAULT_RELEASE_OPTIONS)
+    assert made_here == others[1:], "the page compressed again what the work ahead had made"
+    alone = release_comparison(_transcript(), settings, DEFAULT_RELEASE_OPTIONS)
+    assert comparison.table.equals(alone.table)
+    assert [run.result.messages for run in comparison.runs] == [run.result.messages for run in alone.runs]
 
 
 def _app_opening(upload: Path | None) -> AppTest:
