@@ -5,7 +5,8 @@
 The dashboard as ``make run`` serves it (``bench.bench_browser.Server``), driven by Playwright through
 ``/usr/bin/chromium`` at 1400 px, every page opened once on the default sample first. Each round
 uploads a 2.6 MB log of ``bench.bench_first_visit`` with texts of its own (a variant: the server
-remembers nothing of it) under a name of its own and clicks a page as soon as the upload's name shows, while the work ahead for it (``dashboard.ahead``) runs:
+remembers nothing of it) under a name of its own and clicks a page as soon as the upload's name
+shows, while the work ahead for it (``dashboard.ahead``) runs:
 
 - *Zones* needs the work ahead's first result (the offline Hermes run): it waits for it;
 - *Timeline replay* needs none of it: the work ahead only shares the machine with it.

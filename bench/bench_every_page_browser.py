@@ -4,8 +4,8 @@
 
 ``bench.bench_at_once_browser``'s rounds for each page that reads the uploaded conversation (the
 overview, where the upload is made, and the Live and Sessions pages, which read their own folders,
-aside): a 2.6 MB log of ``bench.bench_first_visit`` with texts of its own uploaded under a name of its own and the page
-clicked as soon as the name shows, while the work ahead (``dashboard.ahead``) runs. From the click to
+aside): a 2.6 MB log of ``bench.bench_first_visit`` with texts of its own, uploaded under a name of
+its own, and the page clicked as soon as the name shows, while the work ahead (``dashboard.ahead``) runs. From the click to
 the page's last change. Results go to ``bench/results/every_page_browser.json``.
 """
 

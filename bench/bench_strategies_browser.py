@@ -4,8 +4,8 @@
 
 The dashboard as ``make run`` serves it (``bench.bench_browser.Server``), driven by Playwright through
 ``/usr/bin/chromium`` at 1400 px. Each round uploads a 2.6 MB log of ``bench.bench_first_visit`` with
-texts of its own, under a name of its own (a new transcript: nothing of it is remembered), waits for the overview to settle,
-then clicks Strategies in the navigation. From that click:
+texts of its own, under a name of its own (a new transcript: nothing of it is remembered), waits for
+the overview to settle, then clicks Strategies in the navigation. From that click:
 
 - *first rows*: the chart names Truncation (the strategies that do not summarise the whole log are
   shown while the Codex-style reset summarises it);

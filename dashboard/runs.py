@@ -240,9 +240,9 @@ def release_comparison(transcript: Transcript, settings: Settings, options: Rele
 
     key = ("release-comparison", settings, options)
     offline = options.summarizer == OFFLINE_SUMMARIZER
-    if offline and not transcript.remembers(key):
-        for release in PROFILES:
-            if keep_going is not None and not keep_going():
+    if offline and keep_going is not None and not transcript.remembers(key):
+        for release in PROFILES:  # one at a time, asking between two (a page makes them all in compare)
+            if not keep_going():
                 return None
             release_run(transcript, settings, options, release)
 
