@@ -157,17 +157,14 @@ WRAP_MAX_ROWS = 60
 WRAP_VISIBLE_ROWS = 10
 
 
-def _has_long_text(frame: Any, shown: Iterable[Any] | None = None,
-                   line_chars: Mapping[str, int] | None = None) -> bool:
-    """Whether a shown column holds a text longer than one line of it (``line_chars`` of a column of
-    a set width, else :data:`LONG_CELL_CHARS`)."""
+def _has_long_text(frame: Any, shown: Iterable[Any] | None = None) -> bool:
+    """Whether a shown column holds a text longer than one line of it (:data:`LONG_CELL_CHARS`)."""
     import pandas as pd
 
     for name in frame.columns if shown is None else [name for name in shown if name in frame.columns]:
         column = frame[name]
         if pd.api.types.is_object_dtype(column.dtype) or pd.api.types.is_string_dtype(column.dtype):
-            limit = (line_chars or {}).get(str(name), LONG_CELL_CHARS)
-            if column.map(lambda value: len(value) if isinstance(value, str) else 0).max() > limit:
+            if column.map(lambda value: len(value) if isinstance(value, str) else 0).max() > LONG_CELL_CHARS:
                 return True
     return False
 
@@ -215,12 +212,11 @@ def _localized(column: Any) -> Any:
 
 
 def table(frame: Any, key: str | None = None, *, column_config: Mapping[str, Any] | None = None,
-          line_chars: Mapping[str, int] | None = None, **options: Any) -> Any:
+          **options: Any) -> Any:
     """``st.dataframe`` with human headers and one number format; the index hidden.
 
     A few rows with a text longer than a line get rows tall enough to wrap it (Streamlit cuts it
-    otherwise): a line is :data:`LONG_CELL_CHARS`, or ``line_chars[column]`` for a column given a
-    narrower width. Only the columns shown (``column_order``) count."""
+    otherwise): a line is :data:`LONG_CELL_CHARS`. Only the columns shown (``column_order``) count."""
     import pandas as pd
 
     if not isinstance(frame, pd.DataFrame) and not hasattr(frame, "data"):  # a list of rows (a Styler has .data)
@@ -229,7 +225,7 @@ def table(frame: Any, key: str | None = None, *, column_config: Mapping[str, Any
     options.setdefault("width", "stretch")
     plain = getattr(frame, "data", frame)
     if "height" not in options and "row_height" not in options and 0 < len(plain) <= WRAP_MAX_ROWS \
-            and _has_long_text(plain, options.get("column_order"), line_chars):
+            and _has_long_text(plain, options.get("column_order")):
         options["row_height"] = WRAP_ROW_HEIGHT
         options["height"] = wrapped_grid_height(len(plain))
     return st.dataframe(frame, key=key, column_config=column_config_for(frame, column_config), **options)
@@ -252,12 +248,14 @@ def plain_text(text: str, name: str, *, height: int | None = None) -> None:
 
 
 def small_table(rows: Any, name: str, *, headers: Mapping[str, str] | None = None,
-                cell_styles: Mapping[tuple[int, str], str] | None = None) -> None:
+                cell_styles: Mapping[tuple[int, str], str] | None = None,
+                share_columns: Sequence[str] = ("share",)) -> None:
     """A table of a few rows as plain HTML (``core.render.html_tables``): human headers, thousands
     separators, a share as a percentage with a bar, long text wrapped; no data grid to load.
 
     ``rows`` is a frame, or a list of mappings (its columns those of the first row, in order);
-    ``cell_styles``: CSS added to a cell, by its row's position and its column."""
+    ``cell_styles``: CSS added to a cell, by its row's position and its column; ``share_columns``:
+    the columns holding a fraction of 1, shown as a percentage with a bar."""
     from core.render.html_tables import table_html
 
     if hasattr(rows, "to_dict"):
@@ -266,4 +264,4 @@ def small_table(rows: Any, name: str, *, headers: Mapping[str, str] | None = Non
     else:
         columns = [str(column) for column in rows[0]] if rows else []
     labels = {column: human_column(column) for column in columns} | dict(headers or {})
-    st.html(table_html(rows, columns, name=name, headers=labels, cell_styles=cell_styles))
+    st.html(table_html(rows, columns, name=name, headers=labels, cell_styles=cell_styles, share_columns=share_columns))

@@ -25,7 +25,7 @@ from dashboard.sidebar import (
     trigger_advice,
 )
 from dashboard.summary_compare import summary_comparison_section
-from dashboard.ui import chart, metric_row, table
+from dashboard.ui import chart, metric_row, small_table, table
 
 HERMES = "Hermes compression"
 STRATEGIES = "Every strategy"
@@ -110,12 +110,8 @@ if summary.empty:
     summary_comparison_section(transcript, settings)
     st.stop()
 
-table(
-    summary,
-    key="retention_summary",
-    column_config={"score": st.column_config.ProgressColumn("kept verbatim", format="percent", min_value=0,
-                                                            max_value=1)},
-)
+# Plain HTML: a run's long name wraps instead of pushing the last columns past a 1400-pixel page.
+small_table(summary, "retention_summary", share_columns=("score",), headers={"score": "kept verbatim"})
 nothing = summary[summary["messages compacted"] == 0]["run"].tolist()
 if nothing:
     st.caption("Nothing was compacted in: " + escape_markdown(", ".join(nothing)) + " (score 100% by definition).")

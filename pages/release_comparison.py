@@ -7,7 +7,7 @@ from typing import Any
 import streamlit as st
 
 from core.profiles import PROFILES
-from core.render.formatting import human_column
+from core.render.formatting import human_column, integer
 from core.render.releases import release_zones_html
 from core.views.releases import is_release_difference
 from dashboard.runs import (
@@ -96,10 +96,15 @@ release_column = st.column_config.TextColumn("release", width="small", help="Bol
 # the columns past the ninth scroll out of sight, and tokens after was the twelfth.
 RESULT_FIRST = ["release", "threshold_tokens", "triggers", "outcome", "tokens_after", "savings_pct", "messages_after"]
 shown_columns = releases_table.drop(columns=WRITING)
+# The same count in every row says nothing about the releases; said once under the table, it leaves the
+# others room (a 1400-pixel page cut the thirteenth column).
+same_before = releases_table["tokens_before"].nunique() == 1
+shown_order = [column for column in columns_first(shown_columns, RESULT_FIRST)
+               if not (same_before and column == "tokens_before")]
 table(
     shown_columns.style.apply(_mark, axis=1),
     key="releases_table",
-    column_order=columns_first(shown_columns, RESULT_FIRST),
+    column_order=shown_order,
     column_config={
         "release": release_column,
         "threshold_tokens": st.column_config.NumberColumn("threshold", format="localized"),
@@ -112,6 +117,8 @@ table(
         "savings_pct": st.column_config.NumberColumn("saved", format="%.1f %%"),
     },
 )
+if same_before:
+    st.caption(f"Tokens before: {integer(int(releases_table['tokens_before'].iloc[0]))} for every release.")
 st.markdown("**How each release writes the summary message**")
 # Plain HTML: its text wraps at any width (in a data grid, an 800-pixel page showed two of its five
 # columns, the others only by scrolling sideways).

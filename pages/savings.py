@@ -25,12 +25,9 @@ from dashboard.sidebar import (
     run_view,
     source_caption,
 )
-from dashboard.ui import chart, delta_or_none, metric_row, table
+from dashboard.ui import chart, delta_or_none, metric_row, small_table, table
 
 STEP_KEY = "savings_step"
-# The width of the steps' notes, and the characters one line of it holds.
-NOTE_PX = 260
-NOTE_LINE_CHARS = 34
 T = TypeVar("T")
 
 
@@ -107,21 +104,14 @@ waterfall = memo(("waterfall", estimate), lambda: charts.waterfall_figure(saving
 chart(waterfall, key="waterfall", on_select=_pick_step)
 st.caption("**Click a bar** to list the messages that step touched, then a message to read it in full.")
 
-# The table counts as the chart does, in one unit: the step, its change and what it did are read
-# without scrolling sideways at 800 pixels (both units side by side put the notes out of sight at
-# any width). A note longer than its column's line wraps.
+# The table counts as the chart does, in one unit, and is plain HTML: the step, its change and what it
+# did wrap at any width (in a data grid, an 800-pixel page cut the notes; both units side by side put
+# them out of sight). The messages each step touched are listed under it, by the step's picker.
 unit = "hermes" if estimate else "exact"
-table(
-    savings.table,
-    column_config={
-        "step": st.column_config.TextColumn("step", width=240),  # the longest step name in full
-        "note": st.column_config.TextColumn("what it did", width=NOTE_PX),
-        "which": st.column_config.TextColumn("which messages", width="medium"),
-    },
-    column_order=["step", f"{unit}_tokens", f"{unit}_change", "messages_touched", "note", "which"],
-    line_chars={"note": NOTE_LINE_CHARS},
-    key="savings_table",
-)
+steps_table = savings.table[["step", f"{unit}_tokens", f"{unit}_change", "messages_touched", "note"]]
+small_table(steps_table, "savings_steps",
+            headers={f"{unit}_tokens": f"tokens ({'hermes estimate' if estimate else 'tiktoken'})",
+                     f"{unit}_change": "change", "messages_touched": "messages", "note": "what it did"})
 
 step_keys = [step.key for step in savings.steps if step.messages]
 picked_key = st.session_state.get(STEP_KEY)

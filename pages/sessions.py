@@ -53,20 +53,24 @@ if frame.empty:
     st.stop()
 shown = frame[COLUMNS + (["snippet"] if query else [])].copy()
 shown["started"] = pd.to_datetime(shown["started"], utc=True, errors="coerce", format="ISO8601").dt.tz_convert(None)
-table(
-    shown, key="sessions_table",
-    column_config={"tool": st.column_config.TextColumn("Tool"),
-                   "project": st.column_config.TextColumn("Project"),
-                   "title": st.column_config.TextColumn("Title", width="medium"),
-                   "started": st.column_config.DatetimeColumn("Started (UTC)", format="YYYY-MM-DD HH:mm"),
-                   "last_activity": st.column_config.DatetimeColumn("Last activity (UTC)", format="YYYY-MM-DD HH:mm"),
-                   "messages": st.column_config.NumberColumn("Messages"),
-                   "request_tokens": st.column_config.NumberColumn("Whole request (tokens)"),
-                   "compactions": st.column_config.NumberColumn("Compactions"),
-                   "would_compress": st.column_config.CheckboxColumn("Would compress now"),
-                   "file": st.column_config.TextColumn("File", width="medium"),
-                   "snippet": st.column_config.TextColumn("Match", width="large")},
-)
+shown[["title", "project"]] = shown[["title", "project"]].fillna("—")
+# In a container of its own, named: the layout checks let this list (hundreds of sessions, the figures
+# first) scroll its paths sideways.
+with st.container(key="sessions_list"):
+    table(
+        shown, key="sessions_table",
+        column_config={"tool": st.column_config.TextColumn("Tool"),
+                       "project": st.column_config.TextColumn("Project"),
+                       "title": st.column_config.TextColumn("Title", width="medium"),
+                       "started": st.column_config.DatetimeColumn("Started (UTC)", format="YYYY-MM-DD HH:mm"),
+                       "last_activity": st.column_config.DatetimeColumn("Last activity (UTC)", format="YYYY-MM-DD HH:mm"),
+                       "messages": st.column_config.NumberColumn("Messages"),
+                       "request_tokens": st.column_config.NumberColumn("Whole request (tokens)"),
+                       "compactions": st.column_config.NumberColumn("Compactions"),
+                       "would_compress": st.column_config.CheckboxColumn("Would compress now"),
+                       "file": st.column_config.TextColumn("File", width="medium"),
+                       "snippet": st.column_config.TextColumn("Match", width="large")},
+    )
 rows = index.rows(query or None)
 by_key = {f"{row.file}#{row.session}": row for row in rows}
 if kept("sessions_pick") not in by_key:

@@ -23,11 +23,16 @@ from dashboard.runs import (
     strategy_options,
 )
 from dashboard.sidebar import escape_markdown, keep, page_setup, require_transcript, source_caption
-from dashboard.ui import columns_first, grid_height, metric_row, plain_text, table
+from dashboard.ui import columns_first, grid_height, metric_row, plain_text, small_table, table
 
 PREVIEW_CHARS = 300
 # What decides between the strategies first (size, facts, a valid request), the counts behind them
 # after: at 1400 pixels the verdicts were out of sight to the right.
+HEADERS = {"messages_after": "messages after", "messages_kept": "original messages kept",
+           "tokens_after": "tokens after", "openai_errors": "OpenAI errors", "anthropic_errors": "Anthropic errors",
+           "retention_all": "facts kept (all)", "retention_compacted": "facts kept (compacted part)",
+           "pairs_ok": "pairs OK", "fits_budget": "fits budget"}
+COUNTS = ("facts_kept", "compacted_facts", "compacted_kept", "pair_violations")
 COLUMN_ORDER = ["strategy", "tokens_after", "fits_budget", "retention_all", "retention_compacted", "pairs_ok",
                 "openai_errors", "anthropic_errors", "messages_after", "messages_kept", "facts_kept",
                 "compacted_facts", "compacted_kept", "pair_violations", "notes"]
@@ -100,30 +105,12 @@ def overview(comparison: Any, key: str) -> None:
     ])
     with st.container(key=f"{key}_chart"):
         st.html(strategy_html(comparison))
-    table(
-        comparison.table,
-        key=f"{key}_table",
-        column_order=columns_first(comparison.table, COLUMN_ORDER),
-        column_config={
-            "messages_after": st.column_config.NumberColumn("messages after"),
-            "messages_kept": st.column_config.NumberColumn("original messages kept"),
-            "tokens_after": st.column_config.NumberColumn("tokens after"),
-            "facts_kept": st.column_config.NumberColumn("facts kept"),
-            "compacted_facts": st.column_config.NumberColumn("facts in the compacted part"),
-            "compacted_kept": st.column_config.NumberColumn("of those kept"),
-            "openai_errors": st.column_config.NumberColumn("OpenAI errors"),
-            "anthropic_errors": st.column_config.NumberColumn("Anthropic errors"),
-            "pair_violations": st.column_config.NumberColumn("tool-pair violations"),
-            # Bars of a set width: at their own width the verdicts after them were cut at 1400 pixels.
-            "retention_all": st.column_config.ProgressColumn("facts kept (all)", format="percent", min_value=0,
-                                                             max_value=1, width=130),
-            "retention_compacted": st.column_config.ProgressColumn("facts kept (compacted part)", format="percent",
-                                                                   min_value=0, max_value=1, width=172),
-            "pairs_ok": st.column_config.CheckboxColumn(
-                "pairs OK", help="Tool pairs OK: every tool call has its result, and every result its call."),
-            "fits_budget": st.column_config.CheckboxColumn("fits budget"),
-        },
-    )
+    # Plain HTML: the headings and the notes wrap, so every column sits on a 1400-pixel page (a data grid
+    # put the last seven past its edge). The counts behind the shares and the violations behind "pairs
+    # OK" are left out: the shares say them, and a broken pair is spelled out under the table.
+    small_table(comparison.table[[c for c in columns_first(comparison.table, COLUMN_ORDER) if c not in COUNTS]],
+                f"{key}_table",
+                share_columns=("retention_all", "retention_compacted"), headers=HEADERS)
 
 
 # The widgets' values as kept (the work ahead of a new upload reads the same).
@@ -149,6 +136,7 @@ overview(comparison, "strategies")
 st.caption(
     "facts kept (all): every fact of the conversation, the same denominator for every strategy. "
     "facts kept (compacted part): the facts of the messages each strategy dropped or changed. "
+    "pairs OK: every tool call has its result, and every result its call. "
     "Anthropic errors for the Codex-style reset are expected: it sends several user messages in a row."
 )
 note = tradeoff_note(comparison)
@@ -180,12 +168,13 @@ if violations.empty:
     st.success("Valid for both the OpenAI and the Anthropic API.")
 else:
     table(violations, key="strategies_violations")
-table(_message_rows(run.messages), height=grid_height(len(run.messages)), key="strategies_messages",
-      column_config={"#": st.column_config.NumberColumn("#", width="small", format="localized"),
-                     "role": st.column_config.TextColumn("role", width="small"),
-                     # wider than the page: the grid then grows no column to fill it, and the text keeps
-                     # what "#" and "role" would have taken (a preview of PREVIEW_CHARS characters)
-                     "text": st.column_config.TextColumn("text", width=PREVIEW_CHARS * 8)})
+with st.container(key="strategies_messages_list"):  # named: its previews are wider than the page by design
+    table(_message_rows(run.messages), height=grid_height(len(run.messages)), key="strategies_messages",
+          column_config={"#": st.column_config.NumberColumn("#", width="small", format="localized"),
+                         "role": st.column_config.TextColumn("role", width="small"),
+                         # wider than the page: the grid then grows no column to fill it, and the text keeps
+                         # what "#" and "role" would have taken (a preview of PREVIEW_CHARS characters)
+                         "text": st.column_config.TextColumn("text", width=PREVIEW_CHARS * 8)})
 if run.summary_text:
     with st.expander("The summary it inserted"):
         plain_text(run.summary_text, "strategies_summary", height=600)

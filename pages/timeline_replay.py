@@ -25,7 +25,7 @@ from dashboard.sidebar import (
     trigger_advice,
     whole_request,
 )
-from dashboard.ui import chart, metric_row, plain_text, table
+from dashboard.ui import chart, metric_row, plain_text, small_table, table
 
 BY_RECORDED = "Recorded prompt sizes where the log has them"
 BY_ESTIMATE = "The whole-request estimate"
@@ -145,21 +145,19 @@ if estimated is not None:
 
 if result.compactions:
     st.subheader("Compactions")
-    table(
-        compactions_table(result),
-        key="replay_compactions",
-        column_config={
-            "savings_pct": st.column_config.NumberColumn(
-            "savings %", format="%.1f", help="(tokens before - tokens after) / tokens before, of this row."),
-            "message_index": st.column_config.NumberColumn("at message"),
-            "messages_summarised": st.column_config.NumberColumn(
-                "messages summarised", help="Messages of the context folded into the summary (an earlier summary "
-                                            "included)."),
-            "tail_tokens": st.column_config.NumberColumn("protected tail tokens"),
-            "ineffective_strikes": st.column_config.NumberColumn("anti-thrash strikes"),
-            "cooldown_s": st.column_config.NumberColumn("cooldown (s)", format="%.0f"),
-        },
-    )
+    # Plain HTML: the headings wrap, so the fourteen columns sit on a 1400-pixel page (a data grid put
+    # the last five past its edge).
+    compactions = compactions_table(result)
+    compactions["savings_pct"] = compactions["savings_pct"] / 100
+    compactions["cooldown_s"] = [int(s) if float(s).is_integer() else s for s in compactions["cooldown_s"]]
+    if compactions["why"].isna().all():  # only a call that would not shrink the prompt says why
+        compactions = compactions.drop(columns=["why"])
+    small_table(compactions, "replay_compactions", share_columns=("savings_pct",),
+                headers={"compaction": "#", "message_index": "at message", "savings_pct": "saved",
+                         "tail_tokens": "protected tail tokens", "ineffective_strikes": "anti-thrash strikes",
+                         "cooldown_s": "cooldown (s)", "why": "why no compaction"})
+    st.caption("Saved: (tokens before − tokens after) / tokens before, of the row. Messages summarised: the messages "
+               "of the context folded into the summary, an earlier summary included.")
 
 evolution = summary_evolution(result)
 if len(evolution):

@@ -23,7 +23,7 @@ from typing import Any
 __all__ = ["INDEX_VERSION", "IndexStore", "default_cache_dir"]
 
 #: Bumped when what a row holds changes: older caches are rebuilt.
-INDEX_VERSION = 2
+INDEX_VERSION = 3  # 3: a session without a title is named by its first request
 SESSION_COLUMNS = ("file", "session", "tool", "project", "title", "started", "model", "messages", "request_tokens",
                    "trigger_tokens", "trigger_source", "compactions", "error")
 

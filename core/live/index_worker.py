@@ -18,13 +18,31 @@ import os
 from datetime import UTC, datetime
 from typing import Any
 
-__all__ = ["MESSAGE_TEXT_CHARS", "SESSION_TEXT_CHARS", "index_file", "session_text"]
+__all__ = ["MESSAGE_TEXT_CHARS", "SESSION_TEXT_CHARS", "TITLE_CHARS", "first_request", "index_file", "session_text"]
 
 MESSAGE_TEXT_CHARS = 2_000
 SESSION_TEXT_CHARS = 64_000
 # Lines of a JSONL log looked at for its working directory and first time stamp.
 PEEK_LINES = 40
 PEEK_BYTES = 256 * 1024
+
+
+# A session without a title of its own is named by its first request, cut to this many characters.
+TITLE_CHARS = 80
+
+
+def first_request(messages: list[Any]) -> str | None:
+    """The first line of the first user message with text, cut to :data:`TITLE_CHARS`: how an agent's
+    own session picker names a session it has no title for (Codex's, Gemini CLI's)."""
+    from core.message_view import content_text, role_of
+
+    for message in messages:
+        if role_of(message) != "user":
+            continue
+        line = next((line.strip() for line in content_text(message.get("content")).splitlines() if line.strip()), "")
+        if line:
+            return line if len(line) <= TITLE_CHARS else line[: TITLE_CHARS - 1].rstrip() + "…"
+    return None
 
 
 def session_text(messages: list[Any]) -> str:
@@ -115,7 +133,7 @@ def _row(path: str, conversation: Any, settings: dict[str, Any], peeked: dict[st
         "session": conversation.session_id,
         "tool": conversation.format,
         "project": _project(path, conversation, peeked),
-        "title": info.title if info is not None else None,
+        "title": (info.title if info is not None else None) or first_request(conversation.messages),
         "started": _iso(info.started_at if info is not None and info.started_at else peeked.get("timestamp")),
         "model": conversation.model,
         "messages": len(conversation.messages),

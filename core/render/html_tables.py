@@ -23,6 +23,9 @@ _FONT = "font-family: inherit; font-size: 0.875rem; line-height: 1.4;"
 _BORDER = "1px solid rgba(128, 128, 128, 0.25)"
 _TRACK = "rgba(128, 128, 128, 0.18)"
 _BAR = "#4c78a8"
+# A text cell longer than this many characters is never narrower than LONG_TEXT_MIN_WIDTH.
+LONG_TEXT_CHARS = 24
+LONG_TEXT_MIN_WIDTH = "8rem"
 
 
 def _e(value: object) -> str:
@@ -98,6 +101,10 @@ def table_html(rows: Iterable[Mapping[str, Any]], columns: Sequence[str], *, nam
             # Numbers stay whole; words wrap between them, and a word breaks only when it is longer
             # than the column is wide (a path, a hash).
             nowrap = " white-space:nowrap;" if numeric and not share else " overflow-wrap:break-word;"
+            if not numeric and len(text) > LONG_TEXT_CHARS:
+                # A sentence keeps a readable width on a narrow page (the table scrolls sideways
+                # instead): squeezed, it went down the page one word per line.
+                nowrap += f" min-width:{LONG_TEXT_MIN_WIDTH};"
             marker = " data-share" if share and numeric else ""
             extra = cell_styles.get((position, column))
             extra = f" {_e(extra.rstrip(';'))};" if extra else ""

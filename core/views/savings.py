@@ -46,6 +46,24 @@ STEP_LABELS: dict[str, str] = {
 }
 PHASE1_STEPS: tuple[str, ...] = ("dedup", "one_liners", "args", "tool_images")
 AFTER_STEPS: tuple[str, ...] = ("summary", "repair", "historical_images")
+# What a step that only rewrites messages did, said of one message and of several.
+REWRITES: dict[str, tuple[str, str]] = {
+    "dedup": ("1 older copy of a repeated tool output → a back-reference",
+              "{n} older copies of repeated tool outputs → a back-reference each"),
+    "one_liners": ("1 old tool output → a one-line description of its call",
+                   "{n} old tool outputs → a one-line description of their call each"),
+    "args": ("1 message's long tool-call arguments shortened", "{n} messages' long tool-call arguments shortened"),
+    "tool_images": ("1 tool result's images → a placeholder", "{n} tool results' images → a placeholder"),
+    "historical_images": ("1 message's older images → a placeholder", "{n} messages' older images → a placeholder"),
+}
+
+
+def rewrite_note(key: str, touched: Sequence[int]) -> str:
+    """What step ``key`` did to the ``touched`` messages, in words ("none" when it touched none)."""
+    if not touched:
+        return "none"
+    one, several = REWRITES[key]
+    return one if len(touched) == 1 else several.format(n=f"{len(touched):,}")
 
 
 @dataclass
@@ -234,7 +252,7 @@ def phase_savings(
 
     phase1, boundary, actions = phase1_steps(original, config, plan=plan or decided.prune_plan)
     for key, listing, touched in phase1:
-        add(key, listing, touched)
+        add(key, listing, touched, rewrite_note(key, touched))
     pruned = phase1[-1][1]
 
     final = pruned
@@ -251,7 +269,7 @@ def phase_savings(
             else f"{built.calls_stripped} calls without results stripped"
         )
         add("repair", built.repaired, [], repair_note)
-        add("historical_images", final, built.media_stripped)
+        add("historical_images", final, built.media_stripped, rewrite_note("historical_images", built.media_stripped))
     else:
         note = {
             "phase1_only": "run the compressor to see the summary step",

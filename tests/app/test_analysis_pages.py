@@ -9,6 +9,7 @@ exactly as the upload page stores it.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from pathlib import Path
@@ -73,12 +74,11 @@ def metrics(at: AppTest) -> dict[str, str]:
     return {m.label: m.value for m in at.metric}
 
 
-# Tables are found by their columns (AppTest does not expose st.dataframe keys).
+# Tables are found by their columns (AppTest does not expose st.dataframe keys); these are plain HTML
+# tables, found by their name.
+HTML_TABLES = {"replay_compactions", "retention_summary", "strategies_table"}
 TABLES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
-    "replay_compactions": (("compaction", "ineffective_strikes"), ()),
-    "strategies_table": (("strategy", "retention_all"), ()),
     "strategies_violations": (("api", "rule"), ()),
-    "retention_summary": (("run", "messages compacted"), ()),
     "retention_lost": (("kind", "value", "message_index"), ("kept",)),
     "sweep_best": (("threshold_percent", "final_tokens"), ("protect_first_n",)),
     "sweep_all": (("protect_first_n", "final_tokens"), ()),
@@ -87,6 +87,8 @@ TABLES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
 
 
 def frame(at: AppTest, name: str) -> Any:
+    if name in HTML_TABLES:
+        return html_table(at, name)
     wanted, unwanted = TABLES[name]
     for element in at.dataframe:
         columns = set(element.value.columns)
@@ -146,6 +148,23 @@ def test_timeline_replay_page() -> None:
     assert any("no auxiliary LLM provider configured" in w.value for w in at.warning)
 
 
+def test_the_compactions_table_says_why_a_call_made_no_compaction_only_when_one_did() -> None:
+    """A call whose handoff outweighs what it summarised makes no compaction: its row says why. When
+    every call compacted, the column (all dashes) is left out and the table fits a 1400-pixel page."""
+    from tests.views.test_replay import stuck_on_a_dump
+
+    messages = stuck_on_a_dump()
+    at = open_page("timeline_replay", messages)
+    at.selectbox(key="profile").set_value("v0.16.0")
+    run(at)
+    expected = replay(loaded(messages), dataclasses.replace(DEFAULT, profile="v0.16.0"), ExtractiveSummarizer())
+    table = frame(at, "replay_compactions")
+    assert table["outcome"].tolist() == [r.outcome for r in expected.compactions]
+    assert "not_smaller" in table["outcome"].tolist()
+    assert table["why"].tolist() == [r.why or "—" for r in expected.compactions]
+    assert frame(open_page("timeline_replay", tool_loop()), "replay_compactions").columns[-1] == "cooldown_s"
+
+
 def test_timeline_replay_below_the_threshold() -> None:
     at = open_page("timeline_replay", SESSION)
     assert metrics(at)["Compactions"] == "0"
@@ -163,7 +182,7 @@ def test_strategies_page() -> None:
     charts = [e.proto.body for e in at.get("html") if 'data-chart="strategy_tokens"' in e.proto.body]
     assert len(charts) == 1 and not at.get("plotly_chart")
     assert re.findall(r'title="([^"]+) · tokens after', charts[0]) == first["strategy"].tolist()
-    assert sum({"strategy", "retention_all"} <= set(element.value.columns) for element in at.dataframe) == 1
+    assert sum('data-table="strategies' in element.proto.body for element in at.get("html")) == 1
     at.checkbox(key="strategies_every_release").check()
     run(at)
     table = frame(at, "strategies_table")
@@ -173,13 +192,14 @@ def test_strategies_page() -> None:
     assert first["tokens_after"].tolist() == expected["tokens_after"].tolist()[len(hermes) - 1:]
     assert table["tokens_after"].tolist() == expected["tokens_after"].tolist()
     assert table["anthropic_errors"].tolist() == [0] * (len(hermes) + 2) + [3]
-    assert table["pairs_ok"].tolist() == [True] * (len(hermes) + 3)
+    assert table["pairs_ok"].tolist() == ["yes"] * (len(hermes) + 3)
+    assert table["retention_all"].tolist() == [f"{share * 100:.2f} %" for share in expected["retention_all"]]
     # What decides between them first (size, facts kept, a valid request), every column still shown.
-    grid = next(element for element in at.dataframe if {"strategy", "retention_all"} <= set(element.value.columns))
-    order = list(grid.proto.column_order)
+    order = table.columns.tolist()
     assert order[:8] == ["strategy", "tokens_after", "fits_budget", "retention_all", "retention_compacted", "pairs_ok",
                          "openai_errors", "anthropic_errors"]
-    assert sorted(order) == sorted(table.columns)
+    assert sorted(order) == sorted(set(expected.columns) - {"facts_kept", "compacted_facts", "compacted_kept",
+                                                          "pair_violations"})
 
     at.selectbox(key="strategies_pick").set_value("Codex-style")
     run(at)

@@ -11,7 +11,18 @@ from core.formats import load
 from core.summarizers.extractive import ExtractiveSummarizer
 from core.views.repair_losses import repair_losses
 from dashboard.memo import SAMPLE_DIR
-from tests.app.conftest import go, metrics, new_app, number, plain, run, sidebar_config, table_with, upload
+from tests.app.conftest import (
+    go,
+    html_table,
+    metrics,
+    new_app,
+    number,
+    plain,
+    run,
+    sidebar_config,
+    table_with,
+    upload,
+)
 from tests.app.test_compress_page import compress_on_page
 from tests.formats.test_live_context import claude_code_log
 from tests.views.test_repair_losses import BACKGROUND_CALL, repair_case
@@ -78,7 +89,7 @@ def test_zones_and_fact_retention_say_what_the_repair_lost():
     shown = metrics(at)
     assert number(shown["Lost by the repair"]) == len(expected.lost_facts)
     assert "Lost by the summary" in shown
-    summary = table_with(at, "run", "lost", "lost by the repair")
+    summary = html_table(at, "retention_summary")
     hermes = summary[summary["run"].str.startswith("Hermes")]
     assert hermes["lost by the repair"].tolist() == [len(expected.lost_facts)]
     assert any("tool-pair repair" in plain(w.value) for w in at.warning)

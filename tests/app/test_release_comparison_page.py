@@ -49,7 +49,11 @@ def test_the_release_column_stays_while_the_figures_scroll_sideways():
     order = list(_table(at, "releases_table").proto.column_order)
     assert order[:7] == ["release", "threshold_tokens", "triggers", "outcome", "tokens_after", "savings_pct",
                          "messages_after"]
-    assert set(order) == set(_frame(at, "releases_table").columns)  # none hidden
+    # None hidden but the tokens before, the same for every release: said once under the table.
+    table = _frame(at, "releases_table")
+    assert table["tokens_before"].nunique() == 1
+    assert set(order) == set(table.columns) - {"tokens_before"}
+    assert any(c.value == f"Tokens before: {int(table['tokens_before'].iloc[0]):,} for every release." for c in at.caption)
 
 
 def test_every_release_is_a_row_with_the_library_figures():

@@ -11,6 +11,7 @@ from tests.app.conftest import (
     SAMPLES,
     choose_sample,
     go,
+    html_table,
     load_messages,
     metrics,
     number,
@@ -39,13 +40,13 @@ def assert_savings_match(at, messages, summarizer):
     assert number(shown["Original"]) == original
     assert number(shown["Saved by Phase 1"]) == phase1_saved
     assert number(shown["Final"]) == final
-    steps = table_with(at, "step", "exact_tokens", "hermes_tokens")
+    steps = html_table(at, "savings_steps")
     assert steps["exact_tokens"].iloc[0] == original
     assert steps["exact_tokens"].iloc[-1] == final
-    assert steps["hermes_tokens"].iloc[-1] == estimate_messages_tokens_rough(result.messages)
     # Each step's change is the difference of consecutive totals, and they add up to the saving.
-    changes = steps["exact_change"].iloc[1:-1]
-    assert changes.sum() == final - original
+    totals = steps["exact_tokens"].tolist()
+    assert steps["exact_change"].iloc[1:-1].tolist() == [b - a for a, b in zip(totals[:-2], totals[1:-1], strict=True)]
+    assert steps["exact_change"].iloc[1:-1].sum() == final - original
     return result
 
 
@@ -82,7 +83,7 @@ def test_steps_name_the_messages_phase_one_touched(app):
     assert set(touched["index"]) == set(result.plan.phase1_actions)
     for index, actions in zip(touched["index"], touched["actions"], strict=True):
         assert actions == ", ".join(result.plan.phase1_actions[int(index)])
-    steps = table_with(app, "step", "messages_touched")
+    steps = html_table(app, "savings_steps")
     by_step = dict(zip(steps["step"], steps["messages_touched"], strict=True))
     one_liners = sum("one-liner" in a for a in result.plan.phase1_actions.values())
     deduplicated = sum("deduplicated" in a for a in result.plan.phase1_actions.values())
@@ -123,29 +124,45 @@ def test_a_small_conversation_saves_nothing(app):
     assert any("too short to compress" in i.value for i in app.info)
 
 
+def headings(at, name):
+    from tests.helpers import HtmlTable
+
+    body = next(e.proto.body for e in at.get("html") if f'data-table="{name}"' in e.proto.body)
+    return [label for _, label in HtmlTable(body).headings]
+
+
 def test_the_steps_table_counts_in_the_charts_unit_and_shows_what_each_step_did(app):
-    """One unit's columns, as the chart counts, then the step's note: at 800 pixels both units side
-    by side put the notes out of sight. A note longer than its column's line wraps."""
-    from dashboard.ui import WRAP_ROW_HEIGHT
-
+    """One unit's columns, as the chart counts, then the step's note, in a plain HTML table whose text
+    wraps: at 800 pixels a data grid cut the notes, and both units side by side put them out of sight."""
     go(app, "savings")
-
-    def steps_grid():
-        return next(f for f in app.dataframe if {"step", "note", "exact_tokens"} <= set(f.value.columns))
-
-    grid = steps_grid()
-    assert list(grid.proto.column_order) == ["step", "exact_tokens", "exact_change", "messages_touched", "note", "which"]
-    notes = dict(zip(grid.value["step"], grid.value["note"], strict=True))
+    steps = html_table(app, "savings_steps")
+    assert list(steps.columns) == ["step", "exact_tokens", "exact_change", "messages_touched", "note"]
+    assert headings(app, "savings_steps") == ["step", "tokens (tiktoken)", "change", "messages", "what it did"]
+    notes = dict(zip(steps["step"], steps["note"], strict=True))
     assert notes["Middle → summary"].endswith("messages → 1 summary")
-    assert "orphan results removed" in notes["Tool-pair repair"]  # longer than a line of its column
-    assert grid.proto.row_height == WRAP_ROW_HEIGHT
+    assert "orphan results removed" in notes["Tool-pair repair"]
+    # Each Phase-1 step says what it did to how many messages, as its messages column counts them.
+    touched = dict(zip(steps["step"], steps["messages_touched"], strict=True))
+    assert notes["Duplicate tool outputs"].startswith(f"{touched['Duplicate tool outputs']:,} older copies")
+    assert notes["Old tool results → one-liners"].startswith(f"{touched['Old tool results → one-liners']:,} old tool outputs")
+    assert all(notes[step] == "none" for step, count in touched.items()
+               if count == 0 and step not in ("Original", "Final", "Tool-pair repair"))
+    shown = metrics(app)
+    assert steps["exact_tokens"].iloc[0] == number(shown["Original"])
+    assert steps["exact_tokens"].iloc[-1] == number(shown["Final"])
+    exact = steps["exact_tokens"].tolist()
     app.radio(key="waterfall_units").set_value("hermes estimate")
     run(app)
-    assert list(steps_grid().proto.column_order) == ["step", "hermes_tokens", "hermes_change", "messages_touched",
-                                                     "note", "which"]
+    steps = html_table(app, "savings_steps")
+    assert list(steps.columns) == ["step", "hermes_tokens", "hermes_change", "messages_touched", "note"]
+    assert headings(app, "savings_steps")[1] == "tokens (hermes estimate)"
+    assert steps["hermes_tokens"].tolist() != exact
+    result = expected(app, load_messages(LONG_SAMPLE), ExtractiveSummarizer())[3]
+    assert steps["hermes_tokens"].iloc[-1] == estimate_messages_tokens_rough(result.messages)
+    assert steps["hermes_change"].iloc[-1] == steps["hermes_tokens"].iloc[-1] - steps["hermes_tokens"].iloc[0]
 
 
-def test_a_grid_wraps_by_its_shown_columns_and_their_own_line_lengths(monkeypatch):
+def test_a_grid_wraps_by_its_shown_columns(monkeypatch):
     import pandas as pd
     import streamlit as st
 
@@ -157,7 +174,5 @@ def test_a_grid_wraps_by_its_shown_columns_and_their_own_line_lengths(monkeypatc
                          "hidden": ["x" * 100, ""]})
     ui.table(rows, column_order=["step", "note"])
     assert "row_height" not in asked[-1]  # the long text is in a column not shown; the note fits a line
-    ui.table(rows, column_order=["step", "note"], line_chars={"note": 34})
-    assert asked[-1]["row_height"] == ui.WRAP_ROW_HEIGHT
     ui.table(rows)
     assert asked[-1]["row_height"] == ui.WRAP_ROW_HEIGHT  # every column shown: the hidden one counts

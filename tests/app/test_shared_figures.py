@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from core.inspections.request import request_breakdown, weigher_for
-from tests.app.conftest import choose_sample, go, metrics, new_app, number, run
+from tests.app.conftest import choose_sample, go, html_table, metrics, new_app, number, run
 
 SAMPLE = "long_coding_session.json"
 
@@ -64,7 +64,7 @@ def shown() -> dict[str, Any]:
                                 "cells": table_with(at, "threshold_percent", "summary_target_ratio", "protect_first_n",
                                                     "threshold_tokens")}
     go(at, "strategies")
-    pages["strategies"] = {"metrics": metrics(at), "table": table_with(at, "strategy", "tokens_after")}
+    pages["strategies"] = {"metrics": metrics(at), "table": html_table(at, "strategies_table")}
     go(at, "timeline_replay")
     pages["timeline_replay"] = {"helps": helps(at)}
     pages["config"] = {key: at.slider(key=key).value for key in ("threshold_percent", "summary_target_ratio",

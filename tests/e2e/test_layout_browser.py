@@ -100,6 +100,17 @@ SHARES_WRAPPED = """() => [...document.querySelectorAll('[data-table]')].map(tab
     const [bar, figure] = cell.children;
     return figure.getBoundingClientRect().top >= bar.getBoundingClientRect().bottom;
   })).filter(rows => rows.length > 0)"""
+# The data grids wider than their box (a column to scroll to sideways), by their first headings, and the
+# HTML tables (by their names). Not the
+# Sessions page's list (hundreds of sessions: its figures come first, paths scroll) nor Strategies' messages
+# (a preview wider than the page, so "#" and "role" stay narrow).
+WIDE_GRIDS = """() => [...document.querySelectorAll('[data-testid="stDataFrame"]')].filter(grid => {
+  if (grid.closest('.st-key-sessions_list, .st-key-strategies_messages_list')) return false;
+  const scroller = grid.querySelector('.dvn-scroller');
+  return scroller && scroller.scrollWidth > scroller.clientWidth + 1;
+}).map(grid => [...grid.querySelectorAll('[role="columnheader"]')].slice(0, 3).map(h => h.innerText).join(' | '))
+  .concat([...document.querySelectorAll('[data-table]')].filter(box => box.scrollWidth > box.clientWidth + 1)
+    .map(box => box.dataset.table))"""
 SIDEBAR_OPEN = "() => document.querySelector('[data-testid=\"stSidebar\"]')?.dataset.collapsed === 'false'"
 
 
@@ -155,6 +166,8 @@ def test_every_page_holds_at_this_width(chromium: Any, server_url: str, width: i
             cut = _cut_texts(tab)
             if cut:
                 problems.append(f"{title}: texts cut at {width} px: {cut}")
+            if width >= 1400 and (wide := tab.evaluate(WIDE_GRIDS)):
+                problems.append(f"{title}: tables to scroll sideways at {width} px: {wide}")
             overlapping = tab.evaluate(OVERLAPPING_CHART_TEXTS)
             if overlapping:
                 problems.append(f"{title}: chart texts overlap or reach out of the chart at {width} px: {overlapping}")

@@ -14,6 +14,7 @@ from core.config import CompressorConfig
 from core.formats import load
 from core.inspections.request import request_report
 from core.live.index import SessionIndex, discover
+from core.message_view import content_text
 from tests.live.helpers import SAMPLES, append
 
 CLAUDE = ".claude/projects/-home-dev-ledgerline"
@@ -81,6 +82,12 @@ def test_first_scan_rescan_and_changes(home, tmp_path):
     assert codex.project == "/home/dev/ledgerline" and codex.started.startswith("2026-03-22")
     claude = next(row for row in rows if row.session == "72e04900-fcf9-4a53-ab1a-9216228923a4")
     assert claude.project == "/home/dev/ledgerline" and claude.title == "Fix DKB dates and the refund test"
+    # Codex writes no title: the session is named by its first request (the context Codex injects is
+    # not one), as Codex's own session picker names it.
+    conversation = load(codex.file)
+    first = next(m for m in conversation.messages if m["role"] == "user")
+    assert codex.title and not codex.title.startswith("<")
+    assert content_text(first["content"]).strip().startswith(codex.title.rstrip("…"))
 
     again = index.refresh()
     assert (again.indexed, again.reused) == (0, 6)
