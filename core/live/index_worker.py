@@ -33,7 +33,7 @@ TITLE_CHARS = 80
 
 def first_request(messages: list[Any]) -> str | None:
     """The first line of the first user message with text, cut to :data:`TITLE_CHARS`: how an agent's
-    own session picker names a session it has no title for (Codex's, Gemini CLI's)."""
+    own session picker names a session it has no title for (a Codex rollout has none)."""
     from core.message_view import content_text, role_of
 
     for message in messages:
