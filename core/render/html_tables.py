@@ -25,7 +25,7 @@ _TRACK = "rgba(128, 128, 128, 0.18)"
 _BAR = "#4c78a8"
 # A text cell longer than this many characters is never narrower than LONG_TEXT_MIN_WIDTH.
 LONG_TEXT_CHARS = 24
-LONG_TEXT_MIN_WIDTH = "8rem"
+LONG_TEXT_MIN_WIDTH = "6rem"
 
 
 def _e(value: object) -> str:
