@@ -25,10 +25,12 @@ from dashboard.sidebar import (
     trigger_advice,
     whole_request,
 )
-from dashboard.ui import chart, metric_row, plain_text, small_table, table
+from dashboard.ui import chart, grid_height, metric_row, plain_text, small_table, table
 
 BY_RECORDED = "Recorded prompt sizes where the log has them"
 BY_ESTIMATE = "The whole-request estimate"
+# Up to this many compactions the table is plain HTML; more go in a data grid (see below).
+COMPACTIONS_AS_HTML = 30
 
 
 def _summarizer(choice: str, failure: str) -> Any:
@@ -146,16 +148,21 @@ if estimated is not None:
 if result.compactions:
     st.subheader("Compactions")
     # Plain HTML: the headings wrap, so the fourteen columns sit on a 1400-pixel page (a data grid put
-    # the last five past its edge).
+    # the last five past its edge). A long replay's many rows go in a grid, which scrolls within its
+    # height and keeps its headings in view.
     compactions = compactions_table(result)
-    compactions["savings_pct"] = compactions["savings_pct"] / 100
-    compactions["cooldown_s"] = [int(s) if float(s).is_integer() else s for s in compactions["cooldown_s"]]
     if compactions["why"].isna().all():  # only a call that would not shrink the prompt says why
         compactions = compactions.drop(columns=["why"])
-    small_table(compactions, "replay_compactions", share_columns=("savings_pct",),
-                headers={"compaction": "#", "message_index": "at message", "savings_pct": "saved",
-                         "tail_tokens": "protected tail tokens", "ineffective_strikes": "anti-thrash strikes",
-                         "cooldown_s": "cooldown (s)", "why": "why no compaction"})
+    labels = {"compaction": "#", "message_index": "at message", "savings_pct": "saved",
+              "tail_tokens": "protected tail tokens", "ineffective_strikes": "anti-thrash strikes",
+              "cooldown_s": "cooldown (s)", "why": "why no compaction"}
+    if len(compactions) <= COMPACTIONS_AS_HTML:
+        compactions["savings_pct"] = compactions["savings_pct"] / 100
+        compactions["cooldown_s"] = [int(s) if float(s).is_integer() else s for s in compactions["cooldown_s"]]
+        small_table(compactions, "replay_compactions", share_columns=("savings_pct",), headers=labels)
+    else:
+        table(compactions, key="replay_compactions", height=grid_height(len(compactions)),
+              column_config={**labels, "savings_pct": st.column_config.NumberColumn("saved", format="%.1f %%")})
     st.caption("Saved: (tokens before − tokens after) / tokens before, of the row. Messages summarised: the messages "
                "of the context folded into the summary, an earlier summary included.")
 

@@ -165,6 +165,21 @@ def test_the_compactions_table_says_why_a_call_made_no_compaction_only_when_one_
     assert frame(open_page("timeline_replay", tool_loop()), "replay_compactions").columns[-1] == "cooldown_s"
 
 
+def test_a_long_replay_lists_its_compactions_in_a_grid() -> None:
+    """Past COMPACTIONS_AS_HTML rows the compactions go in a data grid, which scrolls within its height
+    and keeps its headings in view; the rows are the same."""
+    messages = tool_loop(120)
+    at = open_page("timeline_replay", messages)
+    at.number_input(key="context_length").set_value(64_000)
+    run(at)
+    expected = replay(loaded(messages), dataclasses.replace(DEFAULT, context_length=64_000), ExtractiveSummarizer())
+    assert len(expected.compactions) > 30
+    grid = next(f.value for f in at.dataframe if {"compaction", "ineffective_strikes"} <= set(f.value.columns))
+    assert grid["message_index"].tolist() == [r.message_index for r in expected.compactions]
+    assert grid["tokens_after"].tolist() == [r.tokens_after for r in expected.compactions]
+    assert not any('data-table="replay_compactions"' in e.proto.body for e in at.get("html"))
+
+
 def test_timeline_replay_below_the_threshold() -> None:
     at = open_page("timeline_replay", SESSION)
     assert metrics(at)["Compactions"] == "0"
