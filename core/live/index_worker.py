@@ -32,16 +32,20 @@ TITLE_CHARS = 80
 
 
 def first_request(messages: list[Any]) -> str | None:
-    """The first line of the first user message with text, cut to :data:`TITLE_CHARS`: how an agent's
-    own session picker names a session it has no title for (a Codex rollout has none)."""
+    """The first line of the first message the user wrote, cut to :data:`TITLE_CHARS`: how an agent's
+    own session picker names a session it has no title for (a Codex rollout has none). A handoff
+    summary, a continued session's preamble or a wrapper the harness injected is no request."""
+    from core.facts import is_user_words
     from core.message_view import content_text, role_of
 
     for message in messages:
         if role_of(message) != "user":
             continue
-        line = next((line.strip() for line in content_text(message.get("content")).splitlines() if line.strip()), "")
-        if line:
-            return line if len(line) <= TITLE_CHARS else line[: TITLE_CHARS - 1].rstrip() + "…"
+        text = content_text(message.get("content"))
+        if not is_user_words(text):
+            continue
+        line = next(line.strip() for line in text.splitlines() if line.strip())
+        return line if len(line) <= TITLE_CHARS else line[: TITLE_CHARS - 1].rstrip() + "…"
     return None
 
 

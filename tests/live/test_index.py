@@ -207,3 +207,22 @@ def test_a_large_scan_on_ray(home, tmp_path, monkeypatch):
     summary = ray_index.refresh()
     assert summary.engine == "ray" and summary.indexed == 6
     assert [row.to_dict() for row in ray_index.rows()] == [row.to_dict() for row in inline.rows()]
+
+
+def test_a_session_without_a_title_is_named_by_the_first_request_the_user_wrote():
+    from core.live.index_worker import TITLE_CHARS, first_request
+
+    handoff = "[CONTEXT COMPACTION — REFERENCE ONLY] Earlier turns were compacted into the summary below."
+    preamble = "This session is being continued from a previous conversation that ran out of context."
+    messages = [
+        {"role": "system", "content": "You are a coding agent."},
+        {"role": "user", "content": handoff},
+        {"role": "user", "content": preamble},
+        {"role": "user", "content": "<command-name>/clear</command-name>"},
+        {"role": "user", "content": [{"type": "text", "text": "\n  Fix the DKB importer's dates  \nthen run the tests"}]},
+    ]
+    assert first_request(messages) == "Fix the DKB importer's dates"
+    long = "x" * (TITLE_CHARS + 20)
+    named = first_request([{"role": "user", "content": long}])
+    assert named is not None and len(named) == TITLE_CHARS and named.endswith("…")
+    assert first_request([{"role": "assistant", "content": "hello"}, {"role": "user", "content": handoff}]) is None
