@@ -26,16 +26,17 @@ from dashboard.sidebar import escape_markdown, keep, page_setup, require_transcr
 from dashboard.ui import columns_first, grid_height, metric_row, plain_text, small_table, table
 
 PREVIEW_CHARS = 300
-# What decides between the strategies first (size, facts, a valid request), the counts behind them
-# after: at 1400 pixels the verdicts were out of sight to the right.
 HEADERS = {"messages_after": "messages after", "messages_kept": "original messages kept",
            "tokens_after": "tokens after", "openai_errors": "OpenAI errors", "anthropic_errors": "Anthropic errors",
            "retention_all": "facts kept (all)", "retention_compacted": "facts kept (compacted part)",
            "pairs_ok": "pairs OK", "fits_budget": "fits budget"}
-COUNTS = ("facts_kept", "compacted_facts", "compacted_kept", "pair_violations")
+# Left out of the table: the counts behind the shares (the shares say them) and the violations behind
+# "pairs OK" (a broken pair is spelled out under the table).
+COUNTS = ["facts_kept", "compacted_facts", "compacted_kept", "pair_violations"]
+# What decides between the strategies first (size, facts, a valid request): on a narrow page the
+# rest scrolls out of sight first.
 COLUMN_ORDER = ["strategy", "tokens_after", "fits_budget", "retention_all", "retention_compacted", "pairs_ok",
-                "openai_errors", "anthropic_errors", "messages_after", "messages_kept", "facts_kept",
-                "compacted_facts", "compacted_kept", "pair_violations", "notes"]
+                "openai_errors", "anthropic_errors", "messages_after", "messages_kept", "notes"]
 
 
 def _text(message: Any) -> str:
@@ -106,10 +107,9 @@ def overview(comparison: Any, key: str) -> None:
     with st.container(key=f"{key}_chart"):
         st.html(strategy_html(comparison))
     # Plain HTML: the headings and the notes wrap, so every column sits on a 1400-pixel page (a data grid
-    # put the last seven past its edge). The counts behind the shares and the violations behind "pairs
-    # OK" are left out: the shares say them, and a broken pair is spelled out under the table.
-    small_table(comparison.table[[c for c in columns_first(comparison.table, COLUMN_ORDER) if c not in COUNTS]],
-                f"{key}_table",
+    # put the last seven past its edge).
+    shown = comparison.table.drop(columns=COUNTS)
+    small_table(shown[columns_first(shown, COLUMN_ORDER)], f"{key}_table",
                 share_columns=("retention_all", "retention_compacted"), headers=HEADERS)
 
 

@@ -101,9 +101,9 @@ SHARES_WRAPPED = """() => [...document.querySelectorAll('[data-table]')].map(tab
     return figure.getBoundingClientRect().top >= bar.getBoundingClientRect().bottom;
   })).filter(rows => rows.length > 0)"""
 # The data grids wider than their box (a column to scroll to sideways), by their first headings, and the
-# HTML tables (by their names). Not the
-# Sessions page's list (hundreds of sessions: its figures come first, paths scroll) nor Strategies' messages
-# (a preview wider than the page, so "#" and "role" stay narrow).
+# HTML tables, by their names. Not the Sessions page's list (hundreds of sessions: its figures come
+# first, paths scroll) nor Strategies' messages (a preview wider than the page, so "#" and "role" stay
+# narrow).
 WIDE_GRIDS = """() => [...document.querySelectorAll('[data-testid="stDataFrame"]')].filter(grid => {
   if (grid.closest('.st-key-sessions_list, .st-key-strategies_messages_list')) return false;
   const scroller = grid.querySelector('.dvn-scroller');
