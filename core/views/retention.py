@@ -27,6 +27,7 @@ from core.facts import (
     retention_score,
 )
 from core.facts.search import occurrences
+from core.facts.text import check_messages
 
 __all__ = ["FactIndex", "lost_facts", "retention_summary"]
 
@@ -40,8 +41,10 @@ class FactIndex:
         self.messages = list(messages)
         facts = extract_facts(self.messages)
         self.facts = facts[facts["kind"] != "user_request"].reset_index(drop=True)
-        texts = [message_text(message) for message in self.messages]
-        self.occurrences: list[list[int]] = occurrences(list(self.facts["value"]), texts)
+        self._texts = [message_text(message) for message in self.messages]
+        self.occurrences: list[list[int]] = occurrences(list(self.facts["value"]), self._texts)
+        # A run's output carries most messages over as the very objects given here: their text is known.
+        self._positions = {id(message): index for index, message in enumerate(self.messages)}
 
     def facts_in(self, indices: Iterable[int]) -> pd.DataFrame:
         """The facts of ``messages[i] for i in indices``: ``kind``, ``value``, ``message_index`` (the
@@ -64,7 +67,18 @@ class FactIndex:
 
     def retention_of(self, indices: Iterable[int], output: Sequence[Mapping[str, Any]] | str) -> pd.DataFrame:
         """The facts of the part with ``kept``: does each appear verbatim in ``output``?"""
-        return retention(self.facts_in(indices), output)
+        return retention(self.facts_in(indices), output if isinstance(output, str) else self._searchable(output))
+
+    def _searchable(self, output: Sequence[Mapping[str, Any]]) -> str:
+        """``core.facts.searchable_text(output)``, reading the text of a message carried over unchanged
+        (the same object) from the one made here."""
+        check_messages(output)
+        texts = []
+        for message in output:
+            position = self._positions.get(id(message))
+            known = position is not None and self.messages[position] is message
+            texts.append(self._texts[position] if known else message_text(message))
+        return "\n".join(texts)
 
     def retention_all(self, output: Sequence[Mapping[str, Any]] | str) -> pd.DataFrame:
         """Every fact of the conversation (same denominator for every run) with ``kept``."""
