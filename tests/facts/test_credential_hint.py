@@ -99,7 +99,8 @@ ORACLE = re.compile(
 PIECES = [*LABEL_ANCHORS, "://", "a:b@", "u@", "@", ":", "+1234567", "+0123456", "<@", "<@!1", "<@x", " -u ", "-u=",
           "x-u ", "--user", "--users", "-----begin", "-cli", "-client", ":12:", ":*:", "ab:cd:", " ", "\n", "\t",
           "_", "x", "7", "word", "phrase", "=", '"', "\\", "in", "on", "i n", "user", "  user", "id", "_id",
-          "key-data", "_key", "ssh-", "un", "cloak", "gen", "s", "é", ".", "-", "api", "api.", "api key", "_limit", "izer"]
+          "key-data", "_key", "ssh-", "un", "cloak", "gen", "s", "é", ".", "-", "api", "api.", "api key", "_limit", "izer",
+          "\u00a0", "\u3000", "\x1c", "catalog", "sessions"]
 
 
 def _texts(count: int, seed: int) -> list[str]:
@@ -134,6 +135,15 @@ def test_the_fast_hint_agrees_on_generated_text(parts: list[str]) -> None:
 ])
 def test_hints_on_everyday_text(text: str, expected: bool) -> None:
     assert hints_at_credentials(text) is expected
+
+
+def test_the_anchor_spellings_know_every_blank_a_pattern_knows() -> None:
+    import sys
+
+    from core.facts.credentials import WHITESPACE
+
+    assert WHITESPACE == "".join(char for char in map(chr, range(sys.maxunicode + 1)) if re.match(r"\s", char))
+    assert WHITESPACE.casefold() == WHITESPACE
 
 
 def test_the_vendor_hint_agrees_with_its_look_behind_form() -> None:
