@@ -182,8 +182,11 @@ def strategy_comparisons(transcript: Transcript, settings: Settings, options: St
         return transcript.memo((*key, "first"), lambda: compare(without_whole_log_summaries=True))
 
     if not transcript.remembers(key):
-        fact_index(transcript)  # each made (and limited) on its own, as the other pages make them
+        # Each made (and limited) on its own, as the other pages make them; Hermes' run first: the work
+        # ahead is making it right after an upload (waited for here, not made a second time beside it),
+        # and its summary reads the facts and masks of the middle's texts, which the index then finds made.
         known()
+        fact_index(transcript)
         shown = first()
         strategy_masking(transcript, settings, options)
         if shown.left_out:
