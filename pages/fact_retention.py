@@ -61,8 +61,6 @@ st.caption(
 source = st.radio("Runs to inspect", SOURCES, horizontal=True, **keep("retention_source", HERMES),
                   help="Every strategy: the Strategies page's comparison, with the options last set there (its "
                        "defaults before that page is opened).")
-facts = fact_index(transcript)
-
 runs: dict[str, tuple[list[int], list[Any]]] = {}
 # What Hermes' tool-pair repair removed in each Hermes run: facts it loses without the summary ever reading them.
 repairs: dict[str, Any] = {}
@@ -91,6 +89,9 @@ except Exception as exc:  # any failure ends as a readable message
     st.error("The runs could not be computed: " + escape_markdown(f"{type(exc).__name__}: {exc}"))
     st.stop()
 
+# After the runs: right after an upload the work ahead is making Hermes' run, whose summary reads the
+# facts and masks of the middle's texts; made first beside it, the index would make them a second time.
+facts = fact_index(transcript)
 scored = {name: facts.retention_of(indices, messages) for name, (indices, messages) in runs.items()}
 summary = pd.DataFrame(
     [{"run": name, "messages compacted": len(runs[name][0]), **retention_summary(run_table)}
