@@ -208,6 +208,7 @@ def _path_words(text: str) -> list[str]:
         return []  # five substring scans instead of listing every word (a long output of prose)
     if len(text) > _SPLIT_CHARS:
         return _PATH_WORD_RE.findall(text)
+    # The marks of _PATH_MARKS spelled out: any() over them for each word is slower.
     return [word for word in text.split()
             if "/" in word or "." in word or "\\" in word or "Dockerfile" in word or "Makefile" in word]
 
@@ -283,8 +284,8 @@ def _has_digit(text: str) -> bool:
 # A run of a thousand characters without a blank is data (base64, a hash dump, minified code), not
 # code a person reads: its capitalised pieces are not names worth keeping, and a megabyte of base64
 # would otherwise give tens of thousands of them.
-_DATA_RUN_RE = re.compile(r"(?<!\S)\S{1000,}")  # from a run's start only: each run is read once
 _DATA_RUN_CHARS = 1000
+_DATA_RUN_RE = re.compile(rf"(?<!\S)\S{{{_DATA_RUN_CHARS},}}")  # from a run's start only: each run is read once
 _BLOCK_CHARS = _DATA_RUN_CHARS // 2
 
 

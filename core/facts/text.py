@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
@@ -98,10 +98,13 @@ def message_text(message: Mapping[str, Any]) -> str:
     return "\n".join(blocks)
 
 
-def searchable_text(messages: Sequence[Mapping[str, Any]]) -> str:
-    """The concatenated ``message_text`` of all messages."""
+def searchable_text(
+    messages: Sequence[Mapping[str, Any]], text_of: Callable[[Mapping[str, Any]], str] | None = None
+) -> str:
+    """The concatenated ``message_text`` of all messages (``text_of``: a reader that has some of those
+    texts already, giving what ``message_text`` gives)."""
     check_messages(messages)
-    return "\n".join(message_text(message) for message in messages)
+    return "\n".join((text_of or message_text)(message) for message in messages)
 
 
 def check_message(message: Any, index: int | None) -> None:

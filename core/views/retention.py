@@ -25,9 +25,9 @@ from core.facts import (
     message_text,
     retention,
     retention_score,
+    searchable_text,
 )
 from core.facts.search import occurrences
-from core.facts.text import check_messages
 
 __all__ = ["FactIndex", "lost_facts", "retention_summary"]
 
@@ -67,18 +67,14 @@ class FactIndex:
 
     def retention_of(self, indices: Iterable[int], output: Sequence[Mapping[str, Any]] | str) -> pd.DataFrame:
         """The facts of the part with ``kept``: does each appear verbatim in ``output``?"""
-        return retention(self.facts_in(indices), output if isinstance(output, str) else self._searchable(output))
+        haystack = output if isinstance(output, str) else searchable_text(output, self._text_of)
+        return retention(self.facts_in(indices), haystack)
 
-    def _searchable(self, output: Sequence[Mapping[str, Any]]) -> str:
-        """``core.facts.searchable_text(output)``, reading the text of a message carried over unchanged
-        (the same object) from the one made here."""
-        check_messages(output)
-        texts = []
-        for message in output:
-            position = self._positions.get(id(message))
-            known = position is not None and self.messages[position] is message
-            texts.append(self._texts[position] if known else message_text(message))
-        return "\n".join(texts)
+    def _text_of(self, message: Mapping[str, Any]) -> str:
+        """``message_text(message)``, read from the one made here for a message carried over unchanged
+        (the same object: ``self.messages`` keeps each alive, so no other object has its id)."""
+        position = self._positions.get(id(message))
+        return self._texts[position] if position is not None else message_text(message)
 
     def retention_all(self, output: Sequence[Mapping[str, Any]] | str) -> pd.DataFrame:
         """Every fact of the conversation (same denominator for every run) with ``kept``."""
