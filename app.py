@@ -1,7 +1,8 @@
 """Context Lens dashboard: see, tune and run Hermes-style context compression on a transcript.
 
-Run with ``streamlit run app.py``. This file only sets up the pages (each draws the shared sidebar
-with ``dashboard.sidebar.page_setup``); each view lives in ``pages/``, the dashboard's own state and parts in ``dashboard/`` and the computation in ``core``.
+Run with ``streamlit run app.py``. This file only sets up the pages and draws the sidebar they share
+(``dashboard.sidebar.shared_sidebar``); each view lives in ``pages/``, the dashboard's own state and
+parts in ``dashboard/`` and the computation in ``core``.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ wait_for_preload()
 
 from dashboard import ahead  # noqa: E402
 from dashboard.sections import SECTIONS  # noqa: E402
-from dashboard.sidebar import init_state  # noqa: E402
+from dashboard.sidebar import init_state, shared_sidebar  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 # A file the server itself serves: a ":material/...:" page icon makes the browser fetch an SVG
@@ -42,7 +43,8 @@ navigation = st.navigation(
     },
     position="top",
 )
-with ahead.page_running():  # the work ahead waits meanwhile
+# The work ahead waits meanwhile; the sidebar is drawn once, for whichever page runs.
+with ahead.page_running(), shared_sidebar():
     navigation.run()
 # The page is drawn: an upload it read gets the analyses most pages share made ahead (dashboard.ahead).
 ahead.start()

@@ -5,7 +5,10 @@ compressions (``dashboard.runs``), and the kept widget values (``dashboard.state
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+from collections.abc import Iterator
+from contextvars import ContextVar
 from typing import Any
 
 import streamlit as st
@@ -124,13 +127,36 @@ def init_state() -> None:
     state.setdefault("uploaded_files", [])
 
 
-def page_setup() -> Settings:
-    """Every page starts here: the shared sidebar, and the parameters it holds.
+# The settings of the sidebar ``app.py`` drew for the page running now (None: no sidebar drawn yet).
+_DRAWN: ContextVar[Settings | None] = ContextVar("context_lens_sidebar_settings", default=None)
 
-    The sidebar is drawn by each page rather than by ``app.py`` so it is part of the page's own
-    run (Streamlit's test harness keeps only the page's output on reruns). The parameters are
-    written to the URL, so the address bar is always a link to this view.
-    """
+
+@contextlib.contextmanager
+def shared_sidebar() -> Iterator[Settings]:
+    """Around a page's run in ``app.py``: the sidebar drawn once, before the page, for every page.
+
+    Drawn by a page, the sidebar belonged to that page's run: a page switch removed it and the browser
+    built it again (its style, its scripts, two dozen widgets), on the processor the next page's
+    analyses need (``make bench``, Strategies clicked at once after an upload). Drawn here, it stays
+    in place from page to page; a page's :func:`page_setup` then only returns its settings."""
+    settings = _draw_setup()
+    token = _DRAWN.set(settings)
+    try:
+        yield settings
+    finally:
+        _DRAWN.reset(token)
+
+
+def page_setup() -> Settings:
+    """Every page starts here: the shared sidebar's parameters (the sidebar itself drawn here when
+    ``app.py`` did not draw it for this run: a page run on its own)."""
+    drawn = _DRAWN.get()
+    return drawn if drawn is not None else _draw_setup()
+
+
+def _draw_setup() -> Settings:
+    """Draw the sidebar and return its parameters. They are also written to the URL, so the address
+    bar is always a link to this view."""
     _leave_directory_navigation()
     settings = sidebar_controls()
     _write_query()

@@ -169,3 +169,33 @@ def test_every_analysis_view_renders_without_an_exception(page, title, name):
     assert page.locator("[data-testid='stException']").count() == 0
     screenshot(page, name)
     assert not page.page_errors
+
+
+# Each slider of the sidebar gets a mark in the browser; after a page switch, the marks still there.
+_MARK_SIDEBAR = """() => {
+  const sliders = document.querySelectorAll('[data-testid="stSidebarUserContent"] [data-testid="stSlider"]');
+  sliders.forEach((slider) => { slider.dataset.lensMark = "1"; });
+  return sliders.length;
+}"""
+_MARKED = """() => document.querySelectorAll(
+  '[data-testid="stSidebarUserContent"] [data-testid="stSlider"][data-lens-mark="1"]').length"""
+
+
+def test_the_sidebar_stays_in_place_from_page_to_page(page):
+    """``app.py`` draws the sidebar once for every page: a page switch neither removes nor rebuilds
+    its widgets in the browser (a sidebar a page drew was built again on each switch), and a value
+    moved there holds."""
+    page.get_by_text("Headline figures").wait_for()
+    wait_until_idle(page)
+    thumb = slider(page, "Protect first N messages")
+    thumb.focus()
+    thumb.press("ArrowRight")
+    wait_until_idle(page)
+    sliders = page.evaluate(_MARK_SIDEBAR)
+    assert sliders >= 4
+    for title in ("Zones", "API validity", "Upload & overview"):
+        open_page(page, title)
+        wait_until_idle(page)
+        assert page.evaluate(_MARKED) == sliders, title
+        assert slider(page, "Protect first N messages").input_value() == "4", title
+    assert not page.page_errors
