@@ -73,12 +73,16 @@ _COLLAPSE_SCRIPT = f"""
 
 
 # From a session's second run on (an upload, a page switch, any change), the browser loads Streamlit's
-# chart script (Plotly's, about 4.6 MB) once it is idle, so the first chart page is not the one that
-# waits for it: on a 2.6 MB log, Strategies' first rows showed 0.3-0.45 s sooner with it (medians of
-# alternating browser runs, ``make bench``). The session's first page is drawn without it: it has no
-# Plotly chart, and its first paint must not share the browser with it. The script's name comes from
-# the installed Streamlit; the URL is resolved beside Streamlit's own entry script, as Streamlit does.
+# chart script (Plotly's, about 4.6 MB) once the dashboard is quiet, so the first chart page is not
+# the one that waits for it. Quiet: no script has run for ``CHARTS_AHEAD_QUIET_MS`` (the user reads a
+# page), then the browser's next idle moment. Loaded as soon as the browser was idle, it ran beside a
+# page opened right after an upload: about 0.12 s of the browser's processor while Strategies (no
+# Plotly chart) was being drawn, in a trace of that round. The session's first page is drawn without
+# it: it has no Plotly chart, and its first paint must not share the browser with it. The script's
+# name comes from the installed Streamlit; the URL is resolved beside Streamlit's own entry script, as
+# Streamlit does.
 _CHART_SCRIPT_PATTERN = "PlotlyChart.*.js"
+CHARTS_AHEAD_QUIET_MS = 1000
 _CHARTS_AHEAD_SCRIPT = """
 <script>
 (function () {{
@@ -88,7 +92,16 @@ _CHARTS_AHEAD_SCRIPT = """
   window.contextLensChartsAhead = true;
   const load = () => import(new URL("{name}", entry.src).href)
     .then(() => {{ window.contextLensChartsAhead = "loaded"; }}, () => {{ window.contextLensChartsAhead = false; }});
-  (window.requestIdleCallback || ((then) => setTimeout(then, 200)))(load, {{ timeout: 3000 }});
+  const idle = window.requestIdleCallback || ((then) => setTimeout(then, 200));
+  let quietSince = null;
+  const watch = () => {{
+    const running = document.querySelector('[data-testid="stStatusWidget"]') !== null;
+    const now = performance.now();
+    quietSince = running ? null : (quietSince === null ? now : quietSince);
+    if (quietSince !== null && now - quietSince >= {quiet_ms}) idle(load, {{ timeout: 3000 }});
+    else setTimeout(watch, 200);
+  }};
+  watch();
 }})();
 </script>
 """
@@ -110,7 +123,7 @@ def page_style() -> None:
     scripts = _COLLAPSE_SCRIPT
     name = chart_script_name()
     if st.session_state.get(_DRAWN_BEFORE) and name:
-        scripts += _CHARTS_AHEAD_SCRIPT.format(name=name)
+        scripts += _CHARTS_AHEAD_SCRIPT.format(name=name, quiet_ms=CHARTS_AHEAD_QUIET_MS)
     st.session_state[_DRAWN_BEFORE] = True
     st.html(scripts, unsafe_allow_javascript=True)
 
