@@ -18,7 +18,7 @@ from dashboard.process import tune_server_process, wait_for_preload
 wait_for_preload()
 
 from dashboard import ahead  # noqa: E402
-from dashboard.sections import SECTIONS  # noqa: E402
+from dashboard.sections import CHART_PAGES, SECTIONS, page_named  # noqa: E402
 from dashboard.sidebar import init_state, shared_sidebar  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
@@ -44,7 +44,7 @@ navigation = st.navigation(
     position="top",
 )
 # The work ahead waits meanwhile; the sidebar is drawn once, for whichever page runs.
-with ahead.page_running(), shared_sidebar():
+with ahead.page_running(), shared_sidebar(charts_page=page_named(navigation.title) in CHART_PAGES):
     navigation.run()
 # The page is drawn: an upload it read gets the analyses most pages share made ahead (dashboard.ahead).
 ahead.start()

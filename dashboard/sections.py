@@ -34,6 +34,18 @@ SECTIONS: dict[str, list[tuple[str, str, str]]] = {
 OWN_INPUT_PAGES = frozenset({"live", "sessions"})
 
 
+# Pages that draw Plotly charts (``dashboard.ui.chart``) as they open (Live: once it follows a
+# session): they need Streamlit's chart script, so the browser loads it as soon as it is idle rather
+# than once the dashboard is quiet (``dashboard.ui.page_style``). Compress & preview draws its charts
+# only after a run the user starts: the script is loaded while they choose.
+CHART_PAGES = frozenset({"zones", "savings", "timeline_replay", "fact_retention", "parameter_sweep", "live"})
+
+
+def page_named(title: str) -> str | None:
+    """The file name (in pages/) of the page titled ``title``; None when no page has that title."""
+    return next((name for pages in SECTIONS.values() for name, t, _icon in pages if t == title), None)
+
+
 def section_of(title: str) -> str:
     """The navigation section holding the page titled ``title``."""
     return next(section for section, pages in SECTIONS.items() if any(t == title for _name, t, _icon in pages))

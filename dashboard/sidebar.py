@@ -132,14 +132,15 @@ _DRAWN: ContextVar[Settings | None] = ContextVar("context_lens_sidebar_settings"
 
 
 @contextlib.contextmanager
-def shared_sidebar() -> Iterator[Settings]:
+def shared_sidebar(*, charts_page: bool = False) -> Iterator[Settings]:
     """Around a page's run in ``app.py``: the sidebar drawn once, before the page, for every page.
 
     Drawn by a page, the sidebar belonged to that page's run: a page switch removed it and the browser
     built it again (its style, its scripts, two dozen widgets), on the processor the next page's
     analyses need (``make bench``, Strategies clicked at once after an upload). Drawn here, it stays
-    in place from page to page; a page's :func:`page_setup` then only returns its settings."""
-    settings = _draw_setup()
+    in place from page to page; a page's :func:`page_setup` then only returns its settings.
+    ``charts_page``: the page about to run draws Plotly charts (``dashboard.ui.page_style``)."""
+    settings = _draw_setup(charts_page=charts_page)
     token = _DRAWN.set(settings)
     try:
         yield settings
@@ -154,11 +155,11 @@ def page_setup() -> Settings:
     return drawn if drawn is not None else _draw_setup()
 
 
-def _draw_setup() -> Settings:
+def _draw_setup(*, charts_page: bool = False) -> Settings:
     """Draw the sidebar and return its parameters. They are also written to the URL, so the address
     bar is always a link to this view."""
     _leave_directory_navigation()
-    settings = sidebar_controls()
+    settings = sidebar_controls(charts_page=charts_page)
     _write_query()
     ahead.note_settings(settings)
     return settings
@@ -254,12 +255,13 @@ def default_sample_name() -> str | None:
     return choice.name if choice else None
 
 
-def sidebar_controls() -> Settings:
-    """The compressor parameters, shown in the sidebar of every page."""
+def sidebar_controls(*, charts_page: bool = False) -> Settings:
+    """The compressor parameters, shown in the sidebar of every page (``charts_page``: the page
+    running draws Plotly charts)."""
     from dashboard.ui import page_style
 
     with st.sidebar:
-        page_style()
+        page_style(charts_page=charts_page)
         st.markdown("**Compressor parameters**")
         for problem in st.session_state.pop("_query_problems", None) or []:
             st.warning("From the link: " + escape_markdown(problem))

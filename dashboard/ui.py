@@ -73,19 +73,21 @@ _COLLAPSE_SCRIPT = f"""
 
 
 # From a session's second run on (an upload, a page switch, any change), the browser loads Streamlit's
-# chart script (Plotly's, about 4.6 MB) once the dashboard is quiet, so the first chart page is not
-# the one that waits for it. Quiet: no script has run for ``CHARTS_AHEAD_QUIET_MS`` (the user reads a
-# page), then the browser's next idle moment. Loaded as soon as the browser was idle, it ran beside a
-# page opened right after an upload: about 0.12 s of the browser's processor while Strategies (no
-# Plotly chart) was being drawn, in a trace of that round. The session's first page is drawn without
-# it: it has no Plotly chart, and its first paint must not share the browser with it. The script's
-# name comes from the installed Streamlit; the URL is resolved beside Streamlit's own entry script, as
-# Streamlit does.
+# chart script (Plotly's, about 4.6 MB) before a chart page asks for it, so that page does not wait
+# for it. It is loaded in the browser's next idle moment once the dashboard is quiet (no script has
+# run and nothing was drawn for ``CHARTS_AHEAD_QUIET_MS``: the user reads a page), or at once when the
+# page running draws Plotly charts as it opens (``dashboard.sections.CHART_PAGES``: needed anyway). Loaded in any idle moment,
+# it ran beside a page with no chart opened right after an upload: about 0.12 s of the browser's
+# processor while Strategies was being drawn, in a trace of that round. The session's first page is
+# drawn without it: it has no Plotly chart, and its first paint must not share the browser with it.
+# The script's name comes from the installed Streamlit; the URL is resolved beside Streamlit's own
+# entry script, as Streamlit does.
 _CHART_SCRIPT_PATTERN = "PlotlyChart.*.js"
 CHARTS_AHEAD_QUIET_MS = 1000
 _CHARTS_AHEAD_SCRIPT = """
 <script>
 (function () {{
+  if ({charts_page}) window.contextLensChartsNow = true;
   if (window.contextLensChartsAhead) return;
   const entry = document.querySelector('script[type="module"][src*="static/js/index."]');
   if (!entry) return;
@@ -93,13 +95,20 @@ _CHARTS_AHEAD_SCRIPT = """
   const load = () => import(new URL("{name}", entry.src).href)
     .then(() => {{ window.contextLensChartsAhead = "loaded"; }}, () => {{ window.contextLensChartsAhead = false; }});
   const idle = window.requestIdleCallback || ((then) => setTimeout(then, 200));
+  // Quiet: no script running and nothing drawn on the page since (a short run may end unseen).
   let quietSince = null;
+  const drawn = new MutationObserver(() => {{ quietSince = null; }});
+  drawn.observe(document.querySelector('[data-testid="stMain"]') || document.body, {{ subtree: true, childList: true }});
   const watch = () => {{
     const running = document.querySelector('[data-testid="stStatusWidget"]') !== null;
     const now = performance.now();
     quietSince = running ? null : (quietSince === null ? now : quietSince);
-    if (quietSince !== null && now - quietSince >= {quiet_ms}) idle(load, {{ timeout: 3000 }});
-    else setTimeout(watch, 200);
+    if (window.contextLensChartsNow || (quietSince !== null && now - quietSince >= {quiet_ms})) {{
+      drawn.disconnect();
+      idle(load, {{ timeout: 3000 }});
+    }} else {{
+      setTimeout(watch, 200);
+    }}
   }};
   watch();
 }})();
@@ -116,14 +125,16 @@ def chart_script_name() -> str | None:
     return found[0] if len(found) == 1 else None
 
 
-def page_style() -> None:
+def page_style(*, charts_page: bool = False) -> None:
     """The dashboard's style and the narrow-screen sidebar rule, and from the session's second run on
-    the chart script loaded ahead (call once per run, from the sidebar)."""
+    the chart script loaded ahead (call once per run, from the sidebar; ``charts_page``: the page
+    running draws Plotly charts)."""
     st.html(_STYLE)
     scripts = _COLLAPSE_SCRIPT
     name = chart_script_name()
     if st.session_state.get(_DRAWN_BEFORE) and name:
-        scripts += _CHARTS_AHEAD_SCRIPT.format(name=name, quiet_ms=CHARTS_AHEAD_QUIET_MS)
+        scripts += _CHARTS_AHEAD_SCRIPT.format(name=name, quiet_ms=CHARTS_AHEAD_QUIET_MS,
+                                               charts_page="true" if charts_page else "false")
     st.session_state[_DRAWN_BEFORE] = True
     st.html(scripts, unsafe_allow_javascript=True)
 

@@ -73,3 +73,13 @@ def test_a_page_run_by_the_app_finds_the_sidebar_drawn_once():
     assert at.markdown[0].value == "same settings: True"
     assert len(at.sidebar.slider) == len(alone.sidebar.slider) > 0
     assert len(at.sidebar.number_input) == len(alone.sidebar.number_input) > 0
+
+
+@pytest.mark.parametrize("view", [name for name in VIEWS if name not in ("live", "sessions")])
+def test_the_pages_listed_as_chart_pages_are_those_that_draw_plotly_charts(app, view):
+    from dashboard.sections import CHART_PAGES
+
+    go(app, view)
+    # A chart page has the browser load the chart script at once: listed wrongly, a page without a
+    # chart would share the browser with it, or a chart page would wait for it.
+    assert bool(app.get("plotly_chart")) == (view in CHART_PAGES), view

@@ -12,7 +12,7 @@ from core import CompressorConfig, ContextCompressor
 from core.formats import dump, load
 from core.profiles import DEFAULT_PROFILE, PROFILES
 from core.summarizers.extractive import ExtractiveSummarizer
-from tests.e2e.conftest import ROOT, open_page, screenshot, upload, wait_until_idle
+from tests.e2e.conftest import ROOT, nav_link, open_page, screenshot, upload, wait_until_idle
 
 pytestmark = pytest.mark.browser
 
@@ -225,3 +225,15 @@ def test_the_chart_script_is_loaded_ahead_only_once_no_page_runs(page):
     page.wait_for_function("() => window.contextLensChartsAhead === 'loaded'", timeout=60_000)
     assert page.evaluate(_CHART_SCRIPT_FETCHED)
     assert page.locator(".js-plotly-plot").count() == 0  # still the overview: nothing drawn with it
+
+
+def test_a_chart_page_has_the_chart_script_loaded_at_once(page):
+    """A page that draws Plotly charts as it opens needs the script anyway: it is loaded in the
+    browser's next idle moment, without waiting for the dashboard to be quiet."""
+    page.get_by_text("Headline figures").wait_for()
+    wait_until_idle(page)
+    page.evaluate(_HOLD_RUNNING)
+    nav_link(page, "Zones").click()
+    page.get_by_role("heading", name="Zones").first.wait_for()
+    page.wait_for_function("() => window.contextLensChartsAhead === 'loaded'", timeout=60_000)
+    assert page.evaluate("() => document.getElementById('held-running') !== null")
