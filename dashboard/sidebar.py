@@ -158,8 +158,12 @@ def page_setup() -> Settings:
 def _draw_setup(*, charts_page: bool = False) -> Settings:
     """Draw the sidebar and return its parameters. They are also written to the URL, so the address
     bar is always a link to this view."""
+    from dashboard.ui import page_style
+
     _leave_directory_navigation()
-    settings = sidebar_controls(charts_page=charts_page)
+    with st.sidebar:
+        page_style(charts_page=charts_page)
+    settings = sidebar_controls()
     _write_query()
     ahead.note_settings(settings)
     return settings
@@ -255,13 +259,9 @@ def default_sample_name() -> str | None:
     return choice.name if choice else None
 
 
-def sidebar_controls(*, charts_page: bool = False) -> Settings:
-    """The compressor parameters, shown in the sidebar of every page (``charts_page``: the page
-    running draws Plotly charts)."""
-    from dashboard.ui import page_style
-
+def sidebar_controls() -> Settings:
+    """The compressor parameters, shown in the sidebar of every page (below its style and scripts)."""
     with st.sidebar:
-        page_style(charts_page=charts_page)
         st.markdown("**Compressor parameters**")
         for problem in st.session_state.pop("_query_problems", None) or []:
             st.warning("From the link: " + escape_markdown(problem))

@@ -76,12 +76,12 @@ _COLLAPSE_SCRIPT = f"""
 # chart script (Plotly's, about 4.6 MB) before a chart page asks for it, so that page does not wait
 # for it. It is loaded in the browser's next idle moment once the dashboard is quiet (no script has
 # run and nothing was drawn for ``CHARTS_AHEAD_QUIET_MS``: the user reads a page), or at once when the
-# page running draws Plotly charts as it opens (``dashboard.sections.CHART_PAGES``: needed anyway). Loaded in any idle moment,
-# it ran beside a page with no chart opened right after an upload: about 0.12 s of the browser's
-# processor while Strategies was being drawn, in a trace of that round. The session's first page is
-# drawn without it: it has no Plotly chart, and its first paint must not share the browser with it.
-# The script's name comes from the installed Streamlit; the URL is resolved beside Streamlit's own
-# entry script, as Streamlit does.
+# page running draws Plotly charts as it opens (``dashboard.sections.CHART_PAGES``: needed anyway).
+# Loaded in any idle moment, it ran beside a page with no chart opened right after an upload: about
+# 0.12 s of the browser's processor while Strategies was being drawn, in a trace of that round. The
+# session's first page is drawn without it: it has no Plotly chart, and its first paint must not
+# share the browser with it. The script's name comes from the installed Streamlit; the URL is
+# resolved beside Streamlit's own entry script, as Streamlit does.
 _CHART_SCRIPT_PATTERN = "PlotlyChart.*.js"
 CHARTS_AHEAD_QUIET_MS = 1000
 _CHARTS_AHEAD_SCRIPT = """

@@ -43,6 +43,9 @@ START_TIMEOUT_S = 90
 # Generous: the machine running the tests may be busy; no test asserts on speed.
 UI_TIMEOUT_MS = 60_000
 PORT_ATTEMPTS = 3
+# Whether the browser has fetched Streamlit's chart script (Plotly's), loaded ahead by dashboard.ui.
+CHART_SCRIPT_FETCHED = ("() => performance.getEntriesByType('resource')"
+                        ".some((entry) => /\\/static\\/js\\/PlotlyChart\\./.test(entry.name))")
 
 
 def _missing(reason: str) -> None:

@@ -12,7 +12,15 @@ from core import CompressorConfig, ContextCompressor
 from core.formats import dump, load
 from core.profiles import DEFAULT_PROFILE, PROFILES
 from core.summarizers.extractive import ExtractiveSummarizer
-from tests.e2e.conftest import ROOT, nav_link, open_page, screenshot, upload, wait_until_idle
+from tests.e2e.conftest import (
+    CHART_SCRIPT_FETCHED,
+    ROOT,
+    nav_link,
+    open_page,
+    screenshot,
+    upload,
+    wait_until_idle,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -201,8 +209,6 @@ def test_the_sidebar_stays_in_place_from_page_to_page(page):
     assert not page.page_errors
 
 
-_CHART_SCRIPT_FETCHED = ("() => performance.getEntriesByType('resource')"
-                         ".some((entry) => /\\/static\\/js\\/PlotlyChart\\./.test(entry.name))")
 # Streamlit's running indicator, held in the page: to the browser, a run that does not end.
 _HOLD_RUNNING = """() => { const held = document.createElement('div'); held.id = 'held-running';
   held.dataset.testid = 'stStatusWidget'; document.body.appendChild(held); }"""
@@ -213,17 +219,17 @@ def test_the_chart_script_is_loaded_ahead_only_once_no_page_runs(page):
     browser with a page being drawn (a page opened right after an upload)."""
     page.get_by_text("Headline figures").wait_for()
     wait_until_idle(page)
-    assert not page.evaluate(_CHART_SCRIPT_FETCHED)
+    assert not page.evaluate(CHART_SCRIPT_FETCHED)
     page.evaluate(_HOLD_RUNNING)
     thumb = slider(page, "Protect first N messages")
     thumb.focus()
     thumb.press("ArrowRight")  # the session's second run: its page carries the script
     page.wait_for_function("() => window.contextLensChartsAhead === true", timeout=60_000)
     page.wait_for_timeout(2_500)  # well past the quiet time the script waits for
-    assert not page.evaluate(_CHART_SCRIPT_FETCHED)
+    assert not page.evaluate(CHART_SCRIPT_FETCHED)
     page.evaluate("() => document.getElementById('held-running').remove()")
     page.wait_for_function("() => window.contextLensChartsAhead === 'loaded'", timeout=60_000)
-    assert page.evaluate(_CHART_SCRIPT_FETCHED)
+    assert page.evaluate(CHART_SCRIPT_FETCHED)
     assert page.locator(".js-plotly-plot").count() == 0  # still the overview: nothing drawn with it
 
 

@@ -20,6 +20,7 @@ from playwright.sync_api import expect
 
 from core.profiles import HISTORICAL_PREFIX_V0_16_0
 from tests.e2e.conftest import (
+    CHART_SCRIPT_FETCHED,
     ROOT,
     SCREENS,
     UI_TIMEOUT_MS,
@@ -257,8 +258,6 @@ def test_strategies_shows_the_other_rows_while_the_codex_style_reset_summarises(
     tab.shot("strategies_whole")
 
 
-CHART_SCRIPT_FETCHED = ("() => performance.getEntriesByType('resource')"
-                        ".some((entry) => /\\/static\\/js\\/PlotlyChart\\./.test(entry.name))")
 
 
 def test_after_an_upload_the_chart_script_is_loaded_before_a_chart_page_asks_for_it(tab: Any, tmp_path: Path) -> None:
