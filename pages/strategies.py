@@ -5,13 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import pandas as pd
 import streamlit as st
 
 from core.formats import dump
 from core.render.strategies import strategy_html
 from core.strategies import CODEX_USER_TOKENS, DEFAULT_KEEP_LAST
 from core.views.strategies import strategy_overview, strategy_tradeoffs, tradeoff_note
+from dashboard.conversation import conversation_view
 from dashboard.runs import (
     HERMES_BUDGET,
     OFFLINE_SUMMARIZER,
@@ -23,42 +23,20 @@ from dashboard.runs import (
     strategy_options,
 )
 from dashboard.sidebar import escape_markdown, keep, page_setup, require_transcript, source_caption
-from dashboard.ui import columns_first, grid_height, metric_row, plain_text, small_table, table
+from dashboard.ui import columns_first, metric_row, plain_text, small_table, table
 
-PREVIEW_CHARS = 300
 HEADERS = {"messages_after": "messages after", "messages_kept": "original messages kept",
            "tokens_after": "tokens after", "openai_errors": "OpenAI errors", "anthropic_errors": "Anthropic errors",
            "retention_all": "facts kept (all)", "retention_compacted": "facts kept (compacted part)",
            "pairs_ok": "pairs OK", "fits_budget": "fits budget"}
-# Left out of the table: the counts behind the shares (the shares say them) and the violations behind
-# "pairs OK" (a broken pair is spelled out under the table).
-COUNTS = ["facts_kept", "compacted_facts", "compacted_kept", "pair_violations"]
+# Left out of the table: the counts behind the shares (the shares say them), the violations behind
+# "pairs OK" (a broken pair is spelled out under the table) and the notes (listed under it: a column
+# of sentences was cut at the edge of an 800-pixel page).
+LEFT_OUT = ["facts_kept", "compacted_facts", "compacted_kept", "pair_violations", "notes"]
 # What decides between the strategies first (size, facts, a valid request): on a narrow page the
 # rest scrolls out of sight first.
 COLUMN_ORDER = ["strategy", "tokens_after", "fits_budget", "retention_all", "retention_compacted", "pairs_ok",
-                "openai_errors", "anthropic_errors", "messages_after", "messages_kept", "notes"]
-
-
-def _text(message: Any) -> str:
-    if not isinstance(message, dict):
-        return str(message)
-    content = message.get("content")
-    if isinstance(content, list):
-        content = "\n".join(str(p.get("text", f"[{p.get('type')}]")) if isinstance(p, dict) else str(p) for p in content)
-    text = "" if content is None else str(content)
-    for call in message.get("tool_calls") or []:
-        if isinstance(call, dict) and isinstance(call.get("function"), dict):
-            text += f"\n→ {call['function'].get('name')}({call['function'].get('arguments')})"
-    return text.strip()
-
-
-def _message_rows(messages: list[Any]) -> pd.DataFrame:
-    rows = []
-    for index, message in enumerate(messages):
-        text = _text(message)
-        rows.append({"#": index, "role": str(message.get("role")) if isinstance(message, dict) else "?",
-                     "text": text if len(text) <= PREVIEW_CHARS else text[:PREVIEW_CHARS] + " …"})
-    return pd.DataFrame(rows, columns=["#", "role", "text"])
+                "openai_errors", "anthropic_errors", "messages_after", "messages_kept"]
 
 
 st.title("Strategies")
@@ -106,15 +84,21 @@ def overview(comparison: Any, key: str) -> None:
     ])
     with st.container(key=f"{key}_chart"):
         st.html(strategy_html(comparison))
-    # Plain HTML: the headings and the notes wrap, so every column sits on a 1400-pixel page (a data grid
-    # put the last seven past its edge).
-    shown = comparison.table.drop(columns=COUNTS)
+    # Plain HTML: the headings wrap, so every column sits on a 1400-pixel page (a data grid put the last
+    # seven past its edge).
+    shown = comparison.table.drop(columns=LEFT_OUT)
     small_table(shown[columns_first(shown, COLUMN_ORDER)], f"{key}_table",
                 share_columns=("retention_all", "retention_compacted"), headers=HEADERS)
+    noted = comparison.table[comparison.table["notes"].astype(bool)]
+    if not noted.empty:
+        with st.container(key=f"{key}_notes"):
+            st.caption("Notes:\n" + "\n".join(f"- **{escape_markdown(name)}**: {escape_markdown(notes)}"
+                                               for name, notes in zip(noted["strategy"], noted["notes"], strict=True)))
 
 
 # The widgets' values as kept (the work ahead of a new upload reads the same).
-steps = strategy_comparisons(transcript, settings, strategy_options())
+options = strategy_options()
+steps = strategy_comparisons(transcript, settings, options)
 first_view = st.empty()
 try:
     with st.spinner("Running every strategy…"):
@@ -168,13 +152,19 @@ if violations.empty:
     st.success("Valid for both the OpenAI and the Anthropic API.")
 else:
     table(violations, key="strategies_violations")
-with st.container(key="strategies_messages_list"):  # named: its previews are wider than the page by design
-    table(_message_rows(run.messages), height=grid_height(len(run.messages)), key="strategies_messages",
-          column_config={"#": st.column_config.NumberColumn("#", width="small", format="localized"),
-                         "role": st.column_config.TextColumn("role", width="small"),
-                         # wider than the page: the grid then grows no column to fill it, and the text keeps
-                         # what "#" and "role" would have taken (a preview of PREVIEW_CHARS characters)
-                         "text": st.column_config.TextColumn("text", width=PREVIEW_CHARS * 8)})
+
+
+def summary_badge(number: int) -> tuple[str, ...]:
+    """SUMMARY on the output message that carries the strategy's summary."""
+    message = run.messages[number]
+    content = message.get("content") if isinstance(message, dict) else None
+    return ("SUMMARY",) if run.summary_text and isinstance(content, str) and run.summary_text in content else ()
+
+
+# The output read as the other pages read a conversation: a paged thread, tool calls and results folded.
+counter = transcript.counter(settings.encoding)
+conversation_view("strategies", run.messages, source_key=("strategies", transcript.key, settings, options, picked),
+                  label="output #", tokens=lambda n: counter.count_message(run.messages[n]), badges=summary_badge)
 if run.summary_text:
     with st.expander("The summary it inserted"):
         plain_text(run.summary_text, "strategies_summary", height=600)

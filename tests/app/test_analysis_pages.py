@@ -214,12 +214,30 @@ def test_strategies_page() -> None:
     assert order[:8] == ["strategy", "tokens_after", "fits_budget", "retention_all", "retention_compacted", "pairs_ok",
                          "openai_errors", "anthropic_errors"]
     assert sorted(order) == sorted(set(expected.columns) - {"facts_kept", "compacted_facts", "compacted_kept",
-                                                          "pair_violations"})
+                                                          "pair_violations", "notes"})
+    # The notes are listed under the table, one line per strategy that has any (as a column, an
+    # 800-pixel page cut them at its edge).
+    noted = expected[expected["notes"] != ""]
+    assert len(noted) >= 2
+    listed = next(c.value for c in at.caption if c.value.startswith("Notes:"))
+    assert listed.count("\n- ") == len(noted)
+    for name, notes in zip(noted["strategy"], noted["notes"], strict=True):
+        assert f"**{name}**: {notes}" in listed.replace("\\", "")
 
+    # The output picked is read as a thread (one card per output message), the summary's card marked.
+    def thread() -> str:
+        return next(e.proto.body for e in at.get("html") if 'id="cl-strategies-0"' in e.proto.body)
+
+    hermes_run = compare_strategies(loaded(SESSION), DEFAULT, ExtractiveSummarizer()).run(f"Hermes {DEFAULT.profile}")
+    assert thread().count('id="cl-strategies-') == min(len(hermes_run.messages), 50)
+    assert thread().count(">SUMMARY<") == 1
     at.selectbox(key="strategies_pick").set_value("Codex-style")
     run(at)
     violations = frame(at, "strategies_violations")
     assert violations["rule"].tolist() == ["alternation"] * 3
+    codex = compare_strategies(loaded(SESSION), DEFAULT, ExtractiveSummarizer()).run("Codex-style")
+    assert thread().count('id="cl-strategies-') == len(codex.messages)
+    assert thread().count(">SUMMARY<") == 1 and "output #0" in thread()
     assert at.get("download_button")
 
     at.number_input(key="strategies_keep_last").set_value(1)

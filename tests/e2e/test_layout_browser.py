@@ -102,10 +102,9 @@ SHARES_WRAPPED = """() => [...document.querySelectorAll('[data-table]')].map(tab
   })).filter(rows => rows.length > 0)"""
 # The data grids wider than their box (a column to scroll to sideways), by their first headings, and the
 # HTML tables, by their names. Not the Sessions page's list (hundreds of sessions: its figures come
-# first, paths scroll) nor Strategies' messages (a preview wider than the page, so "#" and "role" stay
-# narrow).
+# first, paths scroll).
 WIDE_GRIDS = """() => [...document.querySelectorAll('[data-testid="stDataFrame"]')].filter(grid => {
-  if (grid.closest('.st-key-sessions_list, .st-key-strategies_messages_list')) return false;
+  if (grid.closest('.st-key-sessions_list')) return false;
   const scroller = grid.querySelector('.dvn-scroller');
   return scroller && scroller.scrollWidth > scroller.clientWidth + 1;
 }).map(grid => [...grid.querySelectorAll('[role="columnheader"]')].slice(0, 3).map(h => h.innerText).join(' | '))
@@ -168,6 +167,10 @@ def test_every_page_holds_at_this_width(chromium: Any, server_url: str, width: i
                 problems.append(f"{title}: texts cut at {width} px: {cut}")
             if width >= 1400 and (wide := tab.evaluate(WIDE_GRIDS)):
                 problems.append(f"{title}: tables to scroll sideways at {width} px: {wide}")
+            if stem == "strategies":  # its table holds at 800 px too: the notes are listed under it
+                tab.locator("[data-table='strategies_table']").wait_for(state="attached")
+                if "strategies_table" in tab.evaluate(WIDE_GRIDS):
+                    problems.append(f"{title}: the strategies' table scrolls sideways at {width} px")
             overlapping = tab.evaluate(OVERLAPPING_CHART_TEXTS)
             if overlapping:
                 problems.append(f"{title}: chart texts overlap or reach out of the chart at {width} px: {overlapping}")

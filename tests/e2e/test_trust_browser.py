@@ -186,6 +186,26 @@ def test_strategies_say_what_each_keeps_and_gives_up(tab: Any) -> None:
     tab.shot("strategies")
 
 
+def test_a_strategys_output_reads_as_a_thread_with_its_summary_marked(tab: Any) -> None:
+    """The output picked on Strategies is read as every other conversation is: cards by role, tool
+    calls folded, the summary's card marked; the notes sit under the table, not in a column."""
+    open_page(tab, "Strategies")
+    notes = tab.locator(".st-key-strategies_notes")
+    notes.wait_for()
+    assert "Observation masking" in notes.inner_text() and "Codex-style" in notes.inner_text()
+    assert "notes" not in tab.locator("[data-table='strategies_table'] th").all_inner_texts()
+    summary = tab.locator("#cl-strategies-4")
+    summary.scroll_into_view_if_needed()
+    head = summary.locator(".cl-head").text_content() or ""
+    assert head.startswith("output #4user") and "SUMMARY" in head
+    assert (summary.locator(".cl-body").text_content() or "").lstrip().startswith("[CONTEXT COMPACTION")
+    # A tool call is folded under its name until clicked.
+    call = tab.locator("#cl-strategies-2 details").first
+    assert call.get_attribute("open") is None and "search_files" in (call.text_content() or "")
+    tab.wait_for_timeout(300)
+    tab.shot("strategies_thread")
+
+
 def long_log(path: Path) -> Path:
     """A coding session of about 2 MB: long enough that the Codex-style reset's whole-log summary
     takes a visible while after the other strategies are drawn."""
