@@ -7,7 +7,7 @@ from typing import Any
 import streamlit as st
 
 from core.profiles import PROFILES
-from core.render.formatting import human_column, integer
+from core.render.formatting import human_column, integer, whole_when_whole
 from core.render.releases import release_zones_html
 from core.views.releases import is_release_difference
 from dashboard.runs import (
@@ -123,7 +123,7 @@ st.markdown("**How each release writes the summary message**")
 # Plain HTML: its text wraps at any width (in a data grid, an 800-pixel page showed two of its five
 # columns, the others only by scrolling sideways).
 writing = releases_table[["release", *WRITING]].copy()
-writing["cooldown_s"] = [int(s) if float(s).is_integer() else s for s in writing["cooldown_s"]]
+writing["cooldown_s"] = whole_when_whole(writing["cooldown_s"])
 small_table(writing, "releases_writing", cell_styles=marks,
             headers={"summary_layout": "summary message", "repairs": "tool-pair repair",
                      "focus": "focus of the summary", "cooldown_s": "cooldown (s)"})

@@ -7,6 +7,7 @@ from typing import Any
 import streamlit as st
 
 from core.render.charts import line_figure
+from core.render.formatting import whole_when_whole
 from core.render.replay import replay_caption, replay_figure
 from core.views.replay import (
     compactions_table,
@@ -158,7 +159,7 @@ if result.compactions:
               "cooldown_s": "cooldown (s)", "why": "why no compaction"}
     if len(compactions) <= COMPACTIONS_AS_HTML:
         compactions["savings_pct"] = compactions["savings_pct"] / 100
-        compactions["cooldown_s"] = [int(s) if float(s).is_integer() else s for s in compactions["cooldown_s"]]
+        compactions["cooldown_s"] = whole_when_whole(compactions["cooldown_s"])
         small_table(compactions, "replay_compactions", share_columns=("savings_pct",), headers=labels)
     else:
         table(compactions, key="replay_compactions", height=grid_height(len(compactions)),

@@ -83,6 +83,12 @@ def integer(value: float | int | None) -> str:
     return f"{round(value):,}"
 
 
+def whole_when_whole(values: Iterable[float | int]) -> list[float | int]:
+    """Each value as an ``int`` when it is a whole number (a cooldown of ``60.0`` s reads ``60``),
+    as it is otherwise (``7.5``)."""
+    return [int(value) if float(value).is_integer() else value for value in values]
+
+
 def signed(value: float | int | None) -> str:
     """A change: ``+1,204``, ``-380``, and ``0`` (never ``+0``); "—" for a missing value."""
     if value is None or (isinstance(value, float) and math.isnan(value)):
