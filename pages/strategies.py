@@ -152,19 +152,10 @@ if violations.empty:
     st.success("Valid for both the OpenAI and the Anthropic API.")
 else:
     table(violations, key="strategies_violations")
-
-
-def summary_badge(number: int) -> tuple[str, ...]:
-    """SUMMARY on the output message that carries the strategy's summary."""
-    message = run.messages[number]
-    content = message.get("content") if isinstance(message, dict) else None
-    return ("SUMMARY",) if run.summary_text and isinstance(content, str) and run.summary_text in content else ()
-
-
 # The output read as the other pages read a conversation: a paged thread, tool calls and results folded.
 counter = transcript.counter(settings.encoding)
 conversation_view("strategies", run.messages, source_key=("strategies", transcript.key, settings, options, picked),
-                  label="output #", tokens=lambda n: counter.count_message(run.messages[n]), badges=summary_badge)
+                  label="output #", tokens=lambda n: counter.count_message(run.messages[n]), badges=run.badges)
 if run.summary_text:
     with st.expander("The summary it inserted"):
         plain_text(run.summary_text, "strategies_summary", height=600)

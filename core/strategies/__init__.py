@@ -8,7 +8,7 @@ Codex-style reset. A strategy reads the messages and returns ``StrategyRun`` val
 
 from __future__ import annotations
 
-from core.strategies.base import STRATEGIES, Strategy, StrategyRun, StrategySettings, register
+from core.strategies.base import STRATEGIES, OutputOrigin, Strategy, StrategyRun, StrategySettings, register
 from core.strategies.codex import CODEX_SUMMARY_PREFIX, CODEX_USER_TOKENS, CodexStrategy
 from core.strategies.hermes import HermesStrategy
 from core.strategies.masking import DEFAULT_KEEP_LAST, MASK_PLACEHOLDER, MaskingStrategy
@@ -20,6 +20,7 @@ __all__ = [
     "DEFAULT_KEEP_LAST",
     "MASK_PLACEHOLDER",
     "STRATEGIES",
+    "OutputOrigin",
     "Strategy",
     "StrategyRun",
     "StrategySettings",

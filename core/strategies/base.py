@@ -15,7 +15,16 @@ from typing import Any, Protocol
 from core.config import CompressorConfig
 from core.tokens import TokenCounter
 
-__all__ = ["STRATEGIES", "BudgetFollower", "Strategy", "StrategyRun", "StrategySettings", "register", "role_of"]
+__all__ = ["STRATEGIES", "BudgetFollower", "OutputOrigin", "Strategy", "StrategyRun", "StrategySettings", "register",
+           "role_of"]
+
+
+@dataclass(frozen=True)
+class OutputOrigin:
+    """Where one output message of a run came from, and what the strategy did to it."""
+
+    source: int | None  # the original message's index; None: the strategy wrote it (a summary)
+    badges: tuple[str, ...] = ()  # what was done to it, in the words the thread shows ("MASKED", "SUMMARY")
 
 
 @dataclass
@@ -30,6 +39,15 @@ class StrategyRun:
     promises_pairs: bool = True  # the strategy claims every tool call keeps its result
     summary_text: str | None = None
     notes: list[str] = field(default_factory=list)
+    origins: list[OutputOrigin] = field(default_factory=list)  # one per output message (empty: not known)
+
+    def badges(self, position: int) -> tuple[str, ...]:
+        """What the thread shows beside output message ``position``: the original it came from
+        ("FROM #12") and what the strategy did to it; nothing when its origin is not known."""
+        if position >= len(self.origins):
+            return ()
+        origin = self.origins[position]
+        return origin.badges if origin.source is None else (f"FROM #{origin.source}", *origin.badges)
 
     def compacted(self, n_original: int) -> list[int]:
         """Original indices this run dropped or altered: the part whose facts are at risk."""

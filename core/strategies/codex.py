@@ -15,7 +15,7 @@ from core import rules
 from core.config import CompressorConfig
 from core.plan import plan_for_turns
 from core.profiles import PROFILES
-from core.strategies.base import BudgetFollower, StrategyRun, StrategySettings, role_of
+from core.strategies.base import BudgetFollower, OutputOrigin, StrategyRun, StrategySettings, role_of
 from core.summarizers.factory import DEFAULT_SUMMARIZER, resolve_summarizer
 from core.summary_call import request_summary
 from core.tokens import TokenCounter, get_counter
@@ -116,18 +116,21 @@ def codex_style(messages: Sequence[Any], config: CompressorConfig, summarizer: A
     chosen.reverse()
     body, error = _summarize(list(messages[lead:]), config, summarizer)
     out = list(messages[:lead]) + [message for _i, message, _a in chosen]
+    origins = [OutputOrigin(i) for i in range(lead)]
+    origins += [OutputOrigin(i, ("SHORTENED",) if altered else ()) for i, _m, altered in chosen]
     notes = [f"{len(chosen)} user message(s) kept within {user_tokens:,} tokens"]
     summary_text = None
     if body:
         summary_text = CODEX_SUMMARY_PREFIX + body
         out.append({"role": "user", "content": summary_text})
+        origins.append(OutputOrigin(None, ("SUMMARY",)))
     else:
         notes.append(f"summary failed ({error}); none inserted")
     return StrategyRun(
         name="Codex-style", family=CodexStrategy.family, messages=out,
         kept=list(range(lead)) + [i for i, _m, altered in chosen if not altered],
         altered=[i for i, _m, altered in chosen if altered], promises_pairs=True,
-        summary_text=summary_text, notes=notes,
+        summary_text=summary_text, notes=notes, origins=origins,
     )
 
 

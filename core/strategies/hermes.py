@@ -9,7 +9,7 @@ from typing import Any
 from core.compressor import ContextCompressor
 from core.config import CompressorConfig
 from core.profiles import PROFILES
-from core.strategies.base import StrategyRun, StrategySettings
+from core.strategies.base import OutputOrigin, StrategyRun, StrategySettings
 from core.summarizers.factory import DEFAULT_SUMMARIZER, resolve_summarizer
 
 __all__ = ["HermesStrategy", "hermes"]
@@ -25,8 +25,10 @@ def hermes(messages: Sequence[Any], config: CompressorConfig, summarizer: Any = 
     kept: list[int] = []
     altered: list[int] = []
     notes: list[str] = []
+    origins: list[OutputOrigin] = []
     if result.compressed:
         for origin in result.assembly.origins:
+            origins.append(OutputOrigin(origin.source_index, tuple(origin.badges)))
             if origin.kind not in ("head", "tail") or origin.source_index is None:
                 continue
             extra = [badge for badge in origin.badges if badge not in ("HEAD", "TAIL")]
@@ -36,11 +38,13 @@ def hermes(messages: Sequence[Any], config: CompressorConfig, summarizer: Any = 
     else:
         for index, (old, new) in enumerate(zip(messages, result.messages, strict=False)):
             (kept if old == new else altered).append(index)
+            origins.append(OutputOrigin(index, () if old == new else ("CHANGED",)))
+        origins += [OutputOrigin(None)] * (len(result.messages) - len(origins))
         notes.append(result.crash.describe() if result.crash is not None else f"no compaction: outcome {result.outcome}")
     return StrategyRun(
         name=f"Hermes {config.profile}", family=HermesStrategy.family, messages=list(result.messages),
         kept=sorted(kept), altered=sorted(altered), promises_pairs=True, summary_text=result.assembly.summary_text if result.assembly else None,
-        notes=notes,
+        notes=notes, origins=origins,
     )
 
 

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from core.strategies.base import BudgetFollower, StrategyRun, StrategySettings, role_of
+from core.strategies.base import BudgetFollower, OutputOrigin, StrategyRun, StrategySettings, role_of
 
 __all__ = ["DEFAULT_KEEP_LAST", "MASK_PLACEHOLDER", "MaskingStrategy", "observation_masking"]
 
@@ -24,6 +24,7 @@ def observation_masking(messages: Sequence[Any], keep_last: int = DEFAULT_KEEP_L
     out: list[Any] = []
     kept: list[int] = []
     altered: list[int] = []
+    origins: list[OutputOrigin] = []
     for index, message in enumerate(messages):
         if index in masked_set:
             content = message.get("content")
@@ -31,12 +32,14 @@ def observation_masking(messages: Sequence[Any], keep_last: int = DEFAULT_KEEP_L
             if text_length > len(MASK_PLACEHOLDER):
                 out.append({**message, "content": MASK_PLACEHOLDER})
                 altered.append(index)
+                origins.append(OutputOrigin(index, ("MASKED",)))
                 continue
         out.append(message)
         kept.append(index)
+        origins.append(OutputOrigin(index))
     return StrategyRun(
         name=f"Observation masking (last {keep_last})", family=MaskingStrategy.family, messages=out, kept=kept,
-        altered=altered, promises_pairs=True, notes=[f"{len(altered)} tool output(s) masked"],
+        altered=altered, promises_pairs=True, notes=[f"{len(altered)} tool output(s) masked"], origins=origins,
     )
 
 

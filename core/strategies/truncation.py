@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from core import rules
-from core.strategies.base import BudgetFollower, StrategyRun, StrategySettings, role_of
+from core.strategies.base import BudgetFollower, OutputOrigin, StrategyRun, StrategySettings, role_of
 from core.tokens import TokenCounter, get_counter
 
 __all__ = ["TruncationStrategy", "truncation"]
@@ -43,7 +43,7 @@ def truncation(messages: Sequence[Any], budget_tokens: int, protect_first_n: int
         notes.append(f"{dropped_leading} tool result(s) at the cut dropped with their call")
     return StrategyRun(
         name="Truncation", family=TruncationStrategy.family, messages=[messages[i] for i in kept], kept=kept,
-        altered=[], promises_pairs=True, notes=notes,
+        altered=[], promises_pairs=True, notes=notes, origins=[OutputOrigin(i) for i in kept],
     )
 
 

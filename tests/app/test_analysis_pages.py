@@ -238,6 +238,8 @@ def test_strategies_page() -> None:
     codex = compare_strategies(loaded(SESSION), DEFAULT, ExtractiveSummarizer()).run("Codex-style")
     assert thread().count('id="cl-strategies-') == len(codex.messages)
     assert thread().count(">SUMMARY<") == 1 and "output #0" in thread()
+    # Every other card names the original it came from.
+    assert thread().count(">FROM #") == len(codex.messages) - 1
     assert at.get("download_button")
 
     at.number_input(key="strategies_keep_last").set_value(1)

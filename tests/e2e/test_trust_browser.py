@@ -197,7 +197,8 @@ def test_a_strategys_output_reads_as_a_thread_with_its_summary_marked(tab: Any) 
     summary = tab.locator("#cl-strategies-4")
     summary.scroll_into_view_if_needed()
     head = summary.locator(".cl-head").text_content() or ""
-    assert head.startswith("output #4user") and "SUMMARY" in head
+    assert head.startswith("output #4user") and "SUMMARY" in head and "FROM #" not in head
+    assert "FROM #1" in (tab.locator("#cl-strategies-1 .cl-head").text_content() or "")
     assert (summary.locator(".cl-body").text_content() or "").lstrip().startswith("[CONTEXT COMPACTION")
     # A tool call is folded under its name until clicked.
     call = tab.locator("#cl-strategies-2 details").first

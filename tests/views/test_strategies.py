@@ -49,6 +49,14 @@ def test_hermes_reports_what_it_kept_and_changed() -> None:
     assert [m["role"] for m in run.messages] == ["system", "user", "assistant", "tool", "user", "assistant", "tool",
                                                  "assistant", "user"]
     assert lint(run.messages).empty
+    # Each output message names its original and what the release did to it (its preview's badges).
+    assert [origin.source for origin in run.origins] == [0, 1, 2, 3, None, 7, 8, 9, 10]
+    assert run.badges(0)[0] == "FROM #0" and "HEAD" in run.badges(0) and len(run.badges(0)) > 2
+    assert run.badges(1) == ("FROM #1", "HEAD") and run.badges(8) == ("FROM #10", "TAIL")
+    assert run.badges(4) == ("SUMMARY",) and run.badges(len(run.messages)) == ()
+    short = hermes(SESSION[:3], CompressorConfig(profile=V16), Recorder(SUMMARY))
+    assert short.notes == ["no compaction: outcome too_small"]
+    assert [short.badges(n) for n in range(3)] == [("FROM #0",), ("FROM #1",), ("FROM #2",)]
 
 
 def test_truncation_drops_a_result_whose_call_was_cut() -> None:
@@ -56,6 +64,7 @@ def test_truncation_drops_a_result_whose_call_was_cut() -> None:
     run = truncation(SESSION, tokens(head) + tokens([8, 9, 10]), protect_first_n=3, counter=COUNTER)
     # 8, 9 and 10 fit, 7 does not: the tail would start with the tool result at 8, so it goes too.
     assert run.kept == [0, 1, 2, 3, 9, 10]
+    assert [run.badges(n) for n in range(len(run.messages))] == [(f"FROM #{i}",) for i in run.kept]
     assert run.notes == ["1 tool result(s) at the cut dropped with their call"]
     assert lint(run.messages).empty
     wider = truncation(SESSION, tokens(head) + tokens([7, 8, 9, 10]), protect_first_n=3, counter=COUNTER)
@@ -73,6 +82,8 @@ def test_observation_masking() -> None:
     assert [SESSION.index(m) if m in SESSION else None for m in run.messages] == [0, 1, 2, None, 4, None, 6, 7, 8, 9,
                                                                                   10]
     assert run.messages[3] == {"role": "tool", "tool_call_id": "c1", "content": MASK_PLACEHOLDER}
+    assert run.badges(3) == ("FROM #3", "MASKED") and run.badges(4) == ("FROM #4",)
+    assert [origin.source for origin in run.origins] == list(range(len(SESSION)))
     assert observation_masking(SESSION, keep_last=2).altered == [3]
     assert observation_masking(SESSION).altered == []
     assert lint(run.messages).empty
@@ -85,6 +96,7 @@ def test_codex_style_keeps_user_messages_and_a_summary() -> None:
                                                          SESSION[10]["content"]]
     assert run.messages[4] == {"role": "user", "content": CODEX_SUMMARY_PREFIX + SUMMARY}
     assert (run.kept, run.altered) == ([0, 1, 6, 10], [])
+    assert [run.badges(n) for n in range(5)] == [("FROM #0",), ("FROM #1",), ("FROM #6",), ("FROM #10",), ("SUMMARY",)]
     found = lint(run.messages)
     assert found[found["api"] == "openai"].empty
     # Four user messages in a row: honest Anthropic alternation errors.
@@ -101,6 +113,7 @@ def test_codex_style_limit_cuts_the_oldest_message_and_skips_handoffs() -> None:
                                                          "Run it again."]
     assert COUNTER.count_text("Fix src/app …[truncated]") <= 8
     assert (run.kept, run.altered) == ([0, 7, 11], [1])
+    assert run.badges(1) == ("FROM #1", "SHORTENED") and run.badges(2) == ("FROM #7",)
     assert run.notes == [f"3 user message(s) kept within {limit:,} tokens"]
 
 
@@ -108,7 +121,7 @@ def test_codex_style_reports_a_failed_summary() -> None:
     run = codex_style(SESSION, CompressorConfig(profile=V16), failing(ValueError("rate limited")), counter=COUNTER)
     assert run.summary_text is None
     assert run.notes[-1] == "summary failed (rate limited); none inserted"
-    assert len(run.messages) == 4
+    assert len(run.messages) == 4 and len(run.origins) == 4 and "SUMMARY" not in run.badges(3)
     assert codex_style(SESSION, CompressorConfig(profile=V16), None, counter=COUNTER).notes[-1] == (
         "summary failed (no summarizer configured); none inserted"
     )
