@@ -201,7 +201,8 @@ def test_strategies_page() -> None:
     at.checkbox(key="strategies_every_release").check()
     run(at)
     table = frame(at, "strategies_table")
-    expected = compare_strategies(loaded(SESSION), DEFAULT, ExtractiveSummarizer()).table
+    comparison = compare_strategies(loaded(SESSION), DEFAULT, ExtractiveSummarizer())
+    expected = comparison.table
     hermes = [f"Hermes {name}" for name in PROFILES]
     assert table["strategy"].tolist() == [*hermes, "Truncation", "Observation masking (last 10)", "Codex-style"]
     assert first["tokens_after"].tolist() == expected["tokens_after"].tolist()[len(hermes) - 1:]
@@ -228,14 +229,14 @@ def test_strategies_page() -> None:
     def thread() -> str:
         return next(e.proto.body for e in at.get("html") if 'id="cl-strategies-0"' in e.proto.body)
 
-    hermes_run = compare_strategies(loaded(SESSION), DEFAULT, ExtractiveSummarizer()).run(f"Hermes {DEFAULT.profile}")
+    hermes_run = comparison.run(f"Hermes {DEFAULT.profile}")
     assert thread().count('id="cl-strategies-') == min(len(hermes_run.messages), 50)
     assert thread().count(">SUMMARY<") == 1
     at.selectbox(key="strategies_pick").set_value("Codex-style")
     run(at)
     violations = frame(at, "strategies_violations")
     assert violations["rule"].tolist() == ["alternation"] * 3
-    codex = compare_strategies(loaded(SESSION), DEFAULT, ExtractiveSummarizer()).run("Codex-style")
+    codex = comparison.run("Codex-style")
     assert thread().count('id="cl-strategies-') == len(codex.messages)
     assert thread().count(">SUMMARY<") == 1 and "output #0" in thread()
     # Every other card names the original it came from.
