@@ -45,6 +45,10 @@ _STYLE = f"""
 [data-testid="stSidebarUserContent"] {{ padding-top: 0.5rem; }}
 [data-testid="stSidebarUserContent"] [data-testid="stVerticalBlock"] {{ gap: 0.45rem; }}
 [data-testid="stSidebarHeader"] {{ height: 2.6rem; margin-bottom: 0; }}
+/* On a narrow screen a plain table's cells are closer together: its columns fit where they scrolled. */
+@media (max-width: {NARROW_SCREEN_PX}px) {{
+  [data-table] th, [data-table] td {{ padding-left: 0.35rem !important; padding-right: 0.35rem !important; }}
+}}
 /* Every uploaded file stays in sight: Streamlit's list stops at two rows and hides the rest. */
 [data-testid="stFileChips"] {{ max-height: none !important; overflow: visible !important; }}
 </style>

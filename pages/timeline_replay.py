@@ -8,6 +8,7 @@ import streamlit as st
 
 from core.render.charts import line_figure
 from core.render.formatting import whole_when_whole
+from core.render.html_tables import before_after
 from core.render.replay import replay_caption, replay_figure
 from core.views.replay import (
     compactions_table,
@@ -148,9 +149,9 @@ if estimated is not None:
 
 if result.compactions:
     st.subheader("Compactions")
-    # Plain HTML: the headings wrap, so the fourteen columns sit on a 1400-pixel page (a data grid put
-    # the last five past its edge). A long replay's many rows go in a grid, which scrolls within its
-    # height and keeps its headings in view.
+    # Plain HTML: the headings wrap, so the columns sit on a 1400-pixel page (a data grid put the last
+    # five past its edge); each before and after shares a column, so they sit on an 800-pixel page too.
+    # A long replay's many rows go in a grid, which scrolls within its height and keeps its headings in view.
     compactions = compactions_table(result)
     if compactions["why"].isna().all():  # only a call that would not shrink the prompt says why
         compactions = compactions.drop(columns=["why"])
@@ -160,7 +161,9 @@ if result.compactions:
     if len(compactions) <= COMPACTIONS_AS_HTML:
         compactions["savings_pct"] = compactions["savings_pct"] / 100
         compactions["cooldown_s"] = whole_when_whole(compactions["cooldown_s"])
-        small_table(compactions, "replay_compactions", share_columns=("savings_pct",), headers=labels)
+        small_table(before_after(compactions, ("tokens", "messages")), "replay_compactions",
+                    share_columns=("savings_pct",),
+                    headers=labels | {"tokens": "tokens before → after", "messages": "messages before → after"})
     else:
         table(compactions, key="replay_compactions", height=grid_height(len(compactions)),
               column_config={**labels, "savings_pct": st.column_config.NumberColumn("saved", format="%.1f %%")})

@@ -4,8 +4,9 @@ The overview's tables (where the request's tokens come from, the breakdown by ro
 category) have a few rows each. A data grid would make the browser load and compile about 1.2 MB
 of JavaScript for them on the first page, and cuts long cells on a narrow screen; an HTML table
 wraps them instead. Every cell is escaped (text, never markup); numbers get thousands separators;
-a share column is a percentage with a small bar. Each table carries ``data-table="<name>"`` and
-each heading ``data-column="<column>"``.
+a share column is a percentage with a small bar; a :class:`Change` is one figure becoming another
+("85,061 → 21,042"), one column where a before and an after column would take two. Each table
+carries ``data-table="<name>"`` and each heading ``data-column="<column>"``.
 """
 
 from __future__ import annotations
@@ -13,11 +14,12 @@ from __future__ import annotations
 import html
 import math
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from core.render.formatting import integer
 
-__all__ = ["table_html"]
+__all__ = ["Change", "before_after", "table_html"]
 
 _FONT = "font-family: inherit; font-size: 0.875rem; line-height: 1.4;"
 _BORDER = "1px solid rgba(128, 128, 128, 0.25)"
@@ -26,6 +28,36 @@ _BAR = "#4c78a8"
 # A text cell longer than this many characters is never narrower than LONG_TEXT_MIN_WIDTH.
 LONG_TEXT_CHARS = 24
 LONG_TEXT_MIN_WIDTH = "6rem"
+
+
+@dataclass(frozen=True)
+class Change:
+    """A cell's figure before and after something (a compaction's tokens): shown as "before → after",
+    right-aligned and never split, like a number."""
+
+    before: float | int
+    after: float | int
+
+    def __str__(self) -> str:
+        return f"{_figure(self.before)} → {_figure(self.after)}"
+
+
+def before_after(frame: Any, stems: Iterable[str]) -> Any:
+    """``frame`` (a pandas frame) with each ``<stem>_before`` and ``<stem>_after`` column pair made one
+    column ``<stem>`` of :class:`Change`, where the before column stood."""
+    frame = frame.copy()
+    for stem in stems:
+        before, after = f"{stem}_before", f"{stem}_after"
+        changes = [Change(b, a) for b, a in zip(frame[before], frame[after], strict=True)]
+        position = list(frame.columns).index(before)
+        frame = frame.drop(columns=[before, after])
+        frame.insert(position, stem, changes)
+    return frame
+
+
+def _figure(value: float | int) -> str:
+    value = _plain(value)
+    return integer(value) if isinstance(value, int) and not isinstance(value, bool) else f"{value:,.2f}"
 
 
 def _e(value: object) -> str:
@@ -56,6 +88,8 @@ def _cell(value: Any, *, share: bool, figure_width: int = 0) -> tuple[str, bool]
         return "—", False
     if isinstance(value, bool):
         return ("yes" if value else "no"), False
+    if isinstance(value, Change):
+        return _e(value), True
     figure = _percent(value) if share else None
     if figure is not None:
         width = max(0.0, min(100.0, float(value) * 100))

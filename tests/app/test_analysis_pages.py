@@ -135,7 +135,11 @@ def test_timeline_replay_page() -> None:
     assert shown["Peak prompt"] == f"{expected.peak_prompt:,}"
     table = frame(at, "replay_compactions")
     assert table["message_index"].tolist() == [36, 60]
-    assert table["tokens_before"].tolist() == [r.tokens_before for r in expected.compactions]
+    # Each before and after shares a column (the table fits an 800-pixel page).
+    assert table["tokens"].tolist() == [f"{r.tokens_before:,} → {r.tokens_after:,}" for r in expected.compactions]
+    assert table["messages"].tolist() == [f"{r.messages_before:,} → {r.messages_after:,}"
+                                          for r in expected.compactions]
+    assert not {"tokens_before", "tokens_after", "messages_before", "messages_after"} & set(table.columns)
     assert table["outcome"].tolist() == ["summarized"] * 2
     # The replay, and how the summary grew from one compaction to the next.
     assert [chart.key for chart in at.get("plotly_chart")] == ["replay_chart", "replay_summary_chars"]

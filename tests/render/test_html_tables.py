@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from core.render.html_tables import table_html
+from core.render.html_tables import Change, before_after, table_html
 from tests.helpers import HtmlTable
 
 
@@ -68,3 +68,21 @@ def test_a_cell_can_be_pointed_out_and_its_style_stays_an_attribute():
     assert "background-color: #fde" in styles[1][1] and "background-color" not in styles[0][1] + styles[1][0]
     assert 'x" onclick="y' in styles[0][0]  # escaped: still the style attribute's text, no attribute of its own
     assert "onclick=" not in markup.replace('x&quot; onclick=&quot;y', "")
+
+
+def test_a_change_is_one_figure_becoming_another_right_aligned_and_escaped():
+    rows = [{"tokens": Change(np.int64(85061), np.int64(21042)), "share": Change(0.5, 0.25)}]
+    markup = table_html(rows, ["tokens", "share"], name="c", share_columns=())
+    assert HtmlTable(markup).cells == ["85,061 → 21,042", "0.50 → 0.25"]
+    assert 'data-column="tokens" style="text-align:right' in markup  # a figure, over its column's right edge
+    assert "white-space:nowrap" in markup.split("<td", 1)[1].split(">", 1)[0]  # never split across lines
+
+
+def test_before_after_makes_each_pair_one_column_where_the_before_stood():
+    frame = pd.DataFrame({"n": [1, 2], "tokens_before": [900, 800], "tokens_after": [300, 200], "outcome": ["a", "b"],
+                          "messages_before": [40, 50], "messages_after": [10, 20]})
+    merged = before_after(frame, ("tokens", "messages"))
+    assert list(merged.columns) == ["n", "tokens", "outcome", "messages"]
+    assert merged["tokens"].tolist() == [Change(900, 300), Change(800, 200)]
+    assert [str(change) for change in merged["messages"]] == ["40 → 10", "50 → 20"]
+    assert list(frame.columns)[1] == "tokens_before"  # the frame given is left as it was
