@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import unquote_plus
 
+from core.literals import Literals
+
 _VENDOR_PATTERNS = (
     r"sk-[A-Za-z0-9_-]{10,}",
     r"ghp_[A-Za-z0-9]{10,}",
@@ -349,8 +351,29 @@ def _key_value_sub(pattern: re.Pattern[str]) -> Callable[[str], str]:
     return lambda t: pattern.sub(lambda m: f"{m.group(1)}={m.group(2)}{mask_secret(m.group(3))}{m.group(2)}", t)
 
 
-def _no_url_and(literal: str) -> Callable[[str], bool]:
-    return lambda t: literal in t and "://" not in t
+# A config key's match holds one of its key words (_KEY_WORD; "passwd" and "password" by their
+# common start). Most texts with an "=" hold none, and the patterns try their opening run of name
+# characters at every position: the words are looked for first, in one pass over the lowered text.
+# IGNORECASE also matches four non-ASCII letters to ASCII ones, which lowering alone does not show
+# ("ſ" for "s", "ı" and "İ" for "i", the Kelvin sign for "k"): they are folded first.
+_KEY_WORDS = Literals(("apikey", "api key", "api_key", "api.key", "api-key", "token", "secret", "passw",
+                       "credential", "auth"))
+CASE_BLIND_EXTRAS = {"\u0130": "i", "\u0131": "i", "\u017f": "s", "\u212a": "k"}
+_FOLD_EXTRAS = str.maketrans(CASE_BLIND_EXTRAS)
+
+
+def _has_key_word(text: str) -> bool:
+    if not text.isascii() and any(letter in text for letter in CASE_BLIND_EXTRAS):
+        text = text.translate(_FOLD_EXTRAS)  # rare, and slower than the four searches that rule it out
+    return _KEY_WORDS.any_in(text.lower())
+
+
+def _config_key_gate(text: str) -> bool:
+    return "=" in text and "://" not in text and _has_key_word(text)
+
+
+def _config_key_batch_gate(text: str) -> bool:
+    return "=" in text and _has_key_word(text)
 
 
 # Gates that need a literal to be absent ("://") hold per text only: for a batch, ``batch_gate``
@@ -358,8 +381,9 @@ def _no_url_and(literal: str) -> Callable[[str], bool]:
 _V0_18_PASSES = (
     _Pass("vendor-key", _has_vendor_start, _vendor_pass(_VENDOR_RE_V0_18_0), _VENDOR_RE_V0_18_0),
     _ENV_PASS,
-    _Pass("config-key", _no_url_and("="), _key_value_sub(_DOTTED_KEY_RE), _DOTTED_KEY_RE, batch_gate=lambda t: "=" in t),
-    _Pass("config-key", _no_url_and("="), _key_value_sub(_LINE_KEY_RE), _LINE_KEY_RE, batch_gate=lambda t: "=" in t),
+    _Pass("config-key", _config_key_gate, _key_value_sub(_DOTTED_KEY_RE), _DOTTED_KEY_RE,
+          batch_gate=_config_key_batch_gate),
+    _Pass("config-key", _config_key_gate, _key_value_sub(_LINE_KEY_RE), _LINE_KEY_RE, batch_gate=_config_key_batch_gate),
     _JSON_PASS,
     _Pass("yaml-key", _yaml_key_gate,
           lambda t: _YAML_KEY_RE.sub(lambda m: m.group(1) + m.group(2) + mask_secret(m.group(3)), t), _YAML_KEY_RE,
@@ -372,9 +396,11 @@ _V0_18_PASSES = (
           _KEY_HEADER_PROBE_RE),
     _TELEGRAM_PASS,
     _PRIVATE_KEY_PASS,
-    _Pass("database-url", lambda t: "://" in t,
+    # The same schemes as before v0.18.0 (only the characters allowed after them changed).
+    _Pass("database-url", _db_gate,
           lambda t: _DB_URL_RE_V0_18_0.sub(lambda m: m.group(1) + "***" + m.group(3), t), _DB_URL_RE_V0_18_0),
-    _Pass("url-userinfo", lambda t: "://" in t,
+    # Its match holds an "@" after the "://".
+    _Pass("url-userinfo", lambda t: "://" in t and "@" in t,
           lambda t: _URL_USERINFO_RE.sub(lambda m: m.group(1) + mask_secret(m.group(2)) + m.group(3), t),
           _URL_USERINFO_RE),
     _JWT_PASS,

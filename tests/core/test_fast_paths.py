@@ -309,6 +309,70 @@ def test_redact_many_equals_redacting_each_text(items, discord):
     assert [redact_sensitive_text(t, release="v0.15.1" if discord else "v0.16.0") for t in items] == expected
 
 
+# The v0.18.0 passes' words, schemes and separators, with the letters IGNORECASE folds onto ASCII ones.
+_CONFIG_PIECES = [
+    "api", "key", "Api-Key", "api key", "api.key", "apİ_key", "APIKEY", "token", "TOKEN", "ToKen", "secret", "ſecret",
+    "passwd", "password", "PASSW", "credential", "credentıal", "auth", "AUTH", "\u212aey", "db.", "x.", ".y", "export ",
+    "=", "='", '="', "'", '"', "os.getenv(", "process.env.X", "$ENV{", "&", " ", "\n", "\t", "://", "https://",
+    "postgres://", "mysql://", "REDİS://", "ſsh://", "user", ":", "@", "abcdefghijklmnop", "v4lu3", "é", "—",
+]
+config_texts = st.lists(st.one_of(st.sampled_from(_CONFIG_PIECES), st.sampled_from(_PIECES), st.text(max_size=4)),
+                        max_size=20).map("".join)
+
+
+# The spec's own pre-checks of the passes whose gates look further (for a key word, a scheme, an "@").
+_SPEC_PRE_CHECKS = {"config-key": lambda t: "=" in t and "://" not in t, "database-url": lambda t: "://" in t,
+                    "url-userinfo": lambda t: "://" in t}
+
+
+def _spec_redaction(text: str, release: str) -> str:
+    """A release's passes behind the spec's pre-checks for the passes above (their own gates for the rest)."""
+    for redaction_pass in H.passes_for(release):
+        if _SPEC_PRE_CHECKS.get(redaction_pass.kind, redaction_pass.gate)(text):
+            text = redaction_pass.apply(text)
+    return text
+
+
+@settings(max_examples=1500, deadline=None)
+@given(config_texts, st.sampled_from(sorted(H.REDACTIONS)))
+def test_the_narrower_gates_skip_only_passes_that_change_nothing(text, release):
+    """The config keys' gate (a key word first), the database URL's (a scheme) and the URL userinfo's
+    (an "@") are false only where the spec's pre-check lets the pass run for nothing, in every
+    release, text by text and in a batch."""
+    expected = _spec_redaction(text, release)
+    assert redact_sensitive_text(text, release=release) == expected
+    assert redact_many([text, "token=", text], release=release) == [expected, _spec_redaction("token=", release),
+                                                                     expected]
+
+
+def test_the_key_words_fold_every_letter_ignorecase_matches():
+    """The config keys' word check lowers the text after folding ``CASE_BLIND_EXTRAS``: every character
+    IGNORECASE matches to an ASCII letter becomes that letter (the four non-ASCII ones included)."""
+    ascii_letter = re.compile("[a-z]", re.IGNORECASE)
+    for code in range(0x110000):
+        char = chr(code)
+        if ascii_letter.fullmatch(char):
+            folded = H.CASE_BLIND_EXTRAS.get(char, char).lower()
+            assert re.fullmatch(folded, char, re.IGNORECASE) and folded.isascii(), hex(code)
+
+
+# Every alternative of the spec's key word, in a few spellings the patterns accept.
+_KEY_WORD_SPELLINGS = ["apikey", "api key", "api_key", "api.key", "api-key", "API-KEY", "token", "Token", "secret",
+                       "passwd", "password", "PASSWORD", "credential", "auth", "Auth", "apİ_key", "ſecret",
+                       "\u212aEY_token", "credentıal", "passworD"]
+
+
+def test_config_keys_with_every_key_word_are_still_masked():
+    texts = [f"{prefix}{word}{suffix}=v4lu3" for word in _KEY_WORD_SPELLINGS
+             for prefix, suffix in (("db.", ""), ("", ".x"), ("export ", ""), ("", ""), ("  x_", "_y"))]
+    for text in texts:
+        for release in ("v0.18.0", "v0.18.1"):
+            assert redact_sensitive_text(text, release=release) == _spec_redaction(text, release), (text, release)
+            assert redact_many([text], release=release) == [_spec_redaction(text, release)]
+            if " " not in text.strip():
+                assert "v4lu3" not in redact_sensitive_text(text, release=release), (text, release)
+
+
 def test_redact_many_keeps_every_text_apart():
     # A value ending one text and one opening the next must not be joined into a match.
     items = ["export API_TOKEN=", "abcdefghijklmnopqrstu", "bot12345678", ":" + "x" * 40, "postgres://u:", "pw@h", ""]
