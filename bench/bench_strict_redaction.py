@@ -1,4 +1,5 @@
-"""Throughput of strict redaction on ordinary agent text (no secrets) and on awkward shapes.
+"""Throughput of strict redaction on ordinary agent text (no secrets) and on awkward shapes, and of the
+reference redaction of every release on the ordinary text cut into tool-output-sized pieces.
 
 Run: ``.venv/bin/python bench/bench_strict_redaction.py [--mb 1.0] [--repeat 3]``
 
@@ -20,10 +21,16 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from core.redaction.hermes import REDACTIONS, redact_sensitive_text  # noqa: E402
 from core.redaction.strict import find_secrets, strict_redact  # noqa: E402
+
+# The ordinary text is cut into pieces of this many characters for the reference redaction: the
+# fact index and the summaries redact a log text by text, and a pass's gate reads one text.
+PIECE_CHARS = 2_000
 
 
 def _python_sources(limit_bytes: int) -> str:
@@ -87,7 +94,7 @@ def dense_keywords(megabytes: float) -> str:
     return line * int(megabytes * 1_000_000 / len(line))
 
 
-def timed(fn: Callable[[str], object], text: str, repeat: int) -> tuple[float, float]:
+def timed(fn: Callable[[Any], object], text: Any, repeat: int) -> tuple[float, float]:
     """Median wall-clock and CPU seconds (CPU time is steadier on a shared machine)."""
     walls, cpus = [], []
     for _ in range(repeat):
@@ -118,6 +125,19 @@ def main() -> None:
         masked = len(find_secrets(text))
         mb = len(text) / 1_000_000
         print(f"{name:<30} {mb:>6.2f} {wall:>7.3f} {mb / wall:>6.2f} {cpu:>6.3f} {mb / cpu:>8.2f} {masked:>6}")
+
+    text = cases["ordinary agent text"]
+    pieces = [text[start:start + PIECE_CHARS] for start in range(0, len(text), PIECE_CHARS)]
+
+    def every_release(items: list[str]) -> None:
+        for piece in items:
+            for release in REDACTIONS:
+                redact_sensitive_text(piece, release=release)
+
+    wall, cpu = timed(every_release, pieces, args.repeat)
+    mb = len(text) / 1_000_000
+    print(f"\nreference redaction, each of {len(REDACTIONS)} releases in turn, {len(pieces):,} pieces of "
+          f"{PIECE_CHARS:,} characters: {mb:.2f} MB in {wall:.3f} s wall ({mb / wall:.2f} MB/s), {cpu:.3f} s CPU")
 
 
 if __name__ == "__main__":

@@ -368,6 +368,27 @@ def _has_key_word(text: str) -> bool:
     return _KEY_WORDS.any_in(text.lower())
 
 
+def _in_key_lines(apply: Callable[[str], str]) -> Callable[[str], str]:
+    """``apply`` (the dotted config key's substitution) line by line, on the lines holding an "=" and a
+    key word only. A match never holds a line break (none of its parts matches one, and a line's end
+    ends a value as the break does), and the pattern looks at nothing before it: the lines are
+    substituted as in the whole text. On a line of dotted names (source code) the pattern tries its
+    opening run again from every position, so the lines without a key word are worth skipping."""
+
+    def on_key_lines(text: str) -> str:
+        lines = text.split("\n")
+        changed = False
+        for index, line in enumerate(lines):
+            if "=" in line and _has_key_word(line):
+                redacted = apply(line)
+                if redacted != line:
+                    lines[index] = redacted
+                    changed = True
+        return "\n".join(lines) if changed else text
+
+    return on_key_lines
+
+
 def _config_key_gate(text: str) -> bool:
     return "=" in text and "://" not in text and _has_key_word(text)
 
@@ -381,7 +402,7 @@ def _config_key_batch_gate(text: str) -> bool:
 _V0_18_PASSES = (
     _Pass("vendor-key", _has_vendor_start, _vendor_pass(_VENDOR_RE_V0_18_0), _VENDOR_RE_V0_18_0),
     _ENV_PASS,
-    _Pass("config-key", _config_key_gate, _key_value_sub(_DOTTED_KEY_RE), _DOTTED_KEY_RE,
+    _Pass("config-key", _config_key_gate, _in_key_lines(_key_value_sub(_DOTTED_KEY_RE)), _DOTTED_KEY_RE,
           batch_gate=_config_key_batch_gate),
     _Pass("config-key", _config_key_gate, _key_value_sub(_LINE_KEY_RE), _LINE_KEY_RE, batch_gate=_config_key_batch_gate),
     _JSON_PASS,
@@ -430,7 +451,7 @@ _ENV_KEEP_LOOKUPS = _unless_lookup(3, _env_replacement)
 _V0_18_1_PASSES = (
     _Pass("vendor-key", _has_vendor_start, _vendor_pass(_VENDOR_RE_V0_18_1), _VENDOR_RE_V0_18_1),
     dataclasses.replace(_ENV_PASS, apply=lambda t: _ENV_RE.sub(_ENV_KEEP_LOOKUPS, t)),
-    dataclasses.replace(_V0_18_PASSES[2], apply=lambda t: _DOTTED_KEY_RE.sub(_ENV_KEEP_LOOKUPS, t)),
+    dataclasses.replace(_V0_18_PASSES[2], apply=_in_key_lines(lambda t: _DOTTED_KEY_RE.sub(_ENV_KEEP_LOOKUPS, t))),
     dataclasses.replace(_V0_18_PASSES[3], apply=lambda t: _LINE_KEY_RE.sub(_ENV_KEEP_LOOKUPS, t)),
     dataclasses.replace(_JSON_PASS, apply=lambda t: _JSON_FIELD_RE.sub(
         _unless_lookup(2, lambda m: f'{m.group(1)}: "{mask_secret(m.group(2))}"'), t)),

@@ -26,7 +26,7 @@ from core.phases.summary import (
 )
 from core.profiles import PROFILES
 from core.redaction import hermes as H
-from core.redaction.hermes import redact_many, redact_sensitive_text
+from core.redaction.hermes import mask_secret, redact_many, redact_sensitive_text
 from core.tokens import _ascii_repr_len, _calls_repr_len, estimate_messages_tokens_rough, message_rough_chars
 from tests.redaction.test_hermes_redaction import _ungated
 
@@ -315,6 +315,7 @@ _CONFIG_PIECES = [
     "passwd", "password", "PASSW", "credential", "credentıal", "auth", "AUTH", "\u212aey", "db.", "x.", ".y", "export ",
     "=", "='", '="', "'", '"', "os.getenv(", "process.env.X", "$ENV{", "&", " ", "\n", "\t", "://", "https://",
     "postgres://", "mysql://", "REDİS://", "ſsh://", "user", ":", "@", "abcdefghijklmnop", "v4lu3", "é", "—",
+    "\r\n", "self.config.", "os.environ.", "a.b.c.d", "$", ";",
 ]
 config_texts = st.lists(st.one_of(st.sampled_from(_CONFIG_PIECES), st.sampled_from(_PIECES), st.text(max_size=4)),
                         max_size=20).map("".join)
@@ -343,6 +344,18 @@ def test_the_narrower_gates_skip_only_passes_that_change_nothing(text, release):
     assert redact_sensitive_text(text, release=release) == expected
     assert redact_many([text, "token=", text], release=release) == [expected, _spec_redaction("token=", release),
                                                                      expected]
+
+
+@settings(max_examples=1500, deadline=None)
+@given(config_texts)
+def test_the_dotted_config_key_is_substituted_line_by_line_as_in_the_whole_text(text):
+    """The dotted config key's pass substitutes only the lines with an "=" and a key word: the same
+    text as the pattern's substitution over the whole text, in v0.18.0 and from v0.18.1 on."""
+    whole_v0_18_0 = H._DOTTED_KEY_RE.sub(
+        lambda m: f"{m.group(1)}={m.group(2)}{mask_secret(m.group(3))}{m.group(2)}", text)
+    whole_v0_18_1 = H._DOTTED_KEY_RE.sub(H._ENV_KEEP_LOOKUPS, text)
+    dotted = [p for release in ("v0.18.0", "v0.18.1") for p in H.passes_for(release) if p.pattern is H._DOTTED_KEY_RE]
+    assert [p.apply(text) for p in dotted] == [whole_v0_18_0, whole_v0_18_1]
 
 
 def test_the_key_words_fold_every_letter_ignorecase_matches():
