@@ -153,7 +153,8 @@ if result.compactions:
     # five past its edge); each before and after shares a column, so they sit on an 800-pixel page too.
     # A long replay's many rows go in a grid, which scrolls within its height and keeps its headings in view.
     compactions = compactions_table(result)
-    if compactions["why"].isna().all():  # only a call that would not shrink the prompt says why
+    explained = compactions.dropna(subset=["why"])  # only a call that would not shrink the prompt says why
+    if explained.empty:
         compactions = compactions.drop(columns=["why"])
     labels = {"compaction": "#", "message_index": "at message", "savings_pct": "saved",
               "tail_tokens": "protected tail tokens", "ineffective_strikes": "anti-thrash strikes",
@@ -161,9 +162,17 @@ if result.compactions:
     if len(compactions) <= COMPACTIONS_AS_HTML:
         compactions["savings_pct"] = compactions["savings_pct"] / 100
         compactions["cooldown_s"] = whole_when_whole(compactions["cooldown_s"])
-        small_table(before_after(compactions, ("tokens", "messages")), "replay_compactions",
-                    share_columns=("savings_pct",),
+        # The reasons are sentences: listed under the table, which a column of them made taller than a
+        # screen and wider than an 800-pixel page.
+        small_table(before_after(compactions.drop(columns=["why"], errors="ignore"), ("tokens", "messages")),
+                    "replay_compactions", share_columns=("savings_pct",),
                     headers=labels | {"tokens": "tokens before → after", "messages": "messages before → after"})
+        if not explained.empty:
+            with st.container(key="replay_why"):
+                st.caption("Why no compaction:\n" + "\n".join(
+                    f"- **#{number}** (at message {index}): {escape_markdown(why)}"
+                    for number, index, why in zip(explained["compaction"], explained["message_index"],
+                                                  explained["why"], strict=True)))
     else:
         table(compactions, key="replay_compactions", height=grid_height(len(compactions)),
               column_config={**labels, "savings_pct": st.column_config.NumberColumn("saved", format="%.1f %%")})

@@ -28,6 +28,7 @@ _BAR = "#4c78a8"
 # A text cell longer than this many characters is never narrower than LONG_TEXT_MIN_WIDTH.
 LONG_TEXT_CHARS = 24
 LONG_TEXT_MIN_WIDTH = "6rem"
+MISSING = "—"  # a missing value's cell
 
 
 @dataclass(frozen=True)
@@ -65,7 +66,13 @@ def _e(value: object) -> str:
 
 
 def _missing(value: Any) -> bool:
-    return value is None or (isinstance(value, float) and math.isnan(value))
+    """None, NaN, or pandas' missing value of a nullable column (which is neither, and has no truth value)."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return True
+    try:
+        return bool(value != value)
+    except TypeError:  # pandas.NA: "NA != NA" is NA again
+        return True
 
 
 def _plain(value: Any) -> Any:
@@ -85,7 +92,7 @@ def _cell(value: Any, *, share: bool, figure_width: int = 0) -> tuple[str, bool]
     """A cell's HTML and whether it is a number (numbers are right-aligned)."""
     value = _plain(value)
     if _missing(value):
-        return "—", False
+        return MISSING, False
     if isinstance(value, bool):
         return ("yes" if value else "no"), False
     if isinstance(value, Change):
@@ -122,16 +129,17 @@ def table_html(rows: Iterable[Mapping[str, Any]], columns: Sequence[str], *, nam
     rows = list(rows)
     figure_widths = {column: max((len(f) for row in rows if (f := _percent(row.get(column)))), default=0)
                      for column in columns if column in share_columns}
+    drawn = [[_cell(row.get(column), share=column in share_columns, figure_width=figure_widths.get(column, 0))
+              for column in columns] for row in rows]
+    numeric_columns = {column for cells in drawn for column, (_text, numeric) in zip(columns, cells, strict=True)
+                       if numeric}
     body = []
-    numeric_columns: set[str] = set()
-    for position, row in enumerate(rows):
+    for position, row_cells in enumerate(drawn):
         cells = []
-        for column in columns:
+        for column, (text, numeric) in zip(columns, row_cells, strict=True):
             share = column in share_columns
-            text, numeric = _cell(row.get(column), share=share, figure_width=figure_widths.get(column, 0))
-            if numeric:
-                numeric_columns.add(column)
-            align = "right" if numeric else "left"
+            # A missing value's dash sits where its column's figures do.
+            align = "right" if numeric or (text == MISSING and column in numeric_columns) else "left"
             # Numbers stay whole; words wrap between them, and a word breaks only when it is longer
             # than the column is wide (a path, a hash).
             nowrap = " white-space:nowrap;" if numeric and not share else " overflow-wrap:break-word;"

@@ -506,7 +506,10 @@ def compactions_table(result: Replay) -> pd.DataFrame:
     columns = ["compaction", "message_index", "turn", "tokens_before", "tokens_after", "savings_pct",
                "messages_before", "messages_after", "outcome", "messages_summarised", "tail_tokens",
                "ineffective_strikes", "cooldown_s", "why"]
-    return pd.DataFrame(rows, columns=columns)
+    frame = pd.DataFrame(rows, columns=columns)
+    # A call that compacted nothing has no tail: whole numbers still, not floats ("67,572.00").
+    frame["tail_tokens"] = frame["tail_tokens"].astype("Int64")
+    return frame
 
 
 def replay_document(result: Replay) -> dict[str, Any]:

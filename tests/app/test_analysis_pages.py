@@ -28,6 +28,7 @@ from core.views.retention import FactIndex, lost_facts
 from core.views.strategies import compare_strategies
 from core.views.sweep import best_cells, sweep
 from dashboard.memo import content_digest
+from dashboard.sidebar import escape_markdown
 from tests.app.conftest import html_table, text_blocks
 from tests.helpers import CODING_SESSION, asst, call, tool, user
 from tests.helpers import sys as system
@@ -152,9 +153,11 @@ def test_timeline_replay_page() -> None:
     assert any("no auxiliary LLM provider configured" in w.value for w in at.warning)
 
 
-def test_the_compactions_table_says_why_a_call_made_no_compaction_only_when_one_did() -> None:
-    """A call whose handoff outweighs what it summarised makes no compaction: its row says why. When
-    every call compacted, the column (all dashes) is left out and the table fits a 1400-pixel page."""
+def test_the_compactions_say_why_a_call_made_no_compaction_under_the_table() -> None:
+    """A call whose handoff outweighs what it summarised makes no compaction: a list under the table
+    says why, by the call's number (a column of these sentences made the rows taller than a screen and
+    the table wider than an 800-pixel page). A call that compacted nothing has no tail: a dash, and
+    the others whole numbers. When every call compacted, there is no list."""
     from tests.views.test_replay import stuck_on_a_dump
 
     messages = stuck_on_a_dump()
@@ -165,8 +168,19 @@ def test_the_compactions_table_says_why_a_call_made_no_compaction_only_when_one_
     table = frame(at, "replay_compactions")
     assert table["outcome"].tolist() == [r.outcome for r in expected.compactions]
     assert "not_smaller" in table["outcome"].tolist()
-    assert table["why"].tolist() == [r.why or "—" for r in expected.compactions]
-    assert frame(open_page("timeline_replay", tool_loop()), "replay_compactions").columns[-1] == "cooldown_s"
+    assert "why" not in table.columns and table.columns[-1] == "cooldown_s"
+    assert table["tail_tokens"].tolist() == [r.tail_tokens if r.tail_tokens is not None else "—"
+                                             for r in expected.compactions]
+    assert None in [r.tail_tokens for r in expected.compactions]  # the dash is tested, not assumed
+    why = at.get("caption")
+    listed = next(c.value for c in why if c.value.startswith("Why no compaction:"))
+    explained = [r for r in expected.compactions if r.why]
+    assert explained and listed.count("\n- ") == len(explained)
+    for r in explained:
+        assert f"- **#{r.number}** (at message {r.message_index}): {escape_markdown(r.why)}" in listed
+    plain = open_page("timeline_replay", tool_loop())
+    assert frame(plain, "replay_compactions").columns[-1] == "cooldown_s"
+    assert not any(c.value.startswith("Why no compaction:") for c in plain.get("caption"))
 
 
 def test_a_long_replay_lists_its_compactions_in_a_grid() -> None:

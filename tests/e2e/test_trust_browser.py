@@ -309,6 +309,39 @@ def test_the_timeline_caption_names_only_what_the_chart_draws(tab: Any) -> None:
     tab.shot("timeline")
 
 
+# The compactions table's cells by column, row by row (its headings carry the columns' names).
+COMPACTION_CELLS = """() => { const box = document.querySelector('[data-table="replay_compactions"]');
+  const names = [...box.querySelectorAll('th')].map(h => h.dataset.column);
+  return [...box.querySelectorAll('tbody tr')].map(row =>
+    Object.fromEntries([...row.querySelectorAll('td')].map((cell, i) => [names[i], cell.textContent.trim()]))); }"""
+
+
+def test_the_compactions_table_fits_and_lists_why_a_call_compacted_nothing(tab: Any, tmp_path: Path) -> None:
+    from tests.views.test_replay import stuck_on_a_dump
+
+    tab.goto(tab.url.split("?")[0] + "?release=v0.16.0")  # the release whose handoff outweighs a small middle
+    tab.get_by_text("Headline figures").wait_for()
+    wait_until_idle(tab)
+    path = tmp_path / f"stuck_{tab.width}.json"
+    path.write_text(json.dumps(stuck_on_a_dump()), encoding="utf-8")
+    upload(tab, path)
+    open_page(tab, "Timeline replay")
+    table = tab.locator("[data-table='replay_compactions']")
+    table.wait_for()
+    assert table.evaluate("box => box.scrollWidth <= box.clientWidth + 1")  # nothing to scroll to sideways
+    rows = tab.evaluate(COMPACTION_CELLS)
+    assert "why" not in rows[0] and rows[0]["tail_tokens"] == "—"  # no tail where nothing was compacted
+    assert all(".00" not in row["tail_tokens"] for row in rows)  # token counts are whole numbers
+    uncompacted = [row for row in rows if row["outcome"] == "not_smaller"]
+    reasons = tab.locator(".st-key-replay_why")
+    reasons.scroll_into_view_if_needed()
+    listed = reasons.inner_text()
+    assert uncompacted and listed.count("outweighs") == len(uncompacted)
+    for row in uncompacted:
+        assert f"#{row['compaction']} (at message {row['message_index']}):" in listed
+    tab.shot("compactions_why")
+
+
 def ten_thousand(path: Path) -> Path:
     messages: list[dict[str, Any]] = [{"role": "user", "content": "Fix the **build** (see `make test`)."}]
     step = 0

@@ -86,3 +86,11 @@ def test_before_after_makes_each_pair_one_column_where_the_before_stood():
     assert merged["tokens"].tolist() == [Change(900, 300), Change(800, 200)]
     assert [str(change) for change in merged["messages"]] == ["40 → 10", "50 → 20"]
     assert list(frame.columns)[1] == "tokens_before"  # the frame given is left as it was
+
+
+def test_a_missing_value_is_a_dash_where_its_column_aligns():
+    frame = pd.DataFrame({"name": ["a", None], "tail": pd.array([None, 67572], dtype="Int64")})
+    markup = table_html(frame.to_dict("records"), ["name", "tail"], name="m")
+    assert HtmlTable(markup).cells == ["a", "—", "—", "67,572"]  # pandas' NA too; whole numbers stay whole
+    cells = [cell.split(">", 1)[0] for cell in markup.split("<td")[1:]]
+    assert "text-align:right" in cells[1] and "text-align:left" in cells[2]  # under a figure, under a word
