@@ -153,29 +153,27 @@ if result.compactions:
     # five past its edge); each before and after shares a column, so they sit on an 800-pixel page too.
     # A long replay's many rows go in a grid, which scrolls within its height and keeps its headings in view.
     compactions = compactions_table(result)
-    explained = compactions.dropna(subset=["why"])  # only a call that would not shrink the prompt says why
-    if explained.empty:
-        compactions = compactions.drop(columns=["why"])
+    # Only a call that would not shrink the prompt says why. The reasons are sentences: listed under the
+    # table (a column of them made rows taller than a screen and the table wider than 800 pixels).
+    explained = compactions.dropna(subset=["why"])
+    compactions = compactions.drop(columns=["why"])
     labels = {"compaction": "#", "message_index": "at message", "savings_pct": "saved",
               "tail_tokens": "protected tail tokens", "ineffective_strikes": "anti-thrash strikes",
-              "cooldown_s": "cooldown (s)", "why": "why no compaction"}
+              "cooldown_s": "cooldown (s)"}
     if len(compactions) <= COMPACTIONS_AS_HTML:
         compactions["savings_pct"] = compactions["savings_pct"] / 100
         compactions["cooldown_s"] = whole_when_whole(compactions["cooldown_s"])
-        # The reasons are sentences: listed under the table, which a column of them made taller than a
-        # screen and wider than an 800-pixel page.
-        small_table(before_after(compactions.drop(columns=["why"], errors="ignore"), ("tokens", "messages")),
-                    "replay_compactions", share_columns=("savings_pct",),
+        small_table(before_after(compactions, ("tokens", "messages")), "replay_compactions",
+                    share_columns=("savings_pct",),
                     headers=labels | {"tokens": "tokens before → after", "messages": "messages before → after"})
-        if not explained.empty:
-            with st.container(key="replay_why"):
-                st.caption("Why no compaction:\n" + "\n".join(
-                    f"- **#{number}** (at message {index}): {escape_markdown(why)}"
-                    for number, index, why in zip(explained["compaction"], explained["message_index"],
-                                                  explained["why"], strict=True)))
     else:
         table(compactions, key="replay_compactions", height=grid_height(len(compactions)),
               column_config={**labels, "savings_pct": st.column_config.NumberColumn("saved", format="%.1f %%")})
+    if not explained.empty:
+        reasons = "\n".join(f"- **#{number}** (at message {index}): {escape_markdown(why)}" for number, index, why
+                            in zip(explained["compaction"], explained["message_index"], explained["why"], strict=True))
+        with st.container(key="replay_why"):
+            st.caption("Why no compaction:\n" + reasons)
     st.caption("Saved: (tokens before − tokens after) / tokens before, of the row. Messages summarised: the messages "
                "of the context folded into the summary, an earlier summary included.")
 

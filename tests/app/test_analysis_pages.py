@@ -195,6 +195,7 @@ def test_a_long_replay_lists_its_compactions_in_a_grid() -> None:
     grid = next(f.value for f in at.dataframe if {"compaction", "ineffective_strikes"} <= set(f.value.columns))
     assert grid["message_index"].tolist() == [r.message_index for r in expected.compactions]
     assert grid["tokens_after"].tolist() == [r.tokens_after for r in expected.compactions]
+    assert "why" not in grid.columns  # the reasons, when a call gives one, are listed under the table
     assert not any('data-table="replay_compactions"' in e.proto.body for e in at.get("html"))
 
 
