@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-__all__ = ["Literals", "matches_at"]
+__all__ = ["CASE_BLIND_EXTRAS", "Literals", "matches_at"]
 
 
 class Literals:
@@ -61,6 +61,19 @@ class Literals:
         """Whether one of the literals occurs in ``text`` (the pass stops at the first)."""
         automaton = self._automaton(with_short=True)
         return bool(len(automaton)) and next(automaton.iter(text), None) is not None
+
+    def any_in_ignorecase(self, text: str) -> bool:
+        """Whether ``text`` may hold one of the (lowercase) literals as a pattern with IGNORECASE would
+        match it: the text folded (``CASE_BLIND_EXTRAS``) and lowered. False only where no such match is."""
+        if not text.isascii() and any(letter in text for letter in CASE_BLIND_EXTRAS):
+            text = text.translate(_FOLD_EXTRAS)  # rare, and slower than the four searches that rule it out
+        return self.any_in(text.lower())
+
+
+# IGNORECASE matches four non-ASCII letters to ASCII ones, which lowering alone does not show ("ſ" for
+# "s", "ı" and "İ" for "i", the Kelvin sign for "k"): Literals.any_in_ignorecase folds them first.
+CASE_BLIND_EXTRAS = {"\u0130": "i", "\u0131": "i", "\u017f": "s", "\u212a": "k"}
+_FOLD_EXTRAS = str.maketrans(CASE_BLIND_EXTRAS)
 
 
 def matches_at(pattern: re.Pattern[str], text: str, literals: Literals) -> Iterator[re.Match[str]]:

@@ -353,19 +353,10 @@ def _key_value_sub(pattern: re.Pattern[str]) -> Callable[[str], str]:
 
 # A config key's match holds one of its key words (_KEY_WORD; "passwd" and "password" by their
 # common start). Most texts with an "=" hold none, and the patterns try their opening run of name
-# characters at every position: the words are looked for first, in one pass over the lowered text.
-# IGNORECASE also matches four non-ASCII letters to ASCII ones, which lowering alone does not show
-# ("ſ" for "s", "ı" and "İ" for "i", the Kelvin sign for "k"): they are folded first.
+# characters at every position: the words are looked for first, in one case-blind pass.
 _KEY_WORDS = Literals(("apikey", "api key", "api_key", "api.key", "api-key", "token", "secret", "passw",
                        "credential", "auth"))
-CASE_BLIND_EXTRAS = {"\u0130": "i", "\u0131": "i", "\u017f": "s", "\u212a": "k"}
-_FOLD_EXTRAS = str.maketrans(CASE_BLIND_EXTRAS)
-
-
-def _has_key_word(text: str) -> bool:
-    if not text.isascii() and any(letter in text for letter in CASE_BLIND_EXTRAS):
-        text = text.translate(_FOLD_EXTRAS)  # rare, and slower than the four searches that rule it out
-    return _KEY_WORDS.any_in(text.lower())
+_has_key_word = _KEY_WORDS.any_in_ignorecase
 
 
 def _in_key_lines(apply: Callable[[str], str]) -> Callable[[str], str]:

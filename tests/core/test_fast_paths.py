@@ -17,6 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from core import profiles as P
+from core.literals import CASE_BLIND_EXTRAS
 from core.message_view import content_text
 from core.phases.summary import (
     _template,
@@ -359,13 +360,14 @@ def test_the_dotted_config_key_is_substituted_line_by_line_as_in_the_whole_text(
 
 
 def test_the_key_words_fold_every_letter_ignorecase_matches():
-    """The config keys' word check lowers the text after folding ``CASE_BLIND_EXTRAS``: every character
-    IGNORECASE matches to an ASCII letter becomes that letter (the four non-ASCII ones included)."""
+    """``Literals.any_in_ignorecase`` (the config keys' and the error words' check) lowers the text after
+    folding ``CASE_BLIND_EXTRAS``: every character IGNORECASE matches to an ASCII letter becomes that
+    letter (the four non-ASCII ones included)."""
     ascii_letter = re.compile("[a-z]", re.IGNORECASE)
     for code in range(0x110000):
         char = chr(code)
         if ascii_letter.fullmatch(char):
-            folded = H.CASE_BLIND_EXTRAS.get(char, char).lower()
+            folded = CASE_BLIND_EXTRAS.get(char, char).lower()
             assert re.fullmatch(folded, char, re.IGNORECASE) and folded.isascii(), hex(code)
 
 

@@ -196,8 +196,9 @@ def test_line_values_skip_the_name_search_only_where_no_name_can_be() -> None:
 
 
 def test_the_error_words_are_tried_before_the_error_pattern_with_the_same_answer() -> None:
-    """``names_an_error`` answers as the case-blind pattern alone, in ASCII text (where it skips the
-    search) and in text the pattern matches through Unicode case folding (where it does not)."""
+    """``names_an_error`` answers as the case-blind pattern alone (it skips the search where the folded,
+    lowered text holds no error word), in ASCII text and in text the pattern matches through Unicode
+    case folding."""
     import random
 
     from core.summarizers.extractive import findings

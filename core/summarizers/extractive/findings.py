@@ -60,9 +60,9 @@ _ERROR_RE = re.compile(
     r"(?i)\b(?:errors?|exception|traceback|fail(?:ed|ure|ing|s)?|fatal|panic|denied|not found|no such file|"
     r"cannot|can't|undefined|refused|timed out|killed|aborted|segmentation fault)\b"
 )
-# The words of which every _ERROR_RE match holds one. In ASCII text the pattern's case-blind match is
-# a match in the lowered text, so a line holding none of them (most lines) needs no search: the
-# pattern's leading "\b" makes the engine try every position.
+# The words of which every _ERROR_RE match holds one. The pattern's case-blind match is a match in the
+# folded, lowered text (Literals.any_in_ignorecase), so a line holding none of them (most lines) needs
+# no search: the pattern's leading "\b" makes the engine try every position.
 _ERROR_WORDS = Literals(("error", "exception", "traceback", "fail", "fatal", "panic", "denied", "not found",
                          "no such file", "cannot", "can't", "undefined", "refused", "timed out", "killed", "aborted",
                          "segmentation fault"))
@@ -104,8 +104,8 @@ def is_line_group(group: str) -> bool:
 
 
 def names_an_error(text: str) -> bool:
-    """Whether ``_ERROR_RE`` finds an error word in ``text`` (the words tried first, in ASCII text)."""
-    if text.isascii() and not _ERROR_WORDS.any_in(text.lower()):
+    """Whether ``_ERROR_RE`` finds an error word in ``text`` (the words tried first)."""
+    if not _ERROR_WORDS.any_in_ignorecase(text):
         return False
     return _ERROR_RE.search(text) is not None
 
