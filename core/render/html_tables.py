@@ -57,6 +57,7 @@ def before_after(frame: Any, stems: Iterable[str]) -> Any:
 
 
 def _figure(value: float | int) -> str:
+    """A number as a cell shows it: ``5,881``, ``2.50``."""
     value = _plain(value)
     return integer(value) if isinstance(value, int) and not isinstance(value, bool) else f"{value:,.2f}"
 
@@ -108,10 +109,8 @@ def _cell(value: Any, *, share: bool, figure_width: int = 0) -> tuple[str, bool]
                f'background:{_BAR};"></span></span>')
         return (f'{bar}<span style="white-space:nowrap; display:inline-block; min-width:{figure_width}ch; '
                 f'text-align:right; font-variant-numeric:tabular-nums;">{figure}</span>'), True
-    if isinstance(value, int):
-        return integer(value), True
-    if isinstance(value, float):
-        return f"{value:,.2f}", True
+    if isinstance(value, (int, float)):
+        return _figure(value), True
     return _e(value), False
 
 
