@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import streamlit as st
 
 from core.profiles import PROFILES
@@ -81,19 +79,11 @@ def _marks() -> dict[tuple[int, str], str]:
 marks = _marks()
 
 
-def _mark(row: Any) -> list[str]:
-    return [marks.get((row.name, column), "") for column in row.index]
-
-
 if differs:
     st.markdown("**What differs between the releases here:** " + ", ".join(human_column(c) for c in differs) + ".")
 else:
     st.success("Every release treats this conversation the same way with these parameters.")
-# Pinned: on a narrow page the figures scroll sideways under it, so each row still names its release.
-release_column = st.column_config.TextColumn("release", width="small", help="Bold: the sidebar's release.",
-                                             pinned=True)
-# The outcome and its size right after the threshold, the zones that explain them after: at 800 pixels
-# the columns past the ninth scroll out of sight, and tokens after was the twelfth.
+# The outcome and its size right after the threshold, the zones that explain them after.
 RESULT_FIRST = ["release", "threshold_tokens", "triggers", "outcome", "tokens_after", "savings_pct", "messages_after"]
 shown_columns = releases_table.drop(columns=WRITING)
 # The same count in every row says nothing about the releases; said once under the table, it leaves the
@@ -101,24 +91,15 @@ shown_columns = releases_table.drop(columns=WRITING)
 same_before = releases_table["tokens_before"].nunique() == 1
 shown_order = [column for column in columns_first(shown_columns, RESULT_FIRST)
                if not (same_before and column == "tokens_before")]
-table(
-    shown_columns.style.apply(_mark, axis=1),
-    key="releases_table",
-    column_order=shown_order,
-    column_config={
-        "release": release_column,
-        "threshold_tokens": st.column_config.NumberColumn("threshold", format="localized"),
-        "triggers": st.column_config.CheckboxColumn("reaches it"),
-        "compress_start": st.column_config.NumberColumn("middle from"),
-        "compress_end": st.column_config.NumberColumn("tail from"),
-        "messages_after": st.column_config.NumberColumn("messages after"),
-        "tokens_before": st.column_config.NumberColumn("tokens before", format="localized"),
-        "tokens_after": st.column_config.NumberColumn("tokens after", format="localized"),
-        "savings_pct": st.column_config.NumberColumn("saved", format="%.1f %%"),
-    },
-)
-if same_before:
-    st.caption(f"Tokens before: {integer(int(releases_table['tokens_before'].iloc[0]))} for every release.")
+# Plain HTML, its headings wrapped: every column sits on an 800-pixel page (a data grid put the zones'
+# boundaries past its edge, to be scrolled to sideways). The share saved is drawn with a bar.
+figures = shown_columns[shown_order].assign(savings_pct=shown_columns["savings_pct"] / 100)
+small_table(figures, "releases_table", cell_styles=marks, share_columns=("savings_pct",),
+            headers={"threshold_tokens": "threshold", "triggers": "reaches it", "compress_start": "middle from",
+                     "compress_end": "tail from", "messages_after": "messages after",
+                     "tokens_before": "tokens before", "tokens_after": "tokens after", "savings_pct": "saved"})
+st.caption((f"Tokens before: {integer(int(releases_table['tokens_before'].iloc[0]))} for every release. "
+            if same_before else "") + "Bold: the sidebar's release; shaded: what differs from the release above.")
 st.markdown("**How each release writes the summary message**")
 # Plain HTML: its text wraps at any width (in a data grid, an 800-pixel page showed two of its five
 # columns, the others only by scrolling sideways).
@@ -128,7 +109,7 @@ small_table(writing, "releases_writing", cell_styles=marks,
             headers={"summary_layout": "summary message", "repairs": "tool-pair repair",
                      "focus": "focus of the summary", "cooldown_s": "cooldown (s)"})
 st.caption("Cooldown: how long the release waits before it calls the summarizer again after a failed summary "
-           "(0: none). Bold: the sidebar's release; shaded: what differs from the release above.")
+           "(0: none).")
 
 st.subheader("What changes from one release to the next")
 if comparison.explanations:

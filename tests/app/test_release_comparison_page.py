@@ -16,51 +16,50 @@ LONG = SAMPLES / "long_coding_session.json"
 SIDEBAR = CompressorConfig(model="gpt-4o", max_tokens=16_384)  # the sidebar's defaults
 
 
-def _table(at, key):
-    """A table element of the page, found by its columns (the test harness does not expose widget keys
-    of tables)."""
+def _frame(at, key):
+    """A data grid of the page, found by its columns (the test harness does not expose widget keys of
+    tables)."""
     for element in at.dataframe:
-        columns = list(element.value.columns)
-        if key == "releases_table" and "threshold_tokens" in columns:
-            return element
-        if key == "releases_moves" and columns[:2] == ["messages", "count"]:
-            return element
+        if key == "releases_moves" and list(element.value.columns)[:2] == ["messages", "count"]:
+            return element.value
     raise AssertionError(f"no table {key!r} on the page")
 
 
-def _frame(at, key):
-    return _table(at, key).value
-
-
-def _column_config(at, column):
-    import json
-
-    return json.loads(_table(at, "releases_table").proto.columns).get(column, {})
-
-
-def test_the_release_column_stays_while_the_figures_scroll_sideways():
-    """At 800 px the table's last columns are past the edge: the release column is pinned, so a row
-    scrolled to its tokens still says which release it is."""
+def test_the_figures_are_one_plain_table_the_outcome_first():
+    """Plain HTML with wrapped headings, so every column sits on an 800-pixel page (a data grid put the
+    zones' boundaries past its edge); the outcome and its size come before the zones that explain them."""
     at = new_app()
     go(at, "release_comparison")
-    assert _column_config(at, "release").get("pinned") is True
-    assert not _column_config(at, "tokens_after").get("pinned")
-    # The outcome and its size come before the zones that explain them, so they scroll out last.
-    order = list(_table(at, "releases_table").proto.column_order)
-    assert order[:7] == ["release", "threshold_tokens", "triggers", "outcome", "tokens_after", "savings_pct",
-                         "messages_after"]
-    # None hidden but the tokens before, the same for every release: said once under the table.
-    table = _frame(at, "releases_table")
-    assert table["tokens_before"].nunique() == 1
-    assert set(order) == set(table.columns) - {"tokens_before"}
-    assert any(c.value == f"Tokens before: {int(table['tokens_before'].iloc[0]):,} for every release." for c in at.caption)
+    table = html_table(at, "releases_table")
+    assert list(table.columns)[:7] == ["release", "threshold_tokens", "triggers", "outcome", "tokens_after",
+                                      "savings_pct", "messages_after"]
+    assert not any("threshold_tokens" in element.value.columns for element in at.dataframe)
+    # None left out but the tokens before, the same for every release: said once under the table.
+    library = compare_releases(load(LONG).messages, SIDEBAR, ExtractiveSummarizer,
+                               now=datetime.datetime.now().astimezone()).table
+    assert library["tokens_before"].nunique() == 1
+    assert set(table.columns) == set(library.columns) - {"tokens_before", "summary_layout", "repairs", "focus",
+                                                         "cooldown_s"}
+    assert any(c.value.startswith(f"Tokens before: {int(library['tokens_before'].iloc[0]):,} for every release.")
+               for c in at.caption)
+    assert table["triggers"].tolist() == ["yes" if t else "no" for t in library["triggers"]]
+    assert table["savings_pct"].tolist() == [f"{s:.2f} %" for s in library["savings_pct"]]
+    cells = HtmlTable(next(e.proto.body for e in at.get("html") if 'data-table="releases_table"' in e.proto.body))
+    assert [text for _, text in cells.headings][:7] == ["release", "threshold", "reaches it", "outcome",
+                                                         "tokens after", "saved", "messages after"]
+    # The sidebar's release in bold; tokens after unlike the release above, shaded.
+    after = library["tokens_after"].tolist()
+    column = list(table.columns).index("tokens_after")
+    shaded = [index for index, row in enumerate(cells.styles) if "background-color" in row[column]]
+    assert shaded == [i for i in range(1, len(after)) if after[i] != after[i - 1]] and shaded
+    assert [i for i, row in enumerate(cells.styles) if "font-weight: bold" in row[0]] == [len(PROFILES) - 1]
 
 
 def test_every_release_is_a_row_with_the_library_figures():
     at = new_app()
     go(at, "release_comparison")
     assert not at.exception, [e.value for e in at.exception]
-    table = _frame(at, "releases_table")
+    table = html_table(at, "releases_table")
     assert table["release"].tolist() == list(PROFILES)
     library = compare_releases(load(LONG).messages, SIDEBAR, ExtractiveSummarizer,
                                now=datetime.datetime.now().astimezone())
@@ -113,7 +112,7 @@ def test_without_a_summarizer_each_release_writes_its_fallback():
     go(at, "release_comparison")
     at.radio(key="releases_summarizer").set_value("No summarizer (each release's fallback)")
     run(at)
-    table = _frame(at, "releases_table")
+    table = html_table(at, "releases_table")
     assert set(table["outcome"]) == {"fallback"}
     assert all("fallback text" in layout for layout in html_table(at, "releases_writing")["summary_layout"])
     codes = text_blocks(at)
@@ -134,7 +133,7 @@ def test_a_tiny_conversation_is_too_small_for_every_release():
     at.session_state["_kept_conversation_choice"] = "Uploaded: tiny.json"
     go(at, "release_comparison")
     assert not at.exception
-    assert set(_frame(at, "releases_table")["outcome"]) == {"too_small"}
+    assert set(html_table(at, "releases_table")["outcome"]) == {"too_small"}
     # Only the threshold differs (v0.18.0 takes the output reserve off, v0.19.0 raises 50 % to 75 %).
     assert any(plain(m.value) == "**What differs between the releases here:** threshold." for m in at.markdown)
 
@@ -176,7 +175,7 @@ def test_the_sidebar_release_s_offline_run_is_the_one_the_other_pages_made(monke
     go(at, "release_comparison")
     assert not at.exception, [e.value for e in at.exception]
     assert made == [release for release in PROFILES if release != "v0.19.0"]
-    table = _frame(at, "releases_table")
+    table = html_table(at, "releases_table")
     expected = compare_releases(load(LONG).messages, SIDEBAR, ExtractiveSummarizer,
                                 now=datetime.datetime.now().astimezone()).table
     for column in ("outcome", "head", "middle", "tail", "messages_after", "tokens_after"):

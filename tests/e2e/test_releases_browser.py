@@ -108,13 +108,14 @@ GRID_WIDTHS = """() => [...document.querySelectorAll('[data-testid="stDataFrame"
   .map(scroller => [scroller.scrollWidth, scroller.clientWidth])"""
 
 
-# The writing table's own width and the width it is shown at (it scrolls sideways past it).
-WRITING_WIDTH = """() => { const box = document.querySelector('[data-table="releases_writing"]');
-  return [box.scrollWidth, box.clientWidth]; }"""
-# How many of its headings end inside the main column.
-WRITING_CELLS_SHOWN = """() => { const right = document.querySelector('[data-testid="stMainBlockContainer"]')
+# Each plain table of the page (the figures, the writing): its own width and the width it is shown at
+# (it would scroll sideways past it).
+TABLE_WIDTHS = """() => Object.fromEntries(['releases_table', 'releases_writing'].map(name => {
+  const box = document.querySelector(`[data-table="${name}"]`); return [name, [box.scrollWidth, box.clientWidth]]; }))"""
+# How many of a table's headings end inside the main column.
+CELLS_SHOWN = """(name) => { const right = document.querySelector('[data-testid="stMainBlockContainer"]')
   .getBoundingClientRect().right;
-  return [...document.querySelectorAll('[data-table="releases_writing"] th')]
+  return [...document.querySelectorAll(`[data-table="${name}"] th`)]
     .filter(th => th.getBoundingClientRect().right <= right + 1).length; }"""
 
 
@@ -133,11 +134,11 @@ def test_the_release_comparison_view(page):
     assert page.evaluate(BAND_RELEASES) == ["v0.15.1", "v0.16.0", "v0.17.0", "v0.18.0", "v0.18.1", "v0.19.0"]
     _assert_bands_to_scale(page)
     assert page.locator("[data-testid='stException']").count() == 0
-    # At 1440 px every table of the page (the releases' two, the moves) holds all its columns: nothing to
-    # scroll to on the right.
+    # At 1440 px every table of the page holds all its columns: nothing to scroll to on the right. The
+    # figures and the writing are plain tables; the moves, a data grid.
     widths = page.evaluate(GRID_WIDTHS)
-    assert len(widths) == 2 and all(inner <= outer + 1 for inner, outer in widths), widths
-    assert page.evaluate(WRITING_WIDTH)[0] <= page.evaluate(WRITING_WIDTH)[1] + 1
+    assert len(widths) == 1 and all(inner <= outer + 1 for inner, outer in widths), widths
+    assert all(inner <= outer + 1 for inner, outer in page.evaluate(TABLE_WIDTHS).values())
     screenshot(page, "19_release_comparison")
     page.set_viewport_size({"width": 800, "height": 900})
     page.wait_for_timeout(500)
@@ -146,24 +147,31 @@ def test_the_release_comparison_view(page):
       .getBoundingClientRect().right""")
     assert all(edge <= right_edge + 1 for edge in page.evaluate(BAND_EDGES)), (page.evaluate(BAND_EDGES), right_edge)
     _assert_bands_to_scale(page)
-    # How each release writes its summary: an HTML table whose text wraps, so all five of its columns
-    # are on the page at 800 px (a data grid showed two, the rest by scrolling sideways).
-    inner, outer = page.evaluate(WRITING_WIDTH)
+    # How each release writes its summary: an HTML table whose text wraps, so all five of its columns are
+    # on the page at 800 px, even beside the open sidebar (a data grid showed two, the rest by scrolling).
+    widths = page.evaluate(TABLE_WIDTHS)
+    inner, outer = widths["releases_writing"]
     assert inner <= outer + 1 and outer <= right_edge, (inner, outer, right_edge)
-    assert page.evaluate(WRITING_CELLS_SHOWN) == 5
+    assert page.evaluate(CELLS_SHOWN, "releases_writing") == 5
+    # The figures' twelve columns need more than the 470 pixels the open sidebar leaves: they scroll in
+    # their own box, never the page.
+    assert widths["releases_table"][1] <= right_edge
+    assert page.evaluate("() => document.scrollingElement.scrollWidth <= window.innerWidth")
+    # With the sidebar folded (as an 800-pixel page opens), every column of the figures is on the page.
+    page.evaluate("""() => document.querySelector('[data-testid="stSidebarCollapseButton"] button').click()""")
+    page.wait_for_function("""() => document.querySelector('[data-testid="stSidebar"]')
+      .dataset.collapsed === 'true'""")
+    page.wait_for_timeout(500)
+    inner, outer = page.evaluate(TABLE_WIDTHS)["releases_table"]
+    assert inner <= outer + 1, (inner, outer)
+    figures = page.locator('[data-table="releases_table"] th')
+    assert page.evaluate(CELLS_SHOWN, "releases_table") == figures.count() >= 11
+    page.locator('[data-table="releases_table"]').scroll_into_view_if_needed()
+    screenshot(page, "19_release_comparison_figures_800")
     page.locator('[data-table="releases_writing"]').scroll_into_view_if_needed()
     screenshot(page, "19_release_comparison_writing_800")
     bands.scroll_into_view_if_needed()
     screenshot(page, "19_release_comparison_800")
-    # The figures' grid is wider than an 800-pixel page: scrolled to its last column, the release column
-    # (pinned) still names each row.
-    grid = page.locator('[data-testid="stDataFrame"]').first
-    grid.scroll_into_view_if_needed()
-    scrolled = page.evaluate("""() => { const s = document.querySelector('[data-testid="stDataFrame"] .dvn-scroller');
-      s.scrollLeft = s.scrollWidth; return s.scrollLeft; }""")
-    assert scrolled > 0
-    page.wait_for_timeout(300)
-    screenshot(page, "19_release_comparison_scrolled_800")
     assert not page.page_errors
 
 
