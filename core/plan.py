@@ -234,6 +234,12 @@ class CompressionPlan:
             return self.current_tokens
         return self.state.last_prompt_tokens or self.estimator.messages_tokens(self.messages)
 
+    @property
+    def input_tokens(self) -> int:
+        """How large the input is, for a reader: ``display_tokens``, or the estimate of the input where
+        the release measured nothing (too small: 0), so a view never shows a conversation as empty."""
+        return self.display_tokens or self.estimator.messages_tokens(self.messages)
+
     # -- the summary call's inputs
 
     @cached_property

@@ -109,8 +109,8 @@ class ReleaseComparison:
                 "compress_start": result.plan.compress_start,
                 "compress_end": result.plan.compress_end,
                 "messages_after": len(result.messages),
-                "tokens_before": result.plan.display_tokens,
-                "tokens_after": result.assembly.tokens_after if result.compressed else result.plan.display_tokens,
+                "tokens_before": result.plan.input_tokens,
+                "tokens_after": result.assembly.tokens_after if result.compressed else result.plan.input_tokens,
                 "savings_pct": round(result.assembly.savings_pct, 1) if result.compressed else 0.0,
                 "summary_layout": run.summary_layout,
                 "repairs": run.repairs,
@@ -315,7 +315,7 @@ def compare_releases(
                                                    current_tokens=current_tokens, force=force, now=moment,
                                                    prune_plan=phase1(release_config))
         threshold = release_config.threshold_tokens
-        prompt = result.plan.display_tokens or result.plan.estimator.messages_tokens(messages)
+        prompt = result.plan.input_tokens
         runs.append(ReleaseRun(release, result, threshold, prompt >= threshold, _zones(result, n), cooldown))
     comparison = ReleaseComparison(runs, n)
     for older, newer in zip(runs, runs[1:], strict=False):

@@ -124,7 +124,7 @@ def run_figures(result: Any, original_frame: pd.DataFrame, counter: TokenCounter
     exact_after = int(after_frame["tokens"].sum())
     # An early return reports 0 (too small) or the input's estimate: the estimate of what the run
     # actually returned is what a reader compares, so it is computed the compressor's way.
-    estimate_before = int(result.plan.display_tokens or plan.estimator.messages_tokens(result.input_messages))
+    estimate_before = int(plan.input_tokens)
     assembly = result.assembly
     if assembly is not None:
         estimate_after = int(assembly.tokens_after)

@@ -153,3 +153,18 @@ def test_a_band_of_a_conversation_too_small_to_compress_says_it_is_left_whole():
     markup = release_zones_html(comparison)
     assert markup.count("UNCHANGED 2</span>") == len(PROFILES)
     assert "HEAD 0" not in markup
+
+
+def test_a_conversation_too_small_to_run_keeps_its_size_in_the_table():
+    """A release measures nothing on a conversation too small to run (its plan's figure is 0): the row
+    says how large the conversation is by that release's estimate, unchanged after, nothing saved."""
+    from core import ContextCompressor
+
+    tiny = [{"role": "user", "content": "hi " * 40}, {"role": "assistant", "content": "hello " * 30}]
+    table = compare_releases(tiny, CompressorConfig(), None, now=NOW).table
+    for release, before, after, saved in zip(table["release"], table["tokens_before"], table["tokens_after"],
+                                             table["savings_pct"], strict=True):
+        plan = ContextCompressor(CompressorConfig(profile=release)).compress(tiny).plan
+        assert plan.display_tokens == 0
+        assert before == after == plan.estimator.messages_tokens(tiny) > 20, release
+        assert saved == 0.0
