@@ -47,14 +47,18 @@ PLOTLY_CONFIG: dict[str, object] = {"displayModeBar": False, "displaylogo": Fals
 
 
 def style(fig: go.Figure, *, height: int, title: str | None = None, legend: str | None = "bottom",
-          legend_title: str | None = None) -> go.Figure:
+          legend_title: str | None = None, layout: dict[str, object] | None = None,
+          xaxes: dict[str, object] | None = None, yaxes: dict[str, object] | None = None) -> go.Figure:
     """The dashboard's layout: ``legend`` is ``"bottom"`` (under the plot), ``"top"`` or None (hidden).
 
     No background colour is set: Streamlit's theme (light or dark) supplies it, and the fonts
-    take the theme's text colour.
+    take the theme's text colour. ``layout``, ``xaxes`` and ``yaxes`` are the figure's own settings
+    on top (what ``update_layout``, ``update_xaxes`` and ``update_yaxes`` after the style would set),
+    applied with it in one go (see :func:`relayout`).
     """
-    return relayout(fig, style_layout(height=height, title=title, legend=legend, legend_title=legend_title),
-                    xaxes=STYLE_XAXES, yaxes=STYLE_YAXES)
+    return relayout(fig, _merged(style_layout(height=height, title=title, legend=legend, legend_title=legend_title),
+                                 layout),
+                    xaxes=_merged(STYLE_XAXES, xaxes), yaxes=_merged(STYLE_YAXES, yaxes))
 
 
 # Every axis of a styled figure.
@@ -117,6 +121,12 @@ def _default_template() -> object:
     return None if default is None else pio.templates[default].to_plotly_json()
 
 
+def _merged(base: dict[str, object], changes: dict[str, object] | None) -> dict[str, object]:
+    merged = dict(base)
+    _merge(merged, changes or {})
+    return merged
+
+
 def _merge(into: dict[str, object], changes: dict[str, object]) -> None:
     """``changes`` merged into ``into`` as Plotly's updates merge: a dict into a dict, key by key
     (copied, so shared dicts such as ``_FONT`` are never changed), None unsets, anything else in its
@@ -140,10 +150,7 @@ def fix_margins(fig: go.Figure, **margins: int) -> go.Figure:
     the tick labels and titles and pushes the margins out, about half of the draw's time. A chart
     whose labels have a known size sets its margins to fit them. (The legend still pushes its own.)
     """
-    fig.update_xaxes(automargin=False)
-    fig.update_yaxes(automargin=False)
-    fig.update_layout(margin=margins)
-    return fig
+    return relayout(fig, {"margin": margins}, xaxes={"automargin": False}, yaxes={"automargin": False})
 
 
 def line_figure(frame: pd.DataFrame, x: str, columns: Sequence[str], *, x_title: str, y_title: str,
@@ -155,15 +162,14 @@ def line_figure(frame: pd.DataFrame, x: str, columns: Sequence[str], *, x_title:
         fig.add_trace(go.Scatter(x=frame[x], y=frame[column], mode="lines+markers",
                                  name=(names or {}).get(column, column),
                                  line={"color": PALETTE[index % len(PALETTE)], "width": 2}, marker={"size": 6}))
-    style(fig, height=height, legend="bottom" if len(columns) > 1 else None)
-    fig.update_xaxes(title_text=x_title)
+    xaxes: dict[str, object] = {"title": {"text": x_title}}
     if pd.api.types.is_integer_dtype(frame[x]) and len(frame):
         # Counted steps (compactions, turns): ticks on whole numbers only; Plotly's own put two
         # compactions at 1, 1.2, 1.4, ... 2.
         low, high = int(frame[x].min()), int(frame[x].max())
-        fig.update_xaxes(tickmode="linear", tick0=low, dtick=max(1, -(-(high - low) // 8)))
-    fig.update_yaxes(title_text=y_title, rangemode="tozero")
-    return fig
+        xaxes.update(tickmode="linear", tick0=low, dtick=max(1, -(-(high - low) // 8)))
+    return style(fig, height=height, legend="bottom" if len(columns) > 1 else None, xaxes=xaxes,
+                 yaxes={"title": {"text": y_title}, "rangemode": "tozero"})
 
 
 def wrap_label(text: str, width: int = 14) -> str:
@@ -227,59 +233,6 @@ def color_for(mapping: dict[str, str], key: str) -> str:
     return mapping.get(key, FALLBACK_COLOR)
 
 
-
-
-def breakdown_bar(table: pd.DataFrame, key: str, *, colors: dict[str, str] | None = None,
-                  title: str | None = None, top: int | None = None) -> go.Figure:
-    """Horizontal bars of ``tokens`` per ``key`` (largest on top), labelled with tokens and share."""
-    data = table if top is None else table.head(top)
-    data = data.iloc[::-1]
-    labels = [f"{t:,} ({s:.0%})" for t, s in zip(data["tokens"], data["share"], strict=True)]
-    fig = go.Figure(
-        go.Bar(
-            x=data["tokens"],
-            y=data[key].astype(str),
-            orientation="h",
-            marker_color=[color_for(colors or {}, str(k)) for k in data[key]],
-            text=labels,
-            textposition="outside",
-            cliponaxis=False,
-            hovertemplate="%{y}: %{x:,} tokens<extra></extra>",
-        )
-    )
-    style(fig, height=max(180, 36 * len(data) + 70), title=title, legend=None)
-    top_value = float(data["tokens"].max()) if len(data) else 1.0
-    # Room on the right for the outside labels.
-    fig.update_xaxes(title_text="tokens (tiktoken)", showgrid=True, gridcolor=GRID_COLOR, separatethousands=True,
-                     range=[0, top_value * 1.32 or 1])
-    fig.update_yaxes(showgrid=False)
-    return fig
-
-
-def tool_breakdown_figure(by_tool: pd.DataFrame, *, top: int = 15) -> go.Figure:
-    """Tokens per tool, split into what the calls cost (arguments) and what the results cost."""
-    data = by_tool.head(top).iloc[::-1]
-    fig = go.Figure()
-    for column, category in (("call_tokens", "tool calls"), ("result_tokens", "tool results")):
-        fig.add_trace(
-            go.Bar(
-                x=data[column], y=data["tool"].astype(str), orientation="h", name=category,
-                marker_color=CATEGORY_COLORS[category],
-                hovertemplate=f"%{{y}}: %{{x:,}} tokens in {category}<extra></extra>",
-            )
-        )
-    totals = [f"{t:,} ({s:.0%})" for t, s in zip(data["tokens"], data["share"], strict=True)]
-    fig.add_trace(
-        go.Scatter(x=data["tokens"], y=data["tool"].astype(str), mode="text", text=totals,
-                   textposition="middle right", showlegend=False, hoverinfo="skip", cliponaxis=False)
-    )
-    style(fig, height=max(220, 34 * len(data) + 110))
-    top_value = float(data["tokens"].max()) if len(data) else 1.0
-    fig.update_layout(barmode="stack")
-    fig.update_xaxes(title_text="tokens (tiktoken)", showgrid=True, gridcolor=GRID_COLOR, separatethousands=True,
-                     range=[0, top_value * 1.35 or 1])
-    fig.update_yaxes(showgrid=False)
-    return fig
 
 
 def _note(text: str, *, x: float, y: float, xref: str, yref: str, color: str | None = None,
@@ -485,12 +438,11 @@ def waterfall_figure(savings: SavingsAnalysis, *, estimate: bool = False) -> go.
             "<extra></extra>",
         )
     )
-    style(fig, height=440, legend=None)
     top = max([b + h for b, h in zip(bases, heights, strict=True)] or [1])
-    fig.update_yaxes(title_text="estimated tokens (hermes)" if estimate else "tokens (tiktoken)",
-                     range=[0, top * 1.12])
-    fig.update_xaxes(tickangle=0, tickfont={"size": 11})
-    fig.update_layout(clickmode="event+select")
+    style(fig, height=440, legend=None, layout={"clickmode": "event+select"},
+          xaxes={"tickangle": 0, "tickfont": {"size": 11}},
+          yaxes={"title": {"text": "estimated tokens (hermes)" if estimate else "tokens (tiktoken)"},
+                 "range": [0, top * 1.12]})
     # Upright labels of at most a few 11 px lines under the bars, a one-line title and tick labels
     # such as "160k" on the left.
     lines = max((label.count("<br>") + 1 for label in xs), default=1)
@@ -523,8 +475,7 @@ def before_after_figure(table: pd.DataFrame, key: str, *, colors: dict[str, str]
     totals = [int(table["before"].sum()), int(table["after"].sum())]
     fig.add_trace(go.Scatter(x=sides, y=totals, mode="text", text=[f"{t:,}" for t in totals],
                              textposition="top center", showlegend=False, hoverinfo="skip", cliponaxis=False))
-    style(fig, height=380, title=title)
-    fig.update_layout(barmode="stack", bargap=0.35, legend={"traceorder": "normal"})
-    fig.update_yaxes(title_text="tokens (tiktoken)", range=[0, max(totals or [1]) * 1.12 or 1])
+    style(fig, height=380, title=title, layout={"barmode": "stack", "bargap": 0.35, "legend": {"traceorder": "normal"}},
+          yaxes={"title": {"text": "tokens (tiktoken)"}, "range": [0, max(totals or [1]) * 1.12 or 1]})
     # "before" and "after" under the bars, tick labels such as "150k" and a one-line title on the left.
     return fix_margins(fig, l=64, b=96)

@@ -76,7 +76,5 @@ def growth_figure(series: Sequence[int], threshold: int, turns_to_threshold: int
     fig.add_trace(go.Scatter(x=[min(steps, default=0), right], y=[threshold, threshold], mode="lines",
                              name=f"threshold {threshold:,}", line={"color": THRESHOLD_COLOR, "dash": "dash"},
                              hoverinfo="skip"))
-    style(fig, height=300, legend="bottom")
-    fig.update_xaxes(title_text="requests from now")
-    fig.update_yaxes(title_text=unit, rangemode="tozero")
-    return fig
+    return style(fig, height=300, legend="bottom", xaxes={"title": {"text": "requests from now"}},
+                 yaxes={"title": {"text": unit}, "rangemode": "tozero"})

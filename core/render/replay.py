@@ -137,12 +137,11 @@ def replay_figure(
     from core.render.charts import style
 
     fig = go.Figure(data=traces)
-    style(fig, height=480)  # no background of its own: the dashboard's theme shows through
-    fig.update_layout(shapes=shapes, annotations=notes)
-    fig.update_xaxes(title_text="message index (uploaded conversation)",
-                     range=[-0.5, max(result.n_messages, 1) - 0.5])
-    fig.update_yaxes(title_text=unit, range=[0, top * 1.08 if top else 1])
-    return fig
+    # No background of its own: the dashboard's theme shows through.
+    return style(fig, height=480, layout={"shapes": shapes, "annotations": notes},
+                 xaxes={"title": {"text": "message index (uploaded conversation)"},
+                        "range": [-0.5, max(result.n_messages, 1) - 0.5]},
+                 yaxes={"title": {"text": unit}, "range": [0, top * 1.08 if top else 1]})
 
 
 def replay_caption(

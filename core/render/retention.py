@@ -26,8 +26,5 @@ def retention_figure(runs: Mapping[str, pd.DataFrame]) -> go.Figure:
         ))
     from core.render.charts import style
 
-    style(fig, height=400)
-    fig.update_layout(barmode="group")
-    fig.update_yaxes(title_text="facts kept verbatim (%)", range=[0, 105])
-    fig.update_xaxes(title_text="fact kind")
-    return fig
+    return style(fig, height=400, layout={"barmode": "group"}, xaxes={"title": {"text": "fact kind"}},
+                 yaxes={"title": {"text": "facts kept verbatim (%)"}, "range": [0, 105]})

@@ -44,7 +44,6 @@ def sweep_heatmap(table: pd.DataFrame, metric: str = "final_tokens", protect_fir
     from core.render.charts import style
 
     # No background of its own: the dashboard's light or dark theme shows through.
-    style(fig, height=120 + 48 * len(thresholds), legend=None)
-    fig.update_xaxes(title_text="summary target ratio", type="category")
-    fig.update_yaxes(title_text="threshold (share of the window)", type="category", showgrid=False)
-    return fig
+    return style(fig, height=120 + 48 * len(thresholds), legend=None,
+                 xaxes={"title": {"text": "summary target ratio"}, "type": "category"},
+                 yaxes={"title": {"text": "threshold (share of the window)"}, "type": "category", "showgrid": False})
