@@ -264,26 +264,28 @@ def forkserver_context(preload: Sequence[str]) -> Any:
     """A multiprocessing context whose children fork from a server that imported ``preload`` once
     (``spawn`` where there is no fork server).
 
-    The server starts with Ctrl-C blocked. A terminal's Ctrl-C reaches every process of the command,
-    and a press while the server imports would end it with a traceback of its own; blocked, the press
-    waits in the server until it ignores Ctrl-C for good (as a fork server does once started). The
-    command decides what a press does (``core.interrupts``), and only the mask of the thread starting
-    the server changes: its handler stays, so a press in that moment, which the kernel may hand to
-    any other thread, still reaches the command (ignored here, it was lost there)."""
+    The server starts with Ctrl-C held back. A terminal's Ctrl-C reaches every process of the
+    command, and a press while the server imports would end it with a traceback of its own. The
+    command decides what a press does (``core.interrupts``); a press held back here reaches it as
+    soon as the server is started."""
     import multiprocessing
-    from multiprocessing import forkserver, resource_tracker
+    from multiprocessing import forkserver
 
     if "forkserver" not in multiprocessing.get_all_start_methods():
         return multiprocessing.get_context("spawn")
     context = _children_without_main()
     context.set_forkserver_preload(list(preload))
-    # A child inherits the signal mask of the thread that starts it, across exec too. The resource
-    # tracker is started first: starting it unblocks Ctrl-C whatever the mask was before.
-    resource_tracker.ensure_running()
+    if threading.current_thread() is not threading.main_thread():
+        forkserver.ensure_running()  # only the main thread sets handlers (and gets Ctrl-C)
+        return context
+    # The server inherits an ignored Ctrl-C (and Python then installs no handler of its own); the
+    # press is blocked meanwhile here, so one made in that moment waits instead of being ignored.
     held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         forkserver.ensure_running()
     finally:
+        signal.signal(signal.SIGINT, previous)
         signal.pthread_sigmask(signal.SIG_SETMASK, held)
     return context
 
