@@ -164,13 +164,22 @@ def open_dashboard(chromium: Any, server_url: str, width: int, scheme: str = "li
     return tab
 
 
+_IDLE = """() => {
+  const app = document.querySelector('[data-testid="stApp"]');
+  const state = app ? app.dataset.testScriptState : 'initial';
+  return !['running', 'rerunRequested', 'stopRequested'].includes(state)
+    && !document.querySelector('[data-testid="stStatusWidget"]');
+}"""
+
+
 def wait_until_idle(page: Any) -> None:
-    """Wait for the script run to end (Streamlit shows its status widget while it runs)."""
+    """Wait for the script run to end.
+
+    Streamlit shows its status widget only once a run has lasted 500 ms, so a run that began just
+    before the check would pass unseen; the app's root carries the run's state from its first message
+    on. The status widget is still checked: a test may hold one in the page to stand for a long run."""
     page.wait_for_timeout(300)
-    page.wait_for_function(
-        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')",
-        timeout=UI_TIMEOUT_MS,
-    )
+    page.wait_for_function(_IDLE, timeout=UI_TIMEOUT_MS)
     # Widgets whose code the browser loads on first use show a grey placeholder until it is there.
     page.wait_for_function(
         "() => !document.querySelector('[data-testid=\"stSkeleton\"], [data-testid=\"stSkeletonElement\"]')",
