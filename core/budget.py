@@ -180,26 +180,38 @@ def within(budget: Budget | None) -> Iterator[None]:
             raise
         raise BudgetExceeded(watch.fired) from None  # the bare class the watchdog raised, with its reason
     finally:
-        try:
-            if alarm:
-                signal.setitimer(signal.ITIMER_REAL, 0)
-                signal.signal(signal.SIGALRM, previous)
-            with _LOCK:
-                _ACTIVE.pop(thread_id, None)
-                if watch.fired is not None:
-                    _raise_in(thread_id, None)  # fired as the block ended: not delivered, and not wanted now
-        except BudgetExceeded:
-            pass  # delivered while the block was ending: its work is done, and its result stands
+        # A limit delivered while the block ends is not wanted now (its work is done, and its result
+        # stands); the steps are taken again, so the timer is stopped, the handler put back and the
+        # thread's budget ended whatever step it interrupted.
+        while True:
+            try:
+                if alarm:
+                    signal.setitimer(signal.ITIMER_REAL, 0)
+                    signal.signal(signal.SIGALRM, previous)
+                with _LOCK:
+                    _ACTIVE.pop(thread_id, None)
+                    if watch.fired is not None:
+                        _raise_in(thread_id, None)  # fired as the block ended: not delivered
+                break
+            except BudgetExceeded:
+                continue
+
+
+#: After the time limit, how often it is raised again until the block ends.
+ALARM_REPEAT_S = 0.25
 
 
 def _start_alarm(budget: Budget) -> Any:
-    """A timer that raises :class:`BudgetExceeded` in the main thread past ``budget.seconds``."""
+    """A timer that raises :class:`BudgetExceeded` in the main thread past ``budget.seconds``, and
+    again every :data:`ALARM_REPEAT_S` until the block ends: a library's ``except BaseException`` (or
+    a destructor running when the signal is handled, where Python only prints an exception) does not
+    let the work run on past its limit."""
 
     def expire(_signum: int, _frame: Any) -> None:
         raise BudgetExceeded(budget.time_message())
 
     previous = signal.signal(signal.SIGALRM, expire)
-    signal.setitimer(signal.ITIMER_REAL, float(budget.seconds or 0))
+    signal.setitimer(signal.ITIMER_REAL, float(budget.seconds or 0), ALARM_REPEAT_S)
     return previous
 
 
@@ -264,28 +276,26 @@ def forkserver_context(preload: Sequence[str]) -> Any:
     """A multiprocessing context whose children fork from a server that imported ``preload`` once
     (``spawn`` where there is no fork server).
 
-    The server starts with Ctrl-C held back. A terminal's Ctrl-C reaches every process of the
-    command, and a press while the server imports would end it with a traceback of its own. The
-    command decides what a press does (``core.interrupts``); a press held back here reaches it as
-    soon as the server is started."""
+    The server starts with Ctrl-C blocked. A terminal's Ctrl-C reaches every process of the command,
+    and a press while the server imports would end it with a traceback of its own; blocked, the press
+    waits in the server until it ignores Ctrl-C for good (as a fork server does once started). The
+    command decides what a press does (``core.interrupts``), and only the mask of the thread starting
+    the server changes: its handler stays, so a press in that moment, which the kernel may hand to
+    any other thread, still reaches the command (ignored here, it was lost there)."""
     import multiprocessing
-    from multiprocessing import forkserver
+    from multiprocessing import forkserver, resource_tracker
 
     if "forkserver" not in multiprocessing.get_all_start_methods():
         return multiprocessing.get_context("spawn")
     context = _children_without_main()
     context.set_forkserver_preload(list(preload))
-    if threading.current_thread() is not threading.main_thread():
-        forkserver.ensure_running()  # only the main thread sets handlers (and gets Ctrl-C)
-        return context
-    # The server inherits an ignored Ctrl-C (and Python then installs no handler of its own); the
-    # press is blocked meanwhile here, so one made in that moment waits instead of being ignored.
+    # A child inherits the signal mask of the thread that starts it, across exec too. The resource
+    # tracker is started first: starting it unblocks Ctrl-C whatever the mask was before.
+    resource_tracker.ensure_running()
     held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         forkserver.ensure_running()
     finally:
-        signal.signal(signal.SIGINT, previous)
         signal.pthread_sigmask(signal.SIG_SETMASK, held)
     return context
 

@@ -256,7 +256,8 @@ def test_a_file_over_the_time_limit_is_an_error_row_and_the_batch_goes_on(corpus
 
 def test_the_limit_holds_in_pool_workers_and_a_generous_one_changes_nothing(corpus, slow_file, inline_report):
     limited = run_batch([str(slow_file), str(corpus.tiny)], AnalysisSettings(timeout_s=1.0), workers=2)
-    assert limited.iloc[0]["error"] == f"{slow_file}: timed out after 1 s (the per-file limit)"
+    slow = limited.iloc[0]
+    assert slow["error"] == f"{slow_file}: timed out after 1 s (the per-file limit)", slow[["error", "seconds"]].to_dict()
     good = [str(path) for path in corpus.good]
     generous = run_batch(good, AnalysisSettings(timeout_s=600), workers=2)
     expected = inline_report[inline_report["file"].isin(good)]

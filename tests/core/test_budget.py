@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -29,6 +30,26 @@ def test_work_past_its_time_is_stopped_with_the_reason() -> None:
         with within(Budget(seconds=0.2, memory_mb=None)):
             _busy(10)
     assert time.monotonic() - started < 3
+
+
+def test_a_time_limit_swallowed_once_is_raised_again() -> None:
+    """A library that catches everything (or a destructor running as the limit is raised) swallows it
+    once: the work still ends within the repeat, with the same reason."""
+    swallowed: list[BaseException] = []
+    before = signal.getsignal(signal.SIGALRM)
+    started = time.monotonic()
+    with pytest.raises(BudgetExceeded, match=r"^timed out after 0\.2 s \(the per-file limit\)$"):
+        with within(Budget(seconds=0.2, memory_mb=None)):
+            try:
+                _busy(10)
+            except BaseException as exc:  # noqa: BLE001 (the careless library)
+                swallowed.append(exc)
+            _busy(10)
+    assert len(swallowed) == 1 and isinstance(swallowed[0], BudgetExceeded)
+    assert time.monotonic() - started < 3
+    assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+    assert signal.getsignal(signal.SIGALRM) is before
+    _busy(0.6)  # past two more repeats: the timer is stopped, nothing is raised here
 
 
 def test_work_past_its_memory_is_stopped_with_the_reason() -> None:
