@@ -10,7 +10,7 @@ import streamlit as st
 from core.formats import dump
 from core.render.strategies import strategy_html
 from core.strategies import CODEX_USER_TOKENS, DEFAULT_KEEP_LAST
-from core.views.strategies import strategy_overview, strategy_tradeoffs, tradeoff_note
+from core.views.strategies import strategy_overview, strategy_tradeoffs, tradeoff_note, upload_errors_note
 from dashboard.conversation import conversation_view
 from dashboard.runs import (
     HERMES_BUDGET,
@@ -123,6 +123,9 @@ st.caption(
     "pairs OK: every tool call has its result, and every result its call. "
     "Anthropic errors for the Codex-style reset are expected: it sends several user messages in a row."
 )
+inherited = upload_errors_note(comparison)
+if inherited:
+    st.caption(escape_markdown(inherited))
 note = tradeoff_note(comparison)
 if note:
     st.info(escape_markdown(note), icon=":material/balance:")

@@ -26,8 +26,11 @@ from core.summarizers.factory import DEFAULT_SUMMARIZER, resolve_summarizer
 from core.tokens import encoding_name_for_model, get_counter
 from core.views.retention import FactIndex, retention_summary
 
+# The APIs the lint checks, as the table's headings name them.
+API_NAMES = {"openai": "OpenAI", "anthropic": "Anthropic"}
+
 __all__ = ["PAIR_RULES", "TABLE_COLUMNS", "StrategyComparison", "compare_strategies", "strategy_overview",
-           "strategy_tradeoffs", "tradeoff_note"]
+           "strategy_tradeoffs", "tradeoff_note", "upload_errors_note"]
 
 #: Lint rules about tool calls and their results.
 PAIR_RULES = frozenset({
@@ -70,6 +73,21 @@ def tradeoff_note(comparison: StrategyComparison) -> str | None:
         "wherever it puts them. What the facts column does not measure is what each gives up: the messages "
         "themselves, exact tool outputs and valid tool pairs (see what each strategy keeps and gives up below)."
     )
+
+
+def upload_errors_note(comparison: StrategyComparison) -> str | None:
+    """What the error columns owe to the log itself: the API errors the uploaded messages already
+    have (a strategy that keeps those messages keeps their errors), or None when it has none."""
+    found = comparison.violations.get("upload")
+    if found is None:
+        return None
+    counts = {api: error_count(found, api) for api in ("openai", "anthropic")}
+    if not any(counts.values()):
+        return None
+    said = " and ".join(f"{count:,} {API_NAMES[api]} error{'s' if count != 1 else ''}"
+                        for api, count in counts.items() if count)
+    return (f"The log as uploaded already has {said} (the API validity page lists them): a strategy that keeps "
+            "those messages keeps their errors, so only errors beyond these are the strategy's own.")
 
 
 @dataclass

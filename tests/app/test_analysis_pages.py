@@ -227,6 +227,8 @@ def test_strategies_page() -> None:
     assert first["tokens_after"].tolist() == expected["tokens_after"].tolist()[len(hermes) - 1:]
     assert table["tokens_after"].tolist() == expected["tokens_after"].tolist()
     assert table["anthropic_errors"].tolist() == [0] * (len(hermes) + 2) + [3]
+    # The log itself has no API error: nothing is said about errors it already had.
+    assert not any("already has" in caption.value for caption in at.caption)
     assert table["pairs_ok"].tolist() == ["yes"] * (len(hermes) + 3)
     assert table["retention_all"].tolist() == [f"{share * 100:.2f} %" for share in expected["retention_all"]]
     # What decides between them first (size, facts kept, a valid request), every column still shown.

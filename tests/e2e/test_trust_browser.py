@@ -182,6 +182,17 @@ def test_strategies_say_what_each_keeps_and_gives_up(tab: Any) -> None:
     text = listing.inner_text()
     for label in ("Hermes", "Truncation", "Observation masking", "Codex-style"):
         assert f"{label} keeps" in text
+    # The errors the log already has are said apart from the strategies' (the default sample has some).
+    from core.formats import load
+    from core.inspections.lint import error_count, lint
+    from dashboard.memo import SAMPLE_DIR, default_sample
+
+    sample = default_sample(sorted(SAMPLE_DIR.glob("*.json*")))
+    assert sample is not None
+    inherited = error_count(lint(load(sample).messages), "anthropic")
+    assert inherited > 0
+    said = tab.get_by_text("The log as uploaded already has")
+    assert f"already has {inherited} Anthropic errors" in said.inner_text()
     heading.scroll_into_view_if_needed()
     tab.shot("strategies")
 

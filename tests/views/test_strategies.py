@@ -10,7 +10,7 @@ import pytest
 import core.strategies.masking as masking
 from core import CompressorConfig
 from core import profiles as P
-from core.inspections.lint import lint
+from core.inspections.lint import error_count, lint
 from core.render.retention import retention_figure
 from core.render.strategies import strategy_html
 from core.strategies import CODEX_SUMMARY_PREFIX, MASK_PLACEHOLDER, StrategyRun
@@ -20,7 +20,13 @@ from core.strategies.masking import observation_masking
 from core.strategies.truncation import truncation
 from core.tokens import get_counter
 from core.views.retention import FactIndex, lost_facts, retention_summary
-from core.views.strategies import compare_strategies, strategy_overview, strategy_tradeoffs, tradeoff_note
+from core.views.strategies import (
+    compare_strategies,
+    strategy_overview,
+    strategy_tradeoffs,
+    tradeoff_note,
+    upload_errors_note,
+)
 from tests.helpers import CODING_SESSION, Recorder, failing, user
 
 V16 = "v0.16.0"  # the figures below are v0.16.0's (the analyses follow any profile)
@@ -293,6 +299,21 @@ def test_the_tradeoff_note_names_a_smaller_run_that_keeps_more_facts() -> None:
     table.loc[1, ["tokens_after", "retention_all"]] = [10_000, 0.5]
     forced = tradeoff_note(comparison)
     assert forced is not None and table.loc[0, "strategy"] in forced and "gives up" in forced
+
+
+def test_the_errors_the_log_already_has_are_said_apart() -> None:
+    clean = compare_strategies(SESSION, CompressorConfig(profile=V16), Recorder(SUMMARY), budget_tokens=100)
+    assert error_count(lint(SESSION)) == 0 and upload_errors_note(clean) is None
+    # Two assistant turns in a row: an Anthropic error (OpenAI accepts it) in the log itself, which
+    # the strategies that keep those messages keep.
+    doubled = [*SESSION[:2], {"role": "assistant", "content": "Looking at the failing test first."}, *SESSION[2:]]
+    found = lint(doubled)
+    assert error_count(found, "anthropic") == 1 and error_count(found, "openai") == 0
+    comparison = compare_strategies(doubled, CompressorConfig(profile=V16), Recorder(SUMMARY), budget_tokens=100)
+    note = upload_errors_note(comparison)
+    assert note is not None and "already has 1 Anthropic error " in note and "OpenAI" not in note
+    kept = comparison.table.set_index("strategy")["anthropic_errors"]
+    assert kept["Observation masking (last 10)"] >= 1  # it keeps every message, and so the error
 
 
 def test_a_compression_made_already_is_read_not_made_again() -> None:
