@@ -49,7 +49,11 @@ class ReleaseRun:
     def outcome(self) -> str:
         return self.result.outcome
 
-    def count(self, zone: str) -> int:
+    def count(self, zone: str) -> int | None:
+        """How many input messages fell in ``zone``; None for HEAD, MIDDLE and TAIL when the run left
+        the conversation whole (too small to compress: it has no zones, which 0 in each would not say)."""
+        if zone != UNCHANGED and UNCHANGED in self.zones:
+            return None
         return self.zones.count(zone)
 
     @property

@@ -133,7 +133,11 @@ def test_a_tiny_conversation_is_too_small_for_every_release():
     at.session_state["_kept_conversation_choice"] = "Uploaded: tiny.json"
     go(at, "release_comparison")
     assert not at.exception
-    assert set(html_table(at, "releases_table")["outcome"]) == {"too_small"}
+    table = html_table(at, "releases_table")
+    assert set(table["outcome"]) == {"too_small"}
+    # No zones, said as such (0 messages in each would read as an empty conversation).
+    for column in ("head", "middle", "tail"):
+        assert set(table[column]) == {"—"}, column
     # Only the threshold differs (v0.18.0 takes the output reserve off, v0.19.0 raises 50 % to 75 %).
     assert any(plain(m.value) == "**What differs between the releases here:** threshold." for m in at.markdown)
 
