@@ -184,9 +184,9 @@ def analyze_messages(
         "would_compress": bool(zones.would_compress),
         "first_trigger_index": zones.first_trigger_index,
         "small_conversation": zones.small_conversation,
-        "head": zones.zones.count(HEAD),
-        "middle": zones.zones.count(MIDDLE),
-        "tail": zones.zones.count(TAIL),
+        # A conversation too small to compress has no zones: none, rather than 0 messages in each.
+        **{name: None if zones.small_conversation else zones.zones.count(zone)
+           for name, zone in (("head", HEAD), ("middle", MIDDLE), ("tail", TAIL))},
         "compress_start": zones.compress_start,
         "compress_end": zones.compress_end,
         "prune_boundary": zones.prune_boundary,

@@ -209,6 +209,8 @@ def test_tiny_conversation_is_left_alone(cli, corpus):
     assert report["small_conversation"] is True
     assert report["outcome"] == "too_small"
     assert report["saved_total"] == 0 and report["messages_after"] == 2
+    # No zones: none given (0 messages in each would read as an empty conversation).
+    assert (report["head"], report["middle"], report["tail"]) == (None, None, None)
     assert "too few messages" in cli("analyze", corpus.tiny).out
 
 
