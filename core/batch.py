@@ -166,7 +166,7 @@ def analyze_messages(
     from core.plan import prepare
     from core.tokens import encoding_name_for_model, get_counter
     from core.views.savings import phase_savings
-    from core.views.zones import HEAD, MIDDLE, TAIL, analyze_zones
+    from core.views.zones import analyze_zones
 
     messages = list(messages)
     config = settings.config()
@@ -184,9 +184,9 @@ def analyze_messages(
         "would_compress": bool(zones.would_compress),
         "first_trigger_index": zones.first_trigger_index,
         "small_conversation": zones.small_conversation,
-        # A conversation too small to compress has no zones: none, rather than 0 messages in each.
-        **{name: None if zones.small_conversation else zones.zones.count(zone)
-           for name, zone in (("head", HEAD), ("middle", MIDDLE), ("tail", TAIL))},
+        "head": zones.head_count,
+        "middle": zones.middle_count,
+        "tail": zones.tail_count,
         "compress_start": zones.compress_start,
         "compress_end": zones.compress_end,
         "prune_boundary": zones.prune_boundary,

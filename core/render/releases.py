@@ -25,7 +25,7 @@ def release_zones_html(comparison: ReleaseComparison) -> str:
             for zone, first, last in runs_of(run.zones)
         )
         # A conversation too small to compress is left whole: its band says so, not "HEAD 0 · ...".
-        shown = (UNCHANGED,) if UNCHANGED in run.zones else (HEAD, MIDDLE, TAIL)
+        shown = (UNCHANGED,) if run.left_whole else (HEAD, MIDDLE, TAIL)
         note = " · ".join(f"{zone} {integer(run.count(zone))}" for zone in shown)
         bars.append(Bar(run.release, parts, note=note))
     # A release's name is short: its column takes no more, and the bands the rest (at 800 pixels too).

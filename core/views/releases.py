@@ -49,10 +49,15 @@ class ReleaseRun:
     def outcome(self) -> str:
         return self.result.outcome
 
+    @property
+    def left_whole(self) -> bool:
+        """Whether the run left the conversation whole, without zones (too small to compress)."""
+        return UNCHANGED in self.zones
+
     def count(self, zone: str) -> int | None:
         """How many input messages fell in ``zone``; None for HEAD, MIDDLE and TAIL when the run left
-        the conversation whole (too small to compress: it has no zones, which 0 in each would not say)."""
-        if zone != UNCHANGED and UNCHANGED in self.zones:
+        the conversation whole (it has no zones, which 0 in each would not say)."""
+        if zone != UNCHANGED and self.left_whole:
             return None
         return self.zones.count(zone)
 

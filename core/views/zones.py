@@ -74,17 +74,19 @@ class ZoneAnalysis:
                     self.table_columns = {}  # the frame holds its own copy
         return table
 
+    # The zones' sizes in messages; None for a conversation too small to compress, which has no
+    # zones (0 messages in each would read as an empty conversation).
     @property
-    def head_count(self) -> int:
-        return self.zones.count(HEAD)
+    def head_count(self) -> int | None:
+        return None if self.small_conversation else self.zones.count(HEAD)
 
     @property
-    def middle_count(self) -> int:
-        return self.zones.count(MIDDLE)
+    def middle_count(self) -> int | None:
+        return None if self.small_conversation else self.zones.count(MIDDLE)
 
     @property
-    def tail_count(self) -> int:
-        return self.zones.count(TAIL)
+    def tail_count(self) -> int | None:
+        return None if self.small_conversation else self.zones.count(TAIL)
 
 
 def cumulative_prompt_tokens(messages: Sequence[Any], config: CompressorConfig) -> np.ndarray:
