@@ -47,7 +47,7 @@ if failed:
 threshold = config.threshold_tokens
 st.caption(f"{len(frame):,} session(s)" + (f" holding “{escape_markdown(query)}”" if query else "")
            + f" · would compress now: at or above {threshold:,} tokens (the sidebar's threshold) · "
-           + escape_markdown(summary.describe()))
+           + escape_markdown(summary.describe(missing=False)))  # refresh() named the missing folders
 if frame.empty:
     st.info("No session matches." if query else "No sessions in these folders yet.")
     st.stop()

@@ -77,9 +77,10 @@ with st.container(border=True):
 def overview(comparison: Any, key: str) -> None:
     """The figures, the chart and the table of a comparison."""
     metric_row(key, [
-        ("Original", f"{comparison.tokens_before:,} tokens"),
-        ("Budget", f"{comparison.budget_tokens:,} tokens",
-         {"help": "What Hermes with the sidebar's profile kept, unless you set your own."}),
+        # The unit in the help, as on Phase savings: "34,016 tokens" wrapped in a metric's width.
+        ("Original", f"{comparison.tokens_before:,}", {"help": "exact tokens (tiktoken)"}),
+        ("Budget", f"{comparison.budget_tokens:,}",
+         {"help": "Exact tokens (tiktoken): what Hermes with the sidebar's profile kept, unless you set your own."}),
         ("Facts in the conversation", f"{comparison.table.attrs.get('facts_total', 0):,}"),
     ])
     with st.container(key=f"{key}_chart"):

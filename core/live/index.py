@@ -99,10 +99,11 @@ class RefreshSummary:
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
-    def describe(self) -> str:
+    def describe(self, *, missing: bool = True) -> str:
+        """One line; ``missing=False`` leaves out the folders not found (a page that names them already)."""
         text = (f"{self.files:,} file(s): {self.indexed:,} read ({self.engine}), {self.reused:,} from the cache, "
                 f"{self.removed:,} gone, {self.failed:,} unreadable · {self.seconds:.2f} s")
-        text += f" · not found: {', '.join(self.missing_roots)}" if self.missing_roots else ""
+        text += f" · not found: {', '.join(self.missing_roots)}" if missing and self.missing_roots else ""
         return text + (f" · {len(self.unreadable):,} cannot be read" if self.unreadable else "")
 
 

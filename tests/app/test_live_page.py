@@ -221,3 +221,16 @@ def test_a_session_of_a_store_opens_and_follows_as_that_session(app, live_folder
     run(app)
     assert number(metrics(app)["Messages"]) == len(load(store, session=picked).live_context().messages)  # the overview shows the context after the agent's last compaction
     assert store.read_bytes() == before and sorted(p.name for p in live_folders.iterdir()) == ["state.db"]
+
+
+def test_a_folder_not_found_is_named_once(app, live_folders, monkeypatch):
+    """The Sessions page names a configured folder that does not exist once: not in the refresh's
+    caption and again in the summary line under it."""
+    missing = live_folders.parent / "no-such-folder"
+    monkeypatch.setenv("CONTEXT_LENS_LIVE_ROOTS", os.pathsep.join([str(live_folders), str(missing)]))
+    (live_folders / "ok.jsonl").write_bytes(CODEX.read_bytes())
+    go(app, "sessions")
+    assert not app.error, [e.value for e in app.error]
+    captions = _texts(app.caption)
+    assert captions.count(str(missing)) == 1, captions
+    assert list(app.dataframe[0].value["file"]) == [str(live_folders / "ok.jsonl")]
