@@ -147,12 +147,19 @@ def reset_panels(run: dict[str, Any], drill: Any) -> None:
     open_message("diff", INPUT, None)
 
 
-def _filters(prefix: str, table: Any, *, zones: list[str], roles: list[str]) -> dict[str, Any]:
-    """Search, role, zone, tool and "changed only" for a preview or diff table."""
+def _filters(prefix: str, table: Any, *, zones: list[str], roles: list[str], search: bool = True) -> dict[str, Any]:
+    """Search, role, zone, tool and "changed only" for a preview or diff table; ``search=False``
+    leaves the search out (the thread below has its own: two search boxes, one above the other,
+    left a reader guessing which one to use)."""
     from core.views.preview import tool_names
 
-    search_col, role_col, zone_col, tool_col, changed_col = st.columns([3, 2, 2, 2, 2], vertical_alignment="bottom")
-    query = search_col.text_input("Search", key=f"{prefix}_query", placeholder="text, tool or role")
+    if search:
+        search_col, role_col, zone_col, tool_col, changed_col = st.columns([3, 2, 2, 2, 2],
+                                                                           vertical_alignment="bottom")
+        query = search_col.text_input("Search", key=f"{prefix}_query", placeholder="text, tool or role")
+    else:
+        role_col, zone_col, tool_col, changed_col = st.columns(4, vertical_alignment="bottom")
+        query = ""
     # "all", not Streamlit's "Choose options": a fifth of an 800-pixel page cut that.
     picked_roles = role_col.multiselect("Role", roles, key=f"{prefix}_roles", placeholder="all")
     picked_zones = zone_col.multiselect("Zone", zones, key=f"{prefix}_zones", placeholder="all")
@@ -167,10 +174,11 @@ def show_preview(run: dict[str, Any], result: Any, counter: Any, original: list[
 
     table = run_memo(run, "preview-table", lambda: preview_table(result, counter, original))
     drill = drilldown_of(run, result, counter)
-    filters = _filters("preview", table, zones=sorted(table["zone"].unique()), roles=sorted(table["role"].unique()))
+    view = st.segmented_control("Read as", ["Thread", "Table"], **keep("preview_view", "Thread"))
+    filters = _filters("preview", table, zones=sorted(table["zone"].unique()), roles=sorted(table["role"].unique()),
+                       search=view == "Table")
     shown = filter_rows(table, **filters)
     numbers = [int(n) for n in shown["#"]]
-    view = st.segmented_control("Read as", ["Thread", "Table"], **keep("preview_view", "Thread"))
     if view != "Table":
         rows = table.set_index("#")
         conversation_view(

@@ -69,8 +69,13 @@ def test_offline_run_shows_outcome_preview_summary_and_downloads(media_files, ap
     # The thread first: the summary's card carries its badge; the table holds every figure.
     thread = "".join(h.proto.body for h in app.get("html") if "cl-thread" in h.proto.body)
     assert f'id="cl-preview-{summary_position}"' in thread and ">SUMMARY</span>" in thread
+    # One search box over the thread (its own), the table's own search once the table is read.
+    searches = [box.key for box in app.text_input if box.key.startswith("preview_")]
+    assert searches == ["preview_thread_query"], searches
     app.session_state["_kept_preview_view"] = "Table"
     run(app)
+    searches = [box.key for box in app.text_input if box.key.startswith("preview_")]
+    assert searches == ["preview_query"], searches
     preview = table_with(app, "#", "zone", "badges", "tokens", "text")
     assert preview["#"].tolist() == list(range(len(result.messages)))
     assert preview["tokens"].tolist() == [counter.count_message(m) for m in result.messages]
