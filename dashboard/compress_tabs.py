@@ -87,7 +87,8 @@ def outcome_panel(result: Any, run: dict[str, Any], counter: Any, figures: RunFi
     message_change = n_after - n_before
     token_change = figures.exact_after - figures.exact_before
     estimate_change = figures.estimate_after - figures.estimate_before
-    summary_value = f"{integer(figures.summary_tokens)} tokens" if figures.summary_tokens else "none"
+    # The unit in the help: "1,359 tokens" wrapped onto two lines in a metric's width.
+    summary_value = integer(figures.summary_tokens) if figures.summary_tokens else "none"
     metric_row("run", [
         ("Messages", integer(n_after), {"delta": delta_or_none(message_change, signed(message_change)),
                                         "delta_color": "inverse", "help": f"before: {n_before:,}"}),
@@ -99,8 +100,8 @@ def outcome_panel(result: Any, run: dict[str, Any], counter: Any, figures: RunFi
          {"delta": delta_or_none(estimate_change, signed(estimate_change)), "delta_color": "inverse",
           "help": f"before: {figures.estimate_before:,} (the compressor's own estimate)"}),
         ("Summary", summary_value,
-         {"help": f"written from {figures.summarised_messages:,} messages" if figures.summary_tokens
-          else "this run wrote no summary"}),
+         {"help": f"exact tokens (tiktoken), written from {figures.summarised_messages:,} messages"
+          if figures.summary_tokens else "this run wrote no summary"}),
         ("Repairs", integer(figures.repairs), {"help": "orphan results removed, stubs added and unanswered "
                                                         "calls stripped by the tool-pair repair"}),
         ("Time", f"{run['elapsed']:.2f} s", {"help": escape_markdown(run["summarizer_label"])}),
