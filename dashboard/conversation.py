@@ -107,9 +107,10 @@ def _jump(prefix: str, positions_key: str) -> None:
     positions: list[int] = state.get(positions_key) or []
     if int(wanted) not in positions:  # hidden by the search: clear it, so the message is shown
         state[f"{prefix}_thread_query"] = ""
-        positions = list(range(int(wanted) + 1))
-    index = positions.index(int(wanted)) if int(wanted) in positions else len(positions) - 1
-    state[f"{prefix}_thread_page"] = index // PAGE_SIZE + 1
+        # What the caller's own filters let through (None: every message).
+        positions = state.get(f"{prefix}_thread_filtered") or list(range(int(wanted) + 1))
+    if int(wanted) in positions:  # else the caller's filters hide it: the thread says so
+        state[f"{prefix}_thread_page"] = positions.index(int(wanted)) // PAGE_SIZE + 1
     state[f"{prefix}_thread_scroll"] = (int(wanted), state.get(f"{prefix}_thread_scroll", (0, 0))[1] + 1)
 
 
@@ -145,6 +146,13 @@ def conversation_view(
                         placeholder="number", width=170, on_change=_jump, args=(prefix, positions_key),
                         help="Opens the page that holds this message and scrolls to it.")
     allowed = list(numbers) if numbers is not None else list(range(total))
+    state[f"{prefix}_thread_filtered"] = allowed if numbers is not None else None
+    target = state.get(f"{prefix}_thread_scroll")
+    if target and target[0] is not None and target[0] not in allowed:
+        # A jump to a message the caller's filters hide would otherwise do nothing visible.
+        name = label.removesuffix("#").strip().capitalize() or "Message"
+        st.info(f"{name} #{target[0]:,} is hidden by the filters above: clear them to read it.")
+        state[f"{prefix}_thread_scroll"] = (None, target[1])
     if query.strip():
         texts = _search_texts(prefix, source_key, messages, tools)
         found = set(search_matches(texts, query))

@@ -201,3 +201,37 @@ def test_the_config_export_names_the_logs_model_not_the_sidebar_default(media_fi
     snippet = yaml.safe_load(download_bytes(media_files, app.download_button(key="download_yaml")).decode())
     assert snippet["model"]["default"] == logged
     assert any("the model the transcript was written with" in plain(c.value) for c in app.caption)
+
+
+def test_a_jump_in_the_filtered_preview_opens_its_page_or_says_the_filters_hide_it(app):
+    """With the preview's role filter on, the thread's jump box finds a message by its place among
+    the filtered ones (after clearing a search that hid it), and says so when the filter hides it."""
+    import re
+
+    compress_on_page(app)
+    result = ContextCompressor(sidebar_config(app), summarizer=ExtractiveSummarizer()).compress(
+        load_messages(LONG_SAMPLE))
+    assistants = [n for n, m in enumerate(result.messages) if m.get("role") == "assistant"]
+    hidden = next(n for n, m in enumerate(result.messages) if m.get("role") != "assistant")
+    assert len(assistants) > 50, len(assistants)  # a second page of filtered cards
+    app.multiselect(key="preview_roles").set_value(["assistant"])
+    app.text_input(key="preview_thread_query").set_value("no message says this")
+    run(app)
+
+    def cards() -> list[int]:
+        html = "".join(h.proto.body for h in app.get("html") if "cl-thread" in h.proto.body)
+        return [int(n) for n in re.findall(r'id="cl-preview-(\d+)"', html)]
+
+    assert cards() == []
+    wanted = assistants[-1]
+    app.number_input(key="preview_thread_jump").set_value(wanted)
+    run(app)
+    assert app.text_input(key="preview_thread_query").value == ""
+    assert app.number_input(key="preview_thread_page").value == assistants.index(wanted) // 50 + 1
+    assert wanted in cards()
+
+    app.number_input(key="preview_thread_jump").set_value(hidden)
+    run(app)
+    assert any(f"Output #{hidden:,} is hidden by the filters above" in plain(i.value) for i in app.info), \
+        [i.value for i in app.info]
+    assert wanted in cards()  # the page stays where it was
