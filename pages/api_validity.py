@@ -7,7 +7,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from core.inspections.lint import RULES, lint, lint_summary
+from core.inspections.lint import API_NAMES, RULES, lint, lint_summary
 from dashboard.runs import OFFLINE_SUMMARIZER, strategy_comparisons, strategy_options
 from dashboard.sidebar import (
     escape_markdown,
@@ -76,15 +76,15 @@ def verdict(errors: int, warnings: int) -> str:
     return said + (f", {warnings:,} warning{'s' if warnings != 1 else ''}" if warnings else "")
 
 
-APIS = {"OpenAI": "openai", "Anthropic": "anthropic"}  # each column's heading, and its API in the lint
+HEADINGS = {name: api for api, name in API_NAMES.items()}  # each column's heading, and its API in the lint
 counts = []  # per conversation: (errors, warnings) by heading
 for violations in found.values():
     per_api = lint_summary(violations).set_index("api")
     counts.append({heading: (int(per_api.loc[api, "errors"]), int(per_api.loc[api, "warnings"]))
-                   for heading, api in APIS.items()})
+                   for heading, api in HEADINGS.items()})
 # Plain HTML: its text wraps at any width (a data grid of the counts scrolled sideways at 800 pixels).
 small_table(
-    [{"conversation": name, **{heading: verdict(*count[heading]) for heading in APIS},
+    [{"conversation": name, **{heading: verdict(*count[heading]) for heading in HEADINGS},
       "messages": len(outputs[name])} for name, count in zip(found, counts, strict=True)],
     "lint_overview",
     cell_styles={(row, heading): "font-weight: 600;" for row, count in enumerate(counts)

@@ -30,6 +30,7 @@ from typing import Any
 import pandas as pd
 
 __all__ = [
+    "API_NAMES",
     "APIS",
     "LINT_COLUMNS",
     "RULES",
@@ -42,6 +43,8 @@ __all__ = [
 ]
 
 APIS: tuple[str, ...] = ("openai", "anthropic")
+#: Each API by the name the pages show it under.
+API_NAMES: dict[str, str] = {"openai": "OpenAI", "anthropic": "Anthropic"}
 LINT_COLUMNS = ["api", "rule", "severity", "message_index", "detail"]
 
 ERROR = "error"

@@ -20,14 +20,11 @@ from typing import Any
 import pandas as pd
 
 from core.config import CompressorConfig
-from core.inspections.lint import error_count, lint
+from core.inspections.lint import API_NAMES, APIS, error_count, lint
 from core.strategies import CODEX_USER_TOKENS, DEFAULT_KEEP_LAST, STRATEGIES, StrategyRun, StrategySettings
 from core.summarizers.factory import DEFAULT_SUMMARIZER, resolve_summarizer
 from core.tokens import encoding_name_for_model, get_counter
 from core.views.retention import FactIndex, retention_summary
-
-# The APIs the lint checks, as the table's headings name them.
-API_NAMES = {"openai": "OpenAI", "anthropic": "Anthropic"}
 
 __all__ = ["PAIR_RULES", "TABLE_COLUMNS", "StrategyComparison", "compare_strategies", "strategy_overview",
            "strategy_tradeoffs", "tradeoff_note", "upload_errors_note"]
@@ -81,7 +78,7 @@ def upload_errors_note(comparison: StrategyComparison) -> str | None:
     found = comparison.violations.get("upload")
     if found is None:
         return None
-    counts = {api: error_count(found, api) for api in ("openai", "anthropic")}
+    counts = {api: error_count(found, api) for api in APIS}
     if not any(counts.values()):
         return None
     said = " and ".join(f"{count:,} {API_NAMES[api]} error{'s' if count != 1 else ''}"
